@@ -1,0 +1,1 @@
+/// <reference types="@as-pect/assembly/types/as-pect" />

@@ -1,0 +1,5 @@
+describe("toolchain", () => {
+  it("compiles and runs AssemblyScript", () => {
+    expect<i32>(2 + 2).toBe(4);
+  });
+});
