@@ -1,0 +1,67 @@
+// Root (plugin) and HTTP stream contexts, dispatched by context id as the host creates them
+// (spec "Context lifecycle": a parent id of 0 creates a root context, otherwise a stream of that root).
+import { HeadersAction, DataAction } from "./types";
+
+export class RootContext {
+  constructor(readonly id: u32) {}
+  onVmStart(configSize: u32): bool { return true; }
+  onConfigure(configSize: u32): bool { return true; }
+  onTick(): void {}
+  onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {}
+  onQueueReady(queueId: u32): void {}
+  onDone(): bool { return true; }
+  onLog(): void {}
+  onDelete(): void {}
+  /** Creates the context for a new HTTP stream of this plugin. */
+  createHttpContext(id: u32): HttpContext { return new HttpContext(id, this); }
+}
+
+export class HttpContext {
+  constructor(readonly id: u32, readonly root: RootContext) {}
+  onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 { return HeadersAction.Continue; }
+  onRequestBody(bodySize: u32, endOfStream: bool): i32 { return DataAction.Continue; }
+  onRequestTrailers(numTrailers: u32): i32 { return HeadersAction.Continue; }
+  onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 { return HeadersAction.Continue; }
+  onResponseBody(bodySize: u32, endOfStream: bool): i32 { return DataAction.Continue; }
+  onResponseTrailers(numTrailers: u32): i32 { return HeadersAction.Continue; }
+  onLog(): void {}
+  onDone(): bool { return true; }
+  onDelete(): void {}
+}
+
+type RootFactory = (id: u32) => RootContext;
+
+let rootFactory: RootFactory = (id: u32): RootContext => new RootContext(id);
+const roots = new Map<u32, RootContext>();
+const streams = new Map<u32, HttpContext>();
+
+/** Called once by the entry file to install the plugin's root context. */
+export function setRootContextFactory(factory: RootFactory): void {
+  rootFactory = factory;
+}
+
+export function createContext(id: u32, parentId: u32): void {
+  if (parentId == 0) {
+    roots.set(id, rootFactory(id));
+    return;
+  }
+  if (!roots.has(parentId)) return;
+  streams.set(id, roots.get(parentId).createHttpContext(id));
+}
+
+export function rootById(id: u32): RootContext | null {
+  return roots.has(id) ? roots.get(id) : null;
+}
+
+export function streamById(id: u32): HttpContext | null {
+  return streams.has(id) ? streams.get(id) : null;
+}
+
+export function deleteContext(id: u32): void {
+  if (streams.has(id)) streams.delete(id);
+  else if (roots.has(id)) roots.delete(id);
+}
+
+export function liveStreamCount(): i32 {
+  return streams.size;
+}

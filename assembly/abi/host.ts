@@ -1,0 +1,267 @@
+// Typed wrappers over the proxy-wasm 0.2.1 host functions: one small function per host call. Functions that
+// take `string` encode it to UTF-8 (an allocation); hot paths use the `...Raw` forms with pre-encoded bytes.
+import * as env from "./imports";
+import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams } from "./memory";
+import { HeaderMapReader, HeaderMapWriter } from "./header-map";
+import { Status } from "./types";
+
+/** UTF-8 bytes of a string, kept for repeated host calls. */
+export class Utf8 {
+  readonly buf: ArrayBuffer;
+  constructor(readonly text: string) {
+    this.buf = String.UTF8.encode(text);
+  }
+  @inline get ptr(): usize { return changetype<usize>(this.buf); }
+  @inline get len(): usize { return <usize>this.buf.byteLength; }
+}
+
+/** The buffer returned by the last successful getter below; release it when done. */
+export const returned = new Returned();
+
+// ---- logging and time ----
+
+export function log(level: i32, message: string): void {
+  const b = String.UTF8.encode(message);
+  env.proxy_log(level, changetype<usize>(b), b.byteLength);
+}
+
+export function getLogLevel(): i32 {
+  store<u32>(OUT_EXTRA, 0);
+  if (env.proxy_get_log_level(OUT_EXTRA) != Status.Ok) return -1;
+  return load<i32>(OUT_EXTRA);
+}
+
+/** Nanoseconds since the epoch, or 0 when the host refuses. */
+export function currentTimeNanos(): u64 {
+  store<u64>(OUT_EXTRA, 0);
+  if (env.proxy_get_current_time_nanoseconds(OUT_EXTRA) != Status.Ok) return 0;
+  return load<u64>(OUT_EXTRA);
+}
+
+export function setTickPeriodMs(periodMs: u32): i32 {
+  return env.proxy_set_tick_period_milliseconds(periodMs);
+}
+
+// ---- properties ----
+
+/** Joins path segments with NUL, as the host splits them (Envoy: `path` tokens separated by '\0'). */
+export function propertyPath(segments: string[]): ArrayBuffer {
+  let joined = "";
+  for (let i = 0; i < segments.length; i++) {
+    if (i > 0) joined += "\0";
+    joined += segments[i];
+  }
+  return String.UTF8.encode(joined);
+}
+
+/** Reads a property into `returned`; returns the host status. */
+export function getProperty(path: ArrayBuffer): i32 {
+  clearOutParams();
+  const s = env.proxy_get_property(changetype<usize>(path), path.byteLength, OUT_PTR, OUT_LEN);
+  if (s == Status.Ok) returned.take();
+  return s;
+}
+
+export function getPropertyString(segments: string[]): string | null {
+  if (getProperty(propertyPath(segments)) != Status.Ok) return null;
+  const s = returned.toString();
+  returned.release();
+  return s;
+}
+
+export function setProperty(path: ArrayBuffer, value: ArrayBuffer): i32 {
+  return env.proxy_set_property(changetype<usize>(path), path.byteLength, changetype<usize>(value), value.byteLength);
+}
+
+// ---- buffers ----
+
+/** Reads up to maxSize bytes of a buffer into `returned`; returns the host status. */
+export function getBufferBytes(type: i32, start: u32, maxSize: u32): i32 {
+  clearOutParams();
+  const s = env.proxy_get_buffer_bytes(type, start, maxSize, OUT_PTR, OUT_LEN);
+  if (s == Status.Ok) returned.take();
+  return s;
+}
+
+/** The size of a buffer, or -1 when the host has none. */
+export function getBufferSize(type: i32): i64 {
+  clearOutParams();
+  if (env.proxy_get_buffer_status(type, OUT_LEN, OUT_EXTRA) != Status.Ok) return -1;
+  return <i64>load<u32>(OUT_LEN);
+}
+
+export function setBufferBytes(type: i32, start: u32, size: u32, value: ArrayBuffer): i32 {
+  return env.proxy_set_buffer_bytes(type, start, size, changetype<usize>(value), value.byteLength);
+}
+
+// ---- header maps ----
+
+export function getHeaderMapSize(type: i32): i64 {
+  clearOutParams();
+  if (env.proxy_get_header_map_size(type, OUT_LEN) != Status.Ok) return -1;
+  return <i64>load<u32>(OUT_LEN);
+}
+
+/** Fetches a whole map into `returned` and points `reader` at it. Returns the host status, or
+ *  ParseFailure when the bytes are malformed. */
+export function getHeaderMapPairs(type: i32, reader: HeaderMapReader): i32 {
+  clearOutParams();
+  const s = env.proxy_get_header_map_pairs(type, OUT_PTR, OUT_LEN);
+  if (s != Status.Ok) return s;
+  returned.take();
+  return reader.reset(returned.ptr, returned.len) ? Status.Ok : Status.ParseFailure;
+}
+
+export function setHeaderMapPairs(type: i32, writer: HeaderMapWriter): i32 {
+  const ptr = writer.finish();
+  return env.proxy_set_header_map_pairs(type, ptr, writer.length);
+}
+
+/** Reads one header value into `returned`; returns the host status (NotFound when absent). */
+export function getHeaderValueRaw(type: i32, key: Utf8): i32 {
+  clearOutParams();
+  const s = env.proxy_get_header_map_value(type, key.ptr, key.len, OUT_PTR, OUT_LEN);
+  if (s == Status.Ok) returned.take();
+  return s;
+}
+
+export function getHeaderValue(type: i32, key: string): string | null {
+  if (getHeaderValueRaw(type, new Utf8(key)) != Status.Ok) return null;
+  const s = returned.toString();
+  returned.release();
+  return s;
+}
+
+export function addHeaderValue(type: i32, key: Utf8, valuePtr: usize, valueLen: usize): i32 {
+  return env.proxy_add_header_map_value(type, key.ptr, key.len, valuePtr, valueLen);
+}
+
+export function replaceHeaderValue(type: i32, key: Utf8, valuePtr: usize, valueLen: usize): i32 {
+  return env.proxy_replace_header_map_value(type, key.ptr, key.len, valuePtr, valueLen);
+}
+
+export function removeHeader(type: i32, key: Utf8): i32 {
+  return env.proxy_remove_header_map_value(type, key.ptr, key.len);
+}
+
+// ---- shared data (process-wide, keyed by vm_id, compare-and-swap) ----
+
+/** The CAS token of the last successful getSharedData. */
+export let sharedDataCas: u32 = 0;
+
+/** Reads a shared value into `returned` and its CAS into `sharedDataCas`; returns the host status. */
+export function getSharedData(key: Utf8): i32 {
+  clearOutParams();
+  const s = env.proxy_get_shared_data(key.ptr, key.len, OUT_PTR, OUT_LEN, OUT_EXTRA);
+  if (s == Status.Ok) {
+    returned.take();
+    sharedDataCas = load<u32>(OUT_EXTRA);
+  }
+  return s;
+}
+
+/** Writes a shared value; a non-zero cas must match the current one (else CasMismatch). */
+export function setSharedData(key: Utf8, valuePtr: usize, valueLen: usize, cas: u32): i32 {
+  return env.proxy_set_shared_data(key.ptr, key.len, valuePtr, valueLen, cas);
+}
+
+// ---- shared queues ----
+
+export let queueId: u32 = 0;
+
+export function registerSharedQueue(name: Utf8): i32 {
+  store<u32>(OUT_EXTRA, 0);
+  const s = env.proxy_register_shared_queue(name.ptr, name.len, OUT_EXTRA);
+  if (s == Status.Ok) queueId = load<u32>(OUT_EXTRA);
+  return s;
+}
+
+export function resolveSharedQueue(vmId: Utf8, name: Utf8): i32 {
+  store<u32>(OUT_EXTRA, 0);
+  const s = env.proxy_resolve_shared_queue(vmId.ptr, vmId.len, name.ptr, name.len, OUT_EXTRA);
+  if (s == Status.Ok) queueId = load<u32>(OUT_EXTRA);
+  return s;
+}
+
+export function enqueueSharedQueue(id: u32, valuePtr: usize, valueLen: usize): i32 {
+  return env.proxy_enqueue_shared_queue(id, valuePtr, valueLen);
+}
+
+/** Dequeues into `returned`; Empty when there is nothing. */
+export function dequeueSharedQueue(id: u32): i32 {
+  clearOutParams();
+  const s = env.proxy_dequeue_shared_queue(id, OUT_PTR, OUT_LEN);
+  if (s == Status.Ok) returned.take();
+  return s;
+}
+
+// ---- metrics ----
+
+/** Defines a metric and returns its id, or 0xffffffff when the host refuses. */
+export function defineMetric(type: i32, name: string): u32 {
+  const b = String.UTF8.encode(name);
+  store<u32>(OUT_EXTRA, 0);
+  if (env.proxy_define_metric(type, changetype<usize>(b), b.byteLength, OUT_EXTRA) != Status.Ok) return u32.MAX_VALUE;
+  return load<u32>(OUT_EXTRA);
+}
+
+export function incrementMetric(id: u32, delta: i64): i32 {
+  return env.proxy_increment_metric(id, delta);
+}
+
+export function recordMetric(id: u32, value: u64): i32 {
+  return env.proxy_record_metric(id, value);
+}
+
+/** The metric's value, or -1 when the host has no such metric. */
+export function getMetric(id: u32): i64 {
+  store<u64>(OUT_EXTRA, 0);
+  if (env.proxy_get_metric(id, OUT_EXTRA) != Status.Ok) return -1;
+  return load<i64>(OUT_EXTRA);
+}
+
+// ---- HTTP calls and stream control ----
+
+export let httpCallId: u32 = 0;
+
+/** Dispatches an HTTP call to a cluster; the answer comes to proxy_on_http_call_response with `httpCallId`. */
+export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: ArrayBuffer | null, timeoutMs: u32): i32 {
+  const hp = headers.finish();
+  const bodyPtr = body === null ? 0 : changetype<usize>(body);
+  const bodyLen = body === null ? 0 : body.byteLength;
+  store<u32>(OUT_EXTRA, 0);
+  const s = env.proxy_http_call(cluster.ptr, cluster.len, hp, headers.length, bodyPtr, bodyLen, 0, 0, timeoutMs, OUT_EXTRA);
+  if (s == Status.Ok) httpCallId = load<u32>(OUT_EXTRA);
+  return s;
+}
+
+/** The status code of the HTTP call being answered, or 0. */
+export function getHttpCallStatus(): u32 {
+  clearOutParams();
+  if (env.proxy_get_status(OUT_EXTRA, OUT_PTR, OUT_LEN) != Status.Ok) return 0;
+  returned.take().release();
+  return load<u32>(OUT_EXTRA);
+}
+
+export function sendLocalResponse(status: u32, details: string, body: string, headers: HeaderMapWriter): i32 {
+  const d = String.UTF8.encode(details);
+  const b = String.UTF8.encode(body);
+  const hp = headers.finish();
+  return env.proxy_send_local_response(status, changetype<usize>(d), d.byteLength, changetype<usize>(b), b.byteLength, hp, headers.length, -1);
+}
+
+export function continueStream(streamType: i32): i32 {
+  return env.proxy_continue_stream(streamType);
+}
+
+export function closeStream(streamType: i32): i32 {
+  return env.proxy_close_stream(streamType);
+}
+
+export function setEffectiveContext(contextId: u32): i32 {
+  return env.proxy_set_effective_context(contextId);
+}
+
+export function done(): i32 {
+  return env.proxy_done();
+}

@@ -1,0 +1,49 @@
+// Memory shared with the host. The host returns buffers by calling our exported `malloc` and writing the
+// pointer and length into out-params (spec: "Memory management"); the plugin owns and frees them.
+
+// Out-param slots, reused by every host call (calls never nest).
+export const OUT_PTR: usize = memory.data(8);
+export const OUT_LEN: usize = memory.data(8);
+export const OUT_EXTRA: usize = memory.data(8);
+
+/** Allocation entry point for the host (exported as `malloc`). Returns 0 on a request we refuse. */
+export function hostMalloc(size: usize): usize {
+  if (size == 0 || size > <usize>0x7fff0000) return 0;
+  return heap.alloc(size);
+}
+
+/** A buffer the host returned through OUT_PTR / OUT_LEN; valid until `release()`. */
+export class Returned {
+  ptr: usize = 0;
+  len: usize = 0;
+
+  /** Takes ownership of the buffer that the last host call wrote into the out-params. */
+  take(): Returned {
+    this.ptr = load<u32>(OUT_PTR);
+    this.len = load<u32>(OUT_LEN);
+    if (this.ptr == 0) this.len = 0;
+    return this;
+  }
+
+  release(): void {
+    if (this.ptr != 0) heap.free(this.ptr);
+    this.ptr = 0;
+    this.len = 0;
+  }
+
+  toString(): string {
+    return this.len == 0 ? "" : String.UTF8.decodeUnsafe(this.ptr, this.len);
+  }
+
+  toArrayBuffer(): ArrayBuffer {
+    const out = new ArrayBuffer(<i32>this.len);
+    if (this.len != 0) memory.copy(changetype<usize>(out), this.ptr, this.len);
+    return out;
+  }
+}
+
+export function clearOutParams(): void {
+  store<u64>(OUT_PTR, 0);
+  store<u64>(OUT_LEN, 0);
+  store<u64>(OUT_EXTRA, 0);
+}

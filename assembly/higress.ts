@@ -1,0 +1,2 @@
+export * from "./abi/exports";
+import "./abi/abort";
