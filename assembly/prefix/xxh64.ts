@@ -1,0 +1,85 @@
+// XXH64 over raw linear memory, bit-exact with the reference algorithm described in the xxHash
+// specification, doc/xxhash_spec.md ("XXH64 algorithm description"), of github.com/Cyan4973/xxHash.
+// All input is read as little-endian, which is wasm's native byte order, so lanes are plain loads.
+// Unaligned loads are legal in wasm and cost the same as aligned ones on current engines.
+
+// @ts-ignore: decorator
+@inline const PRIME64_1: u64 = 0x9E3779B185EBCA87;
+// @ts-ignore: decorator
+@inline const PRIME64_2: u64 = 0xC2B2AE3D27D4EB4F;
+// @ts-ignore: decorator
+@inline const PRIME64_3: u64 = 0x165667B19E3779F9;
+// @ts-ignore: decorator
+@inline const PRIME64_4: u64 = 0x85EBCA77C2B2AE63;
+// @ts-ignore: decorator
+@inline const PRIME64_5: u64 = 0x27D4EB2F165667C5;
+
+// @ts-ignore: decorator
+@inline function round(acc: u64, lane: u64): u64 {
+  return rotl<u64>(acc + lane * PRIME64_2, 31) * PRIME64_1;
+}
+
+// @ts-ignore: decorator
+@inline function mergeAccumulator(acc: u64, lane: u64): u64 {
+  return (acc ^ round(0, lane)) * PRIME64_1 + PRIME64_4;
+}
+
+/** XXH64 of the `len` bytes at `ptr`. The caller guarantees that [ptr, ptr + len) is readable. */
+export function xxh64(ptr: usize, len: usize, seed: u64): u64 {
+  let p = ptr;
+  const end = ptr + len;
+  let acc: u64;
+
+  if (len >= 32) {
+    let acc1 = seed + PRIME64_1 + PRIME64_2;
+    let acc2 = seed + PRIME64_2;
+    let acc3 = seed;
+    let acc4 = seed - PRIME64_1;
+    const lastStripe = end - 32;
+    do {
+      acc1 = round(acc1, load<u64>(p));
+      acc2 = round(acc2, load<u64>(p, 8));
+      acc3 = round(acc3, load<u64>(p, 16));
+      acc4 = round(acc4, load<u64>(p, 24));
+      p += 32;
+    } while (p <= lastStripe);
+    acc = rotl<u64>(acc1, 1) + rotl<u64>(acc2, 7) + rotl<u64>(acc3, 12) + rotl<u64>(acc4, 18);
+    acc = mergeAccumulator(acc, acc1);
+    acc = mergeAccumulator(acc, acc2);
+    acc = mergeAccumulator(acc, acc3);
+    acc = mergeAccumulator(acc, acc4);
+  } else {
+    acc = seed + PRIME64_5;
+  }
+
+  acc += <u64>len;
+
+  // Fewer than 32 bytes remain: 8-byte lanes, then at most one 4-byte lane, then single bytes.
+  while (p + 8 <= end) {
+    acc ^= round(0, load<u64>(p));
+    acc = rotl<u64>(acc, 27) * PRIME64_1 + PRIME64_4;
+    p += 8;
+  }
+  if (p + 4 <= end) {
+    acc ^= <u64>load<u32>(p) * PRIME64_1;
+    acc = rotl<u64>(acc, 23) * PRIME64_2 + PRIME64_3;
+    p += 4;
+  }
+  while (p < end) {
+    acc ^= <u64>load<u8>(p) * PRIME64_5;
+    acc = rotl<u64>(acc, 11) * PRIME64_1;
+    p++;
+  }
+
+  acc ^= acc >> 33;
+  acc *= PRIME64_2;
+  acc ^= acc >> 29;
+  acc *= PRIME64_3;
+  acc ^= acc >> 32;
+  return acc;
+}
+
+/** XXH64 of a whole byte array (tests, configuration time). */
+export function xxh64Bytes(buf: Uint8Array, seed: u64): u64 {
+  return xxh64(buf.dataStart, <usize>buf.length, seed);
+}
