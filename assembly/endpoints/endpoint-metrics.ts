@@ -1,0 +1,76 @@
+// The signals read from one endpoint's /metrics page. Plain fields, reused across refreshes via reset().
+import { AdapterSet } from "./adapter-set";
+
+export enum Engine {
+  Unknown = 0,
+  Vllm = 1,
+  Sglang = 2,
+}
+
+export enum AdapterState {
+  NotLoaded = 0,
+  Waiting = 1,
+  Running = 2,
+}
+
+export class EndpointMetrics {
+  waiting: f64 = 0;
+  running: f64 = 0;
+  // Fraction of the KV cache in use, 0..1.
+  kvUsage: f64 = 0;
+  hasWaiting: bool = false;
+  hasRunning: bool = false;
+  hasKv: bool = false;
+
+  loraMax: i32 = 0;
+  readonly runningAdapters: AdapterSet = new AdapterSet();
+  readonly waitingAdapters: AdapterSet = new AdapterSet();
+  hasLora: bool = false;
+
+  numGpuBlocks: i64 = 0;
+  blockSize: i32 = 0;
+  hasCacheConfig: bool = false;
+
+  engine: i32 = Engine.Unknown;
+
+  reset(): void {
+    this.waiting = 0;
+    this.running = 0;
+    this.kvUsage = 0;
+    this.hasWaiting = false;
+    this.hasRunning = false;
+    this.hasKv = false;
+    this.loraMax = 0;
+    this.runningAdapters.clear();
+    this.waitingAdapters.clear();
+    this.hasLora = false;
+    this.numGpuBlocks = 0;
+    this.blockSize = 0;
+    this.hasCacheConfig = false;
+    this.engine = Engine.Unknown;
+  }
+
+  copyFrom(src: EndpointMetrics): void {
+    this.waiting = src.waiting;
+    this.running = src.running;
+    this.kvUsage = src.kvUsage;
+    this.hasWaiting = src.hasWaiting;
+    this.hasRunning = src.hasRunning;
+    this.hasKv = src.hasKv;
+    this.loraMax = src.loraMax;
+    this.runningAdapters.copyFrom(src.runningAdapters);
+    this.waitingAdapters.copyFrom(src.waitingAdapters);
+    this.hasLora = src.hasLora;
+    this.numGpuBlocks = src.numGpuBlocks;
+    this.blockSize = src.blockSize;
+    this.hasCacheConfig = src.hasCacheConfig;
+    this.engine = src.engine;
+  }
+
+  // AdapterState: 2 running, 1 waiting, 0 not loaded (also when no LoRA info was reported).
+  isAdapterLoaded(nameHash: u64): i32 {
+    if (this.runningAdapters.has(nameHash)) return AdapterState.Running;
+    if (this.waitingAdapters.has(nameHash)) return AdapterState.Waiting;
+    return AdapterState.NotLoaded;
+  }
+}

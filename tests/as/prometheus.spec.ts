@@ -1,0 +1,374 @@
+import { parsePrometheus } from "../../assembly/endpoints/prometheus";
+import { EndpointMetrics, Engine, AdapterState } from "../../assembly/endpoints/endpoint-metrics";
+import { hashNameBytes, hashNameString } from "../../assembly/endpoints/name-hash";
+
+const metrics = new EndpointMetrics();
+
+function parse(text: string, truncated: bool = false, maxLines: i32 = 1 << 20): bool {
+  const buf = String.UTF8.encode(text);
+  return parsePrometheus(changetype<usize>(buf), <usize>buf.byteLength, truncated, metrics, maxLines);
+}
+
+function adapter(name: string): u64 {
+  return hashNameString(name);
+}
+
+const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
+
+// A vLLM v0.10 /metrics page (two engines of a data-parallel server, each with its own model_name series),
+// written in the exposition format prometheus_client produces.
+const VLLM_PAGE =
+  "# HELP python_gc_objects_collected_total Objects collected during gc\n" +
+  "# TYPE python_gc_objects_collected_total counter\n" +
+  'python_gc_objects_collected_total{generation="0"} 12083.0\n' +
+  'python_gc_objects_collected_total{generation="1"} 1789.0\n' +
+  "# HELP process_resident_memory_bytes Resident memory size in bytes.\n" +
+  "# TYPE process_resident_memory_bytes gauge\n" +
+  "process_resident_memory_bytes 1.234567168e+09\n" +
+  "# HELP vllm:num_requests_running Number of requests in model execution batches.\n" +
+  "# TYPE vllm:num_requests_running gauge\n" +
+  'vllm:num_requests_running{engine="0",model_name="' + MODEL + '"} 7.0\n' +
+  'vllm:num_requests_running{engine="1",model_name="' + MODEL + '-alias"} 2.0\n' +
+  "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n" +
+  "# TYPE vllm:num_requests_waiting gauge\n" +
+  'vllm:num_requests_waiting{engine="0",model_name="' + MODEL + '"} 1.0\n' +
+  'vllm:num_requests_waiting{engine="1",model_name="' + MODEL + '-alias"} 4.0\n' +
+  "# HELP vllm:gpu_cache_usage_perc GPU KV-cache usage. 1 means 100 percent usage.\n" +
+  "# TYPE vllm:gpu_cache_usage_perc gauge\n" +
+  'vllm:gpu_cache_usage_perc{engine="0",model_name="' + MODEL + '"} 0.9\n' +
+  "# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n" +
+  "# TYPE vllm:kv_cache_usage_perc gauge\n" +
+  'vllm:kv_cache_usage_perc{engine="0",model_name="' + MODEL + '"} 0.25\n' +
+  'vllm:kv_cache_usage_perc{engine="1",model_name="' + MODEL + '-alias"} 0.4375\n' +
+  "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n" +
+  "# TYPE vllm:prefix_cache_queries_total counter\n" +
+  'vllm:prefix_cache_queries_total{engine="0",model_name="' + MODEL + '"} 184320.0\n' +
+  "# HELP vllm:lora_requests_info Running stats on lora requests.\n" +
+  "# TYPE vllm:lora_requests_info gauge\n" +
+  'vllm:lora_requests_info{max_lora="4",running_lora_adapters="sql-lora",waiting_lora_adapters="tool-lora"} 1.7473264601e+09\n' +
+  'vllm:lora_requests_info{max_lora="4",running_lora_adapters="sql-lora,chat-lora",waiting_lora_adapters=""} 1.7473264571234e+09\n' +
+  "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n" +
+  "# TYPE vllm:time_to_first_token_seconds histogram\n" +
+  'vllm:time_to_first_token_seconds_bucket{engine="0",le="0.001",model_name="' + MODEL + '"} 0.0\n' +
+  'vllm:time_to_first_token_seconds_bucket{engine="0",le="0.005",model_name="' + MODEL + '"} 3.0\n' +
+  'vllm:time_to_first_token_seconds_bucket{engine="0",le="0.02",model_name="' + MODEL + '"} 41.0\n' +
+  'vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="' + MODEL + '"} 57.0\n' +
+  'vllm:time_to_first_token_seconds_count{engine="0",model_name="' + MODEL + '"} 57.0\n' +
+  'vllm:time_to_first_token_seconds_sum{engine="0",model_name="' + MODEL + '"} 3.2184529304504395\n' +
+  "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n" +
+  "# TYPE vllm:cache_config_info gauge\n" +
+  'vllm:cache_config_info{block_size="16",cache_dtype="auto",calculate_kv_scales="False",cpu_offload_gb="0",' +
+  'enable_prefix_caching="True",engine="0",gpu_memory_utilization="0.9",is_attention_free="False",' +
+  'num_cpu_blocks="None",num_gpu_blocks="27910",num_gpu_blocks_override="None",prefix_caching_hash_algo="builtin",' +
+  'sliding_window="None",swap_space="4",swap_space_bytes="4294967296"} 1.0\n';
+
+describe("parsePrometheus on a vLLM v0.10 page", () => {
+  it("sums waiting and running over series and takes the largest KV usage", () => {
+    expect<bool>(parse(VLLM_PAGE)).toBe(true);
+    expect<i32>(metrics.engine).toBe(Engine.Vllm);
+    expect<bool>(metrics.hasWaiting).toBe(true);
+    expect<f64>(metrics.waiting).toBe(1.0 + 4.0);
+    expect<bool>(metrics.hasRunning).toBe(true);
+    expect<f64>(metrics.running).toBe(7.0 + 2.0);
+    expect<bool>(metrics.hasKv).toBe(true);
+    // kv_cache_usage_perc wins over the deprecated gpu_cache_usage_perc (0.9) even though it comes later.
+    expect<f64>(metrics.kvUsage).toBe(0.4375);
+  });
+
+  it("takes LoRA state from the lora_requests_info series with the newest timestamp", () => {
+    parse(VLLM_PAGE);
+    expect<bool>(metrics.hasLora).toBe(true);
+    expect<i32>(metrics.loraMax).toBe(4);
+    expect<i32>(metrics.runningAdapters.count).toBe(1);
+    expect<i32>(metrics.waitingAdapters.count).toBe(1);
+    expect<i32>(metrics.isAdapterLoaded(adapter("sql-lora"))).toBe(AdapterState.Running);
+    expect<i32>(metrics.isAdapterLoaded(adapter("tool-lora"))).toBe(AdapterState.Waiting);
+    // chat-lora was only in the older series.
+    expect<i32>(metrics.isAdapterLoaded(adapter("chat-lora"))).toBe(AdapterState.NotLoaded);
+  });
+
+  it("reads num_gpu_blocks and block_size among many cache_config_info labels", () => {
+    parse(VLLM_PAGE);
+    expect<bool>(metrics.hasCacheConfig).toBe(true);
+    expect<i64>(metrics.numGpuBlocks).toBe(27910);
+    expect<i32>(metrics.blockSize).toBe(16);
+  });
+
+  it("resets the previous result before parsing", () => {
+    parse(VLLM_PAGE);
+    expect<bool>(parse("# nothing here\n")).toBe(false);
+    expect<bool>(metrics.hasWaiting || metrics.hasRunning || metrics.hasKv || metrics.hasLora).toBe(false);
+    expect<i32>(metrics.runningAdapters.count).toBe(0);
+    expect<i32>(metrics.engine).toBe(Engine.Unknown);
+  });
+});
+
+describe("parsePrometheus families", () => {
+  it("uses the deprecated gpu_cache_usage_perc when kv_cache_usage_perc is absent", () => {
+    expect<bool>(
+      parse(
+        "# TYPE vllm:gpu_cache_usage_perc gauge\n" +
+          'vllm:gpu_cache_usage_perc{model_name="m"} 0.5\n' +
+          'vllm:num_requests_waiting{model_name="m"} 0.0\n',
+      ),
+    ).toBe(true);
+    expect<bool>(metrics.hasKv).toBe(true);
+    expect<f64>(metrics.kvUsage).toBe(0.5);
+    expect<f64>(metrics.waiting).toBe(0.0);
+    expect<bool>(metrics.hasWaiting).toBe(true);
+    expect<bool>(metrics.hasRunning).toBe(false);
+  });
+
+  it("reads SGLang queue, running and token usage", () => {
+    const labels = '{engine_type="unified",model_name="Qwen/Qwen2.5-7B-Instruct",pp_rank="0",tp_rank="0"}';
+    const page =
+      "# HELP sglang:num_running_reqs The number of running requests.\n" +
+      "# TYPE sglang:num_running_reqs gauge\n" +
+      "sglang:num_running_reqs" + labels + " 12.0\n" +
+      "# HELP sglang:num_queue_reqs The number of requests in the waiting queue.\n" +
+      "# TYPE sglang:num_queue_reqs gauge\n" +
+      "sglang:num_queue_reqs" + labels + " 3.0\n" +
+      "# HELP sglang:token_usage The token usage.\n" +
+      "# TYPE sglang:token_usage gauge\n" +
+      "sglang:token_usage" + labels + " 0.31\n" +
+      "sglang:gen_throughput" + labels + " 812.5\n" +
+      "sglang:cache_hit_rate" + labels + " 0.72\n";
+    expect<bool>(parse(page)).toBe(true);
+    expect<i32>(metrics.engine).toBe(Engine.Sglang);
+    expect<f64>(metrics.running).toBe(12.0);
+    expect<f64>(metrics.waiting).toBe(3.0);
+    expect<f64>(metrics.kvUsage).toBe(0.31);
+    expect<bool>(metrics.hasLora).toBe(false);
+  });
+
+  it("matches whole metric names only", () => {
+    const page =
+      "vllm:num_requests_waiting_total 9\n" +
+      "vllm:num_requests_waitin 9\n" +
+      "xvllm:num_requests_waiting 9\n" +
+      "vllm_num_requests_waiting 9\n" +
+      "vllm:kv_cache_usage_perc_max 0.9\n" +
+      "sglang:num_queue_reqs_total 9\n" +
+      "vllm:num_requests_running 2\n";
+    expect<bool>(parse(page)).toBe(true);
+    expect<bool>(metrics.hasWaiting).toBe(false);
+    expect<bool>(metrics.hasKv).toBe(false);
+    expect<f64>(metrics.running).toBe(2);
+  });
+
+  it("uses the newest lora_requests_info series wherever it appears", () => {
+    const page =
+      'vllm:lora_requests_info{max_lora="2",waiting_lora_adapters="",running_lora_adapters="a"} 1.0e+09\n' +
+      'vllm:lora_requests_info{max_lora="3",waiting_lora_adapters="c",running_lora_adapters="b, d"} 3.0e+09\n' +
+      'vllm:lora_requests_info{max_lora="5",waiting_lora_adapters="",running_lora_adapters="e"} 2.0e+09\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<i32>(metrics.loraMax).toBe(3);
+    expect<i32>(metrics.isAdapterLoaded(adapter("b"))).toBe(AdapterState.Running);
+    // blanks around a name are not part of it
+    expect<i32>(metrics.isAdapterLoaded(adapter("d"))).toBe(AdapterState.Running);
+    expect<i32>(metrics.isAdapterLoaded(adapter("c"))).toBe(AdapterState.Waiting);
+    expect<i32>(metrics.isAdapterLoaded(adapter("a"))).toBe(AdapterState.NotLoaded);
+    expect<i32>(metrics.isAdapterLoaded(adapter("e"))).toBe(AdapterState.NotLoaded);
+  });
+
+  it("keeps at most 32 adapters and no duplicates", () => {
+    let names = "";
+    for (let i = 0; i < 40; i++) names += (i > 0 ? "," : "") + "lora-" + i.toString();
+    names += ",lora-0";
+    parse('vllm:lora_requests_info{max_lora="64",running_lora_adapters="' + names + '"} 1\n');
+    expect<i32>(metrics.runningAdapters.count).toBe(32);
+    expect<i32>(metrics.isAdapterLoaded(adapter("lora-31"))).toBe(AdapterState.Running);
+    expect<i32>(metrics.isAdapterLoaded(adapter("lora-32"))).toBe(AdapterState.NotLoaded);
+  });
+
+  it("rejects cache_config_info without usable block figures", () => {
+    expect<bool>(parse('vllm:cache_config_info{block_size="16",num_gpu_blocks="None"} 1.0\n')).toBe(false);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+  });
+});
+
+describe("parsePrometheus values", () => {
+  it("ignores NaN, negative and infinite samples of a family", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0"} NaN\n' +
+      'vllm:num_requests_waiting{engine="1"} 3\n' +
+      'vllm:num_requests_running{engine="0"} -1\n' +
+      'vllm:num_requests_running{engine="1"} +Inf\n' +
+      'vllm:kv_cache_usage_perc{engine="0"} -0.1\n' +
+      'vllm:kv_cache_usage_perc{engine="1"} -Inf\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(3);
+    expect<bool>(metrics.hasWaiting).toBe(true);
+    expect<bool>(metrics.hasRunning).toBe(false);
+    expect<f64>(metrics.running).toBe(0);
+    expect<bool>(metrics.hasKv).toBe(false);
+  });
+
+  it("returns false when every recognized sample is invalid", () => {
+    expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc 150\n")).toBe(false);
+    expect<bool>(metrics.hasWaiting || metrics.hasKv).toBe(false);
+  });
+
+  it("reads a KV usage above 1 and up to 100 as a percentage", () => {
+    parse("vllm:kv_cache_usage_perc 45\n");
+    expect<f64>(metrics.kvUsage).toBe(45.0 / 100.0);
+    parse("vllm:kv_cache_usage_perc 100\n");
+    expect<f64>(metrics.kvUsage).toBe(1.0);
+    parse("vllm:kv_cache_usage_perc 1\n");
+    expect<f64>(metrics.kvUsage).toBe(1.0);
+    expect<bool>(parse("vllm:kv_cache_usage_perc 100.5\n")).toBe(false);
+  });
+
+  it("parses decimal, exponent and signed forms like parseFloat", () => {
+    const forms: string[] = [
+      "0", "0.0", "12", "1.5e1", "25e-1", "2E+1", "+3", ".5", "5.", "0.4375", "0.1", "3.14159",
+      "1.7473264571234e+09", "6.02214076e23", "1e-5", "123456789012345678901234", "0.000000000000000000000001",
+      "00017", "1e0",
+    ];
+    for (let i = 0; i < forms.length; i++) {
+      const s = forms[i];
+      expect<bool>(parse("vllm:num_requests_waiting " + s + "\n")).toBe(true, s);
+      const want = parseFloat(s);
+      const got = metrics.waiting;
+      expect<bool>(Math.abs(got - want) <= want * 1e-15).toBe(true, s);
+    }
+  });
+
+  it("ignores a trailing timestamp and accepts CRLF line ends", () => {
+    parse("vllm:num_requests_waiting 3 1700000000000\r\nvllm:num_requests_running 4\r\n");
+    expect<f64>(metrics.waiting).toBe(3);
+    expect<f64>(metrics.running).toBe(4);
+  });
+
+  it("skips malformed sample lines", () => {
+    const page =
+      "vllm:num_requests_waiting 12abc\n" +
+      "vllm:num_requests_waiting{ 5\n" +
+      'vllm:num_requests_waiting{model_name="x} 5\n' +
+      'vllm:num_requests_waiting{model_name=x} 5\n' +
+      'vllm:num_requests_waiting{="x"} 5\n' +
+      'vllm:num_requests_waiting{a="x"}5\n' +
+      "vllm:num_requests_waiting\n" +
+      "vllm:num_requests_waiting 1e\n" +
+      "vllm:num_requests_waiting -\n" +
+      "vllm:num_requests_waiting Nope\n" +
+      "vllm:num_requests_running 6\n";
+    expect<bool>(parse(page)).toBe(true);
+    expect<bool>(metrics.hasWaiting).toBe(false);
+    expect<f64>(metrics.running).toBe(6);
+  });
+});
+
+describe("parsePrometheus labels", () => {
+  it("skips escaped quotes, backslashes, newlines, commas and braces in label values", () => {
+    const page =
+      'vllm:num_requests_waiting{model_name="a\\"b}, c=\\"d\\\\",x="y\\nz",} 7\n' +
+      'vllm:num_requests_running{ model_name = "m" , engine="0" } 1\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(7);
+    expect<f64>(metrics.running).toBe(1);
+  });
+
+  it("hashes adapter names unescaped", () => {
+    // Label text: running_lora_adapters="we\"ird,back\\slash,new\nline"
+    parse('vllm:lora_requests_info{running_lora_adapters="we\\"ird,back\\\\slash,new\\nline"} 1\n');
+    expect<i32>(metrics.runningAdapters.count).toBe(3);
+    expect<i32>(metrics.isAdapterLoaded(adapter('we"ird'))).toBe(AdapterState.Running);
+    expect<i32>(metrics.isAdapterLoaded(adapter("back\\slash"))).toBe(AdapterState.Running);
+    expect<i32>(metrics.isAdapterLoaded(adapter("new\nline"))).toBe(AdapterState.Running);
+  });
+
+  it("hashes a string the same as its UTF-8 bytes", () => {
+    const names: string[] = ["", "sql-lora", "Ünïcødé-lora", "emoji-😀", "lone-\uD800-surrogate"];
+    for (let i = 0; i < names.length; i++) {
+      const buf = String.UTF8.encode(names[i]);
+      expect<u64>(hashNameString(names[i])).toBe(hashNameBytes(changetype<usize>(buf), <usize>buf.byteLength));
+    }
+    expect<u64>(hashNameString("a")).not.toBe(hashNameString("b"));
+  });
+});
+
+const FULL = "vllm:num_requests_running 3\nvllm:num_requests_waiting 12\n";
+
+describe("parsePrometheus truncation and budget", () => {
+  it("drops a partial last line of a truncated body", () => {
+    const cut = FULL.substring(0, FULL.length - 2); // "... waiting 1"
+    expect<bool>(parse(cut, true)).toBe(true);
+    expect<f64>(metrics.running).toBe(3);
+    expect<bool>(metrics.hasWaiting).toBe(false);
+  });
+
+  it("reads every line of a body truncated at a line boundary", () => {
+    expect<bool>(parse(FULL, true)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(12);
+    expect<f64>(metrics.running).toBe(3);
+  });
+
+  it("reads a last line without newline when the body is complete", () => {
+    parse(FULL.substring(0, FULL.length - 1), false);
+    expect<f64>(metrics.waiting).toBe(12);
+  });
+
+  it("reads nothing from a truncated body with no newline", () => {
+    expect<bool>(parse("vllm:num_requests_waiting 1", true)).toBe(false);
+  });
+
+  it("examines at most maxLines lines, comments included", () => {
+    const page = "# HELP x\n# TYPE x gauge\n\nprocess_cpu_seconds_total 1\nvllm:num_requests_waiting 2\n";
+    expect<bool>(parse(page, false, 4)).toBe(false);
+    expect<bool>(parse(page, false, 5)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(2);
+    expect<bool>(parse(page, false, 0)).toBe(false);
+  });
+
+  it("handles empty input", () => {
+    expect<bool>(parsePrometheus(0, 0, false, metrics, 100)).toBe(false);
+  });
+});
+
+// Deterministic xorshift for the fuzz cases.
+let fuzzState: u32 = 0x9e3779b9;
+function fuzzNext(): u32 {
+  let x = fuzzState;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  fuzzState = x;
+  return x;
+}
+
+describe("parsePrometheus on garbage", () => {
+  it("rejects binary noise", () => {
+    const buf = new ArrayBuffer(4096);
+    const p = changetype<usize>(buf);
+    for (let round = 0; round < 50; round++) {
+      for (let i = 0; i < 4096; i++) store<u8>(p + i, <u8>fuzzNext());
+      parsePrometheus(p, 4096, round % 2 == 0, metrics, 100000);
+      // Whatever was read stays within the documented ranges.
+      expect<bool>(metrics.waiting >= 0 && metrics.running >= 0).toBe(true);
+      expect<bool>(metrics.kvUsage >= 0 && metrics.kvUsage <= 1).toBe(true);
+    }
+  });
+
+  it("survives recombined fragments of real lines and keeps values in range", () => {
+    const pieces: string[] = [
+      "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc", "vllm:lora_requests_info", "sglang:token_usage",
+      "vllm:cache_config_info", "{", "}", '"', "\\", ",", "=", " ", "\n", "model_name", 'running_lora_adapters="a,b',
+      "NaN", "-Inf", "1e+", "0.5", "-3", "17", "#", "\r", 'num_gpu_blocks="12', 'block_size="', "9999999999999999999999",
+    ];
+    const buf = new ArrayBuffer(512);
+    const p = changetype<usize>(buf);
+    for (let round = 0; round < 2000; round++) {
+      let n = 0;
+      while (n < 480) {
+        const piece = pieces[<i32>(fuzzNext() % <u32>pieces.length)];
+        for (let k = 0; k < piece.length && n < 512; k++) store<u8>(p + n++, <u8>piece.charCodeAt(k));
+      }
+      const ok = parsePrometheus(p, n, (round & 1) == 1, metrics, 1000);
+      const any = metrics.hasWaiting || metrics.hasRunning || metrics.hasKv || metrics.hasLora || metrics.hasCacheConfig;
+      expect<bool>(ok).toBe(any);
+      expect<bool>(metrics.waiting >= 0 && metrics.waiting < Infinity).toBe(true);
+      expect<bool>(metrics.kvUsage >= 0 && metrics.kvUsage <= 1).toBe(true);
+    }
+  });
+});
