@@ -1,0 +1,348 @@
+// A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
+// no allocation after construction.
+import { JsonToken } from "./token";
+import { firstFlagged, stringStopBytes } from "./swar";
+import { decodeJsonString, hex4, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
+import { parseNumberF64 } from "./number";
+
+export { JsonToken } from "./token";
+
+// What the grammar allows at the current position.
+const EXPECT_VALUE: i32 = 0; // document start, after ':' or after ',' in an array
+const EXPECT_VALUE_OR_ARR_END: i32 = 1; // just after '['
+const EXPECT_KEY_OR_OBJ_END: i32 = 2; // just after '{'
+const EXPECT_KEY: i32 = 3; // after ',' in an object
+const AFTER_VALUE: i32 = 4; // a value just ended
+const FINISHED: i32 = 5; // token holds End, Error or Budget for good
+
+// @ts-ignore: decorator
+@inline function skipWhitespace(p: usize, limit: usize): usize {
+  while (p < limit) {
+    const c = load<u8>(p);
+    if (c > 0x20 || (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09)) break;
+    p++;
+  }
+  return p;
+}
+
+// @ts-ignore: decorator
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+export class JsonScanner {
+  /** Last token returned by next(). */
+  token: i32 = JsonToken.End;
+  /** String: bytes between the quotes. Number: its bytes. Other tokens: their own bytes. */
+  start: usize = 0;
+  end: usize = 0;
+  /** First byte of the last token (the opening quote for strings); with pos it spans a scalar value. */
+  tokenStart: usize = 0;
+  /** Read position: just after the last token (at the offending byte after Error). */
+  pos: usize = 0;
+  /** The last String token is an object key (the ':' after it was already consumed). */
+  isKey: bool = false;
+  /** The last String token contains backslash escapes. */
+  hasEscapes: bool = false;
+  /** Containers currently open. */
+  depth: i32 = 0;
+  /** Steps left; each next() that reads input costs one. Writable so nested scanners can share a budget. */
+  stepsLeft: i32 = 0;
+
+  private limit: usize = 0;
+  private expect: i32 = FINISHED;
+  private readonly maxDepth: i32;
+  // Per open container: true for an object, false for an array.
+  private readonly isObjectAt: StaticArray<bool>;
+
+  constructor(maxDepth: i32) {
+    this.maxDepth = max(maxDepth, 0);
+    this.isObjectAt = new StaticArray<bool>(max(maxDepth, 1));
+  }
+
+  /** Starts a new document of len bytes at ptr with a budget of maxSteps tokens. */
+  reset(ptr: usize, len: usize, maxSteps: i32): void {
+    this.pos = ptr;
+    this.limit = ptr + len;
+    this.stepsLeft = maxSteps;
+    this.depth = 0;
+    this.expect = EXPECT_VALUE;
+    this.token = 0;
+    this.start = ptr;
+    this.end = ptr;
+    this.tokenStart = ptr;
+    this.isKey = false;
+    this.hasEscapes = false;
+  }
+
+  /** Reads the next token. After End, Error or Budget it keeps returning that token without cost. */
+  next(): i32 {
+    if (this.expect == FINISHED) return this.token;
+    if (this.stepsLeft <= 0) return this.finish(JsonToken.Budget);
+    this.stepsLeft--;
+    const limit = this.limit;
+    let p = skipWhitespace(this.pos, limit);
+    let expect = this.expect;
+
+    if (expect == AFTER_VALUE) {
+      const depth = this.depth;
+      if (depth == 0) {
+        this.pos = p;
+        return p == limit ? this.finish(JsonToken.End) : this.finish(JsonToken.Error);
+      }
+      if (p >= limit) return this.fail(p);
+      const c = load<u8>(p);
+      const inObject = unchecked(this.isObjectAt[depth - 1]);
+      if (c == 0x2c) {
+        p = skipWhitespace(p + 1, limit);
+        expect = inObject ? EXPECT_KEY : EXPECT_VALUE;
+      } else if (c == (inObject ? 0x7d : 0x5d)) {
+        return this.close(p, inObject ? JsonToken.ObjEnd : JsonToken.ArrEnd);
+      } else {
+        return this.fail(p);
+      }
+    } else if (expect == EXPECT_KEY_OR_OBJ_END) {
+      if (p < limit && load<u8>(p) == 0x7d) return this.close(p, JsonToken.ObjEnd);
+      expect = EXPECT_KEY;
+    } else if (expect == EXPECT_VALUE_OR_ARR_END) {
+      if (p < limit && load<u8>(p) == 0x5d) return this.close(p, JsonToken.ArrEnd);
+      expect = EXPECT_VALUE;
+    }
+
+    if (p >= limit) return this.fail(p);
+    const c = <u32>load<u8>(p);
+    this.tokenStart = p;
+
+    if (expect == EXPECT_KEY) {
+      if (c != 0x22) return this.fail(p);
+      const after = this.scanString(p);
+      if (after == 0) return this.fail(this.pos);
+      const colon = skipWhitespace(after, limit);
+      if (colon >= limit || load<u8>(colon) != 0x3a) return this.fail(colon);
+      this.pos = colon + 1;
+      this.expect = EXPECT_VALUE;
+      this.isKey = true;
+      this.token = JsonToken.String;
+      return JsonToken.String;
+    }
+
+    this.isKey = false;
+    if (c == 0x22) {
+      const after = this.scanString(p);
+      if (after == 0) return this.fail(this.pos);
+      return this.scalar(after, JsonToken.String);
+    }
+    if (c == 0x7b || c == 0x5b) {
+      const depth = this.depth;
+      if (depth >= this.maxDepth) return this.fail(p);
+      const isObject = c == 0x7b;
+      unchecked((this.isObjectAt[depth] = isObject));
+      this.depth = depth + 1;
+      this.start = p;
+      this.end = p + 1;
+      this.pos = p + 1;
+      this.expect = isObject ? EXPECT_KEY_OR_OBJ_END : EXPECT_VALUE_OR_ARR_END;
+      const t = isObject ? JsonToken.ObjStart : JsonToken.ArrStart;
+      this.token = t;
+      return t;
+    }
+    if (c == 0x2d || isDigit(c)) return this.scanNumber(p);
+    if (c == 0x74) {
+      // true
+      if (p + 4 <= limit && load<u32>(p) == 0x65757274) return this.literal(p, 4, JsonToken.True);
+    } else if (c == 0x66) {
+      // false
+      if (p + 5 <= limit && load<u32>(p + 1) == 0x65736c61) return this.literal(p, 5, JsonToken.False);
+    } else if (c == 0x6e) {
+      // null
+      if (p + 4 <= limit && load<u32>(p) == 0x6c6c756e) return this.literal(p, 4, JsonToken.Null);
+    }
+    return this.fail(p);
+  }
+
+  /**
+   * Skips the value whose first token was just returned. For a scalar this costs nothing and returns that
+   * token; for a container it reads up to the matching close and returns ObjEnd/ArrEnd (then pos is just
+   * after the value). Returns Error or Budget if reading stopped early.
+   */
+  skipValue(): i32 {
+    const t = this.token;
+    if (t != JsonToken.ObjStart && t != JsonToken.ArrStart) return t;
+    const outer = this.depth - 1;
+    while (true) {
+      const r = this.next();
+      if (r == JsonToken.ObjEnd || r == JsonToken.ArrEnd) {
+        if (this.depth == outer) return r;
+      } else if (r >= JsonToken.End) {
+        return r;
+      }
+    }
+    return JsonToken.Error; // unreachable: next() costs a step per iteration
+  }
+
+  /** The current token is an object key equal to s. */
+  keyIs(s: string): bool {
+    return this.isKey && this.token == JsonToken.String && this.stringEquals(s);
+  }
+
+  /** The current token is a string whose decoded content equals s (no allocation). */
+  stringEquals(s: string): bool {
+    if (this.token != JsonToken.String) return false;
+    let p = this.start;
+    const end = this.end;
+    const n = s.length;
+    // UTF-8 never takes fewer bytes than UTF-16 code units; escapes only make the source longer.
+    if (<usize>n > end - p) return false;
+    const units = changetype<usize>(s);
+    let i = 0;
+    while (i < n) {
+      let cp = <u32>load<u16>(units + (<usize>i << 1));
+      i++;
+      if (cp - 0xd800 < 0x800) {
+        const lo = i < n ? <u32>load<u16>(units + (<usize>i << 1)) : 0;
+        if (cp < 0xdc00 && lo - 0xdc00 < 0x400) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          i++;
+        } else {
+          cp = 0xfffd;
+        }
+      }
+      if (p >= end) return false;
+      const b = <u32>load<u8>(p);
+      if (b < 0x80 && b != 0x5c) {
+        if (b != cp) return false;
+        p++;
+        continue;
+      }
+      const r = readJsonCodePoint(p, end);
+      if (<u32>r != cp) return false;
+      p += <usize>(r >> 32);
+    }
+    return p == end;
+  }
+
+  /**
+   * Unescapes the current string into UTF-8 at dst, at most cap bytes and never a partial character.
+   * Lone surrogates and ill-formed UTF-8 become U+FFFD. Returns bytes written (0 if not on a string).
+   */
+  decodeStringTo(dst: usize, cap: i32): i32 {
+    if (this.token != JsonToken.String) return 0;
+    return decodeJsonString(this.start, this.end, dst, cap, 0);
+  }
+
+  /** The current Number token as f64 (NaN if not on a number). */
+  numberValue(): f64 {
+    if (this.token != JsonToken.Number) return NaN;
+    return parseNumberF64(this.start, this.end);
+  }
+
+  private finish(t: i32): i32 {
+    this.expect = FINISHED;
+    this.token = t;
+    return t;
+  }
+
+  private fail(at: usize): i32 {
+    this.pos = at;
+    return this.finish(JsonToken.Error);
+  }
+
+  private close(p: usize, t: i32): i32 {
+    this.depth--;
+    this.tokenStart = p;
+    this.start = p;
+    this.end = p + 1;
+    this.pos = p + 1;
+    this.expect = AFTER_VALUE;
+    this.token = t;
+    return t;
+  }
+
+  private scalar(after: usize, t: i32): i32 {
+    this.pos = after;
+    this.expect = AFTER_VALUE;
+    this.token = t;
+    return t;
+  }
+
+  private literal(p: usize, n: usize, t: i32): i32 {
+    this.start = p;
+    this.end = p + n;
+    return this.scalar(p + n, t);
+  }
+
+  // Scans the string whose opening quote is at open; sets start/end/hasEscapes and returns the position
+  // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed.
+  private scanString(open: usize): usize {
+    const limit = this.limit;
+    let p = open + 1;
+    let escaped = false;
+    while (true) {
+      while (p + 8 <= limit) {
+        const stop = stringStopBytes(load<u64>(p));
+        if (stop) {
+          p += firstFlagged(stop);
+          break;
+        }
+        p += 8;
+      }
+      if (p >= limit) break;
+      const c = <u32>load<u8>(p);
+      if (c == 0x22) {
+        this.start = open + 1;
+        this.end = p;
+        this.hasEscapes = escaped;
+        return p + 1;
+      }
+      if (c == 0x5c) {
+        escaped = true;
+        if (p + 1 >= limit) break;
+        const e = <u32>load<u8>(p + 1);
+        if (e == 0x75) {
+          if (p + 6 > limit || hex4(p + 2) < 0) break;
+          p += 6;
+        } else if (shortEscapeValue(e) >= 0) {
+          p += 2;
+        } else {
+          break;
+        }
+      } else if (c < 0x20) {
+        break;
+      } else {
+        p++;
+      }
+    }
+    this.pos = p;
+    return 0;
+  }
+
+  private scanNumber(p: usize): i32 {
+    const limit = this.limit;
+    let q = p;
+    if (load<u8>(q) == 0x2d) q++;
+    if (q >= limit) return this.fail(q);
+    let c = <u32>load<u8>(q);
+    if (c == 0x30) {
+      q++;
+    } else if (isDigit(c)) {
+      q++;
+      while (q < limit && isDigit(<u32>load<u8>(q))) q++;
+    } else {
+      return this.fail(q);
+    }
+    if (q < limit && load<u8>(q) == 0x2e) {
+      q++;
+      if (q >= limit || !isDigit(<u32>load<u8>(q))) return this.fail(q);
+      while (q < limit && isDigit(<u32>load<u8>(q))) q++;
+    }
+    if (q < limit && (load<u8>(q) | 0x20) == 0x65) {
+      q++;
+      if (q < limit && (load<u8>(q) == 0x2b || load<u8>(q) == 0x2d)) q++;
+      if (q >= limit || !isDigit(<u32>load<u8>(q))) return this.fail(q);
+      while (q < limit && isDigit(<u32>load<u8>(q))) q++;
+    }
+    this.start = p;
+    this.end = q;
+    return this.scalar(q, JsonToken.Number);
+  }
+}

@@ -1,0 +1,167 @@
+// Decoding of JSON string content (the bytes between the quotes) into UTF-8.
+import { HIGH_BITS, bytesEqual, firstFlagged } from "./swar";
+import { REPLACEMENT_CHAR, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength } from "./utf8";
+
+/** Copy escape sequences verbatim instead of unescaping them (invalid UTF-8 is still replaced). */
+export const KEEP_ESCAPES: i32 = 1;
+/**
+ * Write decoded control bytes 0x1A..0x1F as two bytes 0x1B, byte + 0x40, so that they can serve as
+ * unambiguous separators in the output. Raw JSON strings never contain them; only \u escapes can.
+ */
+export const ESCAPE_SEPARATOR_BYTES: i32 = 2;
+
+/** Set by decodeJsonString: true when it stopped because the next character did not fit in cap. */
+export let decodeStoppedAtCap: bool = false;
+
+/** Value of 4 hex digits at p (caller guarantees 4 readable bytes), or -1. */
+export function hex4(p: usize): i32 {
+  let v: i32 = 0;
+  for (let i: usize = 0; i < 4; i++) {
+    const c = <i32>load<u8>(p + i);
+    let d: i32;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x57;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x37;
+    else return -1;
+    v = (v << 4) | d;
+  }
+  return v;
+}
+
+/** The byte an escape letter stands for (the letter after the backslash), or -1 if it is not a short escape. */
+export function shortEscapeValue(e: u32): i32 {
+  switch (e) {
+    case 0x22: return 0x22; // "
+    case 0x5c: return 0x5c; // \
+    case 0x2f: return 0x2f; // /
+    case 0x62: return 0x08; // b
+    case 0x66: return 0x0c; // f
+    case 0x6e: return 0x0a; // n
+    case 0x72: return 0x0d; // r
+    case 0x74: return 0x09; // t
+  }
+  return -1;
+}
+
+// @ts-ignore: decorator
+@inline function pack(cp: u32, consumed: usize): u64 {
+  return <u64>cp | (<u64>consumed << 32);
+}
+
+/**
+ * Reads one character of JSON string content at p (p < end): an escape, an ASCII byte or a UTF-8 sequence.
+ * Returns the code point in the low 32 bits and the bytes consumed (>= 1) in the high 32 bits.
+ * Bad escapes, lone surrogates and ill-formed UTF-8 read as U+FFFD.
+ */
+export function readJsonCodePoint(p: usize, end: usize): u64 {
+  const c = <u32>load<u8>(p);
+  if (c < 0x80) {
+    if (c != 0x5c) return pack(c, 1);
+    if (p + 1 >= end) return pack(REPLACEMENT_CHAR, 1);
+    const e = <u32>load<u8>(p + 1);
+    if (e != 0x75) {
+      const v = shortEscapeValue(e);
+      return v < 0 ? pack(REPLACEMENT_CHAR, 1) : pack(<u32>v, 2);
+    }
+    if (p + 6 > end) return pack(REPLACEMENT_CHAR, 1);
+    const u = hex4(p + 2);
+    if (u < 0) return pack(REPLACEMENT_CHAR, 1);
+    if (u < 0xd800 || u > 0xdfff) return pack(<u32>u, 6);
+    if (u >= 0xdc00) return pack(REPLACEMENT_CHAR, 6);
+    // High surrogate: only a directly following \uDC00..\uDFFF completes it.
+    if (p + 12 <= end && load<u8>(p + 6) == 0x5c && load<u8>(p + 7) == 0x75) {
+      const lo = hex4(p + 8);
+      if (lo >= 0xdc00 && lo <= 0xdfff) {
+        return pack(0x10000 + ((<u32>(u - 0xd800)) << 10) + <u32>(lo - 0xdc00), 12);
+      }
+    }
+    return pack(REPLACEMENT_CHAR, 6);
+  }
+  const n = multiByteSequenceLength(p, end);
+  if (n < 0) return pack(REPLACEMENT_CHAR, <usize>-n);
+  return pack(decodeMultiByte(p, n), <usize>n);
+}
+
+/** Length of the well-formed escape sequence at p (which holds a backslash): 2, 6 or 0 if malformed. */
+function escapeLength(p: usize, end: usize): usize {
+  if (p + 1 >= end) return 0;
+  const e = <u32>load<u8>(p + 1);
+  if (e == 0x75) return p + 6 <= end && hex4(p + 2) >= 0 ? 6 : 0;
+  return shortEscapeValue(e) >= 0 ? 2 : 0;
+}
+
+/**
+ * Decodes JSON string content [src, srcEnd) into UTF-8 at dst, writing at most cap bytes and never a partial
+ * character. Returns the number of bytes written; decodeStoppedAtCap tells whether it stopped early.
+ * flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
+ */
+export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32, flags: i32): i32 {
+  decodeStoppedAtCap = false;
+  const dEnd = dst + <usize>max(cap, 0);
+  const keepEscapes = (flags & KEEP_ESCAPES) != 0;
+  const escapeSeparators = (flags & ESCAPE_SEPARATOR_BYTES) != 0;
+  let s = src;
+  let d = dst;
+  while (s < srcEnd) {
+    // Plain ASCII runs move 8 bytes at a time; on a stop byte the clean bytes before it are kept.
+    while (s + 8 <= srcEnd && d + 8 <= dEnd) {
+      const x = load<u64>(s);
+      const stop = (x & HIGH_BITS) | bytesEqual(x, 0x5c);
+      store<u64>(d, x);
+      if (stop) {
+        const k = firstFlagged(stop);
+        s += k;
+        d += k;
+        break;
+      }
+      s += 8;
+      d += 8;
+    }
+    if (s >= srcEnd) break;
+    const c = <u32>load<u8>(s);
+    if (c < 0x80 && c != 0x5c) {
+      if (d >= dEnd) {
+        decodeStoppedAtCap = true;
+        break;
+      }
+      store<u8>(d, <u8>c);
+      s++;
+      d++;
+      continue;
+    }
+    if (c == 0x5c && keepEscapes) {
+      const n = escapeLength(s, srcEnd);
+      if (n > 0) {
+        if (d + n > dEnd) {
+          decodeStoppedAtCap = true;
+          break;
+        }
+        memory.copy(d, s, n);
+        s += n;
+        d += n;
+        continue;
+      }
+    }
+    const r = readJsonCodePoint(s, srcEnd);
+    const cp = <u32>r;
+    if (escapeSeparators && cp >= 0x1a && cp <= 0x1f) {
+      if (d + 2 > dEnd) {
+        decodeStoppedAtCap = true;
+        break;
+      }
+      store<u8>(d, 0x1b);
+      store<u8>(d, <u8>(cp + 0x40), 1);
+      d += 2;
+    } else {
+      const n = <usize>encodedLength(cp);
+      if (d + n > dEnd) {
+        decodeStoppedAtCap = true;
+        break;
+      }
+      encodeCodePoint(d, cp);
+      d += n;
+    }
+    s += <usize>(r >> 32);
+  }
+  return <i32>(d - dst);
+}

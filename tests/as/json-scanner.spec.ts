@@ -1,0 +1,310 @@
+import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
+
+// Keeps the encoded documents alive while their pointers are in use.
+let held: ArrayBuffer = new ArrayBuffer(0);
+
+function setDoc(sc: JsonScanner, s: string, steps: i32 = 100000): void {
+  held = String.UTF8.encode(s);
+  sc.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+}
+
+/** Final token (End, Error or Budget) after reading the whole document. */
+function finalToken(s: string, maxDepth: i32 = 64, steps: i32 = 100000): i32 {
+  const sc = new JsonScanner(maxDepth);
+  setDoc(sc, s, steps);
+  let t = sc.next();
+  while (t < JsonToken.End) t = sc.next();
+  return t;
+}
+
+/** One letter per token: { } [ ] k(key) s n t f z(null) . (End) ! (Error) $ (Budget). */
+function shape(s: string, steps: i32 = 100000): string {
+  const sc = new JsonScanner(64);
+  setDoc(sc, s, steps);
+  let out = "";
+  for (let i = 0; i < 1000; i++) {
+    const t = sc.next();
+    if (t == JsonToken.ObjStart) out += "{";
+    else if (t == JsonToken.ObjEnd) out += "}";
+    else if (t == JsonToken.ArrStart) out += "[";
+    else if (t == JsonToken.ArrEnd) out += "]";
+    else if (t == JsonToken.String) out += sc.isKey ? "k" : "s";
+    else if (t == JsonToken.Number) out += "n";
+    else if (t == JsonToken.True) out += "t";
+    else if (t == JsonToken.False) out += "f";
+    else if (t == JsonToken.Null) out += "z";
+    else if (t == JsonToken.End) return out + ".";
+    else if (t == JsonToken.Error) return out + "!";
+    else if (t == JsonToken.Budget) return out + "$";
+  }
+  return out;
+}
+
+/** Text of the current token's span [start, end). */
+function spanText(sc: JsonScanner): string {
+  return String.UTF8.decodeUnsafe(sc.start, sc.end - sc.start);
+}
+
+/** Decodes the first value of s (a JSON string) with the given output cap. */
+function decodeFirst(s: string, cap: i32): string {
+  const sc = new JsonScanner(8);
+  setDoc(sc, s);
+  expect(sc.next()).toBe(JsonToken.String);
+  const out = new ArrayBuffer(cap + 16);
+  const dst = changetype<usize>(out);
+  // Canary bytes after cap must survive.
+  for (let i = 0; i < 16; i++) store<u8>(dst + <usize>(cap + i), 0xaa);
+  const n = sc.decodeStringTo(dst, cap);
+  expect(n <= cap).toBe(true);
+  for (let i = 0; i < 16; i++) {
+    const canary = load<u8>(dst + <usize>(cap + i));
+    expect<u8>(canary).toBe(0xaa);
+  }
+  return String.UTF8.decodeUnsafe(dst, <usize>n);
+}
+
+const VALID: string[] = [
+  "0", "-0", "1e5", "1E+5", "-1.5e-3", "123456789012345678901234567890", "0.0", "[]", "{}", "\"\"",
+  " \t\r\n 1 \t\r\n", "true", "false", "null", "[1,2,3]", "{\"a\":1,\"b\":[true,false,null]}",
+  "[[[[]]]]", "{\"a\":{\"b\":{}}}", "\"\\u00e9\\ud83d\\ude00\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+  "\"\\ud800\"", "[\"é😀\"]", "{ \"k\" : \"v\" , \"k2\" : [ 1 , 2 ] }", "-0.0e0",
+];
+
+const INVALID: string[] = [
+  "", " ", "\t\n", "1.", ".5", "01", "-01", "+1", "-", "1e", "1e+", "0x10", "1.e5", "Infinity", "NaN",
+  "[1,]", "{\"a\":1,}", "[1 2]", "{\"a\" 1}", "{\"a\":1 \"b\":2}", "{1:2}", "{'a':1}", "[", "]", "{", "}",
+  "[1]]", "{}}", "1 2", "[1] x", "\"abc", "\"ab\\\"", "\"a\\x\"", "\"\\u12\"", "\"\\u12G4\"", "tru", "nul",
+  "falsey", "truex", "[,1]", "{,}", "[1,,2]", "{\"a\"}", "{\"a\":}", "{\"a\"::1}", "\"\\", "nulL",
+];
+
+describe("JsonScanner grammar", () => {
+  it("accepts valid documents", () => {
+    for (let i = 0; i < VALID.length; i++) {
+      const t = finalToken(VALID[i]);
+      if (t != JsonToken.End) throw new Error("rejected valid JSON: " + VALID[i]);
+    }
+  });
+
+  it("rejects invalid documents", () => {
+    for (let i = 0; i < INVALID.length; i++) {
+      const t = finalToken(INVALID[i]);
+      if (t != JsonToken.Error) throw new Error("accepted invalid JSON: " + INVALID[i]);
+    }
+  });
+
+  it("rejects raw control characters inside strings but allows them escaped", () => {
+    for (let c = 0; c < 0x20; c++) {
+      expect(finalToken("\"a" + String.fromCharCode(c) + "b\"")).toBe(JsonToken.Error);
+      // Also inside the 8-byte fast path.
+      expect(finalToken("\"abcdefghijk" + String.fromCharCode(c) + "lmnopqrstu\"")).toBe(JsonToken.Error);
+    }
+    expect(finalToken("\"\\u0000\\u001f\"")).toBe(JsonToken.End);
+    expect(finalToken("\"\x7f\"")).toBe(JsonToken.End);
+  });
+
+  it("reports token kinds, keys and order", () => {
+    expect(shape("{\"a\":[1,\"x\",true,false,null,{}],\"b\":\"y\"}")).toBe("{k[nstfz{}]ks}.");
+    expect(shape("[[],{},[{}]]")).toBe("[[]{}[{}]].");
+    expect(shape("\"solo\"")).toBe("s.");
+    expect(shape("[1,2")).toBe("[nn!");
+    expect(shape("{\"a\":1}x")).toBe("{kn}!");
+  });
+
+  it("exposes spans of strings and numbers", () => {
+    const sc = new JsonScanner(8);
+    setDoc(sc, "{\"key\\n\": -12.5e3, \"v\": \"a\\\"b\"}");
+    sc.next();
+    expect(sc.next()).toBe(JsonToken.String);
+    expect(sc.isKey).toBe(true);
+    expect(sc.hasEscapes).toBe(true);
+    expect(spanText(sc)).toBe("key\\n");
+    expect(sc.next()).toBe(JsonToken.Number);
+    expect(spanText(sc)).toBe("-12.5e3");
+    expect(sc.numberValue()).toBe(-12500.0);
+    expect(sc.next()).toBe(JsonToken.String);
+    expect(sc.isKey).toBe(true);
+    expect(sc.hasEscapes).toBe(false);
+    expect(sc.next()).toBe(JsonToken.String);
+    expect(sc.isKey).toBe(false);
+    expect(spanText(sc)).toBe("a\\\"b");
+    // tokenStart..pos spans the whole value, quotes included.
+    expect(String.UTF8.decodeUnsafe(sc.tokenStart, sc.pos - sc.tokenStart)).toBe("\"a\\\"b\"");
+    expect(sc.next()).toBe(JsonToken.ObjEnd);
+    expect(sc.next()).toBe(JsonToken.End);
+    expect(sc.next()).toBe(JsonToken.End);
+  });
+
+  it("finds string ends across the 8-byte fast path", () => {
+    // Quotes and escapes at every offset within and around an 8-byte block.
+    for (let n = 0; n < 20; n++) {
+      const body = "x".repeat(n);
+      const sc = new JsonScanner(4);
+      setDoc(sc, "[\"" + body + "\",\"" + body + "\\\"" + body + "\"]");
+      sc.next();
+      expect(sc.next()).toBe(JsonToken.String);
+      expect(<i32>(sc.end - sc.start)).toBe(n);
+      expect(sc.next()).toBe(JsonToken.String);
+      expect(<i32>(sc.end - sc.start)).toBe(2 * n + 2);
+      expect(sc.next()).toBe(JsonToken.ArrEnd);
+      expect(sc.next()).toBe(JsonToken.End);
+    }
+  });
+});
+
+describe("JsonScanner depth limit", () => {
+  it("accepts nesting up to maxDepth and rejects one more", () => {
+    for (let d = 1; d <= 10; d++) {
+      const ok = "[".repeat(d) + "]".repeat(d);
+      const deep = "[".repeat(d + 1) + "]".repeat(d + 1);
+      expect(finalToken(ok, d)).toBe(JsonToken.End);
+      expect(finalToken(deep, d)).toBe(JsonToken.Error);
+      const okObj = "{\"a\":".repeat(d) + "1" + "}".repeat(d);
+      expect(finalToken(okObj, d)).toBe(JsonToken.End);
+      expect(finalToken("{\"a\":" + okObj + "}", d)).toBe(JsonToken.Error);
+    }
+  });
+
+  it("survives very deep input without trapping", () => {
+    expect(finalToken("[".repeat(100000), 128)).toBe(JsonToken.Error);
+    expect(finalToken("{\"a\":".repeat(50000), 128)).toBe(JsonToken.Error);
+  });
+
+  it("rejects any container when maxDepth is 0", () => {
+    expect(finalToken("[]", 0)).toBe(JsonToken.Error);
+    expect(finalToken("1", 0)).toBe(JsonToken.End);
+  });
+});
+
+describe("JsonScanner step budget", () => {
+  it("costs one step per token and then returns Budget for good", () => {
+    // [1,2,3] has 5 tokens, then End needs one more step.
+    for (let steps = 0; steps <= 5; steps++) {
+      expect(shape("[1,2,3]", steps).endsWith("$")).toBe(true);
+      expect(shape("[1,2,3]", steps).length).toBe(steps + 1);
+    }
+    expect(shape("[1,2,3]", 6)).toBe("[nnn].");
+    const sc = new JsonScanner(4);
+    setDoc(sc, "[1,2]", 2);
+    sc.next();
+    sc.next();
+    expect(sc.next()).toBe(JsonToken.Budget);
+    expect(sc.next()).toBe(JsonToken.Budget);
+    expect(sc.stepsLeft).toBe(0);
+  });
+
+  it("bounds a huge document by the budget", () => {
+    const big = "[" + "1,".repeat(100000) + "1]";
+    expect(finalToken(big, 8, 1000)).toBe(JsonToken.Budget);
+    expect(finalToken(big, 8, 1000000)).toBe(JsonToken.End);
+  });
+
+  it("skipValue skips containers and scalars and respects the budget", () => {
+    const sc = new JsonScanner(16);
+    setDoc(sc, "{\"a\":[1,{\"b\":[2,3]},4],\"c\":5}");
+    sc.next();
+    sc.next();
+    expect(sc.next()).toBe(JsonToken.ArrStart);
+    const at = sc.tokenStart;
+    expect(sc.skipValue()).toBe(JsonToken.ArrEnd);
+    expect(String.UTF8.decodeUnsafe(at, sc.pos - at)).toBe("[1,{\"b\":[2,3]},4]");
+    expect(sc.depth).toBe(1);
+    expect(sc.next()).toBe(JsonToken.String);
+    expect(sc.keyIs("c")).toBe(true);
+    expect(sc.next()).toBe(JsonToken.Number);
+    expect(sc.skipValue()).toBe(JsonToken.Number);
+    expect(sc.next()).toBe(JsonToken.ObjEnd);
+    expect(sc.next()).toBe(JsonToken.End);
+
+    setDoc(sc, "[[1,2,3,4,5,6]]", 4);
+    sc.next();
+    sc.next();
+    expect(sc.skipValue()).toBe(JsonToken.Budget);
+    setDoc(sc, "[[1,2,3,}]", 100);
+    sc.next();
+    sc.next();
+    expect(sc.skipValue()).toBe(JsonToken.Error);
+  });
+});
+
+describe("JsonScanner comparisons", () => {
+  it("keyIs matches keys only, with escapes and non-ASCII", () => {
+    const sc = new JsonScanner(4);
+    setDoc(sc, "{\"model\":\"model\",\"mod\\u0065l\":1,\"modelx\":2,\"mode\":3,\"caf\\u00e9\":4,\"café\":5,\"😀\":6}");
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("model")).toBe(true);
+    expect(sc.keyIs("mode")).toBe(false);
+    expect(sc.keyIs("models")).toBe(false);
+    sc.next();
+    expect(sc.stringEquals("model")).toBe(true);
+    expect(sc.keyIs("model")).toBe(false); // a value, not a key
+    sc.next();
+    expect(sc.keyIs("model")).toBe(true);
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("model")).toBe(false);
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("model")).toBe(false);
+    expect(sc.keyIs("mode")).toBe(true);
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("café")).toBe(true);
+    expect(sc.keyIs("cafe")).toBe(false);
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("café")).toBe(true);
+    sc.next();
+    sc.next();
+    expect(sc.keyIs("😀")).toBe(true);
+    expect(sc.keyIs("😁")).toBe(false);
+  });
+});
+
+describe("JsonScanner string decoding", () => {
+  it("unescapes all escape forms", () => {
+    expect(decodeFirst("\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\"", 100)).toBe("a\"b\\c/d\be\ff\ng\rh\ti");
+    expect(decodeFirst("\"\\u0041\\u00e9\\u20AC\\ud83d\\ude00\"", 100)).toBe("Aé€😀");
+    expect(decodeFirst("\"plain ascii text longer than eight bytes\"", 100)).toBe("plain ascii text longer than eight bytes");
+    expect(decodeFirst("\"é😀 mixed ✓ text\"", 100)).toBe("é😀 mixed ✓ text");
+  });
+
+  it("replaces lone surrogates with U+FFFD", () => {
+    expect(decodeFirst("\"\\ud83d\"", 100)).toBe("\uFFFD");
+    expect(decodeFirst("\"\\ude00x\"", 100)).toBe("\uFFFDx");
+    expect(decodeFirst("\"\\ud83d\\u0041\"", 100)).toBe("\uFFFDA");
+    expect(decodeFirst("\"\\ud83d\\ud83d\\ude00\"", 100)).toBe("\uFFFD😀");
+  });
+
+  it("replaces ill-formed UTF-8 bytes with U+FFFD", () => {
+    // Build ["<bytes>"] by hand: a lone continuation byte, a truncated 3-byte sequence, an overlong form,
+    // an encoded surrogate and a byte that never occurs in UTF-8.
+    const bytes: u8[] = [0x22, 0x61, 0x80, 0x62, 0xe2, 0x82, 0x63, 0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xff, 0x22];
+    const buf = new ArrayBuffer(bytes.length);
+    for (let i = 0; i < bytes.length; i++) store<u8>(changetype<usize>(buf) + <usize>i, bytes[i]);
+    const sc = new JsonScanner(2);
+    sc.reset(changetype<usize>(buf), <usize>buf.byteLength, 10);
+    expect(sc.next()).toBe(JsonToken.String);
+    const out = new ArrayBuffer(64);
+    const n = sc.decodeStringTo(changetype<usize>(out), 64);
+    // Maximal subparts: 80 | e2 82 | c0 | af | ed | a0 | 80 | ff each become one U+FFFD.
+    expect(String.UTF8.decodeUnsafe(changetype<usize>(out), <usize>n)).toBe(
+      "a\uFFFDb\uFFFDc\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD",
+    );
+  });
+
+  it("stops at the cap on a character boundary", () => {
+    const text = "ab€😀cdefghijklmnop\\u00e9\\ud83d\\ude00z";
+    const full = decodeFirst("\"" + text + "\"", 200);
+    const fullBytes = String.UTF8.byteLength(full);
+    for (let cap = 0; cap <= fullBytes + 2; cap++) {
+      const part = decodeFirst("\"" + text + "\"", cap);
+      expect(String.UTF8.byteLength(part) <= cap).toBe(true);
+      expect(full.startsWith(part)).toBe(true);
+      // Stops only when the next whole character does not fit.
+      const next = full.charCodeAt(part.length);
+      const nextLen = part.length >= full.length ? 0 : next >= 0xd800 && next < 0xdc00 ? 4 : next >= 0x800 ? 3 : next >= 0x80 ? 2 : 1;
+      if (part.length < full.length) expect(String.UTF8.byteLength(part) + nextLen > cap).toBe(true);
+    }
+  });
+});
