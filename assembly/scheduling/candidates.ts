@@ -1,0 +1,113 @@
+// The endpoints considered for one request, as parallel arrays (struct of arrays) sized once at construction.
+// Fill with clear() then add(), or write the arrays directly and set count.
+
+export enum LoraState {
+  Unknown = -1,
+  NotLoaded = 0,
+  Waiting = 1,
+  Running = 2,
+}
+
+export class Candidates {
+  readonly capacity: i32;
+  count: i32 = 0;
+
+  // Index-table slot of the endpoint.
+  readonly slot: StaticArray<i32>;
+  readonly healthy: StaticArray<bool>;
+  // Whether waiting/running were read from the endpoint's metrics.
+  readonly hasMetrics: StaticArray<bool>;
+  readonly waiting: StaticArray<f64>;
+  readonly running: StaticArray<f64>;
+  readonly kvUsage: StaticArray<f64>;
+  readonly hasKv: StaticArray<bool>;
+  // Requests this worker has sent to the endpoint and not yet seen finish.
+  readonly inflight: StaticArray<i32>;
+  // Leading chunks of the request's hash chain recently sent to this endpoint.
+  readonly prefixMatched: StaticArray<i32>;
+  readonly loraState: StaticArray<i32>;
+  readonly failureEwma: StaticArray<f64>;
+  readonly sessionMatch: StaticArray<bool>;
+
+  constructor(capacity: i32) {
+    const n = capacity > 0 ? capacity : 0;
+    this.capacity = n;
+    this.slot = new StaticArray<i32>(n);
+    this.healthy = new StaticArray<bool>(n);
+    this.hasMetrics = new StaticArray<bool>(n);
+    this.waiting = new StaticArray<f64>(n);
+    this.running = new StaticArray<f64>(n);
+    this.kvUsage = new StaticArray<f64>(n);
+    this.hasKv = new StaticArray<bool>(n);
+    this.inflight = new StaticArray<i32>(n);
+    this.prefixMatched = new StaticArray<i32>(n);
+    this.loraState = new StaticArray<i32>(n);
+    this.failureEwma = new StaticArray<f64>(n);
+    this.sessionMatch = new StaticArray<bool>(n);
+  }
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  // Appends a healthy candidate with no metrics and neutral signals; returns its index, or -1 when full.
+  // Set the other fields through the arrays at that index.
+  addSlot(slot: i32): i32 {
+    const i = this.count;
+    if (i >= this.capacity) return -1;
+    unchecked((this.slot[i] = slot));
+    unchecked((this.healthy[i] = true));
+    unchecked((this.hasMetrics[i] = false));
+    unchecked((this.waiting[i] = 0));
+    unchecked((this.running[i] = 0));
+    unchecked((this.kvUsage[i] = 0));
+    unchecked((this.hasKv[i] = false));
+    unchecked((this.inflight[i] = 0));
+    unchecked((this.prefixMatched[i] = 0));
+    unchecked((this.loraState[i] = LoraState.Unknown));
+    unchecked((this.failureEwma[i] = 0));
+    unchecked((this.sessionMatch[i] = false));
+    this.count = i + 1;
+    return i;
+  }
+
+  // Appends a candidate with every field given; returns its index, or -1 when full.
+  add(
+    slot: i32,
+    healthy: bool,
+    hasMetrics: bool,
+    waiting: f64,
+    running: f64,
+    kvUsage: f64,
+    hasKv: bool,
+    inflight: i32,
+    prefixMatched: i32,
+    loraState: i32,
+    failureEwma: f64,
+    sessionMatch: bool,
+  ): i32 {
+    const i = this.addSlot(slot);
+    if (i < 0) return -1;
+    unchecked((this.healthy[i] = healthy));
+    unchecked((this.hasMetrics[i] = hasMetrics));
+    unchecked((this.waiting[i] = waiting));
+    unchecked((this.running[i] = running));
+    unchecked((this.kvUsage[i] = kvUsage));
+    unchecked((this.hasKv[i] = hasKv));
+    unchecked((this.inflight[i] = inflight));
+    unchecked((this.prefixMatched[i] = prefixMatched));
+    unchecked((this.loraState[i] = loraState));
+    unchecked((this.failureEwma[i] = failureEwma));
+    unchecked((this.sessionMatch[i] = sessionMatch));
+    return i;
+  }
+
+  // How many candidates may be read: count bounded by the capacity and by limit (an output array's length).
+  // count is a public field, so it is never trusted alone.
+  boundedCount(limit: i32): i32 {
+    let n = this.count;
+    if (n > this.capacity) n = this.capacity;
+    if (n > limit) n = limit;
+    return n < 0 ? 0 : n;
+  }
+}

@@ -1,0 +1,54 @@
+// Bounded-load guard (after consistent hashing with bounded loads, Mirrokni et al.): cache affinity must not pile
+// requests onto one endpoint. Shared prefixes make every request of a popular prompt prefer the same endpoint;
+// without a bound its queue grows while others idle, and a long queue costs more latency than the saved prefill.
+// An endpoint whose load exceeds factor * mean + slack loses its prefix and session scores, so it can still win on
+// the load signals but never on cache alone. The slack keeps the guard quiet at low load, where a mean near zero
+// would otherwise flag an endpoint for one or two requests.
+import { Candidates } from "./candidates";
+
+// @ts-ignore: decorator
+@inline
+function countOrZero(x: f64): f64 {
+  return x >= 0 && x < Infinity ? x : 0;
+}
+
+// load = waiting + running (0 without metrics) + this worker's inflight.
+// @ts-ignore: decorator
+@inline
+function loadOf(c: Candidates, i: i32): f64 {
+  let load = <f64>max<i32>(unchecked(c.inflight[i]), 0);
+  if (unchecked(c.hasMetrics[i])) load += countOrZero(unchecked(c.waiting[i])) + countOrZero(unchecked(c.running[i]));
+  return load;
+}
+
+// Zeroes prefix and session scores of overloaded healthy candidates and marks them in guarded.
+// factor <= 0 (or NaN) disables the guard.
+export function applyLoadGuard(
+  c: Candidates,
+  factor: f64,
+  slack: f64,
+  prefixScore: StaticArray<f64>,
+  sessionScore: StaticArray<f64>,
+  guarded: StaticArray<bool>,
+): void {
+  let n = c.boundedCount(guarded.length);
+  n = min<i32>(n, min<i32>(prefixScore.length, sessionScore.length));
+  for (let i = 0; i < n; i++) unchecked((guarded[i] = false));
+  if (!(factor > 0)) return;
+  let sum: f64 = 0;
+  let healthy = 0;
+  for (let i = 0; i < n; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    sum += loadOf(c, i);
+    healthy++;
+  }
+  if (healthy == 0) return;
+  const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+  for (let i = 0; i < n; i++) {
+    if (unchecked(c.healthy[i]) && loadOf(c, i) > limit) {
+      unchecked((guarded[i] = true));
+      unchecked((prefixScore[i] = 0));
+      unchecked((sessionScore[i] = 0));
+    }
+  }
+}

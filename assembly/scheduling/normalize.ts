@@ -1,0 +1,136 @@
+// Per-signal scores in [0, 1], higher is better, one per candidate, written into caller-owned arrays.
+// Unhealthy candidates get 0 and are left out of every min/max. A candidate lacking a signal gets 0 for it.
+import { Candidates, LoraState } from "./candidates";
+
+// @ts-ignore: decorator
+@inline
+function countOrZero(x: f64): f64 {
+  return x >= 0 && x < Infinity ? x : 0;
+}
+
+// @ts-ignore: decorator
+@inline
+function unitClamp(x: f64): f64 {
+  return x >= 0 ? (x <= 1 ? x : 1) : 0; // NaN -> 0
+}
+
+// Lower is better: (max - x) / (max - min) over the values present; all equal -> 1.
+// @ts-ignore: decorator
+@inline
+function lowerIsBetter(x: f64, lo: f64, hi: f64): f64 {
+  const range = hi - lo;
+  return range > 0 ? (hi - x) / range : 1;
+}
+
+// Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
+// Load key = waiting + running / (1 + maxRunning): the running term is < 1, so one more waiting request always
+// ranks worse than any number of running ones, and when nobody queues (the common case) the endpoint decoding
+// fewer requests scores higher. Min-max over candidates with metrics.
+export function normalizeQueue(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  let maxRunning: f64 = 0;
+  for (let i = 0; i < n; i++) {
+    if (unchecked(c.healthy[i]) && unchecked(c.hasMetrics[i])) {
+      const r = countOrZero(unchecked(c.running[i]));
+      if (r > maxRunning) maxRunning = r;
+    }
+  }
+  const runningScale = 1 / (1 + maxRunning);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    let key: f64 = -1;
+    if (unchecked(c.healthy[i]) && unchecked(c.hasMetrics[i])) {
+      key = countOrZero(unchecked(c.waiting[i])) + countOrZero(unchecked(c.running[i])) * runningScale;
+      if (key < lo) lo = key;
+      if (key > hi) hi = key;
+    }
+    unchecked((out[i] = key)); // keys kept here until the range is known
+  }
+  for (let i = 0; i < n; i++) {
+    const key = unchecked(out[i]);
+    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, hi) : 0));
+  }
+}
+
+// This worker's outstanding requests per endpoint; min-max over healthy candidates, lower is better.
+export function normalizeInflight(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let i = 0; i < n; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    const x = <f64>max<i32>(unchecked(c.inflight[i]), 0);
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  for (let i = 0; i < n; i++) {
+    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(<f64>max<i32>(unchecked(c.inflight[i]), 0), lo, hi) : 0));
+  }
+}
+
+// Free KV cache: 1 - usage.
+export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  for (let i = 0; i < n; i++) {
+    const ok = unchecked(c.healthy[i]) && unchecked(c.hasKv[i]);
+    unchecked((out[i] = ok ? 1 - unitClamp(unchecked(c.kvUsage[i])) : 0));
+  }
+}
+
+// Cached prefix: lambda * (m / n) + (1 - lambda) * min(1, m * chunkChars / lengthCreditChars), m matched chunks
+// of a chain of n. The first term rewards covering the request; the second rewards the absolute amount of prefill
+// saved, so a long shared system prompt counts even when the request is much longer. n <= 0 -> 0 for everyone.
+// lengthCreditChars <= 0 gives the length term in full to any match.
+export function normalizePrefix(
+  c: Candidates,
+  chainLength: i32,
+  chunkChars: i32,
+  lambda: f64,
+  lengthCreditChars: f64,
+  out: StaticArray<f64>,
+): void {
+  const n = c.boundedCount(out.length);
+  const l = unitClamp(lambda);
+  const chunk = <f64>max<i32>(chunkChars, 0);
+  for (let i = 0; i < n; i++) {
+    let s: f64 = 0;
+    if (chainLength > 0 && unchecked(c.healthy[i])) {
+      const m = <f64>min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), chainLength);
+      let lengthTerm: f64 = m > 0 ? 1 : 0;
+      if (lengthCreditChars > 0) lengthTerm = min<f64>(1, (m * chunk) / lengthCreditChars);
+      s = l * (m / <f64>chainLength) + (1 - l) * lengthTerm;
+    }
+    unchecked((out[i] = s));
+  }
+}
+
+// Adapter already running 1, waiting to load 0.5, otherwise (or unknown) 0.
+export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  for (let i = 0; i < n; i++) {
+    let s: f64 = 0;
+    if (unchecked(c.healthy[i])) {
+      const state = unchecked(c.loraState[i]);
+      if (state == LoraState.Running) s = 1;
+      else if (state == LoraState.Waiting) s = 0.5;
+    }
+    unchecked((out[i] = s));
+  }
+}
+
+// Recent success: 1 - failure EWMA.
+export function normalizeFailure(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  for (let i = 0; i < n; i++) {
+    unchecked((out[i] = unchecked(c.healthy[i]) ? 1 - unitClamp(unchecked(c.failureEwma[i])) : 0));
+  }
+}
+
+// Session affinity: 1 for the endpoint the session last used.
+export function normalizeSession(c: Candidates, out: StaticArray<f64>): void {
+  const n = c.boundedCount(out.length);
+  for (let i = 0; i < n; i++) {
+    unchecked((out[i] = unchecked(c.healthy[i]) && unchecked(c.sessionMatch[i]) ? 1 : 0));
+  }
+}

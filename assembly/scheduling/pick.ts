@@ -1,0 +1,36 @@
+// Chooses the healthy candidate with the highest total; totals within TIE_EPSILON of the best are ties, broken
+// uniformly at random so equally good endpoints share the load instead of the first one taking it all.
+import { Candidates } from "./candidates";
+import { Rng } from "./rng";
+
+export const TIE_EPSILON: f64 = 1e-9;
+
+// Returns the candidate index, or -1 when no candidate is healthy.
+export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 {
+  const n = c.boundedCount(total.length);
+  let best = -Infinity;
+  let found = false;
+  for (let i = 0; i < n; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    const t = unchecked(total[i]);
+    if (t > best || !found) {
+      if (t != t) continue; // NaN never wins
+      best = t;
+      found = true;
+    }
+  }
+  if (!found) return -1;
+  const floor = best - TIE_EPSILON;
+  let ties = 0;
+  for (let i = 0; i < n; i++) {
+    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) ties++;
+  }
+  let k = ties > 1 ? rng.below(ties) : 0;
+  for (let i = 0; i < n; i++) {
+    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) {
+      if (k == 0) return i;
+      k--;
+    }
+  }
+  return -1;
+}

@@ -1,0 +1,95 @@
+import { Candidates } from "../../assembly/scheduling/candidates";
+import { applyLoadGuard } from "../../assembly/scheduling/load-guard";
+
+const c = new Candidates(8);
+const prefix = new StaticArray<f64>(8);
+const session = new StaticArray<f64>(8);
+const guarded = new StaticArray<bool>(8);
+
+function endpoint(waiting: f64, running: f64, inflight: i32): i32 {
+  const i = c.addSlot(c.count);
+  c.hasMetrics[i] = true;
+  c.waiting[i] = waiting;
+  c.running[i] = running;
+  c.inflight[i] = inflight;
+  prefix[i] = 1;
+  session[i] = 1;
+  return i;
+}
+
+describe("applyLoadGuard", () => {
+  it("zeroes cache scores of endpoints above factor * mean + slack", () => {
+    c.clear();
+    endpoint(10, 6, 4); // load 20
+    endpoint(0, 1, 0); // load 1
+    endpoint(1, 1, 1); // load 3
+    const factor = 1.5;
+    const slack = 2.0;
+    const limit = factor * ((20.0 + 1.0 + 3.0) / 3.0) + slack; // 14
+    applyLoadGuard(c, factor, slack, prefix, session, guarded);
+    expect<bool>(guarded[0]).toBe(20.0 > limit);
+    expect<bool>(guarded[0]).toBe(true);
+    expect<f64>(prefix[0]).toBe(0.0);
+    expect<f64>(session[0]).toBe(0.0);
+    expect<bool>(guarded[1] || guarded[2]).toBe(false);
+    expect<f64>(prefix[1]).toBe(1.0);
+    expect<f64>(session[2]).toBe(1.0);
+  });
+
+  it("flags exactly the endpoints whose load exceeds the limit", () => {
+    // Property over generated loads, checked against the rule computed here.
+    let seed: u32 = 12345;
+    for (let round = 0; round < 200; round++) {
+      c.clear();
+      const n = 2 + <i32>(round % 7);
+      for (let k = 0; k < n; k++) {
+        seed = seed * 1103515245 + 12345;
+        const w = <f64>((seed >> 16) % 20);
+        seed = seed * 1103515245 + 12345;
+        const r = <f64>((seed >> 16) % 10);
+        seed = seed * 1103515245 + 12345;
+        const i = endpoint(w, r, <i32>((seed >> 16) % 5));
+        if ((seed >> 8) % 4 == 0) c.hasMetrics[i] = false;
+      }
+      let sum: f64 = 0;
+      for (let k = 0; k < n; k++) sum += (c.hasMetrics[k] ? c.waiting[k] + c.running[k] : 0) + <f64>c.inflight[k];
+      const limit = 1.25 * (sum / <f64>n) + 1.0;
+      applyLoadGuard(c, 1.25, 1.0, prefix, session, guarded);
+      for (let k = 0; k < n; k++) {
+        const load = (c.hasMetrics[k] ? c.waiting[k] + c.running[k] : 0) + <f64>c.inflight[k];
+        expect<bool>(guarded[k]).toBe(load > limit);
+        expect<f64>(prefix[k]).toBe(load > limit ? 0.0 : 1.0);
+      }
+    }
+  });
+
+  it("stays quiet at low load thanks to the slack", () => {
+    c.clear();
+    endpoint(0, 2, 0);
+    endpoint(0, 0, 0);
+    endpoint(0, 0, 0);
+    // mean 2/3: without slack the first endpoint (2 > 1.5 * 2/3) would be guarded
+    applyLoadGuard(c, 1.5, 2.0, prefix, session, guarded);
+    expect<bool>(guarded[0]).toBe(false);
+    applyLoadGuard(c, 1.5, 0.0, prefix, session, guarded);
+    expect<bool>(guarded[0]).toBe(true);
+  });
+
+  it("is disabled by factor 0 and ignores unhealthy endpoints", () => {
+    c.clear();
+    endpoint(100, 0, 0);
+    endpoint(0, 0, 0);
+    applyLoadGuard(c, 0.0, 0.0, prefix, session, guarded);
+    expect<bool>(guarded[0]).toBe(false);
+    expect<f64>(prefix[0]).toBe(1.0);
+
+    c.clear();
+    const sick = endpoint(1000, 0, 0);
+    c.healthy[sick] = false;
+    endpoint(4, 0, 0);
+    endpoint(4, 0, 0);
+    // the unhealthy endpoint's load does not inflate the mean, nor is it flagged
+    applyLoadGuard(c, 1.0, 0.0, prefix, session, guarded);
+    expect<bool>(guarded[0] || guarded[1] || guarded[2]).toBe(false);
+  });
+});

@@ -1,0 +1,184 @@
+import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
+import { Scheduler } from "../../assembly/scheduling/scheduler";
+
+const MAX = 16;
+const c = new Candidates(MAX);
+
+function endpoint(waiting: f64, running: f64, kv: f64, inflight: i32, matched: i32): i32 {
+  return c.add(c.count + 10, true, true, waiting, running, kv, true, inflight, matched, LoraState.Unknown, 0, false);
+}
+
+function freshScheduler(): Scheduler {
+  const s = new Scheduler(MAX);
+  s.seed(2024);
+  return s;
+}
+
+describe("Scheduler.pick scenarios", () => {
+  it("sends a request without prefix to the least-loaded endpoint", () => {
+    const s = freshScheduler();
+    c.clear();
+    endpoint(3, 8, 0.6, 2, 0);
+    endpoint(0, 2, 0.2, 0, 0);
+    endpoint(1, 5, 0.4, 1, 0);
+    for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 0)).toBe(1);
+  });
+
+  it("prefers the prefix match among equally loaded endpoints", () => {
+    const s = freshScheduler();
+    c.clear();
+    endpoint(1, 3, 0.5, 1, 0);
+    endpoint(1, 3, 0.5, 1, 12);
+    endpoint(1, 3, 0.5, 1, 0);
+    for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 16)).toBe(1);
+  });
+
+  it("sends an overloaded endpoint's cached prefix to an idle one (load guard)", () => {
+    const s = freshScheduler();
+    c.clear();
+    // A 64-chunk prompt fully cached on a busy endpoint (load 0 + 10 + 4 = 14), against loads 2 and 1.
+    const hot = endpoint(0, 10, 0.5, 4, 64);
+    endpoint(1, 1, 0.5, 0, 0);
+    const idle = endpoint(0, 1, 0.5, 0, 0);
+    const limit = s.guardFactor * ((14.0 + 2.0 + 1.0) / 3.0) + s.guardSlack;
+    expect<bool>(14.0 > limit).toBe(true);
+    // Without the guard the cache alone carries the busy endpoint.
+    s.guardFactor = 0;
+    expect<i32>(s.pick(c, 64)).toBe(hot);
+    expect<bool>(s.guarded[hot]).toBe(false);
+    s.guardFactor = 1.5;
+    expect<i32>(s.pick(c, 64)).toBe(idle);
+    expect<bool>(s.guarded[hot]).toBe(true);
+    expect<f64>(s.prefixScore[hot]).toBe(0.0);
+  });
+
+  it("lets a moderately busier endpoint with the cache win when under the bound", () => {
+    const s = freshScheduler();
+    c.clear();
+    const cached = endpoint(0, 3, 0.3, 0, 16);
+    endpoint(0, 1, 0.3, 0, 0);
+    endpoint(0, 2, 0.3, 0, 0);
+    expect<i32>(s.pick(c, 16)).toBe(cached);
+    expect<bool>(s.guarded[cached]).toBe(false);
+  });
+
+  it("never chooses an unhealthy endpoint and returns -1 when all are", () => {
+    const s = freshScheduler();
+    c.clear();
+    const best = endpoint(0, 0, 0, 0, 16);
+    c.healthy[best] = false;
+    endpoint(5, 5, 0.9, 3, 0);
+    for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 16)).toBe(1);
+    c.healthy[1] = false;
+    expect<i32>(s.pick(c, 16)).toBe(-1);
+    expect<f64>(s.total[best]).toBe(0.0);
+  });
+
+  it("gives 0 for a signal an endpoint lacks", () => {
+    const s = freshScheduler();
+    c.clear();
+    endpoint(2, 2, 0.5, 0, 0);
+    const blind = c.add(99, true, false, 0, 0, 0, false, 0, 0, LoraState.Unknown, 0, false);
+    s.pick(c, 0);
+    expect<f64>(s.queueScore[blind]).toBe(0.0);
+    expect<f64>(s.kvScore[blind]).toBe(0.0);
+    // its total holds only the inflight term, over the full configured weight sum
+    const w = s.weights;
+    expect<f64>(s.total[blind]).toBe((w.inflight * 1.0) / (w.queue + w.kvCache + w.prefixCache + w.inflight));
+  });
+
+  it("breaks ties at random, reproducibly for a seed, reaching every tied endpoint", () => {
+    c.clear();
+    for (let i = 0; i < 5; i++) endpoint(1, 1, 0.5, 0, 0);
+    const a = freshScheduler();
+    const b = freshScheduler();
+    const seen = new StaticArray<bool>(5);
+    for (let k = 0; k < 200; k++) {
+      const x = a.pick(c, 0);
+      expect<i32>(b.pick(c, 0)).toBe(x);
+      seen[x] = true;
+    }
+    for (let i = 0; i < 5; i++) expect<bool>(seen[i]).toBe(true);
+  });
+});
+
+describe("Scheduler scores", () => {
+  it("computes the total as the weighted sum over the configured weight sum", () => {
+    const s = freshScheduler();
+    s.guardFactor = 0;
+    s.lambda = 0.5;
+    s.lengthCreditChars = 8192;
+    s.chunkChars = 256;
+    c.clear();
+    endpoint(0, 0, 0.25, 1, 8);
+    endpoint(4, 2, 0.75, 3, 0);
+    const n = 16;
+    s.pick(c, n);
+    // endpoint 0: lowest queue and inflight -> 1 each; kv 1 - 0.25; prefix from its formula
+    const prefix0 = 0.5 * (8.0 / 16.0) + 0.5 * Math.min(1, (8.0 * 256.0) / 8192.0);
+    const w = s.weights;
+    const sum = w.queue + w.kvCache + w.prefixCache + w.inflight;
+    expect<f64>(s.prefixScore[0]).toBeCloseTo(prefix0);
+    expect<f64>(s.total[0]).toBeCloseTo((w.queue * 1 + w.kvCache * 0.75 + w.prefixCache * prefix0 + w.inflight * 1) / sum);
+    expect<f64>(s.total[1]).toBeCloseTo((w.queue * 0 + w.kvCache * 0.25 + w.prefixCache * 0 + w.inflight * 0) / sum);
+    expect<i32>(s.lastPick).toBe(0);
+    expect<i32>(s.scoredCount).toBe(2);
+  });
+
+  it("keeps the ranking when a zero-weight signal is added, and when weights are scaled", () => {
+    let seed: u32 = 777;
+    const base = freshScheduler();
+    const withZero = freshScheduler();
+    const scaled = freshScheduler();
+    withZero.weights.loraAffinity = 0;
+    withZero.weights.failure = 0;
+    withZero.weights.session = 0;
+    scaled.weights.queue *= 3;
+    scaled.weights.kvCache *= 3;
+    scaled.weights.prefixCache *= 3;
+    scaled.weights.inflight *= 3;
+    for (let round = 0; round < 100; round++) {
+      c.clear();
+      const n = 2 + <i32>(round % 10);
+      for (let k = 0; k < n; k++) {
+        seed = seed * 1664525 + 1013904223;
+        const i = endpoint(<f64>((seed >> 8) % 6), <f64>((seed >> 12) % 9), <f64>((seed >> 16) % 100) / 100, <i32>((seed >> 20) % 4), <i32>((seed >> 24) % 9));
+        c.loraState[i] = <i32>((seed >> 4) % 4) - 1;
+        c.sessionMatch[i] = (seed & 1) == 1;
+        c.failureEwma[i] = <f64>((seed >> 2) % 10) / 10;
+      }
+      base.pick(c, 8);
+      // withZero sees the extra signals (lora, failure, session) but weighs them 0
+      withZero.pick(c, 8);
+      scaled.pick(c, 8);
+      for (let i = 0; i < n; i++) {
+        expect<f64>(withZero.total[i]).toBe(base.total[i]);
+        expect<f64>(scaled.total[i]).toBeCloseTo(base.total[i]);
+      }
+      expect<i32>(withZero.lastPick).toBe(base.lastPick);
+    }
+  });
+
+  it("adding a weighted signal lowers totals of candidates lacking it (fixed denominator)", () => {
+    const s = freshScheduler();
+    c.clear();
+    endpoint(1, 1, 0.5, 0, 0);
+    endpoint(1, 1, 0.5, 0, 0);
+    s.pick(c, 0);
+    const before = s.total[0];
+    s.weights.loraAffinity = 2;
+    c.loraState[1] = LoraState.Running;
+    s.pick(c, 0);
+    const w = s.weights;
+    expect<f64>(s.total[0]).toBeCloseTo((before * (w.sum() - 2)) / w.sum());
+    expect<i32>(s.lastPick).toBe(1);
+  });
+
+  it("ignores candidates past maxEndpoints", () => {
+    const big = new Candidates(8);
+    const s = new Scheduler(2);
+    for (let i = 0; i < 3; i++) big.add(i, true, true, <f64>(2 - i), 0, 0.5, true, 0, 0, -1, 0, false);
+    expect<i32>(s.pick(big, 0)).toBe(1);
+    expect<i32>(s.scoredCount).toBe(2);
+  });
+});
