@@ -61,12 +61,13 @@ let blockSizeEnd: usize = 0;
 let sampleValue: f64 = 0;
 
 // Returns true if at least one recognized signal was read into `out` (which is reset first).
+// [ptr, ptr + len) must be readable memory (the body buffer).
 // `truncated`: the body was cut by the caller, so a last line without its newline is dropped (a cut "12" reads "1").
 // `maxLines`: at most this many lines (comments included) are examined; <= 0 examines none.
 export function parsePrometheus(ptr: usize, len: usize, truncated: bool, out: EndpointMetrics, maxLines: i32): bool {
   out.reset();
-  if (ptr == 0 || len == 0 || maxLines <= 0) return false;
   let end = ptr + len;
+  if (ptr == 0 || len == 0 || end < ptr || maxLines <= 0) return false;
   if (truncated && <u32>load<u8>(end - 1) != LF) end = afterLastNewline(ptr, end);
   resetAccumulators();
 
@@ -185,10 +186,9 @@ function parseLine(p: usize, end: usize, out: EndpointMetrics): void {
   } else {
     return; // comments, blank lines and every other metric
   }
-  let q = nameStart;
-  while (q < end && isNameChar(<u32>load<u8>(q))) q++;
-  const family = matchFamily(lineEngine, nameStart, <i32>(q - nameStart));
+  const family = matchFamily(lineEngine, nameStart, end);
   if (family == Family.None) return;
+  let q = nameStart + <usize>familyNameLength;
 
   clearLabelSpans();
   if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
@@ -203,42 +203,42 @@ function parseLine(p: usize, end: usize, out: EndpointMetrics): void {
   if (applySample(family, sampleValue, out) && engine == Engine.Unknown) engine = lineEngine;
 }
 
-function matchFamily(lineEngine: i32, s: usize, n: i32): Family {
+// Length of the name matched by the last matchFamily.
+let familyNameLength: i32 = 0;
+
+// Whole-name match of the literal at s (the rest of the name after the engine prefix): the next byte must end the
+// name. Sets familyNameLength.
+function nameIs(s: usize, end: usize, lit: string): bool {
+  const n = lit.length;
+  if (end - s < <usize>n || !bytesEqual(s, lit)) return false;
+  if (s + <usize>n < end && isNameChar(<u32>load<u8>(s + <usize>n))) return false;
+  familyNameLength = n;
+  return true;
+}
+
+// Dispatches on the first byte after the engine prefix, so most vllm: lines (histogram series) cost one compare.
+function matchFamily(lineEngine: i32, s: usize, end: usize): Family {
+  if (s >= end) return Family.None;
+  const first = <u32>load<u8>(s);
   if (lineEngine == Engine.Vllm) {
-    switch (n) {
-      case 20: {
-        if (bytesEqual(s, "num_requests_waiting")) return Family.Waiting;
-        if (bytesEqual(s, "num_requests_running")) return Family.Running;
-        if (bytesEqual(s, "gpu_cache_usage_perc")) return Family.KvUsageLegacy;
-        break;
-      }
-      case 19: {
-        if (bytesEqual(s, "kv_cache_usage_perc")) return Family.KvUsage;
-        break;
-      }
-      case 18: {
-        if (bytesEqual(s, "lora_requests_info")) return Family.LoraInfo;
-        break;
-      }
-      case 17: {
-        if (bytesEqual(s, "cache_config_info")) return Family.CacheConfig;
-        break;
-      }
+    if (first == 0x6e /* n */) {
+      if (nameIs(s, end, "num_requests_waiting")) return Family.Waiting;
+      if (nameIs(s, end, "num_requests_running")) return Family.Running;
+    } else if (first == 0x6b /* k */) {
+      if (nameIs(s, end, "kv_cache_usage_perc")) return Family.KvUsage;
+    } else if (first == 0x67 /* g */) {
+      if (nameIs(s, end, "gpu_cache_usage_perc")) return Family.KvUsageLegacy;
+    } else if (first == 0x6c /* l */) {
+      if (nameIs(s, end, "lora_requests_info")) return Family.LoraInfo;
+    } else if (first == 0x63 /* c */) {
+      if (nameIs(s, end, "cache_config_info")) return Family.CacheConfig;
     }
   } else {
-    switch (n) {
-      case 14: {
-        if (bytesEqual(s, "num_queue_reqs")) return Family.Waiting;
-        break;
-      }
-      case 16: {
-        if (bytesEqual(s, "num_running_reqs")) return Family.Running;
-        break;
-      }
-      case 11: {
-        if (bytesEqual(s, "token_usage")) return Family.KvUsage;
-        break;
-      }
+    if (first == 0x6e /* n */) {
+      if (nameIs(s, end, "num_queue_reqs")) return Family.Waiting;
+      if (nameIs(s, end, "num_running_reqs")) return Family.Running;
+    } else if (first == 0x74 /* t */) {
+      if (nameIs(s, end, "token_usage")) return Family.KvUsage;
     }
   }
   return Family.None;

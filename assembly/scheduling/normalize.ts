@@ -14,12 +14,18 @@ function unitClamp(x: f64): f64 {
   return x >= 0 ? (x <= 1 ? x : 1) : 0; // NaN -> 0
 }
 
-// Lower is better: (max - x) / (max - min) over the values present; all equal -> 1.
+// Lower is better: (hi - x) / (hi - lo) over the values present; all equal -> 1. Takes 1 / (hi - lo), computed
+// once per signal (or 0 when hi == lo): divisions dominate the cost of a pick.
 // @ts-ignore: decorator
 @inline
-function lowerIsBetter(x: f64, lo: f64, hi: f64): f64 {
-  const range = hi - lo;
-  return range > 0 ? (hi - x) / range : 1;
+function lowerIsBetter(x: f64, hi: f64, inverseRange: f64): f64 {
+  return inverseRange > 0 ? (hi - x) * inverseRange : 1;
+}
+
+// @ts-ignore: decorator
+@inline
+function inverseOfRange(lo: f64, hi: f64): f64 {
+  return hi > lo ? 1 / (hi - lo) : 0;
 }
 
 // Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
@@ -47,9 +53,10 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>): void {
     }
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
+  const inverseRange = inverseOfRange(lo, hi);
   for (let i = 0; i < n; i++) {
     const key = unchecked(out[i]);
-    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, hi) : 0));
+    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, hi, inverseRange) : 0));
   }
 }
 
@@ -64,8 +71,10 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>): void {
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
+  const inverseRange = inverseOfRange(lo, hi);
   for (let i = 0; i < n; i++) {
-    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(<f64>max<i32>(unchecked(c.inflight[i]), 0), lo, hi) : 0));
+    const x = <f64>max<i32>(unchecked(c.inflight[i]), 0);
+    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(x, hi, inverseRange) : 0));
   }
 }
 
@@ -92,14 +101,15 @@ export function normalizePrefix(
 ): void {
   const n = c.boundedCount(out.length);
   const l = unitClamp(lambda);
-  const chunk = <f64>max<i32>(chunkChars, 0);
+  const fractionScale = chainLength > 0 ? l / <f64>chainLength : 0;
+  const creditPerChunk = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : 0;
   for (let i = 0; i < n; i++) {
     let s: f64 = 0;
     if (chainLength > 0 && unchecked(c.healthy[i])) {
       const m = <f64>min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), chainLength);
       let lengthTerm: f64 = m > 0 ? 1 : 0;
-      if (lengthCreditChars > 0) lengthTerm = min<f64>(1, (m * chunk) / lengthCreditChars);
-      s = l * (m / <f64>chainLength) + (1 - l) * lengthTerm;
+      if (lengthCreditChars > 0) lengthTerm = min<f64>(1, m * creditPerChunk);
+      s = fractionScale * m + (1 - l) * lengthTerm;
     }
     unchecked((out[i] = s));
   }

@@ -20,6 +20,7 @@ export function totalScores(
   n = min<i32>(n, min<i32>(queue.length, min<i32>(kv.length, min<i32>(prefix.length, inflight.length))));
   n = min<i32>(n, min<i32>(lora.length, min<i32>(failure.length, session.length)));
   const sum = w.sum();
+  const inverseSum = sum > 0 ? 1 / sum : 0;
   const wq = effectiveWeight(w.queue);
   const wk = effectiveWeight(w.kvCache);
   const wp = effectiveWeight(w.prefixCache);
@@ -37,8 +38,8 @@ export function totalScores(
           wi * unchecked(inflight[i]) +
           wl * unchecked(lora[i]) +
           wf * unchecked(failure[i]) +
-          ws * unchecked(session[i])) /
-        sum;
+          ws * unchecked(session[i])) *
+        inverseSum;
     }
     unchecked((total[i] = t));
   }
