@@ -1,0 +1,394 @@
+import { PrefixIndex } from "../../assembly/prefix/prefix-index";
+
+function chain(values: Array<u64>): StaticArray<u64> {
+  const out = new StaticArray<u64>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i];
+  return out;
+}
+
+function slots(values: Array<i32>): StaticArray<i32> {
+  const out = new StaticArray<i32>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i];
+  return out;
+}
+
+function record(index: PrefixIndex, slot: i32, values: Array<u64>): void {
+  const hashes = chain(values);
+  index.record(slot, hashes, hashes.length);
+}
+
+/** Matched length of `values` for one slot. */
+function matchOne(index: PrefixIndex, slot: i32, values: Array<u64>): i32 {
+  const out = new StaticArray<i32>(index.maxEndpoints);
+  const hashes = chain(values);
+  index.match(hashes, hashes.length, slots([slot]), 1, out);
+  return out[slot];
+}
+
+let rngState: u64 = 0x2545f4914f6cdd1d;
+function nextRandom(): u64 {
+  rngState ^= rngState << 13;
+  rngState ^= rngState >> 7;
+  rngState ^= rngState << 17;
+  return rngState;
+}
+function randomBelow(n: i32): i32 {
+  return <i32>(nextRandom() % <u64>n);
+}
+
+/** Reference model: per slot, the recorded hashes ordered from most to least recently used. */
+class ModelIndex {
+  lists: Array<Array<u64>> = new Array<Array<u64>>();
+  caps: Array<i32> = new Array<i32>();
+
+  constructor(public endpoints: i32, public capacityPerEndpoint: i32) {
+    for (let s = 0; s < endpoints; s++) {
+      this.lists.push(new Array<u64>());
+      this.caps.push(capacityPerEndpoint);
+    }
+  }
+
+  record(slot: i32, hashes: StaticArray<u64>, n: i32): void {
+    const list = this.lists[slot];
+    const cap = this.caps[slot];
+    const count = n < cap ? n : cap;
+    for (let i = count - 1; i >= 0; i--) {
+      const at = list.indexOf(hashes[i]);
+      if (at >= 0) list.splice(at, 1);
+      list.unshift(hashes[i]);
+      if (list.length > cap) list.pop();
+    }
+  }
+
+  match(slot: i32, hashes: StaticArray<u64>, n: i32): i32 {
+    let matched = 0;
+    while (matched < n && this.lists[slot].includes(hashes[matched])) matched++;
+    return matched;
+  }
+
+  purge(slot: i32): void {
+    this.lists[slot] = new Array<u64>();
+  }
+
+  setCapacity(slot: i32, cap: i32): void {
+    if (cap < 1) cap = 1;
+    if (cap > this.capacityPerEndpoint) cap = this.capacityPerEndpoint;
+    this.caps[slot] = cap;
+    const list = this.lists[slot];
+    while (list.length > cap) list.pop();
+  }
+
+  total(): i32 {
+    let sum = 0;
+    for (let s = 0; s < this.endpoints; s++) sum += this.lists[s].length;
+    return sum;
+  }
+}
+
+/** Every model key is findable in its slot and nothing else is, sizes agree, and the table is consistent. */
+function expectSameAsModel(index: PrefixIndex, model: ModelIndex, universe: Array<u64>): void {
+  expect<bool>(index.isConsistent()).toBe(true);
+  expect<i32>(index.totalEntries()).toBe(model.total());
+  for (let s = 0; s < model.endpoints; s++) {
+    const list = model.lists[s];
+    expect<i32>(index.size(s)).toBe(list.length);
+    expect<i32>(index.capacity(s)).toBe(model.caps[s]);
+    expect<bool>(index.size(s) <= index.capacity(s)).toBe(true);
+    let membershipErrors = 0;
+    for (let i = 0; i < universe.length; i++) {
+      if (index.has(s, universe[i]) != list.includes(universe[i])) membershipErrors++;
+    }
+    expect<i32>(membershipErrors).toBe(0, "keys whose presence differs from the model in slot " + s.toString());
+  }
+}
+
+describe("PrefixIndex match", () => {
+  it("counts leading hashes per slot and stops at each slot's first miss", () => {
+    const index = new PrefixIndex(4, 16);
+    record(index, 0, [11, 12, 13, 14]);
+    record(index, 1, [11, 12]);
+    record(index, 3, [99, 12, 13]);
+    const out = new StaticArray<i32>(4);
+    out.fill(-1);
+    const query = chain([11, 12, 13, 14, 15]);
+    index.match(query, query.length, slots([0, 1, 2, 3]), 4, out);
+    expect<i32>(out[0]).toBe(4);
+    expect<i32>(out[1]).toBe(2);
+    expect<i32>(out[2]).toBe(0);
+    expect<i32>(out[3]).toBe(0); // holds 12 and 13 but not the head 11
+    expect<i32>(matchOne(index, 0, [11, 12, 77, 14])).toBe(2);
+    expect<i32>(matchOne(index, 0, [])).toBe(0);
+  });
+
+  it("only touches the active slots and honours n", () => {
+    const index = new PrefixIndex(3, 8);
+    record(index, 0, [1, 2, 3]);
+    record(index, 2, [1, 2, 3]);
+    const out = new StaticArray<i32>(3);
+    out.fill(-7);
+    const query = chain([1, 2, 3]);
+    index.match(query, 2, slots([2, 0, 1]), 2, out);
+    expect<i32>(out[2]).toBe(2);
+    expect<i32>(out[0]).toBe(2);
+    expect<i32>(out[1]).toBe(-7);
+  });
+
+  it("is read-only: matching does not refresh recency", () => {
+    const index = new PrefixIndex(1, 3);
+    record(index, 0, [1, 2, 3]); // recency 1, 2, 3 (3 least recent)
+    expect<i32>(matchOne(index, 0, [3])).toBe(1);
+    record(index, 0, [4]);
+    expect<bool>(index.has(0, 3)).toBe(false);
+    expect<bool>(index.has(0, 2)).toBe(true);
+  });
+
+  it("ignores invalid slots, out arrays that are too short, and oversized counts", () => {
+    const index = new PrefixIndex(4, 8);
+    record(index, 3, [5, 6]);
+    const shortOut = new StaticArray<i32>(2);
+    shortOut.fill(-1);
+    const query = chain([5, 6]);
+    index.match(query, 100, slots([-1, 4, 1000, 3, 1]), 99, shortOut);
+    expect<i32>(shortOut[0]).toBe(-1);
+    expect<i32>(shortOut[1]).toBe(0);
+    const out = new StaticArray<i32>(4);
+    index.match(query, 100, slots([3]), 1, out);
+    expect<i32>(out[3]).toBe(2);
+    index.match(query, -3, slots([3]), 1, out);
+    expect<i32>(out[3]).toBe(0);
+  });
+});
+
+describe("PrefixIndex record and eviction", () => {
+  it("evicts the suffix of a chain first", () => {
+    const index = new PrefixIndex(1, 4);
+    record(index, 0, [1, 2, 3, 4]);
+    record(index, 0, [7, 8]);
+    expect<i32>(index.size(0)).toBe(4);
+    expect<bool>(index.has(0, 1)).toBe(true);
+    expect<bool>(index.has(0, 2)).toBe(true);
+    expect<bool>(index.has(0, 3)).toBe(false);
+    expect<bool>(index.has(0, 4)).toBe(false);
+    expect<i32>(matchOne(index, 0, [1, 2, 3, 4])).toBe(2);
+  });
+
+  it("evicts least recently recorded entries across records, refreshes on re-record", () => {
+    const index = new PrefixIndex(1, 4);
+    record(index, 0, [1, 2]); // 1 2
+    record(index, 0, [3, 4]); // 3 4 1 2
+    record(index, 0, [1]); // 1 3 4 2
+    record(index, 0, [5, 6]); // 5 6 1 3
+    expect<bool>(index.has(0, 5)).toBe(true);
+    expect<bool>(index.has(0, 6)).toBe(true);
+    expect<bool>(index.has(0, 1)).toBe(true);
+    expect<bool>(index.has(0, 3)).toBe(true);
+    expect<bool>(index.has(0, 2)).toBe(false);
+    expect<bool>(index.has(0, 4)).toBe(false);
+    expect<i32>(index.totalEntries()).toBe(4);
+  });
+
+  it("records only the first capacity hashes of a longer chain", () => {
+    const index = new PrefixIndex(2, 3);
+    record(index, 1, [1, 2, 3, 4, 5]);
+    expect<i32>(index.size(1)).toBe(3);
+    expect<i32>(matchOne(index, 1, [1, 2, 3, 4, 5])).toBe(3);
+    expect<bool>(index.has(1, 4)).toBe(false);
+    index.setCapacity(1, 2);
+    record(index, 1, [9, 8, 7]);
+    expect<i32>(matchOne(index, 1, [9, 8, 7])).toBe(2);
+  });
+
+  it("keeps slots isolated", () => {
+    const index = new PrefixIndex(3, 2);
+    record(index, 0, [1, 2]);
+    record(index, 1, [1, 2]);
+    record(index, 1, [3, 4]); // evicts 1 and 2 from slot 1 only
+    expect<i32>(matchOne(index, 0, [1, 2])).toBe(2);
+    expect<i32>(matchOne(index, 1, [1, 2])).toBe(0);
+    expect<i32>(matchOne(index, 1, [3, 4])).toBe(2);
+    expect<i32>(matchOne(index, 2, [1, 2])).toBe(0);
+    index.purge(0);
+    expect<i32>(matchOne(index, 0, [1, 2])).toBe(0);
+    expect<i32>(matchOne(index, 1, [3, 4])).toBe(2);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+
+  it("ignores invalid slots and bad counts without trapping", () => {
+    const index = new PrefixIndex(2, 4);
+    const hashes = chain([1, 2, 3]);
+    index.record(-1, hashes, 3);
+    index.record(2, hashes, 3);
+    index.record(0, hashes, 50);
+    index.record(1, hashes, -2);
+    expect<i32>(index.size(0)).toBe(3);
+    expect<i32>(index.size(1)).toBe(0);
+    expect<i32>(index.size(-1)).toBe(0);
+    expect<i32>(index.size(2)).toBe(0);
+    expect<i32>(index.capacity(9)).toBe(0);
+    expect<bool>(index.has(7, 1)).toBe(false);
+    index.purge(-5);
+    index.purge(2);
+    index.setCapacity(-1, 3);
+    index.setCapacity(2, 3);
+    expect<i32>(index.totalEntries()).toBe(3);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+});
+
+describe("PrefixIndex purge and capacity", () => {
+  it("purge removes every entry of the slot and the slot can be reused", () => {
+    const index = new PrefixIndex(2, 8);
+    record(index, 0, [1, 2, 3, 4, 5, 6, 7, 8]);
+    record(index, 1, [1, 2, 3]);
+    index.purge(0);
+    expect<i32>(index.size(0)).toBe(0);
+    expect<i32>(index.totalEntries()).toBe(3);
+    for (let h: u64 = 1; h <= 8; h++) expect<bool>(index.has(0, h)).toBe(false);
+    record(index, 0, [20, 21, 22, 23, 24, 25, 26, 27, 28]);
+    expect<i32>(index.size(0)).toBe(8);
+    expect<i32>(matchOne(index, 0, [20, 21, 22, 23, 24, 25, 26, 27])).toBe(8);
+    expect<i32>(matchOne(index, 1, [1, 2, 3])).toBe(3);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+
+  it("setCapacity shrinks by evicting least recently used entries, and clamps", () => {
+    const index = new PrefixIndex(2, 10);
+    record(index, 0, [1, 2, 3, 4, 5, 6]);
+    index.setCapacity(0, 2);
+    expect<i32>(index.capacity(0)).toBe(2);
+    expect<i32>(index.size(0)).toBe(2);
+    expect<i32>(matchOne(index, 0, [1, 2, 3])).toBe(2);
+    index.setCapacity(0, 0);
+    expect<i32>(index.capacity(0)).toBe(1);
+    expect<bool>(index.has(0, 1)).toBe(true);
+    expect<bool>(index.has(0, 2)).toBe(false);
+    index.setCapacity(0, 1000);
+    expect<i32>(index.capacity(0)).toBe(10);
+    record(index, 0, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect<i32>(index.size(0)).toBe(10);
+    expect<i32>(index.capacity(1)).toBe(10);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+
+  it("weights endpoints: each slot holds up to its own capacity", () => {
+    const index = new PrefixIndex(2, 8);
+    index.setCapacity(0, 8);
+    index.setCapacity(1, 3);
+    const long = chain([1, 2, 3, 4, 5, 6, 7, 8]);
+    index.record(0, long, 8);
+    index.record(1, long, 8);
+    const out = new StaticArray<i32>(2);
+    index.match(long, 8, slots([0, 1]), 2, out);
+    expect<i32>(out[0]).toBe(8);
+    expect<i32>(out[1]).toBe(3);
+  });
+});
+
+describe("PrefixIndex against a reference model", () => {
+  it("agrees on a long random workload of records, matches, purges and capacity changes", () => {
+    const endpoints = 5;
+    const capacity = 24;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    // A small universe makes refreshes, shared prefixes and cross-slot duplicates frequent.
+    const universe = new Array<u64>();
+    for (let i = 0; i < 96; i++) universe.push(i < 48 ? <u64>(i + 1) : nextRandom());
+    const active = slots([0, 1, 2, 3, 4]);
+    const out = new StaticArray<i32>(endpoints);
+    const hashes = new StaticArray<u64>(40);
+    for (let step = 0; step < 3000; step++) {
+      const op = randomBelow(100);
+      const slot = randomBelow(endpoints);
+      if (op < 70) {
+        const n = randomBelow(40);
+        const start = randomBelow(universe.length);
+        const stride = 1 + randomBelow(3);
+        for (let i = 0; i < n; i++) hashes[i] = universe[(start + i * stride) % universe.length];
+        index.record(slot, hashes, n);
+        model.record(slot, hashes, n);
+      } else if (op < 90) {
+        const n = randomBelow(40);
+        for (let i = 0; i < n; i++) hashes[i] = universe[randomBelow(8)]; // likely heads
+        index.match(hashes, n, active, endpoints, out);
+        for (let s = 0; s < endpoints; s++) expect<i32>(out[s]).toBe(model.match(s, hashes, n));
+      } else if (op < 95) {
+        const cap = randomBelow(capacity + 5) - 2;
+        index.setCapacity(slot, cap);
+        model.setCapacity(slot, cap);
+      } else {
+        index.purge(slot);
+        model.purge(slot);
+      }
+      if (step % 50 == 0) expectSameAsModel(index, model, universe);
+    }
+    expectSameAsModel(index, model, universe);
+  });
+
+  it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
+    // A full pool puts the table at its maximum load factor of 0.5, so probe runs are long and every eviction
+    // shifts entries. Keys from every slot share values to collide on hash while differing by slot.
+    const endpoints = 4;
+    const capacity = 64;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    const universe = new Array<u64>();
+    for (let i = 0; i < 400; i++) universe.push(nextRandom());
+    const hashes = new StaticArray<u64>(16);
+    for (let step = 0; step < 4000; step++) {
+      const slot = randomBelow(endpoints);
+      if (randomBelow(200) == 0) {
+        index.purge(slot);
+        model.purge(slot);
+      } else {
+        const n = 1 + randomBelow(16);
+        for (let i = 0; i < n; i++) hashes[i] = universe[randomBelow(universe.length)];
+        index.record(slot, hashes, n);
+        model.record(slot, hashes, n);
+      }
+      if (step % 400 == 0) expectSameAsModel(index, model, universe);
+    }
+    expectSameAsModel(index, model, universe);
+  });
+});
+
+describe("PrefixIndex table layout", () => {
+  it("spreads a prefix shared by every endpoint over the table instead of one probe run", () => {
+    const endpoints = 64;
+    const index = new PrefixIndex(endpoints, 64);
+    const shared = new StaticArray<u64>(64);
+    for (let i = 0; i < 64; i++) shared[i] = <u64>(i + 1) * 0x100000001b3;
+    for (let s = 0; s < endpoints; s++) index.record(s, shared, 64);
+    expect<i32>(index.totalEntries()).toBe(endpoints * 64);
+    // Keyed on the hash alone, the 64 copies of each hash would share a home bucket: displacement >= 63.
+    expect<bool>(index.maxDisplacement() < 40).toBe(true);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+});
+
+describe("PrefixIndex memory", () => {
+  it("clamps degenerate sizes to a usable index", () => {
+    const index = new PrefixIndex(0, -4);
+    expect<i32>(index.maxEndpoints).toBe(1);
+    expect<i32>(index.capacityPerEndpoint).toBe(1);
+    record(index, 0, [3, 4]);
+    expect<i32>(index.size(0)).toBe(1);
+    expect<bool>(index.has(0, 3)).toBe(true);
+  });
+
+  it("stays within about 32 bytes per entry, including the table", () => {
+    const endpointCounts: i32[] = [1, 3, 8, 17, 64];
+    const capacities: i32[] = [64, 100, 1000, 1025, 4096];
+    for (let i = 0; i < endpointCounts.length; i++) {
+      for (let j = 0; j < capacities.length; j++) {
+        const entries = <u64>(endpointCounts[i] * capacities[j]);
+        const bytes = PrefixIndex.bytesFor(endpointCounts[i], capacities[j]);
+        // At least the 16-byte entry and two 4-byte table buckets per entry (load factor <= 0.5).
+        expect<bool>(bytes >= entries * 24).toBe(true);
+        expect<bool>(<f64>bytes / <f64>entries <= 32.5).toBe(true);
+      }
+    }
+    const index = new PrefixIndex(16, 4096);
+    expect<f64>(index.bytesPerEntry()).toBe(<f64>PrefixIndex.bytesFor(16, 4096) / <f64>(16 * 4096));
+    expect<bool>(index.bytesPerEntry() <= 24.01).toBe(true); // a power-of-two pool needs exactly 2 buckets per entry
+  });
+});
