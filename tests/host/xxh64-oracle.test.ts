@@ -25,8 +25,8 @@ let harness: Harness;
 let reference: (input: Uint8Array, seed: bigint) => bigint;
 let arena = 0;
 
-async function compileHarness(): Promise<Uint8Array> {
-  let binary: Uint8Array | null = null;
+async function compileHarness(): Promise<Uint8Array<ArrayBuffer>> {
+  let binary: Uint8Array<ArrayBuffer> | null = null;
   const errors: string[] = [];
   const { error } = await asc.main(
     [harnessEntry, "--outFile", "xxh64-harness.wasm", "-O3", "--converge", "--noAssert", "--runtime", "stub"],
@@ -40,7 +40,7 @@ async function compileHarness(): Promise<Uint8Array> {
         }
       },
       writeFile(name: string, contents: Uint8Array | string) {
-        if (name.endsWith(".wasm") && typeof contents !== "string") binary = contents;
+        if (name.endsWith(".wasm") && typeof contents !== "string") binary = new Uint8Array(contents);
       },
       stderr: {
         write(chunk: Uint8Array | string) {
@@ -51,8 +51,9 @@ async function compileHarness(): Promise<Uint8Array> {
     },
   );
   if (error) throw new Error(`asc failed: ${error.message}\n${errors.join("")}`);
-  if (!binary) throw new Error("asc produced no wasm binary");
-  return binary;
+  const wasm = binary as Uint8Array<ArrayBuffer> | null;
+  if (!wasm) throw new Error("asc produced no wasm binary");
+  return wasm;
 }
 
 /** splitmix64: a small, seeded, reproducible source of 64-bit values. */
