@@ -227,7 +227,7 @@ export let httpCallId: u32 = 0;
 /** Dispatches an HTTP call to a cluster; the answer comes to proxy_on_http_call_response with `httpCallId`. */
 export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: ArrayBuffer | null, timeoutMs: u32): i32 {
   const hp = headers.finish();
-  const bodyPtr = body === null ? 0 : changetype<usize>(body);
+  const bodyPtr: usize = body === null ? 0 : changetype<usize>(body);
   const bodyLen = body === null ? 0 : body.byteLength;
   store<u32>(OUT_EXTRA, 0);
   const s = env.proxy_http_call(cluster.ptr, cluster.len, hp, headers.length, bodyPtr, bodyLen, 0, 0, timeoutMs, OUT_EXTRA);

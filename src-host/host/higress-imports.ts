@@ -1,0 +1,41 @@
+// The two host calls Higress adds. proxy_get_upstream_hosts answers with the hosts of the current route's
+// cluster as a serialized header map of ["ip:port", {"health_status":..., "metrics":...}] pairs;
+// proxy_set_upstream_override_host sends the current request to one of them.
+import { Status } from "./abi.ts";
+import { serializeHeaderMap } from "./header-map.ts";
+import { InvalidMemoryAccess } from "./guest-memory.ts";
+import type { WasmVm } from "./vm.ts";
+
+export function upstreamHostsPayload(hosts: Array<{ address: string; healthStatus: string; metrics: string }>): Uint8Array {
+  return serializeHeaderMap(
+    hosts.map((h) => [h.address, JSON.stringify({ health_status: h.healthStatus, metrics: h.metrics })]),
+  );
+}
+
+export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportValue> {
+  const guard = (name: string, fn: (...a: number[]) => number) => (...a: number[]) => {
+    const forced = vm.options.fault?.(name);
+    if (forced !== undefined) return forced;
+    try {
+      return fn(...a);
+    } catch (e) {
+      if (e instanceof InvalidMemoryAccess) return Status.InvalidMemoryAccess;
+      throw e;
+    }
+  };
+  return {
+    "env.proxy_get_upstream_hosts": guard("proxy_get_upstream_hosts", (retPtr, retLen) => {
+      const stream = vm.streams.get(vm.effectiveContextId);
+      const clusterName = stream?.info.clusterName;
+      const cluster = clusterName ? vm.options.clusters.get(clusterName) : undefined;
+      if (!cluster) return Status.NotFound;
+      return vm.memory.returnBytes(retPtr, retLen, upstreamHostsPayload(cluster.hosts())) ? Status.Ok : Status.InternalFailure;
+    }),
+    "env.proxy_set_upstream_override_host": guard("proxy_set_upstream_override_host", (ptr, len) => {
+      const stream = vm.streams.get(vm.effectiveContextId);
+      if (!stream) return Status.BadArgument;
+      stream.overrideHost = vm.memory.readString(ptr, len);
+      return Status.Ok;
+    }),
+  };
+}

@@ -1,0 +1,218 @@
+// A Wasm HTTP filter as Envoy runs it: one VM per worker plus a canary at start-up, the root context
+// lifecycle (create, vm_start, configure), and the failure policy when a VM traps.
+import { LOG_LEVEL_NAMES, LogLevel, type FailurePolicy } from "./abi.ts";
+import { RealClock, type Clock } from "./clock.ts";
+import { ClusterRegistry } from "./cluster.ts";
+import { envoyImports, type VmHooks } from "./envoy-imports.ts";
+import { FilterStream } from "./filter-stream.ts";
+import { higressImports } from "./higress-imports.ts";
+import { ProxyProcess } from "./shared-state.ts";
+import type { StreamInfo } from "./stream.ts";
+import { WasmTrap, WasmVm, type Flavor, type ImportBuilder, type LogSink, type VmOptions } from "./vm.ts";
+
+const enc = new TextEncoder();
+
+export interface PluginHostOptions {
+  wasm: Uint8Array | WebAssembly.Module;
+  flavor: Flavor;
+  pluginConfig?: string | Uint8Array;
+  vmConfig?: string | Uint8Array;
+  rootId?: string;
+  vmId?: string;
+  pluginName?: string;
+  /** Worker threads; each gets its own VM. Default 1. */
+  workers?: number;
+  /** Envoy's default (UNSPECIFIED) is FAIL_CLOSED. */
+  failurePolicy?: FailurePolicy;
+  /** Stock Envoy 1.35+: honour StopIteration from the headers callback instead of mapping it to StopAll. */
+  allowOnHeadersStopIteration?: boolean;
+  /** Request body bytes the filter may buffer before Envoy answers 413. Default 1 MiB (Envoy's default). */
+  bufferLimitBytes?: number;
+  clock?: Clock;
+  process?: ProxyProcess;
+  clusters?: ClusterRegistry;
+  log?: LogSink;
+  logLevel?: number;
+  fault?: VmOptions["fault"];
+}
+
+export class ConfigRejectedError extends Error {}
+
+const defaultLog: LogSink = (level, message, vm) => {
+  process.stderr.write(`[wasm ${LOG_LEVEL_NAMES[level]}] ${vm.options.rootId}: ${message}\n`);
+};
+
+/** One worker thread's VM and its root context. */
+export class Worker {
+  vm!: WasmVm;
+  rootContextId = 0;
+  readonly streams = new Map<number, FilterStream>();
+  reloads = 0;
+
+  constructor(
+    readonly host: PluginHost,
+    readonly index: number,
+  ) {}
+
+  get failed(): boolean {
+    return this.vm.failed;
+  }
+
+  /** Creates the VM, the root context, then vm_start and configure. Returns false if either refuses or traps. */
+  start(): boolean {
+    this.vm = this.host.createVm(this.hooks());
+    try {
+      this.vm.initialize();
+      this.rootContextId = this.vm.createRootContext();
+      if (!this.vm.vmStart(this.rootContextId)) return false;
+      return this.vm.configure(this.rootContextId);
+    } catch (e) {
+      if (e instanceof WasmTrap) {
+        this.host.log(LogLevel.Critical, e.message, this.vm);
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** FAIL_RELOAD: a fresh VM replaces a failed one before the next stream. */
+  reload(): boolean {
+    this.vm.shutdown();
+    this.reloads++;
+    return this.start();
+  }
+
+  /** Calls the module; a trap is logged and reported as false. */
+  safeCall(name: string, args: Array<number | bigint>, contextId: number, readable: number[] = []): { ok: boolean; value: number } {
+    return this.safeCallOn(this.vm, name, args, contextId, readable);
+  }
+
+  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number, readable: number[] = []): { ok: boolean; value: number } {
+    try {
+      return { ok: true, value: vm.call(name, args, contextId, readable) };
+    } catch (e) {
+      if (!(e instanceof WasmTrap)) throw e;
+      this.host.log(LogLevel.Critical, e.message, vm);
+      this.host.traps++;
+      return { ok: false, value: 0 };
+    }
+  }
+
+  private hooks(): () => VmHooks {
+    const hooks: VmHooks = {
+      tick: (rootId) => {
+        if (!this.vm.failed) this.safeCall("proxy_on_tick", [rootId], rootId);
+      },
+      queueReady: (rootId, queueId) => {
+        if (!this.vm.failed) this.safeCall("proxy_on_queue_ready", [rootId, queueId], rootId);
+      },
+      httpCallResponse: (contextId, callId) => {
+        if (this.vm.failed) return;
+        const r = this.vm.httpCallResponse!;
+        const numHeaders = r.headers.length;
+        this.safeCall("proxy_on_http_call_response", [contextId, callId, numHeaders, r.body.length, r.trailers.length], contextId, [4]);
+      },
+      localReply: (contextId, status, details, body, headers, grpc) => {
+        const s = this.streams.get(contextId);
+        return s ? s.setLocalReply({ status, details, body, headers, grpcStatus: grpc }) : 2;
+      },
+      continueStream: (contextId, type) => this.streams.get(contextId)?.continueFromPlugin(type) ?? 2,
+      closeStream: (contextId, type) => this.streams.get(contextId)?.closeFromPlugin(type) ?? 2,
+      done: (contextId) => this.streams.get(contextId)?.doneFromPlugin() ?? 1,
+    };
+    return () => hooks;
+  }
+}
+
+export class PluginHost {
+  readonly module: WebAssembly.Module;
+  readonly workers: Worker[] = [];
+  readonly process: ProxyProcess;
+  readonly clusters: ClusterRegistry;
+  readonly clock: Clock;
+  readonly failurePolicy: FailurePolicy;
+  readonly allowOnHeadersStopIteration: boolean;
+  readonly bufferLimitBytes: number;
+  traps = 0;
+  private nextWorker = 0;
+
+  private constructor(readonly options: PluginHostOptions) {
+    this.module = options.wasm instanceof WebAssembly.Module ? options.wasm : new WebAssembly.Module(options.wasm as Uint8Array<ArrayBuffer>);
+    this.process = options.process ?? new ProxyProcess();
+    this.clusters = options.clusters ?? new ClusterRegistry();
+    this.clock = options.clock ?? new RealClock();
+    this.failurePolicy = options.failurePolicy ?? "FAIL_CLOSED";
+    this.allowOnHeadersStopIteration = options.allowOnHeadersStopIteration ?? false;
+    this.bufferLimitBytes = options.bufferLimitBytes ?? 1024 * 1024;
+  }
+
+  /** Starts a canary VM (whose configure decides whether the config is accepted), then one VM per worker. */
+  static create(options: PluginHostOptions): PluginHost {
+    const host = new PluginHost(options);
+    const canary = new Worker(host, -1);
+    if (!canary.start()) {
+      canary.vm?.shutdown();
+      throw new ConfigRejectedError(`plugin ${host.rootId} rejected its configuration`);
+    }
+    canary.vm.shutdown();
+    for (let i = 0; i < (options.workers ?? 1); i++) {
+      const w = new Worker(host, i);
+      if (!w.start()) throw new ConfigRejectedError(`plugin ${host.rootId} failed to start on worker ${i}`);
+      host.workers.push(w);
+    }
+    return host;
+  }
+
+  get flavor(): Flavor {
+    return this.options.flavor;
+  }
+  get rootId(): string {
+    return this.options.rootId ?? "endpoint_picker";
+  }
+
+  log(level: number, message: string, vm: WasmVm): void {
+    if (level >= (this.options.logLevel ?? LogLevel.Info)) (this.options.log ?? defaultLog)(level, message, vm);
+  }
+
+  createVm(hooks: () => VmHooks): WasmVm {
+    const o = this.options;
+    const bytes = (v: string | Uint8Array | undefined) => (v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v);
+    const builders: ImportBuilder[] = [(vm) => envoyImports(vm, hooks)];
+    if (o.flavor === "higress") builders.push(higressImports);
+    return new WasmVm(
+      this.module,
+      {
+        flavor: o.flavor,
+        vmId: o.vmId ?? "endpoint_picker",
+        rootId: this.rootId,
+        pluginName: o.pluginName ?? this.rootId,
+        vmConfig: bytes(o.vmConfig),
+        pluginConfig: bytes(o.pluginConfig),
+        process: this.process,
+        clock: this.clock,
+        clusters: this.clusters,
+        log: (level, msg, vm) => this.log(level, msg, vm),
+        logLevel: o.logLevel ?? LogLevel.Info,
+        fault: o.fault,
+      },
+      builders,
+    );
+  }
+
+  /** Starts a stream on the given worker, or on the next one in turn (connections spread over workers). */
+  newStream(info: StreamInfo = {}, workerIndex?: number): FilterStream {
+    const index = workerIndex ?? this.nextWorker++ % this.workers.length;
+    const worker = this.workers[index % this.workers.length];
+    if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.reload();
+    return new FilterStream(worker, info);
+  }
+
+  /** Counters and gauges the plugins defined, by name. */
+  stats(): Record<string, number | number[]> {
+    return this.process.stats.snapshot();
+  }
+
+  close(): void {
+    for (const w of this.workers) w.vm.shutdown();
+  }
+}

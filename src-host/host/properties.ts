@@ -1,0 +1,106 @@
+// Properties Envoy serves through proxy_get_property. The path arrives as segments split by NUL bytes
+// ("request\0path"); strings come back as their UTF-8 bytes, integers, timestamps and durations as 8-byte
+// little-endian int64 (timestamps in ns since the epoch, durations in ns), maps as serialized header maps.
+import { serializeHeaderMap } from "./header-map.ts";
+import type { StreamState } from "./stream.ts";
+
+const enc = new TextEncoder();
+
+function int64(v: bigint | number): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigInt64(0, BigInt(v), true);
+  return out;
+}
+
+export interface PluginIdentity {
+  pluginName: string;
+  rootId: string;
+  vmId: string;
+}
+
+/** Resolves a property path for the given stream (or none, for root contexts). Returns null when absent. */
+export function resolveProperty(
+  segments: string[],
+  plugin: PluginIdentity,
+  stream: StreamState | null,
+  nowMs: number,
+  custom: Map<string, Uint8Array>,
+): Uint8Array | null {
+  const path = segments.join(".");
+  const set = custom.get(segments.join("\0"));
+  if (set) return set;
+  switch (path) {
+    case "plugin_name":
+      return enc.encode(plugin.pluginName);
+    case "plugin_root_id":
+      return enc.encode(plugin.rootId);
+    case "plugin_vm_id":
+      return enc.encode(plugin.vmId);
+  }
+  if (!stream) return null;
+  const h = stream.requestHeaders;
+  const str = (v: string | undefined) => (v === undefined ? null : enc.encode(v));
+  const pathHeader = h.get(":path");
+  switch (path) {
+    case "request.path":
+      return str(pathHeader);
+    case "request.url_path":
+      return str(pathHeader?.split("?")[0]);
+    case "request.query": {
+      const q = pathHeader?.indexOf("?") ?? -1;
+      return q < 0 ? enc.encode("") : enc.encode(pathHeader!.slice(q + 1));
+    }
+    case "request.host":
+      return str(h.get(":authority"));
+    case "request.scheme":
+      return str(h.get(":scheme"));
+    case "request.method":
+      return str(h.get(":method"));
+    case "request.headers":
+      return serializeHeaderMap(h.pairs);
+    case "request.referer":
+      return str(h.get("referer"));
+    case "request.useragent":
+      return str(h.get("user-agent"));
+    case "request.id":
+      return str(h.get("x-request-id"));
+    case "request.protocol":
+      return str(stream.info.protocol ?? "HTTP/1.1");
+    case "request.time":
+      return int64(BigInt(Math.round(stream.startedMs)) * 1_000_000n);
+    case "request.duration":
+      return int64(BigInt(Math.max(0, Math.round(nowMs - stream.startedMs))) * 1_000_000n);
+    case "request.size":
+      return int64(stream.requestBodySize);
+    case "request.total_size": {
+      let size = stream.requestBodySize;
+      for (const [k, v] of h.pairs) size += k.length + v.length + 4;
+      return int64(size);
+    }
+    case "response.code": {
+      const s = stream.responseHeaders?.get(":status");
+      return s === undefined ? null : int64(Number(s));
+    }
+    case "response.headers":
+      return stream.responseHeaders ? serializeHeaderMap(stream.responseHeaders.pairs) : null;
+    case "response.size":
+      return int64(stream.responseBodySize);
+    case "source.address":
+      return stream.info.sourceAddress ? enc.encode(`${stream.info.sourceAddress}:${stream.info.sourcePort ?? 0}`) : null;
+    case "source.port":
+      return stream.info.sourcePort === undefined ? null : int64(stream.info.sourcePort);
+    case "destination.address":
+      return stream.info.destinationAddress
+        ? enc.encode(`${stream.info.destinationAddress}:${stream.info.destinationPort ?? 0}`)
+        : null;
+    case "destination.port":
+      return stream.info.destinationPort === undefined ? null : int64(stream.info.destinationPort);
+    case "connection.id":
+      return stream.info.connectionId === undefined ? null : int64(stream.info.connectionId);
+    case "xds.cluster_name":
+      return str(stream.info.clusterName);
+    case "xds.route_name":
+      return str(stream.info.routeName);
+  }
+  return null;
+}

@@ -1,0 +1,196 @@
+// One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
+// each host call may see during the current callback. Envoy runs one of these per worker thread.
+import { BufferType } from "./abi.ts";
+import type { Clock } from "./clock.ts";
+import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
+import { GuestMemory } from "./guest-memory.ts";
+import type { ProxyProcess } from "./shared-state.ts";
+import type { StreamState } from "./stream.ts";
+
+export type Flavor = "envoy" | "higress";
+export type LogSink = (level: number, message: string, vm: WasmVm) => void;
+
+export class WasmTrap extends Error {
+  constructor(
+    readonly callback: string,
+    readonly cause: unknown,
+  ) {
+    super(`wasm trap in ${callback}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+export class MissingImportsError extends Error {
+  constructor(readonly missing: string[]) {
+    super(`module imports functions this host does not provide: ${missing.join(", ")}`);
+  }
+}
+
+export interface VmOptions {
+  flavor: Flavor;
+  vmId: string;
+  rootId: string;
+  pluginName: string;
+  vmConfig: Uint8Array;
+  pluginConfig: Uint8Array;
+  process: ProxyProcess;
+  clock: Clock;
+  clusters: ClusterRegistry;
+  log: LogSink;
+  logLevel: number;
+  /** Test hook: lets a host call fail on demand (fault injection); return a status to force it. */
+  fault?: (importName: string) => number | undefined;
+}
+
+export interface RootState {
+  id: number;
+  cancelTick: (() => void) | null;
+  tickPeriodMs: number;
+}
+
+interface PendingHttpCall {
+  rootId: number;
+  cancelTimeout: () => void;
+}
+
+export type ImportBuilder = (vm: WasmVm) => Record<string, WebAssembly.ImportValue>;
+
+export class WasmVm {
+  readonly memory: GuestMemory;
+  readonly instance: WebAssembly.Instance;
+  readonly roots = new Map<number, RootState>();
+  readonly streams = new Map<number, StreamState>();
+  /** The context host calls act on (proxy_set_effective_context can change it). */
+  effectiveContextId = 0;
+  /** Buffers readable during the current callback. */
+  readableBuffers = new Set<number>();
+  /** The HTTP call response being delivered, during proxy_on_http_call_response. */
+  httpCallResponse: HttpCallResponse | null = null;
+  httpCallStatus = 0;
+  private nextCallId = 1;
+  private pendingCalls = new Map<number, PendingHttpCall>();
+  private nextContextId = 1;
+  failed = false;
+  /** Set when proxy_done is called for a context whose on_done returned false. */
+  doneRequested = new Set<number>();
+  private exports: Record<string, WebAssembly.ExportValue>;
+
+  constructor(
+    module: WebAssembly.Module,
+    readonly options: VmOptions,
+    builders: ImportBuilder[],
+  ) {
+    const provided: Record<string, Record<string, WebAssembly.ImportValue>> = {};
+    for (const build of builders) {
+      for (const [qualified, fn] of Object.entries(build(this))) {
+        const [mod, name] = qualified.split(".", 2);
+        (provided[mod] ??= {})[name] = fn;
+      }
+    }
+    const missing = WebAssembly.Module.imports(module)
+      .filter((imp) => imp.kind !== "function" || !provided[imp.module]?.[imp.name])
+      .map((imp) => `${imp.module}.${imp.name}`);
+    if (missing.length) throw new MissingImportsError(missing);
+    this.instance = new WebAssembly.Instance(module, provided);
+    this.exports = this.instance.exports;
+    const memory = this.exports.memory as WebAssembly.Memory;
+    const malloc = (this.exports.proxy_on_memory_allocate ?? this.exports.malloc) as (n: number) => number;
+    if (!(memory instanceof WebAssembly.Memory) || typeof malloc !== "function") {
+      throw new Error("module must export memory and malloc (or proxy_on_memory_allocate)");
+    }
+    this.memory = new GuestMemory(memory, malloc);
+  }
+
+  get flavor(): Flavor {
+    return this.options.flavor;
+  }
+
+  linearMemoryBytes(): number {
+    return (this.exports.memory as WebAssembly.Memory).buffer.byteLength;
+  }
+
+  hasExport(name: string): boolean {
+    return typeof this.exports[name] === "function";
+  }
+
+  allocateContextId(): number {
+    return this.nextContextId++;
+  }
+
+  /** Calls an export; a trap marks the VM failed and surfaces as WasmTrap. */
+  call(name: string, args: Array<number | bigint>, contextId = 0, readable: number[] = []): number {
+    if (this.failed) throw new WasmTrap(name, new Error("VM already failed"));
+    const fn = this.exports[name];
+    if (typeof fn !== "function") return 0;
+    const savedContext = this.effectiveContextId;
+    const savedReadable = this.readableBuffers;
+    this.effectiveContextId = contextId;
+    this.readableBuffers = new Set(readable);
+    try {
+      const r = (fn as (...a: Array<number | bigint>) => unknown)(...args);
+      return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
+    } catch (e) {
+      this.failed = true;
+      throw new WasmTrap(name, e);
+    } finally {
+      this.effectiveContextId = savedContext;
+      this.readableBuffers = savedReadable;
+    }
+  }
+
+  /** Runs `_initialize` (or `_start`), as Envoy does before any other callback. */
+  initialize(): void {
+    if (this.hasExport("_initialize")) this.call("_initialize", []);
+    else if (this.hasExport("_start")) this.call("_start", []);
+  }
+
+  createRootContext(): number {
+    const id = this.allocateContextId();
+    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0 });
+    this.call("proxy_on_context_create", [id, 0], id);
+    return id;
+  }
+
+  vmStart(rootId: number): boolean {
+    return this.call("proxy_on_vm_start", [rootId, this.options.vmConfig.length], rootId, [BufferType.VmConfiguration]) !== 0;
+  }
+
+  configure(rootId: number): boolean {
+    return this.call("proxy_on_configure", [rootId, this.options.pluginConfig.length], rootId, [BufferType.PluginConfiguration]) !== 0;
+  }
+
+  setTickPeriod(rootId: number, periodMs: number, onTick: () => void): void {
+    const root = this.roots.get(rootId);
+    if (!root) return;
+    root.cancelTick?.();
+    root.cancelTick = null;
+    root.tickPeriodMs = periodMs;
+    if (periodMs > 0) root.cancelTick = this.options.clock.every(periodMs, onTick);
+  }
+
+  registerHttpCall(rootId: number, timeoutMs: number, onTimeout: (callId: number) => void): number {
+    const callId = this.nextCallId++;
+    const cancelTimeout = this.options.clock.after(Math.max(1, timeoutMs), () => onTimeout(callId));
+    this.pendingCalls.set(callId, { rootId, cancelTimeout });
+    return callId;
+  }
+
+  /** Removes a pending call and returns its root context id, or null if it already finished. */
+  finishHttpCall(callId: number): number | null {
+    const p = this.pendingCalls.get(callId);
+    if (!p) return null;
+    p.cancelTimeout();
+    this.pendingCalls.delete(callId);
+    return p.rootId;
+  }
+
+  pendingHttpCalls(): number {
+    return this.pendingCalls.size;
+  }
+
+  /** Stops timers; the instance is dropped with this object. */
+  shutdown(): void {
+    for (const r of this.roots.values()) r.cancelTick?.();
+    for (const p of this.pendingCalls.values()) p.cancelTimeout();
+    this.pendingCalls.clear();
+  }
+}
