@@ -1,0 +1,550 @@
+// A vLLM-like continuous-batching engine on an explicit clock (milliseconds). It never reads a clock or
+// sets a timer itself: live code drives it from real time (engine-driver.ts), the cluster simulator from
+// virtual time. Given the same calls it produces the same events.
+//
+// Model (vLLM v1 scheduler, simplified):
+// - Each step first gives every running request its next tokens (1 when decoding, a prefill chunk
+//   otherwise) within a token budget, then admits waiting requests FCFS while sequences, budget and KV
+//   blocks last. Admission reuses cached prefix blocks, so only uncached prompt tokens are computed.
+// - When a running request needs a block and none is free, the most recently admitted running request
+//   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
+//   so the engine cannot deadlock.
+// - Step duration = (stepOverheadMs + decodePerSeqMs * decoding sequences + prefill tokens /
+//   prefillTokensPerSec) / speed. Effects of a step (tokens, cache registration) land at its end.
+import { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH } from "./block-hash.ts";
+import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
+import { PrefixCache } from "./prefix-cache.ts";
+import { RequestQueue } from "./request-queue.ts";
+
+export interface EngineConfig {
+  /** Tokens per KV block. */
+  blockSize: number;
+  /** KV capacity in blocks (vLLM num_gpu_blocks). */
+  numGpuBlocks: number;
+  /** Most sequences in one batch (vLLM max_num_seqs). */
+  maxNumSeqs: number;
+  /** Token budget of one step; long prompts are prefilled in chunks (vLLM max_num_batched_tokens). */
+  maxBatchTokens: number;
+  /** Longest prompt + max_tokens accepted (vLLM max_model_len); at most the KV capacity. */
+  maxModelLen: number;
+  /** Prefill throughput for uncached prompt tokens. */
+  prefillTokensPerSec: number;
+  /** Fixed cost of every step (one forward pass). */
+  stepOverheadMs: number;
+  /** Added step cost per decoding sequence in the batch. */
+  decodePerSeqMs: number;
+  /** Divides every duration: 10 runs ten times faster than the modelled GPU. */
+  speed: number;
+  /** Seeds the pseudo token ids generated when a request does not supply its output tokens. */
+  seed: number;
+}
+
+export type EngineConfigInput = Partial<EngineConfig> & {
+  /** KV capacity in tokens; sets numGpuBlocks = floor(kvTokens / blockSize) unless numGpuBlocks is given. */
+  kvTokens?: number;
+};
+
+export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
+  blockSize: 16,
+  numGpuBlocks: 4096,
+  maxNumSeqs: 64,
+  maxBatchTokens: 2048,
+  maxModelLen: 32768,
+  prefillTokensPerSec: 8000,
+  stepOverheadMs: 6,
+  decodePerSeqMs: 0.2,
+  speed: 1,
+  seed: 0,
+});
+
+export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig {
+  const blockSize = input.blockSize ?? DEFAULT_ENGINE_CONFIG.blockSize;
+  const numGpuBlocks =
+    input.numGpuBlocks ??
+    (input.kvTokens !== undefined ? Math.floor(input.kvTokens / blockSize) : DEFAULT_ENGINE_CONFIG.numGpuBlocks);
+  const capacity = numGpuBlocks * blockSize;
+  const config: EngineConfig = {
+    ...DEFAULT_ENGINE_CONFIG,
+    ...stripUndefined(input),
+    blockSize,
+    numGpuBlocks,
+    maxModelLen: Math.min(input.maxModelLen ?? DEFAULT_ENGINE_CONFIG.maxModelLen, capacity),
+  };
+  const positive: (keyof EngineConfig)[] = [
+    "blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen", "prefillTokensPerSec", "speed",
+  ];
+  for (const key of positive) {
+    if (!(config[key] > 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be > 0`);
+  }
+  for (const key of ["stepOverheadMs", "decodePerSeqMs"] as const) {
+    if (!(config[key] >= 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be >= 0`);
+  }
+  for (const key of ["blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen"] as const) {
+    if (!Number.isInteger(config[key])) throw new RangeError(`engine config ${key} must be an integer`);
+  }
+  return config;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined && k !== "kvTokens") (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+export type RequestId = string | number;
+
+export interface EngineRequest {
+  id: RequestId;
+  promptTokens: ArrayLike<number>;
+  /** Output tokens to generate at most (finish reason "length" when reached). */
+  maxTokens: number;
+  /**
+   * Token ids the model "generates", in order. When shorter than maxTokens the request stops after them
+   * (finish reason "stop"). Absent: deterministic pseudo ids. Real ids let a later turn that resends the
+   * answer hit the blocks the answer filled, as in vLLM.
+   */
+  outputTokens?: ArrayLike<number>;
+  /** Precomputed computeBlockHashes(promptTokens, blockSize); read only, saves rehashing per pod. */
+  blockHashes?: readonly number[];
+  /** Emit a "token" event per output token (live streaming). Off by default to keep simulations light. */
+  streamTokens?: boolean;
+  /** LoRA adapter name, reported in vllm:lora_requests_info. */
+  lora?: string;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+export type FinishReason = "length" | "stop" | "abort";
+
+export interface FirstTokenEvent {
+  type: "first_token";
+  id: RequestId;
+  time: number;
+  ttftMs: number;
+  cachedTokens: number;
+  promptTokens: number;
+}
+
+export interface TokenEvent {
+  type: "token";
+  id: RequestId;
+  time: number;
+  /** 0-based position in the output. */
+  index: number;
+  tokenId: number;
+}
+
+export interface FinishedEvent {
+  type: "finished";
+  id: RequestId;
+  time: number;
+  finishReason: Exclude<FinishReason, "abort">;
+  usage: Usage;
+  ttftMs: number;
+  e2eMs: number;
+  /** Arrival to first scheduling. */
+  queuedMs: number;
+  preemptions: number;
+}
+
+export type EngineEvent = FirstTokenEvent | TokenEvent | FinishedEvent;
+
+export class EngineRequestError extends Error {}
+
+export interface EngineMetrics {
+  numRequestsRunning: number;
+  numRequestsWaiting: number;
+  /** Referenced KV blocks / all blocks, 0..1. */
+  kvCacheUsage: number;
+  prefixCacheQueries: number;
+  prefixCacheHits: number;
+  blockSize: number;
+  numGpuBlocks: number;
+  promptTokensTotal: number;
+  generationTokensTotal: number;
+  preemptionsTotal: number;
+  requestSuccess: Record<FinishReason, number>;
+  timeToFirstTokenSeconds: HistogramSnapshot;
+  runningLoraAdapters: string[];
+  waitingLoraAdapters: string[];
+}
+
+const WAITING = 0;
+const RUNNING = 1;
+const DONE = 2;
+
+class Sequence {
+  outputs: number[] = [];
+  numComputed = 0;
+  blocks: number[] = [];
+  hashes: number[];
+  /** Leading blocks already registered in the cache. */
+  committedBlocks = 0;
+  firstTokenTime = -1;
+  firstScheduledTime = -1;
+  cachedTokens = 0;
+  preemptions = 0;
+  state = WAITING;
+  aborted = false;
+  stepTokens = 0;
+  readonly promptLen: number;
+
+  constructor(
+    readonly id: RequestId,
+    readonly serial: number,
+    readonly prompt: ArrayLike<number>,
+    readonly maxTokens: number,
+    readonly given: ArrayLike<number> | undefined,
+    readonly stream: boolean,
+    readonly lora: string | undefined,
+    readonly arrival: number,
+    hashes: readonly number[] | undefined,
+  ) {
+    this.promptLen = prompt.length;
+    this.hashes = hashes ? hashes.slice() : [];
+  }
+
+  get numTokens(): number {
+    return this.promptLen + this.outputs.length;
+  }
+}
+
+export class Engine {
+  readonly config: EngineConfig;
+  readonly cache: PrefixCache;
+
+  private readonly waiting = new RequestQueue<Sequence>();
+  private running: Sequence[] = [];
+  private readonly byId = new Map<RequestId, Sequence>();
+  private pending: EngineEvent[] = [];
+  private scheduled: Sequence[] = [];
+  private inStep = false;
+  private stepEnd = Infinity;
+  /** Time the next step starts when not in a step; NaN when idle. */
+  private startAt = NaN;
+  private lastTime = -Infinity;
+  private serial = 0;
+  private readonly scratch: number[];
+
+  private promptTokensTotal = 0;
+  private generationTokensTotal = 0;
+  private preemptionsTotal = 0;
+  private readonly requestSuccess: Record<FinishReason, number> = { length: 0, stop: 0, abort: 0 };
+  private readonly ttft = new Histogram(TTFT_BUCKETS_SECONDS);
+  private readonly runningLoras = new Map<string, number>();
+  private readonly waitingLoras = new Map<string, number>();
+
+  constructor(config: EngineConfigInput = {}) {
+    this.config = resolveEngineConfig(config);
+    this.cache = new PrefixCache({ numBlocks: this.config.numGpuBlocks, blockSize: this.config.blockSize });
+    this.scratch = new Array(this.config.blockSize).fill(0);
+  }
+
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+
+  kvUsage(): number {
+    return this.cache.usage();
+  }
+
+  /** Throws EngineRequestError when the request can never be served (vLLM answers 400). */
+  validate(req: EngineRequest): void {
+    const promptLen = req.promptTokens.length;
+    if (promptLen < 1) throw new EngineRequestError("the prompt must contain at least one token");
+    if (!Number.isInteger(req.maxTokens) || req.maxTokens < 1) {
+      throw new EngineRequestError("max_tokens must be a positive integer");
+    }
+    if (promptLen + req.maxTokens > this.config.maxModelLen) {
+      throw new EngineRequestError(
+        `This model's maximum context length is ${this.config.maxModelLen} tokens. However, you requested ` +
+          `${promptLen + req.maxTokens} tokens (${promptLen} in the messages, ${req.maxTokens} in the completion).`,
+      );
+    }
+    if (req.outputTokens !== undefined && req.outputTokens.length < 1) {
+      throw new EngineRequestError("outputTokens must not be empty");
+    }
+  }
+
+  /** Queues a request arriving at `now`. Requests arriving at the same time share the next step. */
+  submit(req: EngineRequest, now: number): void {
+    this.validate(req);
+    if (this.byId.has(req.id)) throw new EngineRequestError(`duplicate request id ${String(req.id)}`);
+    this.run(now, false);
+    const seq = new Sequence(
+      req.id, this.serial++, req.promptTokens, req.maxTokens, req.outputTokens, req.streamTokens === true,
+      req.lora, this.lastTime, req.blockHashes,
+    );
+    this.byId.set(req.id, seq);
+    this.waiting.push(seq);
+    this.countLora(this.waitingLoras, seq.lora, 1);
+    if (!this.inStep && Number.isNaN(this.startAt)) this.startAt = this.lastTime;
+  }
+
+  /** Drops a request (client went away). Its blocks are released; no further events. */
+  abort(id: RequestId, now: number): boolean {
+    this.run(now, false);
+    const seq = this.byId.get(id);
+    if (seq === undefined || seq.aborted) return false;
+    seq.aborted = true;
+    this.requestSuccess.abort++;
+    this.byId.delete(id);
+    if (seq.state === WAITING) {
+      this.waiting.remove(seq);
+      this.countLora(this.waitingLoras, seq.lora, -1);
+      seq.state = DONE;
+    } else if (!this.inStep || !this.scheduled.includes(seq)) {
+      this.retire(seq);
+      this.running = this.running.filter((s) => s !== seq);
+    }
+    return true;
+  }
+
+  /** When the engine next changes state on its own; Infinity when idle. */
+  nextEventTime(): number {
+    if (this.inStep) return this.stepEnd;
+    return Number.isNaN(this.startAt) ? Infinity : this.startAt;
+  }
+
+  /**
+   * Runs every step boundary up to and including `now` and returns the events produced since the last
+   * call (each stamped with its own time). Pass `out` to collect into a reused array instead.
+   */
+  advance(now: number, out?: EngineEvent[]): EngineEvent[] {
+    this.run(now, true);
+    if (out === undefined) {
+      const events = this.pending;
+      this.pending = [];
+      return events;
+    }
+    for (let i = 0; i < this.pending.length; i++) out.push(this.pending[i]);
+    this.pending.length = 0;
+    return out;
+  }
+
+  metrics(): EngineMetrics {
+    return {
+      numRequestsRunning: this.running.length,
+      numRequestsWaiting: this.waiting.length,
+      kvCacheUsage: this.cache.usage(),
+      prefixCacheQueries: this.cache.queriesTotal,
+      prefixCacheHits: this.cache.hitsTotal,
+      blockSize: this.config.blockSize,
+      numGpuBlocks: this.config.numGpuBlocks,
+      promptTokensTotal: this.promptTokensTotal,
+      generationTokensTotal: this.generationTokensTotal,
+      preemptionsTotal: this.preemptionsTotal,
+      requestSuccess: { ...this.requestSuccess },
+      timeToFirstTokenSeconds: this.ttft.snapshot(),
+      runningLoraAdapters: [...this.runningLoras.keys()],
+      waitingLoraAdapters: [...this.waitingLoras.keys()],
+    };
+  }
+
+  private run(now: number, inclusiveStart: boolean): void {
+    if (Number.isNaN(now)) throw new RangeError("time must be a number");
+    if (now < this.lastTime) now = this.lastTime;
+    for (;;) {
+      if (this.inStep) {
+        if (this.stepEnd > now) break;
+        this.completeStep();
+      } else if (!Number.isNaN(this.startAt) && (this.startAt < now || (inclusiveStart && this.startAt <= now))) {
+        this.beginStep(this.startAt);
+      } else {
+        break;
+      }
+    }
+    this.lastTime = now;
+  }
+
+  private beginStep(at: number): void {
+    this.startAt = NaN;
+    const cfg = this.config;
+    const cache = this.cache;
+    const scheduled = this.scheduled;
+    scheduled.length = 0;
+    let budget = cfg.maxBatchTokens;
+    let prefillTokens = 0;
+    let decodeSeqs = 0;
+    let preempted = false;
+
+    for (let i = 0; i < this.running.length && budget > 0; i++) {
+      const seq = this.running[i];
+      const n = Math.min(seq.numTokens - seq.numComputed, budget);
+      let selfPreempted = false;
+      while (!cache.grow(seq.blocks, seq.numComputed + n)) {
+        const victim = this.running.pop()!;
+        this.preempt(victim);
+        preempted = true;
+        if (victim === seq) {
+          selfPreempted = true;
+          break;
+        }
+      }
+      if (selfPreempted) break;
+      seq.stepTokens = n;
+      budget -= n;
+      scheduled.push(seq);
+      if (n === 1 && seq.outputs.length > 0 && seq.numComputed === seq.numTokens - 1) decodeSeqs++;
+      else prefillTokens += n;
+    }
+
+    if (!preempted || scheduled.length === 0) {
+      while (this.waiting.length > 0 && this.running.length < cfg.maxNumSeqs && budget > 0) {
+        const seq = this.waiting.peek()!;
+        const numTokens = seq.numTokens;
+        this.extendHashes(seq, numTokens);
+        const firstAdmission = seq.firstScheduledTime < 0;
+        const hit = cache.admit(seq.hashes, numTokens, budget, seq.blocks, firstAdmission);
+        if (hit < 0) break;
+        this.waiting.shift();
+        this.countLora(this.waitingLoras, seq.lora, -1);
+        this.countLora(this.runningLoras, seq.lora, 1);
+        seq.state = RUNNING;
+        seq.numComputed = hit;
+        seq.committedBlocks = hit / cfg.blockSize;
+        if (firstAdmission) {
+          seq.firstScheduledTime = at;
+          seq.cachedTokens = hit;
+          this.promptTokensTotal += seq.promptLen;
+        }
+        const n = Math.min(numTokens - hit, budget);
+        seq.stepTokens = n;
+        budget -= n;
+        prefillTokens += n;
+        this.running.push(seq);
+        scheduled.push(seq);
+      }
+    }
+
+    if (scheduled.length === 0) {
+      // Every request was aborted before this step: go idle, the next submit wakes the engine.
+      if (this.running.length > 0 || this.waiting.length > 0) {
+        throw new Error("engine invariant broken: requests present but none schedulable");
+      }
+      return;
+    }
+    const ms = cfg.stepOverheadMs + cfg.decodePerSeqMs * decodeSeqs + (prefillTokens * 1000) / cfg.prefillTokensPerSec;
+    this.inStep = true;
+    this.stepEnd = at + ms / cfg.speed;
+  }
+
+  private completeStep(): void {
+    const now = this.stepEnd;
+    this.inStep = false;
+    this.stepEnd = Infinity;
+    const bs = this.config.blockSize;
+    let anyRetired = false;
+    for (const seq of this.scheduled) {
+      if (seq.aborted) {
+        this.retire(seq);
+        anyRetired = true;
+        continue;
+      }
+      seq.numComputed += seq.stepTokens;
+      const full = Math.floor(seq.numComputed / bs);
+      if (seq.committedBlocks < full) {
+        this.extendHashes(seq, seq.numComputed);
+        for (let b = seq.committedBlocks; b < full; b++) this.cache.cacheBlock(seq.blocks[b], seq.hashes[b]);
+        seq.committedBlocks = full;
+      }
+      if (seq.numComputed < seq.numTokens) continue;
+      const k = seq.outputs.length;
+      const token = seq.given !== undefined ? seq.given[k] : pseudoToken(this.config.seed, seq.serial, k);
+      seq.outputs.push(token);
+      this.generationTokensTotal++;
+      if (k === 0) {
+        seq.firstTokenTime = now;
+        this.ttft.observe((now - seq.arrival) / 1000);
+        this.pending.push({
+          type: "first_token", id: seq.id, time: now, ttftMs: now - seq.arrival,
+          cachedTokens: seq.cachedTokens, promptTokens: seq.promptLen,
+        });
+      }
+      if (seq.stream) this.pending.push({ type: "token", id: seq.id, time: now, index: k, tokenId: token });
+      const produced = k + 1;
+      const reason = produced >= seq.maxTokens ? "length" : seq.given !== undefined && produced >= seq.given.length ? "stop" : null;
+      if (reason !== null) {
+        this.requestSuccess[reason]++;
+        this.byId.delete(seq.id);
+        this.retire(seq);
+        anyRetired = true;
+        this.pending.push({
+          type: "finished", id: seq.id, time: now, finishReason: reason,
+          usage: { promptTokens: seq.promptLen, completionTokens: produced, cachedTokens: seq.cachedTokens },
+          ttftMs: seq.firstTokenTime - seq.arrival, e2eMs: now - seq.arrival,
+          queuedMs: seq.firstScheduledTime - seq.arrival, preemptions: seq.preemptions,
+        });
+      }
+    }
+    this.scheduled.length = 0;
+    if (anyRetired) this.running = this.running.filter((s) => s.state === RUNNING);
+    if (this.running.length > 0 || this.waiting.length > 0) this.startAt = now;
+  }
+
+  /** Releases a running sequence's blocks and marks it done; the caller drops it from `running`. */
+  private retire(seq: Sequence): void {
+    this.cache.release(seq.blocks);
+    seq.blocks = [];
+    if (seq.state === RUNNING) this.countLora(this.runningLoras, seq.lora, -1);
+    seq.state = DONE;
+  }
+
+  private preempt(seq: Sequence): void {
+    this.cache.release(seq.blocks);
+    seq.blocks = [];
+    seq.numComputed = 0;
+    seq.committedBlocks = 0;
+    seq.preemptions++;
+    seq.state = WAITING;
+    this.preemptionsTotal++;
+    this.countLora(this.runningLoras, seq.lora, -1);
+    this.countLora(this.waitingLoras, seq.lora, 1);
+    this.waiting.unshift(seq);
+  }
+
+  /** Extends the sequence's hash chain to cover the full blocks of its first `numTokens` tokens. */
+  private extendHashes(seq: Sequence, numTokens: number): void {
+    const bs = this.config.blockSize;
+    const full = Math.floor(numTokens / bs);
+    const promptBlocks = Math.floor(seq.promptLen / bs);
+    if (seq.hashes.length < Math.min(full, promptBlocks)) {
+      computeBlockHashes(seq.prompt, bs, seq.hashes, Math.min(full, promptBlocks) * bs);
+    }
+    let parent = seq.hashes.length > 0 ? seq.hashes[seq.hashes.length - 1] : ROOT_BLOCK_HASH;
+    const scratch = this.scratch;
+    for (let b = seq.hashes.length; b < full; b++) {
+      const start = b * bs;
+      for (let i = 0; i < bs; i++) {
+        const pos = start + i;
+        scratch[i] = pos < seq.promptLen ? seq.prompt[pos] : seq.outputs[pos - seq.promptLen];
+      }
+      parent = hashBlock(parent, scratch, 0, bs);
+      seq.hashes.push(parent);
+    }
+  }
+
+  private countLora(map: Map<string, number>, lora: string | undefined, delta: number): void {
+    if (lora === undefined) return;
+    const n = (map.get(lora) ?? 0) + delta;
+    if (n > 0) map.set(lora, n);
+    else map.delete(lora);
+  }
+}
+
+/** Deterministic stand-in token id for output position k of the request with this serial. */
+function pseudoToken(seed: number, serial: number, k: number): number {
+  let h = Math.imul(serial ^ 0x5bd1_e995, 0x9e37_79b1) ^ Math.imul(k + 1, 0x85eb_ca77) ^ seed;
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b_3c6d);
+  h ^= h >>> 12;
+  return 1000 + ((h >>> 0) % 150_000);
+}

@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { computeBlockHashes } from "../../src-host/backend/block-hash.ts";
+import {
+  Engine, EngineRequestError, type EngineConfigInput, type EngineEvent, type EngineRequest, type FinishedEvent,
+} from "../../src-host/backend/engine.ts";
+
+const CONFIG: EngineConfigInput = {
+  blockSize: 16, kvTokens: 16384, maxNumSeqs: 8, maxBatchTokens: 512,
+  prefillTokensPerSec: 10_000, stepOverheadMs: 5, decodePerSeqMs: 0.5,
+};
+
+function tokens(n: number, start: number): number[] {
+  return Array.from({ length: n }, (_, i) => start + i);
+}
+
+/** Runs the engine in virtual time until idle; returns all events in order. */
+function drain(engine: Engine, events: EngineEvent[] = []): EngineEvent[] {
+  for (let t = engine.nextEventTime(); t !== Infinity; t = engine.nextEventTime()) engine.advance(t, events);
+  return events;
+}
+
+/** Submits `arrivals` in time order, advancing between them, then drains. */
+function simulate(engine: Engine, arrivals: { at: number; req: EngineRequest }[], check?: () => void): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  for (const { at, req } of arrivals) {
+    while (engine.nextEventTime() <= at) {
+      engine.advance(engine.nextEventTime(), events);
+      check?.();
+    }
+    engine.submit(req, at);
+  }
+  for (let t = engine.nextEventTime(); t !== Infinity; t = engine.nextEventTime()) {
+    engine.advance(t, events);
+    check?.();
+  }
+  return events;
+}
+
+function finished(events: EngineEvent[]): Map<string | number, FinishedEvent> {
+  const m = new Map<string | number, FinishedEvent>();
+  for (const e of events) if (e.type === "finished") m.set(e.id, e);
+  return m;
+}
+
+test("a lone request's TTFT is the chunked prefill time of its prompt", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = 1300; // chunks of 512, 512, 276
+  engine.submit({ id: "a", promptTokens: tokens(prompt, 1), maxTokens: 4 }, 100);
+  const done = finished(drain(engine)).get("a")!;
+  const chunkMs = (n: number) => 5 + (n * 1000) / 10_000;
+  const prefill = chunkMs(512) + chunkMs(512) + chunkMs(276);
+  assert.ok(Math.abs(done.ttftMs - prefill) < 1e-9, `ttft ${done.ttftMs} vs ${prefill}`);
+  // Then three single-sequence decode steps.
+  assert.ok(Math.abs(done.e2eMs - (prefill + 3 * (5 + 0.5))) < 1e-9);
+  assert.deepEqual(done.usage, { promptTokens: prompt, completionTokens: 4, cachedTokens: 0 });
+  assert.equal(done.finishReason, "length");
+  assert.equal(engine.kvUsage(), 0, "all blocks are unpinned after finishing");
+});
+
+test("a repeated prompt is served from the prefix cache with a shorter TTFT under the same load", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(2000, 7);
+  const background = (id: string, at: number) => ({ at, req: { id, promptTokens: tokens(600, 50_000 + at), maxTokens: 40 } });
+  const events = simulate(engine, [
+    background("bg1", 0), { at: 0, req: { id: "first", promptTokens: prompt, maxTokens: 8 } },
+    background("bg2", 10_000), { at: 10_000, req: { id: "second", promptTokens: prompt, maxTokens: 8 } },
+  ]);
+  const done = finished(events);
+  const first = done.get("first")!;
+  const second = done.get("second")!;
+  assert.equal(first.usage.cachedTokens, 0);
+  assert.equal(second.usage.cachedTokens, Math.floor((2000 - 1) / 16) * 16);
+  assert.ok(second.ttftMs < first.ttftMs, `${second.ttftMs} < ${first.ttftMs}`);
+  const m = engine.metrics();
+  assert.equal(m.prefixCacheQueries, 2000 * 2 + 600 * 2);
+  assert.equal(m.prefixCacheHits, second.usage.cachedTokens);
+});
+
+test("the next turn of a chat also hits the blocks its previous answer filled", () => {
+  const engine = new Engine(CONFIG);
+  const turn1 = tokens(100, 1);
+  const answer = tokens(60, 9000);
+  const events = simulate(engine, [{ at: 0, req: { id: 1, promptTokens: turn1, maxTokens: 60, outputTokens: answer } }]);
+  const emitted = events.filter((e) => e.type === "finished");
+  assert.equal(emitted.length, 1);
+  const turn2 = [...turn1, ...answer, ...tokens(30, 20_000)];
+  engine.submit({ id: 2, promptTokens: turn2, maxTokens: 1 }, 1e6);
+  const done = finished(drain(engine)).get(2)!;
+  // The last output token was never fed back through the model, so KV holds 100 + 59 tokens.
+  assert.equal(done.usage.cachedTokens, Math.floor((100 + 59) / 16) * 16);
+  assert.ok(done.usage.cachedTokens > Math.floor(100 / 16) * 16);
+});
+
+test("TTFT grows with queueing: requests arriving together are served in order, later ones wait longer", () => {
+  const engine = new Engine({ ...CONFIG, maxNumSeqs: 2 });
+  const arrivals = Array.from({ length: 6 }, (_, i) => ({ at: 0, req: { id: i, promptTokens: tokens(800, i * 10_000), maxTokens: 20 } }));
+  let maxRunning = 0;
+  const done = finished(simulate(engine, arrivals, () => (maxRunning = Math.max(maxRunning, engine.numRunning))));
+  const ttfts = arrivals.map((a) => done.get(a.req.id)!.ttftMs);
+  for (let i = 1; i < ttfts.length; i++) assert.ok(ttfts[i] >= ttfts[i - 1], `ttft[${i}] ${ttfts[i]} >= ${ttfts[i - 1]}`);
+  assert.ok(ttfts[5] > 2 * ttfts[0]);
+  assert.ok(maxRunning <= 2, "maxNumSeqs bounds the batch");
+  assert.ok(done.get(5)!.queuedMs > 0);
+
+  const alone = new Engine({ ...CONFIG, maxNumSeqs: 2 });
+  const single = finished(simulate(alone, [arrivals[5]])).get(5)!;
+  assert.ok(single.ttftMs < ttfts[5]);
+});
+
+test("batched decoding is slower per step but faster in total than serial decoding", () => {
+  const reqs = (n: number) => Array.from({ length: n }, (_, i) => ({ at: 0, req: { id: i, promptTokens: tokens(32, i * 1000), maxTokens: 100 } }));
+  const one = finished(simulate(new Engine(CONFIG), reqs(1))).get(0)!;
+  const batch = finished(simulate(new Engine(CONFIG), reqs(8)));
+  const slowest = Math.max(...[...batch.values()].map((f) => f.e2eMs));
+  assert.ok(slowest > one.e2eMs, "a bigger batch makes each step longer");
+  assert.ok(slowest < 8 * one.e2eMs, "but serving eight at once beats serving them one after another");
+});
+
+test("runs are deterministic in virtual time and scale exactly with speed", () => {
+  const workload = (seed: number) => {
+    let s = seed;
+    const rnd = (n: number) => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return (s >>> 8) % n;
+    };
+    const shared = tokens(300, 1);
+    let at = 0;
+    return Array.from({ length: 60 }, (_, i) => {
+      at += rnd(200);
+      const own = tokens(1 + rnd(700), 100_000 + i * 1000);
+      return { at, req: { id: i, promptTokens: rnd(2) ? [...shared, ...own] : own, maxTokens: 1 + rnd(50), streamTokens: i % 3 === 0 } };
+    });
+  };
+  const a = simulate(new Engine({ ...CONFIG, kvTokens: 4096 }), workload(7));
+  const b = simulate(new Engine({ ...CONFIG, kvTokens: 4096 }), workload(7));
+  assert.deepEqual(a, b);
+  assert.equal(finished(a).size, 60);
+
+  const fast = simulate(new Engine({ ...CONFIG, kvTokens: 4096, speed: 10 }), workload(7).map((w) => ({ ...w, at: w.at / 10 })));
+  assert.equal(fast.length, a.length);
+  for (let i = 0; i < a.length; i++) {
+    assert.equal(fast[i].type, a[i].type);
+    assert.equal(fast[i].id, a[i].id);
+    assert.ok(Math.abs(fast[i].time * 10 - a[i].time) < 1e-6 * Math.max(1, a[i].time), `event ${i} time`);
+  }
+  // Streamed requests get one token event per output token.
+  for (const [id, f] of finished(a)) {
+    const n = a.filter((e) => e.type === "token" && e.id === id).length;
+    assert.equal(n, Number(id) % 3 === 0 ? f.usage.completionTokens : 0);
+  }
+});
+
+test("when KV blocks run out requests are preempted and recomputed, and every request still finishes", () => {
+  // 40 blocks of 16 tokens = 640 tokens; each request needs up to 300 + 200 tokens.
+  const engine = new Engine({ ...CONFIG, kvTokens: 640, maxNumSeqs: 8 });
+  const arrivals = Array.from({ length: 10 }, (_, i) => ({ at: i, req: { id: i, promptTokens: tokens(300, i * 1000), maxTokens: 200 } }));
+  let peakUsage = 0;
+  const done = finished(simulate(engine, arrivals, () => (peakUsage = Math.max(peakUsage, engine.kvUsage()))));
+  assert.equal(done.size, 10);
+  for (const f of done.values()) assert.equal(f.usage.completionTokens, 200);
+  const m = engine.metrics();
+  assert.ok(m.preemptionsTotal > 0);
+  assert.equal(m.preemptionsTotal, [...done.values()].reduce((n, f) => n + f.preemptions, 0));
+  assert.ok(peakUsage <= 1);
+  assert.equal(engine.cache.freeBlocks, engine.config.numGpuBlocks);
+  assert.equal(m.numRequestsRunning + m.numRequestsWaiting, 0);
+});
+
+test("requests that can never fit are refused, and aborts free their blocks", () => {
+  const engine = new Engine({ ...CONFIG, kvTokens: 1024 });
+  assert.equal(engine.config.maxModelLen, 1024);
+  assert.throws(() => engine.submit({ id: "big", promptTokens: tokens(1000, 0), maxTokens: 100 }, 0), EngineRequestError);
+  assert.throws(() => engine.submit({ id: "empty", promptTokens: [], maxTokens: 1 }, 0), EngineRequestError);
+  engine.submit({ id: "x", promptTokens: tokens(500, 0), maxTokens: 100 }, 0);
+  engine.submit({ id: "y", promptTokens: tokens(100, 5000), maxTokens: 5 }, 0);
+  assert.throws(() => engine.submit({ id: "x", promptTokens: tokens(5, 0), maxTokens: 1 }, 0), /duplicate/);
+  const events: EngineEvent[] = [];
+  engine.advance(engine.nextEventTime(), events); // first step starts
+  engine.advance(engine.nextEventTime(), events); // and ends
+  assert.ok(engine.kvUsage() > 0);
+  assert.ok(engine.abort("x", engine.nextEventTime() - 0.001));
+  assert.equal(engine.abort("x", engine.nextEventTime()), false);
+  drain(engine, events);
+  assert.equal(events.filter((e) => e.id === "x" && e.type === "finished").length, 0);
+  assert.equal(finished(events).get("y")?.usage.completionTokens, 5);
+  assert.equal(engine.kvUsage(), 0);
+  assert.equal(engine.metrics().requestSuccess.abort, 1);
+});
+
+test("supplied output tokens shorter than maxTokens finish with stop; precomputed hashes are honoured", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(200, 3);
+  const hashes = computeBlockHashes(prompt, 16);
+  const frozen = Object.freeze(hashes.slice());
+  const events = simulate(engine, [
+    { at: 0, req: { id: "s", promptTokens: prompt, maxTokens: 50, outputTokens: [11, 12, 13], blockHashes: frozen } },
+  ]);
+  const f = finished(events).get("s")!;
+  assert.equal(f.finishReason, "stop");
+  assert.equal(f.usage.completionTokens, 3);
+  assert.equal(engine.cache.lookup(prompt), Math.floor(199 / 16) * 16);
+  assert.deepEqual(frozen, hashes, "the caller's hash array is not modified");
+});
+
+test("LoRA adapters of waiting and running requests are tracked", () => {
+  const engine = new Engine({ ...CONFIG, maxNumSeqs: 1 });
+  engine.submit({ id: 1, promptTokens: tokens(50, 0), maxTokens: 3, lora: "sql" }, 0);
+  engine.submit({ id: 2, promptTokens: tokens(50, 100), maxTokens: 3, lora: "chat" }, 0);
+  engine.advance(0);
+  const m = engine.metrics();
+  assert.deepEqual(m.runningLoraAdapters, ["sql"]);
+  assert.deepEqual(m.waitingLoraAdapters, ["chat"]);
+  drain(engine);
+  assert.deepEqual(engine.metrics().runningLoraAdapters, []);
+});
