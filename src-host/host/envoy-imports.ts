@@ -125,12 +125,12 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
         { pluginName: o.pluginName, rootId: o.rootId, vmId: o.vmId },
         stream(),
         o.clock.nowMs(),
-        customProperties,
+        stream()?.properties ?? customProperties,
       );
       return v === null ? Status.NotFound : ret(retPtr, retLen, v);
     },
     "env.proxy_set_property": (pathPtr: number, pathLen: number, valPtr: number, valLen: number) => {
-      customProperties.set(mem().readString(pathPtr, pathLen), mem().read(valPtr, valLen));
+      (stream()?.properties ?? customProperties).set(mem().readString(pathPtr, pathLen), mem().read(valPtr, valLen));
       return Status.Ok;
     },
 

@@ -70,6 +70,8 @@ export class StreamState {
   requestBodySize = 0;
   responseBodySize = 0;
   closedByPlugin = false;
+  /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
+  readonly properties = new Map<string, Uint8Array>();
 
   constructor(
     readonly contextId: number,
