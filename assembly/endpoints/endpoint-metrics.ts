@@ -33,6 +33,10 @@ export class EndpointMetrics {
 
   engine: i32 = Engine.Unknown;
 
+  // Sum over series of the caller's target metric (Higress `target_metric`), see parsePrometheusWithTarget.
+  targetValue: f64 = 0;
+  hasTarget: bool = false;
+
   reset(): void {
     this.waiting = 0;
     this.running = 0;
@@ -48,6 +52,8 @@ export class EndpointMetrics {
     this.blockSize = 0;
     this.hasCacheConfig = false;
     this.engine = Engine.Unknown;
+    this.targetValue = 0;
+    this.hasTarget = false;
   }
 
   copyFrom(src: EndpointMetrics): void {
@@ -65,6 +71,8 @@ export class EndpointMetrics {
     this.blockSize = src.blockSize;
     this.hasCacheConfig = src.hasCacheConfig;
     this.engine = src.engine;
+    this.targetValue = src.targetValue;
+    this.hasTarget = src.hasTarget;
   }
 
   // AdapterState: 2 running, 1 waiting, 0 not loaded (also when no LoRA info was reported).

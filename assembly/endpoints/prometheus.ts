@@ -60,12 +60,36 @@ let blockSizeEnd: usize = 0;
 // Result of parseSampleValue.
 let sampleValue: f64 = 0;
 
+// The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
+let targetPtr: usize = 0;
+let targetLen: usize = 0;
+let targetSum: f64 = 0;
+let hasTargetSample = false;
+
 // Returns true if at least one recognized signal was read into `out` (which is reset first).
 // [ptr, ptr + len) must be readable memory (the body buffer).
 // `truncated`: the body was cut by the caller, so a last line without its newline is dropped (a cut "12" reads "1").
 // `maxLines`: at most this many lines (comments included) are examined; <= 0 examines none.
 export function parsePrometheus(ptr: usize, len: usize, truncated: bool, out: EndpointMetrics, maxLines: i32): bool {
+  return parsePrometheusWithTarget(ptr, len, truncated, out, maxLines, 0, 0);
+}
+
+// parsePrometheus that also sums the finite samples of every series of the metric named by the bytes
+// [targetPtr, targetPtr + targetLen) into out.targetValue (out.hasTarget when there was one). The name may be any
+// metric, with or without an engine prefix; it is matched whole. A target sample counts as a recognized signal.
+// targetLen == 0 is exactly parsePrometheus.
+export function parsePrometheusWithTarget(
+  ptr: usize,
+  len: usize,
+  truncated: bool,
+  out: EndpointMetrics,
+  maxLines: i32,
+  targetNamePtr: usize,
+  targetNameLen: usize,
+): bool {
   out.reset();
+  targetPtr = targetNamePtr;
+  targetLen = targetNamePtr == 0 ? 0 : targetNameLen;
   let end = ptr + len;
   if (ptr == 0 || len == 0 || end < ptr || maxLines <= 0) return false;
   if (truncated && <u32>load<u8>(end - 1) != LF) end = afterLastNewline(ptr, end);
@@ -97,6 +121,10 @@ export function parsePrometheus(ptr: usize, len: usize, truncated: bool, out: En
   }
   out.hasLora = hasLora;
   out.engine = engine;
+  if (hasTargetSample) {
+    out.targetValue = targetSum;
+    out.hasTarget = true;
+  }
   return recognized;
 }
 
@@ -113,6 +141,8 @@ function resetAccumulators(): void {
   hasLora = false;
   engine = Engine.Unknown;
   recognized = false;
+  targetSum = 0;
+  hasTargetSample = false;
 }
 
 function clearLabelSpans(): void {
@@ -175,6 +205,7 @@ function parseLine(p: usize, end: usize, out: EndpointMetrics): void {
   p = skipBlanks(p, end);
   if (p >= end) return;
   const first = <u32>load<u8>(p);
+  if (targetLen != 0 && first == <u32>load<u8>(targetPtr)) readTargetSample(p, end);
   let lineEngine: i32;
   let nameStart: usize;
   if (first == 0x76 /* v */ && end - p >= 5 && bytesEqual(p, "vllm:")) {
@@ -201,6 +232,24 @@ function parseLine(p: usize, end: usize, out: EndpointMetrics): void {
   if (q == 0) return;
   // An optional timestamp may follow; it is not used.
   if (applySample(family, sampleValue, out) && engine == Engine.Unknown) engine = lineEngine;
+}
+
+// Adds the line's sample to the target sum when the line's metric name is the target name.
+function readTargetSample(p: usize, end: usize): void {
+  if (end - p < targetLen || memory.compare(p, targetPtr, targetLen) != 0) return;
+  let q = p + targetLen;
+  if (q < end && isNameChar(<u32>load<u8>(q))) return;
+  clearLabelSpans();
+  if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
+    q = scanLabels(q + 1, end);
+    if (q == 0) return;
+  }
+  if (q >= end || !isBlank(<u32>load<u8>(q))) return;
+  q = parseSampleValue(skipBlanks(q, end), end);
+  if (q == 0 || !isFinite(sampleValue)) return;
+  targetSum += sampleValue;
+  hasTargetSample = true;
+  recognized = true;
 }
 
 // Length of the name matched by the last matchFamily.
