@@ -1,0 +1,87 @@
+// The scalar keys of docs/config.md with their ranges, and the objects that group them.
+import { PickerConfig } from "./picker-config";
+import {
+  FieldSpec,
+  FieldValue,
+  TextFormat,
+  booleanField,
+  choiceField,
+  integerField,
+  numberField,
+  positiveFractionField,
+  textField,
+  zeroOrNumberField,
+} from "./field-spec";
+
+/** Objects whose keys are listed in CONFIG_FIELDS as "<section>.<key>". */
+export const CONFIG_SECTIONS: Array<string> = [
+  "weights", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug",
+];
+
+/** The array of endpoint objects, parsed on its own. */
+export const ENDPOINTS_KEY = "endpoints";
+
+/** Order matches MetricPolicy. */
+export const METRIC_POLICY_NAMES: Array<string> = ["default", "least", "most"];
+
+/** Higress `ai-load-balancer` policies that select this picker. */
+export const LB_POLICY_NAMES: Array<string> = ["endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware"];
+
+export const LB_POLICY_FIELD: FieldSpec = choiceField("lb_policy", LB_POLICY_NAMES, (c: PickerConfig, v: FieldValue): void => {
+  c.lbPolicy = v.text;
+});
+
+export const CONFIG_FIELDS: Array<FieldSpec> = [
+  numberField("weights.queue", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.queue = v.number; }),
+  numberField("weights.kvCache", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.kvCache = v.number; }),
+  numberField("weights.prefixCache", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.prefixCache = v.number; }),
+  numberField("weights.inflight", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.inflight = v.number; }),
+  numberField("weights.loraAffinity", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.loraAffinity = v.number; }),
+  numberField("weights.failure", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.failure = v.number; }),
+  numberField("weights.session", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.session = v.number; }),
+
+  integerField("prefix.chunkChars", 16, 65536, (c: PickerConfig, v: FieldValue): void => { c.chunkChars = <i32>v.number; }),
+  integerField("prefix.maxChunks", 1, 65536, (c: PickerConfig, v: FieldValue): void => { c.maxChunks = <i32>v.number; }),
+  integerField("prefix.capacityPerEndpoint", 1, 4194304, (c: PickerConfig, v: FieldValue): void => { c.capacityPerEndpoint = <i32>v.number; }),
+  numberField("prefix.charsPerToken", 0.5, 64, (c: PickerConfig, v: FieldValue): void => { c.charsPerToken = v.number; }),
+  textField("prefix.saltHeader", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.saltHeader = v.text; }),
+  numberField("prefix.lambda", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.lambda = v.number; }),
+  numberField("prefix.lengthCreditChars", 1, 1e9, (c: PickerConfig, v: FieldValue): void => { c.lengthCreditChars = v.number; }),
+
+  zeroOrNumberField("loadGuard.factor", 1, 100, (c: PickerConfig, v: FieldValue): void => { c.guardFactor = v.number; }),
+  numberField("loadGuard.slack", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.guardSlack = v.number; }),
+
+  textField("session.header", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.sessionHeader = v.text; }),
+
+  positiveFractionField("feedback.ewmaAlpha", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.ewmaAlpha = v.number; }),
+
+  integerField("metrics.snapshotTtlMs", 0, 60000, (c: PickerConfig, v: FieldValue): void => { c.snapshotTtlMs = <i32>v.number; }),
+  integerField("metrics.staleAfterMs", 100, 3600000, (c: PickerConfig, v: FieldValue): void => { c.staleAfterMs = <i32>v.number; }),
+  integerField("metrics.pollIntervalMs", 50, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollIntervalMs = <i32>v.number; }),
+  integerField("metrics.pollTimeoutMs", 10, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollTimeoutMs = <i32>v.number; }),
+  textField("metrics.path", TextFormat.HttpPath, (c: PickerConfig, v: FieldValue): void => { c.metricsPath = v.text; }),
+
+  integerField("limits.maxRequestBodyBytes", 1, 67108864, (c: PickerConfig, v: FieldValue): void => { c.maxRequestBodyBytes = <i32>v.number; }),
+  integerField("limits.maxScanSteps", 1000, 100000000, (c: PickerConfig, v: FieldValue): void => { c.maxScanSteps = <i32>v.number; }),
+  integerField("limits.maxJsonDepth", 4, 1024, (c: PickerConfig, v: FieldValue): void => { c.maxJsonDepth = <i32>v.number; }),
+  integerField("limits.maxEndpoints", 1, 4096, (c: PickerConfig, v: FieldValue): void => { c.maxEndpoints = <i32>v.number; }),
+  integerField("limits.maxIndexBytes", 1048576, 1073741824, (c: PickerConfig, v: FieldValue): void => { c.maxIndexBytes = <i64>v.number; }),
+
+  booleanField("debug.header", (c: PickerConfig, v: FieldValue): void => { c.debugHeader = v.flag; }),
+
+  integerField("seed", 0, 9007199254740992, (c: PickerConfig, v: FieldValue): void => { c.seed = <u64>v.number; }),
+
+  choiceField("metric_policy", METRIC_POLICY_NAMES, (c: PickerConfig, v: FieldValue): void => { c.metricPolicy = <i32>v.number; }),
+  textField("target_metric", TextFormat.MetricName, (c: PickerConfig, v: FieldValue): void => { c.targetMetric = v.text; }),
+  positiveFractionField("rate_limit", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.rateLimit = v.number; }),
+  integerField("window_size", 1, 100000, (c: PickerConfig, v: FieldValue): void => { c.windowSize = <i32>v.number; }),
+];
+
+/** The spec of the scalar key at the dotted path, or null. */
+export function findField(path: string): FieldSpec | null {
+  for (let i = 0; i < CONFIG_FIELDS.length; i++) {
+    const f = CONFIG_FIELDS[i];
+    if (f.path == path) return f;
+  }
+  return null;
+}

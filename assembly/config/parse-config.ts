@@ -1,0 +1,262 @@
+// Parsing and validation of the plugin configuration JSON (docs/config.md) into a PickerConfig.
+//
+// Every bad field is collected and reported in one line; only broken JSON stops parsing early. Duplicate keys
+// in one object are rejected (a repeated key is more likely a mistake than an intended override).
+import { JsonToken } from "../json/scanner";
+import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
+import { MetricPolicy, PickerConfig } from "./picker-config";
+import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
+import { FieldKind, FieldSpec, FieldValue } from "./field-spec";
+import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
+import { parseEndpoints } from "./endpoints-section";
+import { currentString, describeCurrentValue } from "./scanner-values";
+
+const ERROR_PREFIX = "invalid plugin config: ";
+const LB_POLICY_KEY = "lb_policy";
+const LB_CONFIG_KEY = "lb_config";
+
+function isBlank(ptr: usize, len: usize): bool {
+  for (let i: usize = 0; i < len; i++) {
+    const c = load<u8>(ptr + i);
+    if (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09) return false;
+  }
+  return true;
+}
+
+class ConfigParser {
+  readonly ctx: ParseContext = new ParseContext();
+  private readonly value: FieldValue = new FieldValue();
+  /** Schema paths ("limits.maxEndpoints") whose value was rejected; cross-field checks skip them. */
+  private readonly rejected: Set<string> = new Set<string>();
+  private readonly explicitMetricsPath: Array<bool> = [];
+  private endpointsRejected: bool = false;
+  private lbPolicySeen: bool = false;
+  private lbConfigSeen: bool = false;
+  /** Top-level keys of the plain layout, which may not sit next to lb_policy/lb_config. */
+  private readonly plainTopKeys: Array<string> = [];
+  /** The document is valid JSON but not an object. */
+  notAnObject: bool = false;
+
+  constructor(readonly out: PickerConfig, readonly isStockEnvoy: bool) {}
+
+  /** Reads the document; false if it is not valid JSON. */
+  parseDocument(ptr: usize, len: usize): bool {
+    const sc = this.ctx.sc;
+    sc.reset(ptr, len, CONFIG_MAX_STEPS);
+    const t = sc.next();
+    if (t >= JsonToken.End) return false;
+    if (t != JsonToken.ObjStart) {
+      this.ctx.errors.push("the configuration must be a JSON object, got " + describeCurrentValue(sc));
+      this.notAnObject = true;
+      return true;
+    }
+    if (!this.parseObject("", "", true)) return false;
+    return sc.next() == JsonToken.End;
+  }
+
+  // Reads the object whose ObjStart is current. schemaPrefix locates its keys in the schema ("" or a section);
+  // shownRoot is where the schema's top level sits in messages ("lb_config" inside lb_config, else "").
+  private parseObject(schemaPrefix: string, shownRoot: string, isDocument: bool): bool {
+    const ctx = this.ctx;
+    const sc = ctx.sc;
+    const seen = new Set<string>();
+    const shownParent =
+      shownRoot.length == 0 ? schemaPrefix : schemaPrefix.length == 0 ? shownRoot : shownRoot + "." + schemaPrefix;
+    while (true) {
+      const t = sc.next();
+      if (t == JsonToken.ObjEnd) return true;
+      if (t != JsonToken.String) return false;
+      const key = ctx.readKey(shownParent, seen);
+      const shown = childPath(shownParent, key);
+      if (!ctx.nextValue()) return false;
+      let ok: bool;
+      if (isDocument && key == LB_POLICY_KEY) {
+        this.lbPolicySeen = true;
+        ok = this.parseField(LB_POLICY_FIELD, shown);
+      } else if (isDocument && key == LB_CONFIG_KEY) {
+        this.lbConfigSeen = true;
+        if (sc.token == JsonToken.ObjStart) {
+          ok = this.parseObject("", LB_CONFIG_KEY, false);
+        } else {
+          ctx.wrongValue(shown, "an object");
+          ok = ctx.skipValue();
+        }
+      } else {
+        if (isDocument) this.plainTopKeys.push(shown);
+        ok = this.parseKey(schemaPrefix.length == 0 ? key : schemaPrefix + "." + key, shownRoot, shown);
+      }
+      if (!ok) return false;
+    }
+    return false; // unreachable: every iteration costs a scanner step
+  }
+
+  // The value of the key at schema path `path` is current.
+  private parseKey(path: string, shownRoot: string, shown: string): bool {
+    const ctx = this.ctx;
+    const sc = ctx.sc;
+    if (CONFIG_SECTIONS.includes(path)) {
+      if (sc.token == JsonToken.ObjStart) return this.parseObject(path, shownRoot, false);
+      ctx.wrongValue(shown, "an object");
+      this.rejected.add(path);
+      return ctx.skipValue();
+    }
+    if (path == ENDPOINTS_KEY) {
+      const errorsBefore = ctx.errors.length;
+      const ok = parseEndpoints(ctx, shown, this.isStockEnvoy, this.out, this.explicitMetricsPath);
+      if (ctx.errors.length != errorsBefore) this.endpointsRejected = true;
+      return ok;
+    }
+    const field = findField(path);
+    if (field == null) {
+      ctx.error(shown, "unknown key");
+      return ctx.skipValue();
+    }
+    return this.parseField(field, shown);
+  }
+
+  private parseField(field: FieldSpec, shown: string): bool {
+    const ctx = this.ctx;
+    const sc = ctx.sc;
+    const v = this.value;
+    const t = sc.token;
+    const kind = field.kind;
+    let accepted = false;
+    if (kind == FieldKind.Number || kind == FieldKind.Integer) {
+      if (t == JsonToken.Number) {
+        v.number = sc.numberValue();
+        accepted = field.acceptsNumber(v.number);
+      }
+    } else if (kind == FieldKind.Boolean) {
+      if (t == JsonToken.True || t == JsonToken.False) {
+        v.flag = t == JsonToken.True;
+        accepted = true;
+      }
+    } else if (t == JsonToken.String) {
+      accepted = field.acceptsText(currentString(sc), v);
+    }
+    if (accepted) {
+      field.set(this.out, v);
+    } else {
+      ctx.wrongValue(shown, field.expectation());
+      this.rejected.add(field.path);
+    }
+    return ctx.skipValue();
+  }
+
+  /** Checks that span several keys, after the whole document was read. */
+  checkRelations(): void {
+    const ctx = this.ctx;
+    const out = this.out;
+    const rejected = this.rejected;
+    const lbLayout = this.lbPolicySeen || this.lbConfigSeen;
+    const shownPrefix = this.lbConfigSeen ? LB_CONFIG_KEY + "." : "";
+
+    if (this.lbConfigSeen && !this.lbPolicySeen) ctx.error(LB_POLICY_KEY, "required when lb_config is given");
+    if (lbLayout) {
+      for (let i = 0; i < this.plainTopKeys.length; i++) {
+        ctx.error(this.plainTopKeys[i], "not allowed next to lb_policy/lb_config (move it into lb_config)");
+      }
+    }
+
+    if (!rejected.has("weights") && out.weights.sum() == 0) {
+      ctx.error(shownPrefix + "weights", "all weights are 0; at least one must be positive");
+    }
+
+    if (
+      out.metricPolicy != MetricPolicy.Default &&
+      out.targetMetric.length == 0 &&
+      !rejected.has("target_metric")
+    ) {
+      ctx.error(
+        shownPrefix + "target_metric",
+        "required when metric_policy is \"" + METRIC_POLICY_NAMES[out.metricPolicy] + "\"",
+      );
+    }
+
+    const endpointCount = out.endpoints.length;
+    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected) {
+      ctx.error(
+        shownPrefix + ENDPOINTS_KEY,
+        "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}",
+      );
+    }
+    if (endpointCount > out.maxEndpoints && !rejected.has("limits.maxEndpoints")) {
+      ctx.error(
+        shownPrefix + ENDPOINTS_KEY,
+        endpointCount.toString() + " endpoints exceed limits.maxEndpoints (" + out.maxEndpoints.toString() + ")",
+      );
+    }
+
+    if (
+      !rejected.has("limits.maxEndpoints") &&
+      !rejected.has("prefix.capacityPerEndpoint") &&
+      !rejected.has("limits.maxIndexBytes")
+    ) {
+      this.checkIndexSize(shownPrefix);
+    }
+
+    // An endpoint without its own metricsPath uses metrics.path.
+    for (let i = 0; i < endpointCount; i++) {
+      if (i >= this.explicitMetricsPath.length || !this.explicitMetricsPath[i]) {
+        out.endpoints[i].metricsPath = out.metricsPath;
+      }
+    }
+  }
+
+  private checkIndexSize(shownPrefix: string): void {
+    const out = this.out;
+    const sizes =
+      "limits.maxEndpoints (" + out.maxEndpoints.toString() + ") * prefix.capacityPerEndpoint (" +
+      out.capacityPerEndpoint.toString() + ")";
+    const entries = <i64>out.maxEndpoints * <i64>out.capacityPerEndpoint;
+    if (entries > <i64>PREFIX_INDEX_MAX_ENTRIES) {
+      // PrefixIndex would silently shrink the capacity; refuse instead.
+      this.ctx.error(
+        shownPrefix + "prefix.capacityPerEndpoint",
+        sizes + " = " + entries.toString() + " index entries, more than the index maximum of " +
+          PREFIX_INDEX_MAX_ENTRIES.toString(),
+      );
+      return;
+    }
+    const bytes = PrefixIndex.bytesFor(out.maxEndpoints, out.capacityPerEndpoint);
+    if (bytes > <u64>out.maxIndexBytes) {
+      this.ctx.error(
+        shownPrefix + "limits.maxIndexBytes",
+        "the prefix index for " + sizes + " needs " + bytes.toString() + " bytes, more than the limit of " +
+          out.maxIndexBytes.toString(),
+      );
+    }
+  }
+
+  /** The one-line message for a document that is not valid JSON. */
+  jsonProblem(ptr: usize, len: usize): string {
+    const sc = this.ctx.sc;
+    const offset = (sc.pos - ptr).toString();
+    if (sc.token == JsonToken.Budget) {
+      return "JSON too large to read (more than " + CONFIG_MAX_STEPS.toString() + " tokens), stopped at byte " + offset;
+    }
+    if (sc.token == JsonToken.Error && sc.depth >= CONFIG_MAX_DEPTH && sc.pos < ptr + len) {
+      const c = load<u8>(sc.pos);
+      if (c == 0x7b || c == 0x5b) return "JSON nested deeper than " + CONFIG_MAX_DEPTH.toString() + " levels at byte " + offset;
+    }
+    return "invalid JSON at byte " + offset;
+  }
+}
+
+/**
+ * Parses and validates; fills `out` (start from defaults) and returns "" when valid, else one line naming every
+ * bad field, e.g. `invalid plugin config: weights.queue: expected a number in [0, 1000], got -1; prefix.foo:
+ * unknown key`. `isStockEnvoy` makes `endpoints` required (at least one) and validated; for the Higress build a
+ * non-empty `endpoints` adds a warning and is ignored. `out` is reset to the defaults first; when the result is
+ * not "" its contents are unspecified and must not be used.
+ */
+export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PickerConfig): string {
+  out.copyFrom(new PickerConfig());
+  const parser = new ConfigParser(out, isStockEnvoy);
+  if (!isBlank(ptr, len)) {
+    if (!parser.parseDocument(ptr, len)) return ERROR_PREFIX + parser.jsonProblem(ptr, len);
+  }
+  const errors = parser.ctx.errors;
+  if (!parser.notAnObject) parser.checkRelations();
+  return errors.length == 0 ? "" : ERROR_PREFIX + errors.join("; ");
+}

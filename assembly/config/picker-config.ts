@@ -1,0 +1,123 @@
+// The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
+import { Weights } from "../scheduling/weights";
+
+/** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
+export class EndpointConfig {
+  /** `ip:port`, `[ipv6]:port` or `host:port`, as configured. */
+  address: string = "";
+  /** Envoy cluster the metrics call is dispatched to. */
+  metricsCluster: string = "";
+  /** Defaults to `metrics.path` when the endpoint does not set `metricsPath`. */
+  metricsPath: string = "/metrics";
+  /** `:authority` of the metrics call; "" means the address. */
+  authority: string = "";
+
+  copyFrom(o: EndpointConfig): void {
+    this.address = o.address;
+    this.metricsCluster = o.metricsCluster;
+    this.metricsPath = o.metricsPath;
+    this.authority = o.authority;
+  }
+}
+
+/** Higress `metric_policy`. */
+export namespace MetricPolicy {
+  export const Default: i32 = 0;
+  export const Least: i32 = 1;
+  export const Most: i32 = 2;
+}
+
+export class PickerConfig {
+  readonly weights: Weights = new Weights();
+
+  // prefix.*
+  chunkChars: i32 = 256;
+  maxChunks: i32 = 2048;
+  capacityPerEndpoint: i32 = 8192;
+  charsPerToken: f64 = 4;
+  /** Lower-cased header name; "" disables. */
+  saltHeader: string = "";
+  lambda: f64 = 0.5;
+  lengthCreditChars: f64 = 8192;
+
+  // loadGuard.*
+  guardFactor: f64 = 1.5;
+  guardSlack: f64 = 2;
+
+  /** session.header, lower-cased; "" disables. */
+  sessionHeader: string = "";
+  /** feedback.ewmaAlpha */
+  ewmaAlpha: f64 = 0.2;
+
+  // metrics.*
+  snapshotTtlMs: i32 = 250;
+  staleAfterMs: i32 = 10000;
+  pollIntervalMs: i32 = 1000;
+  pollTimeoutMs: i32 = 800;
+  metricsPath: string = "/metrics";
+
+  endpoints: Array<EndpointConfig> = [];
+
+  // limits.*
+  maxRequestBodyBytes: i32 = 4194304;
+  maxScanSteps: i32 = 1000000;
+  maxJsonDepth: i32 = 64;
+  maxEndpoints: i32 = 64;
+  maxIndexBytes: i64 = 67108864;
+
+  /** debug.header */
+  debugHeader: bool = false;
+  seed: u64 = 0;
+
+  // Higress compatibility.
+  metricPolicy: i32 = MetricPolicy.Default;
+  targetMetric: string = "";
+  rateLimit: f64 = 1.0;
+  windowSize: i32 = 100;
+
+  /** The Higress `lb_policy`; "" when the plain layout was used. */
+  lbPolicy: string = "";
+  /** Non-fatal notes (e.g. endpoints given to the Higress build). */
+  warnings: Array<string> = [];
+
+  /** Makes this a deep copy of o (endpoints and warnings are copied, not shared). */
+  copyFrom(o: PickerConfig): void {
+    this.weights.copyFrom(o.weights);
+    this.chunkChars = o.chunkChars;
+    this.maxChunks = o.maxChunks;
+    this.capacityPerEndpoint = o.capacityPerEndpoint;
+    this.charsPerToken = o.charsPerToken;
+    this.saltHeader = o.saltHeader;
+    this.lambda = o.lambda;
+    this.lengthCreditChars = o.lengthCreditChars;
+    this.guardFactor = o.guardFactor;
+    this.guardSlack = o.guardSlack;
+    this.sessionHeader = o.sessionHeader;
+    this.ewmaAlpha = o.ewmaAlpha;
+    this.snapshotTtlMs = o.snapshotTtlMs;
+    this.staleAfterMs = o.staleAfterMs;
+    this.pollIntervalMs = o.pollIntervalMs;
+    this.pollTimeoutMs = o.pollTimeoutMs;
+    this.metricsPath = o.metricsPath;
+    const endpoints = new Array<EndpointConfig>(o.endpoints.length);
+    for (let i = 0; i < o.endpoints.length; i++) {
+      const e = new EndpointConfig();
+      e.copyFrom(o.endpoints[i]);
+      endpoints[i] = e;
+    }
+    this.endpoints = endpoints;
+    this.maxRequestBodyBytes = o.maxRequestBodyBytes;
+    this.maxScanSteps = o.maxScanSteps;
+    this.maxJsonDepth = o.maxJsonDepth;
+    this.maxEndpoints = o.maxEndpoints;
+    this.maxIndexBytes = o.maxIndexBytes;
+    this.debugHeader = o.debugHeader;
+    this.seed = o.seed;
+    this.metricPolicy = o.metricPolicy;
+    this.targetMetric = o.targetMetric;
+    this.rateLimit = o.rateLimit;
+    this.windowSize = o.windowSize;
+    this.lbPolicy = o.lbPolicy;
+    this.warnings = o.warnings.slice(0);
+  }
+}
