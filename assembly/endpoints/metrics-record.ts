@@ -1,0 +1,186 @@
+// One endpoint's state as a compact binary record for proxy-wasm shared data (stock-Envoy build: one worker polls
+// every endpoint's /metrics and publishes a record per endpoint; every worker decodes them). Little-endian:
+//
+//   0  u8   magic 0xEB          1  u8  version (1)        2  u8  flags (FLAG_*)      3  u8  engine
+//   4  u8   running adapters    5  u8  waiting adapters   6  u16 reserved, 0
+//   8  f64  updatedMs          16  f64 waiting           24  f64 running           32  f64 kvUsage
+//  40  f64  targetValue        48  i64 numGpuBlocks      56  i32 loraMax           60  i32 blockSize
+//  64  u64  running adapter name hashes, then waiting adapter name hashes
+//
+// Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything.
+import { EndpointMetrics, Engine } from "./endpoint-metrics";
+import { ADAPTER_CAPACITY, AdapterSet } from "./adapter-set";
+
+export const METRICS_RECORD_MAGIC: u8 = 0xeb;
+export const METRICS_RECORD_VERSION: u8 = 1;
+export const METRICS_RECORD_FIXED_BYTES: i32 = 64;
+/** Size of the largest record (both adapter sets full). */
+export const METRICS_RECORD_MAX_BYTES: i32 = METRICS_RECORD_FIXED_BYTES + 16 * ADAPTER_CAPACITY;
+
+const FLAG_HEALTHY: u32 = 1;
+const FLAG_WAITING: u32 = 2;
+const FLAG_RUNNING: u32 = 4;
+const FLAG_KV: u32 = 8;
+const FLAG_LORA: u32 = 16;
+const FLAG_CACHE_CONFIG: u32 = 32;
+const FLAG_TARGET: u32 = 64;
+const KNOWN_FLAGS: u32 = 127;
+
+/** The parts of a record that are not EndpointMetrics fields. */
+export class MetricsRecordHeader {
+  healthy: bool = false;
+  /** When the publisher read the metrics (its clock, ms). */
+  updatedMs: f64 = 0;
+}
+
+/** Header of the last record decodeMetricsRecord accepted (when no header object was passed). */
+export const lastRecordHeader: MetricsRecordHeader = new MetricsRecordHeader();
+
+/** Bytes the record of m takes. */
+export function metricsRecordSize(m: EndpointMetrics): i32 {
+  return METRICS_RECORD_FIXED_BYTES + 8 * (m.runningAdapters.count + m.waitingAdapters.count);
+}
+
+// @ts-ignore: decorator
+@inline
+function isCount(v: f64): bool {
+  return v >= 0 && v < Infinity;
+}
+
+// @ts-ignore: decorator
+@inline
+function isFraction(v: f64): bool {
+  return v >= 0 && v <= 1;
+}
+
+function isEngine(e: i32): bool {
+  return e == Engine.Unknown || e == Engine.Vllm || e == Engine.Sglang;
+}
+
+/**
+ * Writes the record of (m, healthy, updatedMs) at out. Returns the bytes written, or -1 when it does not fit in
+ * cap or a present field holds a value a record cannot carry (NaN, a negative count, usage outside 0..1, ...).
+ */
+export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs: f64, out: usize, cap: i32): i32 {
+  const size = metricsRecordSize(m);
+  if (out == 0 || cap < size) return -1;
+  if (!(updatedMs >= 0 && updatedMs < Infinity) || !isEngine(m.engine)) return -1;
+  if (m.hasWaiting && !isCount(m.waiting)) return -1;
+  if (m.hasRunning && !isCount(m.running)) return -1;
+  if (m.hasKv && !isFraction(m.kvUsage)) return -1;
+  if (m.hasTarget && !isFinite(m.targetValue)) return -1;
+  if (m.hasLora && m.loraMax < 0) return -1;
+  if (m.hasCacheConfig && (m.numGpuBlocks <= 0 || m.blockSize <= 0)) return -1;
+  const running = m.runningAdapters.count;
+  const waiting = m.waitingAdapters.count;
+  if (<u32>running > <u32>ADAPTER_CAPACITY || <u32>waiting > <u32>ADAPTER_CAPACITY) return -1;
+
+  let flags: u32 = 0;
+  if (healthy) flags |= FLAG_HEALTHY;
+  if (m.hasWaiting) flags |= FLAG_WAITING;
+  if (m.hasRunning) flags |= FLAG_RUNNING;
+  if (m.hasKv) flags |= FLAG_KV;
+  if (m.hasLora) flags |= FLAG_LORA;
+  if (m.hasCacheConfig) flags |= FLAG_CACHE_CONFIG;
+  if (m.hasTarget) flags |= FLAG_TARGET;
+
+  store<u8>(out, METRICS_RECORD_MAGIC);
+  store<u8>(out, METRICS_RECORD_VERSION, 1);
+  store<u8>(out, <u8>flags, 2);
+  store<u8>(out, <u8>m.engine, 3);
+  store<u8>(out, <u8>running, 4);
+  store<u8>(out, <u8>waiting, 5);
+  store<u16>(out, 0, 6);
+  store<f64>(out, updatedMs, 8);
+  store<f64>(out, m.hasWaiting ? m.waiting : 0, 16);
+  store<f64>(out, m.hasRunning ? m.running : 0, 24);
+  store<f64>(out, m.hasKv ? m.kvUsage : 0, 32);
+  store<f64>(out, m.hasTarget ? m.targetValue : 0, 40);
+  store<i64>(out, m.hasCacheConfig ? m.numGpuBlocks : 0, 48);
+  store<i32>(out, m.hasLora ? m.loraMax : 0, 56);
+  store<i32>(out, m.hasCacheConfig ? m.blockSize : 0, 60);
+  let p = out + <usize>METRICS_RECORD_FIXED_BYTES;
+  p = storeHashes(p, m.runningAdapters);
+  storeHashes(p, m.waitingAdapters);
+  return size;
+}
+
+function storeHashes(p: usize, set: AdapterSet): usize {
+  const n = set.count;
+  for (let i = 0; i < n; i++) {
+    store<u64>(p, unchecked(set.hashes[i]));
+    p += 8;
+  }
+  return p;
+}
+
+/**
+ * Reads a record into m and header. Returns false, leaving both untouched, for short or oversized input, another
+ * magic or version, unknown flags, a non-zero reserved field, or a value a valid record cannot hold.
+ */
+export function decodeMetricsRecord(
+  ptr: usize,
+  len: usize,
+  m: EndpointMetrics,
+  header: MetricsRecordHeader = lastRecordHeader,
+): bool {
+  if (ptr == 0 || len < <usize>METRICS_RECORD_FIXED_BYTES) return false;
+  if (load<u8>(ptr) != METRICS_RECORD_MAGIC || load<u8>(ptr, 1) != METRICS_RECORD_VERSION) return false;
+  const flags = <u32>load<u8>(ptr, 2);
+  const engine = <i32>load<u8>(ptr, 3);
+  const running = <i32>load<u8>(ptr, 4);
+  const waiting = <i32>load<u8>(ptr, 5);
+  if ((flags & ~KNOWN_FLAGS) != 0 || !isEngine(engine) || load<u16>(ptr, 6) != 0) return false;
+  if (running > ADAPTER_CAPACITY || waiting > ADAPTER_CAPACITY) return false;
+  if (len != <usize>(METRICS_RECORD_FIXED_BYTES + 8 * (running + waiting))) return false;
+
+  const updatedMs = load<f64>(ptr, 8);
+  const waitingValue = load<f64>(ptr, 16);
+  const runningValue = load<f64>(ptr, 24);
+  const kvUsage = load<f64>(ptr, 32);
+  const targetValue = load<f64>(ptr, 40);
+  const numGpuBlocks = load<i64>(ptr, 48);
+  const loraMax = load<i32>(ptr, 56);
+  const blockSize = load<i32>(ptr, 60);
+  if (!(updatedMs >= 0 && updatedMs < Infinity)) return false;
+  if (!isCount(waitingValue) || !isCount(runningValue) || !isFraction(kvUsage) || !isFinite(targetValue)) {
+    return false;
+  }
+  if (loraMax < 0 || numGpuBlocks < 0 || blockSize < 0) return false;
+  if ((flags & FLAG_CACHE_CONFIG) != 0 && (numGpuBlocks == 0 || blockSize == 0)) return false;
+
+  // reset() zeroes what the flags say is absent, whatever the record holds there.
+  m.reset();
+  m.engine = engine;
+  if ((flags & FLAG_WAITING) != 0) {
+    m.hasWaiting = true;
+    m.waiting = waitingValue;
+  }
+  if ((flags & FLAG_RUNNING) != 0) {
+    m.hasRunning = true;
+    m.running = runningValue;
+  }
+  if ((flags & FLAG_KV) != 0) {
+    m.hasKv = true;
+    m.kvUsage = kvUsage;
+  }
+  if ((flags & FLAG_TARGET) != 0) {
+    m.hasTarget = true;
+    m.targetValue = targetValue;
+  }
+  if ((flags & FLAG_LORA) != 0) {
+    m.hasLora = true;
+    m.loraMax = loraMax;
+  }
+  if ((flags & FLAG_CACHE_CONFIG) != 0) {
+    m.hasCacheConfig = true;
+    m.numGpuBlocks = numGpuBlocks;
+    m.blockSize = blockSize;
+  }
+  let p = ptr + <usize>METRICS_RECORD_FIXED_BYTES;
+  for (let i = 0; i < running; i++, p += 8) m.runningAdapters.add(load<u64>(p));
+  for (let i = 0; i < waiting; i++, p += 8) m.waitingAdapters.add(load<u64>(p));
+  header.healthy = (flags & FLAG_HEALTHY) != 0;
+  header.updatedMs = updatedMs;
+  return true;
+}
