@@ -1,0 +1,176 @@
+// A local HTTP gateway that runs every request through the endpoint-picker plugin as Envoy/Higress would: one
+// Wasm VM per worker, each downstream connection pinned to one worker (round robin by connection), a
+// health-checked upstream cluster the plugin reads hosts from, and the route's override-host policy.
+import { Agent, createServer, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { LOG_LEVEL_NAMES, type FailurePolicy } from "../host/abi.ts";
+import { ClusterRegistry } from "../host/cluster.ts";
+import { PluginHost } from "../host/plugin-host.ts";
+import type { Flavor } from "../host/vm.ts";
+import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
+import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
+import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
+import { formatRequestLine, type RequestRecord } from "./request-log.ts";
+import { Router } from "./router.ts";
+
+export const DEFAULT_CLUSTER_NAME = "inference-backends";
+
+export interface GatewayPluginOptions {
+  wasm: Uint8Array;
+  flavor: Flavor;
+  /** Plugin configuration: an object is sent as JSON. */
+  config: object | string;
+  /** VMs, one per worker. Default 2. */
+  workers?: number;
+  /** Default FAIL_CLOSED (Envoy's default). */
+  failurePolicy?: FailurePolicy;
+  /** Stock Envoy 1.35+ `allow_on_headers_stop_iteration`. */
+  allowOnHeadersStopIteration?: boolean;
+  vmConfig?: string;
+  /** Minimum level of plugin log lines passed on (0 trace .. 5 critical). Default 2 (info). */
+  logLevel?: number;
+}
+
+export interface GatewayOptions {
+  /** "host:port" of each upstream. */
+  upstreams: string[];
+  /** Absent: a plain round-robin gateway. */
+  plugin?: GatewayPluginOptions;
+  /** Default { intervalMs: 1000, timeoutMs: 1000 }. */
+  healthCheck?: HealthCheckOptions;
+  /** How long a request may wait for the upstream's response headers (incl. time held by the plugin). Default 300 s. */
+  requestTimeoutMs?: number;
+  /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
+  bufferLimitBytes?: number;
+  /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
+  port?: number;
+  /** Default "inference-backends". */
+  clusterName?: string;
+  /** Access log (`gw req ...`), plugin log (`gw wasm ...`) and error (`gw error ...`) lines. Default: none. */
+  log?: (line: string) => void;
+}
+
+export interface GatewayStats {
+  /** Requests completed (one log line each). */
+  requests: number;
+  /** Requests answered 5xx, timed out, or reset by the upstream or the gateway. */
+  errors: number;
+  /** Requests sent to each upstream, by "host:port". */
+  byEndpoint: Record<string, number>;
+  /** Routing decisions, by reason. */
+  routes: Record<string, number>;
+}
+
+export interface GatewayHandle {
+  readonly port: number;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly host: PluginHost | null;
+  readonly healthChecker: HealthChecker;
+  stats(): GatewayStats;
+  close(): Promise<void>;
+}
+
+export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle> {
+  if (opts.upstreams.length === 0) throw new Error("the gateway needs at least one upstream");
+  const log = opts.log ?? (() => {});
+  const clusterName = opts.clusterName ?? DEFAULT_CLUSTER_NAME;
+  const healthChecker = new HealthChecker(clusterName, opts.upstreams, opts.healthCheck ?? { intervalMs: 1000, timeoutMs: 1000 });
+  const clusters = new ClusterRegistry().add(healthChecker);
+  // The stock Envoy build polls each endpoint's metrics with proxy_http_call, one cluster per upstream; the
+  // Higress build reads them from the health check, but may make calls too.
+  for (const address of opts.upstreams) clusters.add(new HttpCallCluster(metricsClusterName(address), address));
+
+  let host: PluginHost | null = null;
+  const p = opts.plugin;
+  if (p) {
+    host = PluginHost.create({
+      wasm: p.wasm,
+      flavor: p.flavor,
+      pluginConfig: typeof p.config === "string" ? p.config : JSON.stringify(p.config),
+      vmConfig: p.vmConfig,
+      workers: p.workers ?? 2,
+      failurePolicy: p.failurePolicy,
+      allowOnHeadersStopIteration: p.allowOnHeadersStopIteration,
+      bufferLimitBytes: opts.bufferLimitBytes,
+      clusters,
+      logLevel: p.logLevel,
+      log: (level, message) => log(`gw wasm level=${LOG_LEVEL_NAMES[level] ?? level} ${message}`),
+    });
+  }
+
+  // Envoy warms a cluster with one round of health checks before it takes traffic.
+  healthChecker.start();
+  await healthChecker.idle();
+
+  const stats: GatewayStats = { requests: 0, errors: 0, byEndpoint: {}, routes: {} };
+  const complete = (r: RequestRecord) => {
+    stats.requests++;
+    if (r.status >= 500 || r.flags === "UC" || r.flags === "UT" || r.flags === "GW" || r.flags === "UF") stats.errors++;
+    if (r.endpoint) stats.byEndpoint[r.endpoint] = (stats.byEndpoint[r.endpoint] ?? 0) + 1;
+    if (r.route) stats.routes[r.route] = (stats.routes[r.route] ?? 0) + 1;
+    log(formatRequestLine(r));
+  };
+  const agent = new Agent({ keepAlive: true });
+  const ctx = {
+    host,
+    router: new Router(healthChecker, p ? p.flavor : null),
+    clusterName,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 300_000,
+    agent,
+    complete,
+    internalError: (id: number, where: string, e: unknown) => {
+      log(`gw error id=${id} where=${where.replace(/\s/g, "_")} ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`.replace(/\n/g, " | "));
+    },
+  };
+
+  const connections = new WeakMap<Socket, ConnectionInfo>();
+  let nextConnection = 0;
+  let nextRequest = 0;
+  const workers = host ? host.workers.length : 1;
+  const server: Server = createServer({ noDelay: true });
+  server.on("connection", (socket: Socket) => {
+    const id = nextConnection++;
+    connections.set(socket, { id, worker: id % workers });
+  });
+  server.on("request", (req, res) => {
+    const id = ++nextRequest;
+    const conn = connections.get(req.socket) ?? { id: -1, worker: 0 };
+    try {
+      new ProxiedRequest(ctx, id, conn, req, res).start();
+    } catch (e) {
+      ctx.internalError(id, "start", e);
+      res.destroy();
+    }
+  });
+  server.on("clientError", (_e, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    host,
+    healthChecker,
+    stats: () => ({ ...stats, byEndpoint: { ...stats.byEndpoint }, routes: { ...stats.routes } }),
+    close: async () => {
+      healthChecker.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      agent.destroy();
+      await closed;
+      await healthChecker.idle();
+      host?.close();
+    },
+  };
+}

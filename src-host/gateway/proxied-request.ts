@@ -1,0 +1,456 @@
+// One downstream request through the gateway, driven the way Envoy's HTTP connection manager drives a filter
+// chain: request headers and body chunks go through the Wasm filter as they arrive; once the filter lets the
+// request go, the router picks the host and the released body is streamed upstream; the response goes back
+// through the filter chunk by chunk and is flushed to the client right away (SSE stays unbuffered).
+import { request, type Agent, type IncomingMessage, type ServerResponse, type ClientRequest } from "node:http";
+import type { FilterStream } from "../host/filter-stream.ts";
+import type { HeaderList } from "../host/header-map.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
+import type { StreamInfo } from "../host/stream.ts";
+import { splitAddress } from "./health-checker.ts";
+import type { RequestRecord } from "./request-log.ts";
+import type { Router } from "./router.ts";
+
+const EMPTY = new Uint8Array(0);
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Connection-specific headers a proxy never forwards (RFC 9110 §7.6.1), plus `expect`, which the gateway answers. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "expect"]);
+
+/** The stream property the plugin sets when it fails open; set_property keys are the NUL-joined path. */
+export const FALLBACK_PROPERTY_KEYS = ["endpoint_picker\0fallback", "endpoint_picker.fallback"];
+
+export interface ProxyContext {
+  host: PluginHost | null;
+  router: Router;
+  clusterName: string;
+  requestTimeoutMs: number;
+  agent: Agent;
+  /** Called once per request when it is over. */
+  complete(record: RequestRecord): void;
+  /** Reports an unexpected exception (a host or gateway bug); the request is answered 500 or reset. */
+  internalError(id: number, where: string, e: unknown): void;
+}
+
+export interface ConnectionInfo {
+  id: number;
+  /** Worker (VM) index all requests of this connection use. */
+  worker: number;
+}
+
+export class ProxiedRequest {
+  private stream: FilterStream | null = null;
+  private readonly startMs = performance.now();
+  private requestEnded = false;
+  private endOfStreamAtHeaders = false;
+  /** Without a plugin: the request headers and the body waiting to go upstream. */
+  private plainHeaders: HeaderList = [];
+  private plainBody: Uint8Array[] = [];
+  private upstream: ClientRequest | null = null;
+  private upstreamEnded = false;
+  private upstreamResponse: IncomingMessage | null = null;
+  private upstreamStatus = 0;
+  private headersWritten = false;
+  private responding = false;
+  private completed = false;
+  private timer: NodeJS.Timeout | null = null;
+  private endpoint: string | null = null;
+  private route: string | null = null;
+  private firstByteMs: number | null = null;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  private flags = "-";
+
+  constructor(
+    private readonly ctx: ProxyContext,
+    readonly id: number,
+    private readonly conn: ConnectionInfo,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
+
+  start(): void {
+    const { req, res } = this;
+    res.on("close", () => this.guard("client close", () => this.onClientClose()));
+    req.on("error", () => {}); // a client reset surfaces through res "close"
+    this.timer = setTimeout(() => this.guard("timeout", () => this.onTimeout()), this.ctx.requestTimeoutMs);
+    this.timer.unref();
+    this.guard("request headers", () => this.onHeaders());
+    req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
+    req.on("end", () => this.guard("request end", () => this.onEnd()));
+  }
+
+  // ---- request side ----
+
+  private onHeaders(): void {
+    const { req } = this;
+    const headers: HeaderList = [
+      [":method", req.method ?? "GET"],
+      [":path", req.url ?? "/"],
+      [":authority", req.headers.host ?? ""],
+      [":scheme", "http"],
+    ];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const key = req.rawHeaders[i].toLowerCase();
+      if (key !== "host") headers.push([key, req.rawHeaders[i + 1]]);
+    }
+    // HTTP/1.1: no content-length and no transfer-encoding means no body.
+    const cl = req.headers["content-length"];
+    this.endOfStreamAtHeaders = (cl === undefined && req.headers["transfer-encoding"] === undefined) || cl === "0";
+    const host = this.ctx.host;
+    if (host) {
+      const socket = req.socket;
+      const info: StreamInfo = {
+        clusterName: this.ctx.clusterName,
+        sourceAddress: socket.remoteAddress,
+        sourcePort: socket.remotePort,
+        destinationAddress: socket.localAddress,
+        destinationPort: socket.localPort,
+        protocol: `HTTP/${req.httpVersion}`,
+        connectionId: this.conn.id,
+        routeName: "default",
+      };
+      const stream = host.newStream(info, this.conn.worker);
+      this.stream = stream;
+      stream.onChange = () => this.guard("continue", () => this.progress());
+      stream.decodeHeaders(headers, this.endOfStreamAtHeaders);
+    } else {
+      this.plainHeaders = headers;
+    }
+    this.progress();
+  }
+
+  private onData(chunk: Buffer): void {
+    this.bytesIn += chunk.length;
+    if (this.completed) return;
+    const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    if (this.stream) this.stream.decodeData(bytes, false);
+    else this.plainBody.push(bytes);
+    this.progress();
+  }
+
+  private onEnd(): void {
+    this.requestEnded = true;
+    if (this.completed) return;
+    if (this.stream && !this.endOfStreamAtHeaders) this.stream.decodeData(EMPTY, true);
+    this.progress();
+  }
+
+  /** Acts on the filter's request state; runs after every decode call and on continue_stream. */
+  private progress(): void {
+    if (this.completed || this.responding) {
+      if (this.upstream) this.pumpBody();
+      return;
+    }
+    const state = this.stream ? this.stream.requestState : "forwarded";
+    switch (state) {
+      case "forwarded":
+        if (this.req.isPaused()) this.req.resume();
+        if (!this.upstream) this.openUpstream();
+        else this.pumpBody();
+        return;
+      case "local-reply":
+        this.sendPluginLocalReply();
+        return;
+      case "reset":
+        this.resetClient("RST");
+        return;
+      case "stalled":
+        // Envoy's watermark: a request the filter holds without reading stops being read past the buffer limit.
+        if (this.bytesIn > (this.ctx.host?.bufferLimitBytes ?? Infinity)) this.req.pause();
+        return;
+      default:
+        // Held by the filter ("headers", "paused"): wait for it, or for the timeout.
+        return;
+    }
+  }
+
+  private openUpstream(): void {
+    const route = this.ctx.router.route(this.stream);
+    if (route === null) {
+      this.sendLocal(503, "no healthy upstream", "UH");
+      return;
+    }
+    this.endpoint = route.host.address;
+    this.route = route.reason;
+    const headers = this.stream ? this.stream.requestHeaders : this.plainHeaders;
+    let method = "GET";
+    let path = "/";
+    let authority = "";
+    const out: string[] = [];
+    let contentLength: string | null = null;
+    for (const [k, v] of headers) {
+      if (k === ":method") method = v;
+      else if (k === ":path") path = v;
+      else if (k === ":authority") authority = v;
+      else if (k === "content-length") contentLength = v;
+      else if (!k.startsWith(":") && !HOP_BY_HOP.has(k) && k !== "host") out.push(k, v);
+    }
+    out.push("host", authority || route.host.address);
+    // The whole request is in: send its exact (possibly rewritten) length. Otherwise keep the declared length
+    // when there is one, or stream the body chunked.
+    const body = this.takeBody();
+    if (this.requestEnded) {
+      if (body.length > 0 || !this.endOfStreamAtHeaders || contentLength !== null) out.push("content-length", String(body.length));
+    } else if (contentLength !== null) {
+      out.push("content-length", contentLength);
+    }
+    const { hostname, port } = splitAddress(route.host.address);
+    const up = request({ host: hostname, port, method, path, headers: out, agent: this.ctx.agent });
+    this.upstream = up;
+    up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
+    up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
+    if (body.length) up.write(body);
+    if (this.requestEnded) {
+      this.upstreamEnded = true;
+      up.end();
+    }
+  }
+
+  private takeBody(): Uint8Array {
+    if (this.stream) return this.stream.takeReleasedBody();
+    const parts = this.plainBody;
+    this.plainBody = [];
+    return parts.length === 1 ? parts[0] : new Uint8Array(Buffer.concat(parts));
+  }
+
+  private pumpBody(): void {
+    const up = this.upstream;
+    if (!up || this.upstreamEnded || up.destroyed) return;
+    const body = this.takeBody();
+    if (body.length) up.write(body);
+    if (this.requestEnded) {
+      this.upstreamEnded = true;
+      up.end();
+    }
+  }
+
+  // ---- response side ----
+
+  private onUpstreamResponse(r: IncomingMessage): void {
+    if (this.completed || this.responding) {
+      r.resume();
+      return;
+    }
+    this.clearTimer();
+    this.responding = true;
+    this.upstreamResponse = r;
+    this.upstreamStatus = r.statusCode ?? 502;
+    const headers: HeaderList = [[":status", String(this.upstreamStatus)]];
+    for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) {
+      const key = r.rawHeaders[i].toLowerCase();
+      if (!HOP_BY_HOP.has(key)) headers.push([key, r.rawHeaders[i + 1]]);
+    }
+    const noBody = this.req.method === "HEAD" || this.upstreamStatus === 204 || this.upstreamStatus === 304 || r.headers["content-length"] === "0";
+    if (this.stream) {
+      this.stream.encodeHeaders(headers, noBody);
+      if (this.stream.requestState === "reset") {
+        r.destroy();
+        this.resetClient("RST");
+        return;
+      }
+      if (this.stream.responseHeadersReleased) this.writeHeaders();
+    } else {
+      this.writeHeaders(headers);
+    }
+    r.on("data", (chunk: Buffer) => this.guard("response body", () => this.onUpstreamData(chunk)));
+    r.on("end", () => this.guard("response end", () => this.onUpstreamEnd(noBody)));
+    r.on("aborted", () => this.guard("upstream abort", () => this.onUpstreamAbort()));
+    r.on("error", () => this.guard("upstream abort", () => this.onUpstreamAbort()));
+  }
+
+  private onUpstreamData(chunk: Buffer): void {
+    if (this.completed) return;
+    const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    this.writeBody(this.stream ? this.stream.encodeData(bytes, false) : bytes);
+  }
+
+  private onUpstreamEnd(noBody: boolean): void {
+    if (this.completed) return;
+    if (this.stream && !noBody) this.writeBody(this.stream.encodeData(EMPTY, true));
+    if (!this.headersWritten) this.writeHeaders();
+    this.res.end();
+    this.complete(this.upstreamStatus);
+  }
+
+  private onUpstreamAbort(): void {
+    if (this.completed || this.res.writableEnded) return;
+    // Envoy resets the downstream stream when the upstream resets after the response started.
+    this.resetClient("UC");
+  }
+
+  private onUpstreamError(e: Error): void {
+    if (this.completed) return;
+    if (this.responding) {
+      this.onUpstreamAbort();
+      return;
+    }
+    this.clearTimer();
+    // Envoy's answer when it cannot reach (or loses) the host before the response starts.
+    this.sendLocal(503, `upstream connect error or disconnect/reset before headers. reset reason: ${e.message}`, "UF");
+  }
+
+  /** Writes the response headers as the filter left them (or the given ones, without a filter). */
+  private writeHeaders(given?: HeaderList): void {
+    if (this.headersWritten) return;
+    this.headersWritten = true;
+    const headers = given ?? this.stream?.state.responseHeaders?.pairs ?? [[":status", String(this.upstreamStatus || 502)]];
+    let status = this.upstreamStatus || 502;
+    const flat: string[] = [];
+    for (const [k, v] of headers) {
+      if (k === ":status") status = Number(v) || status;
+      else if (!k.startsWith(":") && !HOP_BY_HOP.has(k)) flat.push(k, v);
+    }
+    this.upstreamStatus = status;
+    this.res.writeHead(status, flat);
+    this.res.flushHeaders();
+  }
+
+  private writeBody(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (!this.headersWritten) this.writeHeaders();
+    if (this.firstByteMs === null) this.firstByteMs = performance.now();
+    this.bytesOut += bytes.length;
+    this.res.write(bytes);
+  }
+
+  // ---- local answers ----
+
+  /** The filter answered (its own reply, a 413, or a failure policy's 503); it already ran the encoder callbacks. */
+  private sendPluginLocalReply(): void {
+    const reply = this.stream?.localReply;
+    if (!reply) return;
+    this.clearTimer();
+    this.responding = true;
+    this.flags = "LR";
+    this.upstreamStatus = reply.status;
+    this.writeHeaders();
+    this.writeBody(reply.body);
+    this.res.end();
+    this.complete(this.upstreamStatus);
+  }
+
+  /** A gateway-generated reply; like Envoy's, it goes through the filter's encoder callbacks. */
+  private sendLocal(status: number, text: string, flags: string): void {
+    this.clearTimer();
+    this.responding = true;
+    this.flags = flags;
+    this.upstreamStatus = status;
+    if (this.upstream) {
+      this.upstream.destroy();
+    }
+    const body = enc.encode(text);
+    const headers: HeaderList = [
+      [":status", String(status)],
+      ["content-type", "text/plain"],
+      ["content-length", String(body.length)],
+    ];
+    let out: Uint8Array = body;
+    if (this.stream && !this.stream.bypass) {
+      this.stream.encodeHeaders(headers, false);
+      out = this.stream.encodeData(body, true);
+      this.writeHeaders();
+    } else {
+      this.writeHeaders(headers);
+    }
+    this.writeBody(out);
+    this.res.end();
+    this.complete(status);
+  }
+
+  private onTimeout(): void {
+    this.timer = null;
+    if (this.completed || this.responding) return;
+    this.sendLocal(504, "upstream request timeout", "UT");
+  }
+
+  private onClientClose(): void {
+    if (this.completed) return;
+    if (this.res.writableFinished) return;
+    this.upstream?.destroy();
+    this.upstreamResponse?.destroy();
+    this.flags = "DC";
+    this.stream?.reset();
+    this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
+  }
+
+  /** Resets the downstream stream: the client sees its connection close. */
+  private resetClient(flags: string): void {
+    if (this.completed) return;
+    this.flags = flags;
+    this.upstream?.destroy();
+    this.upstreamResponse?.destroy();
+    this.stream?.reset();
+    this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
+    this.res.destroy();
+  }
+
+  // ---- the end ----
+
+  private complete(status: number, finishStream = true): void {
+    if (this.completed) return;
+    this.completed = true;
+    this.clearTimer();
+    if (finishStream) this.stream?.finish();
+    this.ctx.complete({
+      id: this.id,
+      worker: this.ctx.host ? this.conn.worker : null,
+      method: this.req.method ?? "-",
+      path: this.req.url ?? "-",
+      status,
+      flags: this.flags,
+      endpoint: this.endpoint,
+      route: this.route,
+      fallback: this.fallbackReason(),
+      ttftMs: this.firstByteMs === null ? null : this.firstByteMs - this.startMs,
+      durMs: performance.now() - this.startMs,
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+    });
+    // Whatever the client still sends is read and dropped, so the connection can be reused.
+    if (!this.requestEnded) this.req.resume();
+  }
+
+  private fallbackReason(): string | null {
+    const props = this.stream?.state.properties;
+    if (!props) return null;
+    for (const key of FALLBACK_PROPERTY_KEYS) {
+      const v = props.get(key);
+      if (v) return dec.decode(v);
+    }
+    return null;
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Runs a step; an unexpected exception answers 500 (or resets) instead of crashing the gateway. */
+  private guard(where: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.ctx.internalError(this.id, where, e);
+      if (this.completed) return;
+      try {
+        this.upstream?.destroy();
+        this.upstreamResponse?.destroy();
+        this.flags = "GW";
+        if (!this.res.headersSent) {
+          this.res.writeHead(500, { "content-type": "text/plain" });
+          this.res.end("gateway internal error");
+          this.upstreamStatus = 500;
+        } else {
+          this.res.destroy();
+        }
+        this.stream?.reset();
+        this.complete(this.res.headersSent ? this.upstreamStatus : 0, false);
+      } catch (again) {
+        this.ctx.internalError(this.id, `${where} (cleanup)`, again);
+        this.res.destroy();
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+// Higress build of the target fixture: the destination goes through proxy_set_upstream_override_host.
+export * from "../../assembly/abi/exports";
+import "../../assembly/abi/abort";
+import { proxy_set_upstream_override_host } from "../../assembly/abi/higress-imports";
+import { RootContext, setRootContextFactory } from "../../assembly/abi/context";
+import { FixtureRoot } from "./target-stream";
+
+function overrideHost(target: string): void {
+  const b = String.UTF8.encode(target);
+  proxy_set_upstream_override_host(changetype<usize>(b), b.byteLength);
+}
+
+setRootContextFactory((id: u32): RootContext => new FixtureRoot(id, overrideHost));
