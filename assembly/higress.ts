@@ -1,2 +1,9 @@
+// The Higress build: hosts and metrics from proxy_get_upstream_hosts, routing by
+// proxy_set_upstream_override_host.
 export * from "./abi/exports";
 import "./abi/abort";
+import { RootContext, setRootContextFactory } from "./abi/context";
+import { PickerRoot } from "./picker/picker-root";
+import { HigressPlatform } from "./route/higress-platform";
+
+setRootContextFactory((id: u32): RootContext => new PickerRoot(id, new HigressPlatform()));

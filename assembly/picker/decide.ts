@@ -1,0 +1,163 @@
+// The decision for one request body: extract → chain → snapshot → candidates → filter → score → pick.
+// It reads host state only through the platform's snapshot and changes nothing but the decision record;
+// the override and the bookkeeping that follows it happen in the stream once the override succeeded.
+import { hashNameBytes } from "../endpoints/name-hash";
+import { chainSeed } from "../prefix/chain";
+import { ExtractStatus, PrefixSkipReason } from "../request/extract";
+import { LoraState } from "../scheduling/candidates";
+import { MetricPolicy } from "../config/picker-config";
+import { Platform } from "../route/platform";
+import { Fallback } from "./fallback";
+import { PickerState } from "./picker-state";
+import { PrefixSkip } from "./prefix-skip";
+
+/** The outcome of `decide`, reused for every request of the worker. */
+export class Decision {
+  fallback: i32 = Fallback.None;
+  prefixSkip: i32 = PrefixSkip.None;
+  /** Chosen registry slot and its generation, when fallback is None. */
+  slot: i32 = -1;
+  generation: u32 = 0;
+  /** The candidate index the scheduler picked (for the debug header). */
+  candidate: i32 = -1;
+  chainLength: i32 = 0;
+  matchedChunks: i32 = 0;
+
+  reset(): void {
+    this.fallback = Fallback.None;
+    this.prefixSkip = PrefixSkip.None;
+    this.slot = -1;
+    this.generation = 0;
+    this.candidate = -1;
+    this.chainLength = 0;
+    this.matchedChunks = 0;
+  }
+}
+
+function mapSkip(reason: i32): i32 {
+  if (reason == PrefixSkipReason.Budget) return PrefixSkip.Budget;
+  if (reason == PrefixSkipReason.TokenArray) return PrefixSkip.TokenArray;
+  return PrefixSkip.NoPrompt;
+}
+
+export function decide(
+  state: PickerState, platform: Platform, d: Decision, bodyPtr: usize, bodyLen: usize, nowMs: f64,
+  saltPtr: usize, saltLen: usize, sessionHash: u64,
+): void {
+  d.reset();
+  const cfg = state.config;
+  const ex = state.extractor;
+  const status = ex.extract(bodyPtr, bodyLen, cfg.maxScanSteps);
+  if (status == ExtractStatus.InvalidJson || status == ExtractStatus.NotObject) {
+    d.fallback = Fallback.InvalidJson;
+    return;
+  }
+  if (status == ExtractStatus.MissingModel) {
+    d.fallback = Fallback.MissingModel;
+    return;
+  }
+  // BudgetNoModel: the body was too costly to read to the end; load signals still decide.
+  state.modelHash = ex.modelLen > 0 ? hashNameBytes(ex.modelPtr, <usize>ex.modelLen) : 0;
+
+  let chainLength = 0;
+  if (!ex.prefixUsable) {
+    d.prefixSkip = mapSkip(ex.prefixSkipReason);
+  } else {
+    const seed = chainSeed(ex.modelPtr, <usize>ex.modelLen, saltPtr, saltLen);
+    chainLength = state.chain.build(ex.streamPtr, <usize>ex.streamLen, cfg.chunkChars, seed);
+    if (chainLength == 0) d.prefixSkip = PrefixSkip.ShortPrompt;
+  }
+  d.chainLength = chainLength;
+
+  if (!platform.refresh(state, nowMs)) {
+    d.fallback = Fallback.HostsUnavailable;
+    return;
+  }
+  const registry = state.registry;
+  const active = registry.activeCount;
+  if (active == 0) {
+    d.fallback = Fallback.NoEndpoints;
+    return;
+  }
+  const slots = registry.activeSlots;
+  const matched = state.matched;
+  for (let i = 0; i < active; i++) unchecked((matched[unchecked(slots[i])] = 0));
+  if (chainLength > 0) state.index.match(state.chain.hashes, chainLength, slots, active, matched);
+
+  const sessionSlot = state.sessions.slotFor(sessionHash);
+  const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
+  const c = state.candidates;
+  c.clear();
+  let healthy = 0;
+  for (let i = 0; i < active; i++) {
+    const slot = unchecked(slots[i]);
+    const gen = registry.generation(slot);
+    const m = registry.metrics(slot);
+    const ok = registry.healthy(slot);
+    if (ok) healthy++;
+    const hasMetrics = m.hasWaiting || m.hasRunning || m.hasKv;
+    const lora = m.hasLora && state.modelHash != 0 ? m.isAdapterLoaded(state.modelHash) : LoraState.Unknown;
+    const k = c.add(
+      slot, ok, hasMetrics, m.waiting, m.running, m.kvUsage, m.hasKv, state.leases.count(slot, gen),
+      unchecked(matched[slot]), lora, state.failures.value(slot, gen), sessionSlot == slot && sessionGeneration == gen,
+    );
+    if (k < 0) break;
+  }
+  if (healthy == 0) {
+    d.fallback = Fallback.NoHealthyEndpoint;
+    return;
+  }
+  if (cfg.metricPolicy != MetricPolicy.Default) keepBestByTargetMetric(state);
+  if (cfg.rateLimit < 1.0) skipOverShare(state);
+
+  const pick = state.scheduler.pick(c, chainLength);
+  if (pick < 0) {
+    d.fallback = Fallback.NoHealthyEndpoint;
+    return;
+  }
+  d.candidate = pick;
+  d.slot = unchecked(c.slot[pick]);
+  d.generation = registry.generation(d.slot);
+  d.matchedChunks = unchecked(c.prefixMatched[pick]);
+}
+
+/** Higress metric_policy least/most: keep endpoints within (max - min) / n of the best target value. */
+function keepBestByTargetMetric(state: PickerState): void {
+  const c = state.candidates;
+  const registry = state.registry;
+  let lo = f64.MAX_VALUE;
+  let hi = -f64.MAX_VALUE;
+  let n = 0;
+  for (let i = 0; i < c.count; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    const m = registry.metrics(unchecked(c.slot[i]));
+    if (!m.hasTarget) continue;
+    lo = min(lo, m.targetValue);
+    hi = max(hi, m.targetValue);
+    n++;
+  }
+  if (n == 0) return;
+  const band = (hi - lo) / <f64>n;
+  const least = state.config.metricPolicy == MetricPolicy.Least;
+  for (let i = 0; i < c.count; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    const m = registry.metrics(unchecked(c.slot[i]));
+    if (!m.hasTarget) continue;
+    const keep = least ? m.targetValue <= lo + band : m.targetValue >= hi - band;
+    if (!keep) unchecked((c.healthy[i] = false));
+  }
+}
+
+/** Higress rate_limit: skip endpoints above their share of recent picks while another candidate remains. */
+function skipOverShare(state: PickerState): void {
+  const c = state.candidates;
+  const limit = state.config.rateLimit;
+  let remaining = 0;
+  for (let i = 0; i < c.count; i++) {
+    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) <= limit) remaining++;
+  }
+  if (remaining == 0) return;
+  for (let i = 0; i < c.count; i++) {
+    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
+  }
+}

@@ -1,0 +1,176 @@
+// One HTTP stream through the picker: gate the headers, buffer the body, decide, override, record, and
+// give the in-flight lease back exactly once. Every failure is a counted fail-open: the request goes on
+// to the gateway's own load balancer.
+import {
+  currentTimeNanos, getBufferBytes, getHeaderValueRaw, removeHeader, replaceHeaderValue, returned, setProperty, Utf8,
+} from "../abi/host";
+import { HttpContext } from "../abi/context";
+import { BufferType, DataAction, HeadersAction, MapType, Status } from "../abi/types";
+import { hashNameBytes } from "../endpoints/name-hash";
+import { xxh64 } from "../prefix/xxh64";
+import { OVERRIDE_HEADER } from "../route/override-header";
+import { formatDebugHeader } from "./debug-header";
+import { Decision, decide } from "./decide";
+import { FALLBACK_NAMES, Fallback } from "./fallback";
+import { PickerRoot } from "./picker-root";
+import { gateRequest, gatedContentLength } from "./request-gate";
+
+const STATUS = new Utf8(":status");
+const DEBUG_HEADER = new Utf8("x-endpoint-picker-debug");
+const FALLBACK_PROPERTY = String.UTF8.encode("endpoint_picker.fallback");
+const SALT_HASH: usize = memory.data(8);
+const SALT_HASH_SEED: u64 = 0x5a17_5a17_5a17_5a17;
+
+/** Shared by every stream of the worker: only one decides at a time. */
+const decision = new Decision();
+
+export class PickerStream extends HttpContext {
+  private fallback: i32 = Fallback.None;
+  private reading: bool = false;
+  private leaseSlot: i32 = -1;
+  private leaseGeneration: u32 = 0;
+  private leaseHeld: bool = false;
+  private responseStatus: i32 = 0;
+  private debugText: string | null = null;
+
+  constructor(id: u32, readonly picker: PickerRoot) {
+    super(id, picker);
+  }
+
+  onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    // No client may choose a pod, whatever happens next.
+    removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER);
+    const state = this.picker.state;
+    if (state === null) return this.failOpen(Fallback.NotConfigured);
+    state.telemetry.add(state.telemetry.requests, 1);
+    if (endOfStream) return this.failOpen(Fallback.ContentLength);
+    const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
+    if (reason != Fallback.None) return this.failOpen(reason);
+    this.reading = true;
+    return HeadersAction.StopIteration;
+  }
+
+  onRequestBody(bodySize: u32, endOfStream: bool): i32 {
+    if (!this.reading) return DataAction.Continue;
+    const state = this.picker.state!;
+    if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > gatedContentLength) {
+      // The body outgrew what its Content-Length announced.
+      this.reading = false;
+      return this.failOpen(Fallback.BodyTooLarge);
+    }
+    if (!endOfStream) return DataAction.StopIterationAndBuffer;
+    this.reading = false;
+    this.decideAndRoute(bodySize);
+    return DataAction.Continue;
+  }
+
+  private decideAndRoute(bodySize: u32): void {
+    const state = this.picker.state!;
+    const cfg = state.config;
+    if (getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) != Status.Ok || returned.len == 0) {
+      returned.release();
+      this.failOpen(Fallback.BodyUnavailable);
+      return;
+    }
+    // Take ownership of the body buffer; `returned` is reused for the headers below.
+    const bodyPtr = returned.ptr;
+    const bodyLen = returned.len;
+    returned.ptr = 0;
+    returned.len = 0;
+
+    // The salt enters the chain seed as its hash, so the header buffer can go at once.
+    let saltLen: usize = 0;
+    const salt = this.picker.saltHeader;
+    if (salt !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, salt) == Status.Ok) {
+      if (returned.len > 0) {
+        store<u64>(SALT_HASH, xxh64(returned.ptr, returned.len, SALT_HASH_SEED));
+        saltLen = 8;
+      }
+      returned.release();
+    }
+    let sessionHash: u64 = 0;
+    const session = this.picker.sessionHeader;
+    if (session !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, session) == Status.Ok) {
+      if (returned.len > 0) sessionHash = hashNameBytes(returned.ptr, returned.len) | 1;
+      returned.release();
+    }
+    const nowMs = <f64>(currentTimeNanos() / 1_000_000);
+    decide(state, this.picker.platform, decision, bodyPtr, bodyLen, nowMs, SALT_HASH, saltLen, sessionHash);
+    heap.free(bodyPtr);
+
+    const t = state.telemetry;
+    t.prefixSkip(decision.prefixSkip);
+    if (decision.fallback != Fallback.None) {
+      this.failOpen(decision.fallback);
+      return;
+    }
+    if (!this.picker.platform.route(state, decision.slot)) {
+      this.failOpen(Fallback.OverrideFailed);
+      return;
+    }
+    // The override stands: take the lease and remember where this prefix went.
+    this.leaseSlot = decision.slot;
+    this.leaseGeneration = decision.generation;
+    this.leaseHeld = true;
+    state.leases.acquire(decision.slot, decision.generation);
+    t.add(t.inflight, 1);
+    t.add(t.decisions, 1);
+    if (decision.chainLength > 0) {
+      state.index.record(decision.slot, state.chain.hashes, decision.chainLength);
+      t.add(t.prefixTotalChars, <i64>decision.chainLength * <i64>cfg.chunkChars);
+      t.add(t.prefixMatchedChars, <i64>decision.matchedChunks * <i64>cfg.chunkChars);
+      if (decision.matchedChunks > 0) t.add(t.prefixHits, 1);
+    }
+    state.sessions.remember(sessionHash, decision.slot, decision.generation);
+    if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
+    if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);
+  }
+
+  onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    if (getHeaderValueRaw(MapType.HttpResponseHeaders, STATUS) == Status.Ok) {
+      let code = 0;
+      for (let i: usize = 0; i < returned.len && i < 3; i++) code = code * 10 + (<i32>load<u8>(returned.ptr + i) - 48);
+      this.responseStatus = code;
+      returned.release();
+    }
+    const text = this.debugText;
+    if (text !== null) {
+      const b = String.UTF8.encode(text);
+      replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
+    } else if (this.fallback != Fallback.None && this.picker.state !== null && this.picker.state!.config.debugHeader) {
+      const b = String.UTF8.encode("fallback=" + FALLBACK_NAMES[this.fallback]);
+      replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
+    }
+    return HeadersAction.Continue;
+  }
+
+  onLog(): void {
+    this.releaseLease();
+  }
+
+  onDone(): bool {
+    this.releaseLease();
+    return true;
+  }
+
+  private releaseLease(): void {
+    if (!this.leaseHeld) return;
+    this.leaseHeld = false;
+    const state = this.picker.state;
+    if (state === null) return;
+    state.leases.release(this.leaseSlot, this.leaseGeneration);
+    state.telemetry.add(state.telemetry.inflight, -1);
+    // No response headers (reset) or a 5xx counts as a failure of the endpoint.
+    const failed = this.responseStatus == 0 || this.responseStatus >= 500;
+    state.failures.record(this.leaseSlot, this.leaseGeneration, failed, state.config.ewmaAlpha);
+  }
+
+  private failOpen(reason: i32): i32 {
+    this.fallback = reason;
+    const state = this.picker.state;
+    if (state !== null) state.telemetry.fallback(reason);
+    const name = String.UTF8.encode(FALLBACK_NAMES[reason]);
+    setProperty(FALLBACK_PROPERTY, name);
+    return HeadersAction.Continue;
+  }
+}

@@ -1,0 +1,141 @@
+// Stock Envoy build: polls each configured endpoint's /metrics with proxy_http_call and publishes the parsed
+// result in shared data. Only one worker polls at a time: it holds a lease in shared data, renewed with
+// compare-and-swap on every tick, so a worker whose VM dies hands the job over when the lease expires.
+import {
+  dispatchHttpCall, getBufferBytes, getHttpCallStatus, getSharedData, httpCallId, returned, setSharedData, sharedDataCas, Utf8,
+} from "../abi/host";
+import { HeaderMapWriter } from "../abi/header-map";
+import { BufferType, Status } from "../abi/types";
+import { EndpointMetrics } from "../endpoints/endpoint-metrics";
+import { encodeMetricsRecord } from "../endpoints/metrics-record";
+import { parsePrometheusWithTarget } from "../endpoints/prometheus";
+import { PickerState } from "../picker/picker-state";
+
+const LEASE_KEY = new Utf8("endpoint_picker/poller");
+const SEQUENCE_KEY = new Utf8("endpoint_picker/worker_sequence");
+const MAX_BODY: u32 = 262144;
+const MAX_LINES: i32 = 20000;
+const FAILURES_BEFORE_UNHEALTHY: i32 = 3;
+const SEQUENCE_VALUE: usize = memory.data(8);
+
+export function metricsKey(address: string): string {
+  return "endpoint_picker/metrics/" + address;
+}
+
+/** A unique token per VM, from a shared counter (VMs on different workers share the process). */
+function takeWorkerToken(): u64 {
+  for (let attempt = 0; attempt < 16; attempt++) {
+    let next: u64 = 1;
+    let cas: u32 = 0;
+    if (getSharedData(SEQUENCE_KEY) == Status.Ok) {
+      if (returned.len >= 8) next = load<u64>(returned.ptr) + 1;
+      cas = sharedDataCas;
+      returned.release();
+    }
+    store<u64>(SEQUENCE_VALUE, next);
+    if (setSharedData(SEQUENCE_KEY, SEQUENCE_VALUE, 8, cas) == Status.Ok) return next;
+  }
+  return 0;
+}
+
+export class MetricsPoller {
+  private readonly token: u64;
+  private readonly keys: Array<Utf8> = [];
+  private readonly clusters: Array<Utf8> = [];
+  private readonly paths: Array<string> = [];
+  private readonly authorities: Array<string> = [];
+  private readonly pendingCall: StaticArray<u32>;
+  private readonly failures: StaticArray<i32>;
+  private readonly metrics: Array<EndpointMetrics> = [];
+  private readonly headers: HeaderMapWriter = new HeaderMapWriter();
+  private readonly record: ArrayBuffer = new ArrayBuffer(4096);
+  private readonly leaseValue: usize = memory.data(16);
+  private nowMs: f64 = 0;
+
+  constructor(private readonly state: PickerState, slots: Array<i32>) {
+    const endpoints = state.config.endpoints;
+    this.pendingCall = new StaticArray<u32>(endpoints.length);
+    this.failures = new StaticArray<i32>(endpoints.length);
+    for (let i = 0; i < endpoints.length; i++) {
+      const e = endpoints[i];
+      this.keys.push(new Utf8(metricsKey(e.address)));
+      this.clusters.push(new Utf8(e.metricsCluster));
+      this.paths.push(e.metricsPath.length > 0 ? e.metricsPath : state.config.metricsPath);
+      this.authorities.push(e.authority.length > 0 ? e.authority : e.address);
+      this.metrics.push(new EndpointMetrics());
+    }
+    this.token = takeWorkerToken();
+  }
+
+  /** Takes or renews the polling lease; true when this worker polls. */
+  private lead(nowMs: f64): bool {
+    let cas: u32 = 0;
+    if (getSharedData(LEASE_KEY) == Status.Ok) {
+      const ok = returned.len >= 16;
+      const owner = ok ? load<u64>(returned.ptr) : 0;
+      const expires = ok ? load<f64>(returned.ptr, 8) : 0;
+      cas = sharedDataCas;
+      returned.release();
+      if (owner != this.token && expires > nowMs) return false;
+    }
+    store<u64>(this.leaseValue, this.token);
+    store<f64>(this.leaseValue, nowMs + 3 * <f64>this.state.config.pollIntervalMs, 8);
+    return setSharedData(LEASE_KEY, this.leaseValue, 16, cas) == Status.Ok;
+  }
+
+  onTick(nowMs: f64): void {
+    this.nowMs = nowMs;
+    if (this.token == 0 || !this.lead(nowMs)) return;
+    const timeout = <u32>this.state.config.pollTimeoutMs;
+    for (let i = 0; i < this.keys.length; i++) {
+      if (unchecked(this.pendingCall[i]) != 0) continue;
+      this.headers.clear().add(":method", "GET").add(":path", this.paths[i]).add(":authority", this.authorities[i]).add("accept", "text/plain");
+      if (dispatchHttpCall(this.clusters[i], this.headers, null, timeout) == Status.Ok) unchecked((this.pendingCall[i] = httpCallId));
+      else this.failed(i);
+    }
+  }
+
+  onResponse(callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {
+    this.nowMs = nowMs;
+    let i = -1;
+    for (let k = 0; k < this.keys.length; k++) {
+      if (unchecked(this.pendingCall[k]) == callId) {
+        i = k;
+        break;
+      }
+    }
+    if (i < 0) return;
+    unchecked((this.pendingCall[i] = 0));
+    const status = numHeaders == 0 ? 0 : getHttpCallStatus();
+    if (status < 200 || status >= 300) {
+      this.failed(i);
+      return;
+    }
+    const m = this.metrics[i];
+    const take = min<u32>(bodySize, MAX_BODY);
+    let parsed = false;
+    if (take > 0 && getBufferBytes(BufferType.HttpCallResponseBody, 0, take) == Status.Ok) {
+      const target = this.state.targetMetric;
+      parsed = parsePrometheusWithTarget(returned.ptr, returned.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
+      returned.release();
+    }
+    if (!parsed) {
+      this.state.telemetry.add(this.state.telemetry.metricsParseErrors, 1);
+      m.reset();
+    }
+    unchecked((this.failures[i] = 0));
+    this.publish(i, true);
+  }
+
+  private failed(i: i32): void {
+    this.state.telemetry.add(this.state.telemetry.pollFailures, 1);
+    const n = unchecked(this.failures[i]) + 1;
+    unchecked((this.failures[i] = n));
+    this.publish(i, n < FAILURES_BEFORE_UNHEALTHY);
+  }
+
+  private publish(i: i32, healthy: bool): void {
+    const len = encodeMetricsRecord(this.metrics[i], healthy, this.nowMs, changetype<usize>(this.record), this.record.byteLength);
+    if (len > 0) setSharedData(this.keys[i], changetype<usize>(this.record), <usize>len, 0);
+  }
+}
