@@ -217,7 +217,7 @@ function checkAgainstModel(seed: u32): void {
   const modelGeneration = new StaticArray<u32>(capacity);
   for (let s = 0; s < capacity; s++) modelGeneration[s] = r.generation(s);
   let state: u32 = seed;
-  for (let round = 0; round < 120; round++) {
+  for (let round = 0; round < 80; round++) {
     r.beginRefresh();
     const seen = new Set<string>();
     const wanted = <i32>((state = state * 1103515245 + 12345) >> 16) % 30;
