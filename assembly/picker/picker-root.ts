@@ -51,10 +51,9 @@ export class PickerRoot extends RootContext {
     this.sessionHeader = config.sessionHeader.length > 0 ? new Utf8(config.sessionHeader) : null;
     this.state = state;
     const period = this.platform.tickPeriodMs(state);
-    if (period > 0) {
-      setTickPeriodMs(period);
-      this.platform.onTick(state, nowMs());
-    }
+    // No work at configure time: Envoy also configures a short-lived canary VM, which must not take the
+    // polling lease. The first tick does the first poll.
+    if (period > 0) setTickPeriodMs(period);
     log(LogLevel.Info, "endpoint-picker: configured (" + this.platform.name + " build)");
     return true;
   }

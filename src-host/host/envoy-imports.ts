@@ -303,7 +303,10 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       };
       const callId = vm.registerHttpCall(contextId, timeoutMs >>> 0, (id) => deliver(id, null));
       mem().writeU32(retId, callId);
-      cluster.dispatch({ headers, body, trailers, timeoutMs: timeoutMs >>> 0 }, (res) => deliver(callId, res));
+      // Envoy answers on a later event-loop turn, never inside the call that dispatched it.
+      cluster.dispatch({ headers, body, trailers, timeoutMs: timeoutMs >>> 0 }, (res) => {
+        vm.options.clock.after(0, () => deliver(callId, res));
+      });
       return Status.Ok;
     },
     "env.proxy_get_status": (retCode: number, retMsgPtr: number, retMsgLen: number) => {

@@ -118,6 +118,8 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
 
   // The HTTP call is answered asynchronously, with headers and body readable in the callback.
   for (const p of pending) p.respond({ headers: [[":status", "200"], ["content-type", "text/plain"]], body: new TextEncoder().encode("ok-body"), trailers: [] });
+  assert.equal(h.last("http_response_headers"), undefined, "answers come on a later turn, not inside the dispatch");
+  h.clock.advanceTo(h.clock.nowMs());
   expect("http_response_headers", "2");
   expect("http_response_status", "200");
   expect("http_response_body", "ok-body");
