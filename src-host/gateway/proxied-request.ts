@@ -49,6 +49,7 @@ export class ProxiedRequest {
   private plainBody: Uint8Array[] = [];
   private upstream: ClientRequest | null = null;
   private upstreamEnded = false;
+  private upstreamCancelled = false;
   private upstreamResponse: IncomingMessage | null = null;
   private upstreamStatus = 0;
   private headersWritten = false;
@@ -229,7 +230,7 @@ export class ProxiedRequest {
   // ---- response side ----
 
   private onUpstreamResponse(r: IncomingMessage): void {
-    if (this.completed || this.responding) {
+    if (this.completed || this.responding || this.upstreamCancelled) {
       r.resume();
       return;
     }
@@ -275,13 +276,13 @@ export class ProxiedRequest {
   }
 
   private onUpstreamAbort(): void {
-    if (this.completed || this.res.writableEnded) return;
+    if (this.completed || this.upstreamCancelled || this.res.writableEnded) return;
     // Envoy resets the downstream stream when the upstream resets after the response started.
     this.resetClient("UC");
   }
 
   private onUpstreamError(e: Error): void {
-    if (this.completed) return;
+    if (this.completed || this.upstreamCancelled) return;
     if (this.responding) {
       this.onUpstreamAbort();
       return;
@@ -337,9 +338,7 @@ export class ProxiedRequest {
     this.responding = true;
     this.flags = flags;
     this.upstreamStatus = status;
-    if (this.upstream) {
-      this.upstream.destroy();
-    }
+    this.cancelUpstream();
     const body = enc.encode(text);
     const headers: HeaderList = [
       [":status", String(status)],
@@ -368,21 +367,20 @@ export class ProxiedRequest {
   private onClientClose(): void {
     if (this.completed) return;
     if (this.res.writableFinished) return;
-    this.upstream?.destroy();
-    this.upstreamResponse?.destroy();
     this.flags = "DC";
     this.stream?.reset();
+    // Completed first: destroying the upstream side emits its abort events synchronously.
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
+    this.cancelUpstream();
   }
 
   /** Resets the downstream stream: the client sees its connection close. */
   private resetClient(flags: string): void {
     if (this.completed) return;
     this.flags = flags;
-    this.upstream?.destroy();
-    this.upstreamResponse?.destroy();
     this.stream?.reset();
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
+    this.cancelUpstream();
     this.res.destroy();
   }
 
@@ -422,6 +420,13 @@ export class ProxiedRequest {
     return null;
   }
 
+  /** Drops the upstream exchange; its late events are ignored. */
+  private cancelUpstream(): void {
+    this.upstreamCancelled = true;
+    this.upstream?.destroy();
+    this.upstreamResponse?.destroy();
+  }
+
   private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -435,8 +440,7 @@ export class ProxiedRequest {
       this.ctx.internalError(this.id, where, e);
       if (this.completed) return;
       try {
-        this.upstream?.destroy();
-        this.upstreamResponse?.destroy();
+        this.cancelUpstream();
         this.flags = "GW";
         if (!this.res.headersSent) {
           this.res.writeHead(500, { "content-type": "text/plain" });

@@ -25,10 +25,10 @@ export interface RequestRecord {
   bytesOut: number;
 }
 
-/** Keeps each value one token: whitespace and '=' would break `key=value` parsing. */
+/** Keeps each value one space-free token (whitespace is %-escaped); a value's own '=' is harmless. */
 function token(v: string | number | null): string {
   if (v === null || v === "") return "-";
-  return String(v).replace(/[\s=]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`);
+  return String(v).replace(/\s/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0").toUpperCase()}`);
 }
 
 function ms(v: number | null): string {
