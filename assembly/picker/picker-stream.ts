@@ -43,9 +43,9 @@ export class PickerStream extends HttpContext {
     const state = this.picker.state;
     if (state === null) return this.failOpen(Fallback.NotConfigured);
     state.telemetry.add(state.telemetry.requests, 1);
-    if (endOfStream) return this.failOpen(Fallback.ContentLength);
     const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
+    if (endOfStream) return this.failOpen(Fallback.ContentLength);
     this.reading = true;
     return HeadersAction.StopIteration;
   }

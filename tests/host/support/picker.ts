@@ -106,18 +106,16 @@ export function pickerHost(options: Partial<PluginHostOptions> & { config?: obje
       const text = typeof body === "string" ? body : JSON.stringify(body);
       const bytes = new TextEncoder().encode(text);
       const s = host.newStream({ clusterName: "backends" }, opts.worker);
-      s.decodeHeaders(
-        [
-          [":method", "POST"],
-          [":path", "/v1/chat/completions"],
-          [":authority", "gateway"],
-          [":scheme", "http"],
-          ["content-type", "application/json"],
-          ["content-length", String(bytes.length)],
-          ...headers,
-        ],
-        false,
-      );
+      const defaults: HeaderList = [
+        [":method", "POST"],
+        [":path", "/v1/chat/completions"],
+        [":authority", "gateway"],
+        [":scheme", "http"],
+        ["content-type", "application/json"],
+        ["content-length", String(bytes.length)],
+      ];
+      const overridden = new Set(headers.map(([k]) => k.toLowerCase()));
+      s.decodeHeaders([...defaults.filter(([k]) => !overridden.has(k)), ...headers], false);
       s.decodeData(bytes, true);
       return s;
     },
