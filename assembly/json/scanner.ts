@@ -1,11 +1,14 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { firstFlagged, stringStopBytes } from "./swar";
-import { decodeJsonString, hex4, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
+import { firstFlagged, stringStopBytes, stringStopOrHighBytes } from "./swar";
+import { decodeJsonString, escapeLength, putCodePoint, readJsonCodePoint } from "./string-decoder";
+import { jsonStringEquals } from "./string-compare";
 import { parseNumberF64 } from "./number";
+import { StepBudget } from "./step-budget";
 
 export { JsonToken } from "./token";
+export { StepBudget } from "./step-budget";
 
 // What the grammar allows at the current position.
 const EXPECT_VALUE: i32 = 0; // document start, after ':' or after ',' in an array
@@ -46,10 +49,19 @@ export class JsonScanner {
   hasEscapes: bool = false;
   /** Containers currently open. */
   depth: i32 = 0;
-  /** Steps left; each next() that reads input costs one. Writable so nested scanners can share a budget. */
-  stepsLeft: i32 = 0;
+  /** After nextDecoded(): bytes of the string written at dst, and whether it stopped at the cap. */
+  decodedLen: i32 = 0;
+  decodeFilled: bool = false;
 
   private limit: usize = 0;
+  // Destination of nextDecoded(): a string value read while sinkOn is decoded into it during the scan.
+  private sinkOn: bool = false;
+  private sinkDst: usize = 0;
+  private sinkEnd: usize = 0;
+  private sinkFlags: i32 = 0;
+  // Each next() that reads input costs one step of this budget; by default the scanner's own.
+  private readonly ownBudget: StepBudget = new StepBudget();
+  private budget: StepBudget = this.ownBudget;
   private expect: i32 = FINISHED;
   private readonly maxDepth: i32;
   // Per open container: true for an object, false for an array.
@@ -60,11 +72,22 @@ export class JsonScanner {
     this.isObjectAt = new StaticArray<bool>(max(maxDepth, 1));
   }
 
+  /** Steps left in the budget this scanner draws from. */
+  get stepsLeft(): i32 {
+    return this.budget.left;
+  }
+
   /** Starts a new document of len bytes at ptr with a budget of maxSteps tokens. */
   reset(ptr: usize, len: usize, maxSteps: i32): void {
+    this.ownBudget.left = maxSteps;
+    this.resetShared(ptr, len, this.ownBudget);
+  }
+
+  /** Starts a new document of len bytes at ptr, drawing steps from a budget shared with other scanners. */
+  resetShared(ptr: usize, len: usize, budget: StepBudget): void {
+    this.budget = budget;
     this.pos = ptr;
     this.limit = ptr + len;
-    this.stepsLeft = maxSteps;
     this.depth = 0;
     this.expect = EXPECT_VALUE;
     this.token = 0;
@@ -78,8 +101,10 @@ export class JsonScanner {
   /** Reads the next token. After End, Error or Budget it keeps returning that token without cost. */
   next(): i32 {
     if (this.expect == FINISHED) return this.token;
-    if (this.stepsLeft <= 0) return this.finish(JsonToken.Budget);
-    this.stepsLeft--;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return this.finish(JsonToken.Budget);
+    budget.left = left - 1;
     const limit = this.limit;
     let p = skipWhitespace(this.pos, limit);
     let expect = this.expect;
@@ -128,7 +153,7 @@ export class JsonScanner {
 
     this.isKey = false;
     if (c == 0x22) {
-      const after = this.scanString(p);
+      const after = this.sinkOn ? this.scanStringDecoding(p) : this.scanString(p);
       if (after == 0) return this.fail(this.pos);
       return this.scalar(after, JsonToken.String);
     }
@@ -161,6 +186,23 @@ export class JsonScanner {
   }
 
   /**
+   * Like next(), but a string value is also decoded into dst during the same pass over its bytes, exactly
+   * as decodeJsonString(start, end, dst, cap, flags) would (flags: 0 or ESCAPE_SEPARATOR_BYTES). Sets
+   * decodedLen and decodeFilled; other tokens write nothing.
+   */
+  nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
+    this.sinkOn = true;
+    this.sinkDst = dst;
+    this.sinkEnd = dst + <usize>max(cap, 0);
+    this.sinkFlags = flags;
+    this.decodedLen = 0;
+    this.decodeFilled = false;
+    const t = this.next();
+    this.sinkOn = false;
+    return t;
+  }
+
+  /**
    * Skips the value whose first token was just returned. For a scalar this costs nothing and returns that
    * token; for a container it reads up to the matching close and returns ObjEnd/ArrEnd (then pos is just
    * after the value). Returns Error or Budget if reading stopped early.
@@ -187,38 +229,7 @@ export class JsonScanner {
 
   /** The current token is a string whose decoded content equals s (no allocation). */
   stringEquals(s: string): bool {
-    if (this.token != JsonToken.String) return false;
-    let p = this.start;
-    const end = this.end;
-    const n = s.length;
-    // UTF-8 never takes fewer bytes than UTF-16 code units; escapes only make the source longer.
-    if (<usize>n > end - p) return false;
-    const units = changetype<usize>(s);
-    let i = 0;
-    while (i < n) {
-      let cp = <u32>load<u16>(units + (<usize>i << 1));
-      i++;
-      if (cp - 0xd800 < 0x800) {
-        const lo = i < n ? <u32>load<u16>(units + (<usize>i << 1)) : 0;
-        if (cp < 0xdc00 && lo - 0xdc00 < 0x400) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-          i++;
-        } else {
-          cp = 0xfffd;
-        }
-      }
-      if (p >= end) return false;
-      const b = <u32>load<u8>(p);
-      if (b < 0x80 && b != 0x5c) {
-        if (b != cp) return false;
-        p++;
-        continue;
-      }
-      const r = readJsonCodePoint(p, end);
-      if (<u32>r != cp) return false;
-      p += <usize>(r >> 32);
-    }
-    return p == end;
+    return this.token == JsonToken.String && jsonStringEquals(this.start, this.end, s);
   }
 
   /**
@@ -249,6 +260,7 @@ export class JsonScanner {
 
   private close(p: usize, t: i32): i32 {
     this.depth--;
+    this.isKey = false;
     this.tokenStart = p;
     this.start = p;
     this.end = p + 1;
@@ -274,9 +286,12 @@ export class JsonScanner {
   // Scans the string whose opening quote is at open; sets start/end/hasEscapes and returns the position
   // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed.
   private scanString(open: usize): usize {
+    return this.scanStringFrom(open, open + 1, false);
+  }
+
+  // scanString continued from p inside the string.
+  private scanStringFrom(open: usize, p: usize, escaped: bool): usize {
     const limit = this.limit;
-    let p = open + 1;
-    let escaped = false;
     while (true) {
       while (p + 8 <= limit) {
         const stop = stringStopBytes(load<u64>(p));
@@ -295,22 +310,75 @@ export class JsonScanner {
         return p + 1;
       }
       if (c == 0x5c) {
+        const n = escapeLength(p, limit);
+        if (n == 0) break;
         escaped = true;
-        if (p + 1 >= limit) break;
-        const e = <u32>load<u8>(p + 1);
-        if (e == 0x75) {
-          if (p + 6 > limit || hex4(p + 2) < 0) break;
-          p += 6;
-        } else if (shortEscapeValue(e) >= 0) {
-          p += 2;
-        } else {
-          break;
-        }
+        p += n;
       } else if (c < 0x20) {
         break;
       } else {
         p++;
       }
+    }
+    this.pos = p;
+    return 0;
+  }
+
+  // scanString that also decodes the content into the sink (see nextDecoded).
+  private scanStringDecoding(open: usize): usize {
+    const limit = this.limit;
+    const dst = this.sinkDst;
+    const dEnd = this.sinkEnd;
+    const flags = this.sinkFlags;
+    let p = open + 1;
+    let d = dst;
+    let escaped = false;
+    while (true) {
+      // Plain ASCII runs move 8 bytes at a time; on a stop byte the clean bytes before it are kept.
+      const run = min(limit - p, dEnd - d) & ~(<usize>7);
+      let i: usize = 0;
+      while (i < run) {
+        const x = load<u64>(p + i);
+        const stop = stringStopOrHighBytes(x);
+        store<u64>(d + i, x);
+        if (stop) {
+          i += firstFlagged(stop);
+          break;
+        }
+        i += 8;
+      }
+      p += i;
+      d += i;
+      if (p >= limit) break;
+      const c = <u32>load<u8>(p);
+      if (c == 0x22) {
+        this.decodedLen = <i32>(d - dst);
+        this.start = open + 1;
+        this.end = p;
+        this.hasEscapes = escaped;
+        return p + 1;
+      }
+      if (c < 0x20) break;
+      let cp = c;
+      let n: usize = 1;
+      if (c >= 0x80 || c == 0x5c) {
+        if (c == 0x5c) {
+          if (escapeLength(p, limit) == 0) break;
+          escaped = true;
+        }
+        const r = readJsonCodePoint(p, limit);
+        cp = <u32>r;
+        n = <usize>(r >> 32);
+      }
+      const next = putCodePoint(d, dEnd, cp, flags);
+      if (next == d) {
+        // Full: the rest of the string is only validated.
+        this.decodedLen = <i32>(d - dst);
+        this.decodeFilled = true;
+        return this.scanStringFrom(open, p, escaped);
+      }
+      d = next;
+      p += n;
     }
     this.pos = p;
     return 0;

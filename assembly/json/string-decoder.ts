@@ -82,8 +82,26 @@ export function readJsonCodePoint(p: usize, end: usize): u64 {
   return pack(decodeMultiByte(p, n), <usize>n);
 }
 
-/** Length of the well-formed escape sequence at p (which holds a backslash): 2, 6 or 0 if malformed. */
-function escapeLength(p: usize, end: usize): usize {
+
+/**
+ * Writes cp as UTF-8 at d if it fits before dEnd; returns the new write position, or d itself when it
+ * does not fit (nothing written). With ESCAPE_SEPARATOR_BYTES, 0x1A..0x1F become the pair 0x1B, cp + 0x40.
+ */
+export function putCodePoint(d: usize, dEnd: usize, cp: u32, flags: i32): usize {
+  if ((flags & ESCAPE_SEPARATOR_BYTES) != 0 && cp - 0x1a < 6) {
+    if (d + 2 > dEnd) return d;
+    store<u8>(d, 0x1b);
+    store<u8>(d, <u8>(cp + 0x40), 1);
+    return d + 2;
+  }
+  const n = <usize>encodedLength(cp);
+  if (d + n > dEnd) return d;
+  encodeCodePoint(d, cp);
+  return d + n;
+}
+
+/** Length of the well-formed escape sequence at p (which holds a backslash): 2, 6, or 0 if malformed. */
+export function escapeLength(p: usize, end: usize): usize {
   if (p + 1 >= end) return 0;
   const e = <u32>load<u8>(p + 1);
   if (e == 0x75) return p + 6 <= end && hex4(p + 2) >= 0 ? 6 : 0;
@@ -92,14 +110,13 @@ function escapeLength(p: usize, end: usize): usize {
 
 /**
  * Decodes JSON string content [src, srcEnd) into UTF-8 at dst, writing at most cap bytes and never a partial
- * character. Returns the number of bytes written; decodeStoppedAtCap tells whether it stopped early.
- * flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
+ * character (nor half of an escaped separator pair). Returns the number of bytes written;
+ * decodeStoppedAtCap tells whether it stopped early. flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
  */
 export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32, flags: i32): i32 {
   decodeStoppedAtCap = false;
   const dEnd = dst + <usize>max(cap, 0);
   const keepEscapes = (flags & KEEP_ESCAPES) != 0;
-  const escapeSeparators = (flags & ESCAPE_SEPARATOR_BYTES) != 0;
   let s = src;
   let d = dst;
   while (s < srcEnd) {
@@ -132,7 +149,10 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
     if (c == 0x5c && keepEscapes) {
       const n = escapeLength(s, srcEnd);
       if (n > 0) {
+        // Kept escapes are ASCII: like any ASCII text they may be cut at the cap.
         if (d + n > dEnd) {
+          memory.copy(d, s, dEnd - d);
+          d = dEnd;
           decodeStoppedAtCap = true;
           break;
         }
@@ -143,24 +163,12 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
       }
     }
     const r = readJsonCodePoint(s, srcEnd);
-    const cp = <u32>r;
-    if (escapeSeparators && cp >= 0x1a && cp <= 0x1f) {
-      if (d + 2 > dEnd) {
-        decodeStoppedAtCap = true;
-        break;
-      }
-      store<u8>(d, 0x1b);
-      store<u8>(d, <u8>(cp + 0x40), 1);
-      d += 2;
-    } else {
-      const n = <usize>encodedLength(cp);
-      if (d + n > dEnd) {
-        decodeStoppedAtCap = true;
-        break;
-      }
-      encodeCodePoint(d, cp);
-      d += n;
+    const next = putCodePoint(d, dEnd, <u32>r, flags);
+    if (next == d) {
+      decodeStoppedAtCap = true;
+      break;
     }
+    d = next;
     s += <usize>(r >> 32);
   }
   return <i32>(d - dst);

@@ -1,0 +1,256 @@
+// Per-request extraction of the model name and the canonical prompt stream from an OpenAI-style body
+// (chat completions, completions, Responses) or an Anthropic Messages body.
+//
+// One validating scan over the body records where the top-level values are and writes the first
+// conversation section (messages, input or prompt) inline. The other sections are then written from their
+// spans in canonical order (stream-format.ts), those that precede the inline one into a head buffer that is
+// put in front, so member order never matters. Everything draws from one step budget: one step per token,
+// plus one per token of tools, functions, system and instructions, plus re-reads of the rare members that
+// come before the one they depend on (content before role, text before type). Nothing is allocated per
+// request.
+import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
+import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
+import { FieldSpans } from "./field-spans";
+import { EmitHalt, PromptEmitter, Section } from "./prompt-emitter";
+import { ExtractStatus, PrefixSkipReason, RequestKind } from "./status";
+
+export { ExtractStatus, PrefixSkipReason, RequestKind } from "./status";
+
+export const MODEL_CAP_BYTES: i32 = 256;
+
+const TOP_KEYS: StaticArray<string> = [
+  "model", "messages", "tools", "functions", "prompt", "input", "instructions", "system", "anthropic_version",
+];
+const K_MODEL = 0;
+const K_MESSAGES = 1;
+const K_TOOLS = 2;
+const K_FUNCTIONS = 3;
+const K_PROMPT = 4;
+const K_INPUT = 5;
+const K_INSTRUCTIONS = 6;
+const K_SYSTEM = 7;
+const K_ANTHROPIC_VERSION = 8;
+// Canonical order of the stream's sections.
+const SECTION_ORDER: StaticArray<i32> = [K_TOOLS, K_FUNCTIONS, K_SYSTEM, K_INSTRUCTIONS, K_MESSAGES, K_INPUT, K_PROMPT];
+
+export class RequestExtractor {
+  /** Decoded model name (in a buffer owned by the extractor, valid until the next extract). */
+  modelPtr: usize;
+  modelLen: i32 = 0;
+  /** The model name was longer than MODEL_CAP_BYTES and is cut there (on a character boundary). */
+  modelTruncated: bool = false;
+  /** Canonical prompt stream, UTF-8 (in a buffer owned by the extractor, valid until the next extract). */
+  streamPtr: usize;
+  streamLen: i32 = 0;
+  /** The stream reached streamCapBytes and holds only its first part; still usable as a prefix. */
+  streamTruncated: bool = false;
+  /** The stream is complete (or truncated at the cap) and can feed the prefix chain. */
+  prefixUsable: bool = false;
+  prefixSkipReason: i32 = PrefixSkipReason.None;
+  kind: i32 = RequestKind.Unknown;
+  /** Steps consumed by the last extract (both passes). */
+  stepsUsed: i32 = 0;
+
+  private readonly budget: StepBudget;
+  // Top-level key whose value was written inline, or -1.
+  private inlineKey: i32 = -1;
+  private readonly scanner: JsonScanner;
+  private readonly spans: FieldSpans = new FieldSpans(TOP_KEYS);
+  private readonly emitter: PromptEmitter;
+  private readonly modelBuffer: ArrayBuffer;
+
+  constructor(streamCapBytes: i32, maxDepth: i32) {
+    const budget = new StepBudget();
+    const emitter = new PromptEmitter(streamCapBytes, maxDepth, budget);
+    const modelBuffer = new ArrayBuffer(MODEL_CAP_BYTES);
+    this.budget = budget;
+    this.emitter = emitter;
+    this.modelBuffer = modelBuffer;
+    this.scanner = new JsonScanner(maxDepth);
+    this.modelPtr = changetype<usize>(modelBuffer);
+    this.streamPtr = emitter.main.ptr;
+  }
+
+  /**
+   * Extracts from the body of len bytes at ptr with at most maxSteps scanner steps. kindHint (e.g. from
+   * the request path) overrides the detected kind; the stream does not depend on it.
+   */
+  extract(ptr: usize, len: usize, maxSteps: i32, kindHint: i32 = RequestKind.Unknown): i32 {
+    this.modelLen = 0;
+    this.modelTruncated = false;
+    this.streamLen = 0;
+    this.streamTruncated = false;
+    this.prefixUsable = false;
+    this.prefixSkipReason = PrefixSkipReason.None;
+    this.kind = kindHint;
+    this.budget.left = maxSteps;
+    this.inlineKey = -1;
+    this.spans.clear();
+    this.emitter.reset();
+    const status = this.run(ptr, len, kindHint);
+    this.streamLen = this.emitter.main.len;
+    this.stepsUsed = maxSteps - this.budget.left;
+    return status;
+  }
+
+  private run(ptr: usize, len: usize, kindHint: i32): i32 {
+    const sc = this.scanner;
+    sc.resetShared(ptr, len, this.budget);
+    let t = sc.next();
+    if (t == JsonToken.ObjStart) {
+      t = this.scanMembers(sc);
+      if (t == JsonToken.ObjEnd) t = sc.next();
+    } else if (t < JsonToken.End) {
+      t = sc.skipValue();
+      if (t < JsonToken.End) t = sc.next();
+      if (t == JsonToken.End) return ExtractStatus.NotObject;
+    }
+    if (t == JsonToken.Error) return ExtractStatus.InvalidJson;
+    const hasModel = this.readModel();
+    if (t == JsonToken.Budget) {
+      if (!hasModel) return ExtractStatus.BudgetNoModel;
+      this.prefixSkipReason = PrefixSkipReason.Budget;
+      return ExtractStatus.Ok;
+    }
+    if (!hasModel) return ExtractStatus.MissingModel;
+    if (kindHint == RequestKind.Unknown) this.kind = this.detectKind();
+    if (!this.hasPrompt()) {
+      this.prefixSkipReason = PrefixSkipReason.NoPrompt;
+      return ExtractStatus.Ok;
+    }
+    const halt = this.emitRest();
+    if (kindHint == RequestKind.Unknown && this.kind == RequestKind.Chat && this.emitter.sawAnthropicBlock) {
+      this.kind = RequestKind.Anthropic;
+    }
+    if (halt == EmitHalt.InvalidJson) return ExtractStatus.InvalidJson; // not expected: the scan validated
+    this.streamTruncated = this.emitter.main.full;
+    if (halt == EmitHalt.Budget) {
+      this.prefixSkipReason = PrefixSkipReason.Budget;
+    } else if (halt == EmitHalt.TokenArray) {
+      this.prefixSkipReason = PrefixSkipReason.TokenArray;
+    } else {
+      this.prefixUsable = true;
+    }
+    return ExtractStatus.Ok;
+  }
+
+  // The validating scan of the top-level members (sc just returned ObjStart). Returns ObjEnd, Error or
+  // Budget; member spans recorded before an early stop stay.
+  private scanMembers(sc: JsonScanner): i32 {
+    const spans = this.spans;
+    const e = this.emitter;
+    while (true) {
+      const k = sc.next();
+      if (k != JsonToken.String) return k;
+      const i = spans.indexOfKey(sc);
+      const section = this.inlineSectionOf(i);
+      let v: i32;
+      let valueStart: usize;
+      let r: i32;
+      if (section >= 0) {
+        v = e.openInline(sc, section);
+        valueStart = sc.tokenStart;
+        if (e.inline) {
+          this.inlineKey = i;
+          r = e.finishInline(sc, section, v);
+        } else {
+          r = sc.skipValue();
+        }
+      } else {
+        v = sc.next();
+        valueStart = sc.tokenStart;
+        r = sc.skipValue();
+      }
+      if (v >= JsonToken.End) return v;
+      if (r >= JsonToken.End) return r;
+      spans.set(i, v, valueStart, sc.pos);
+    }
+    return JsonToken.Error; // unreachable: every iteration reads a token or returns
+  }
+
+  // The Section to try inline for top-level key i, or -1 (only the first conversation section is).
+  private inlineSectionOf(i: i32): i32 {
+    if (this.inlineKey >= 0) return -1;
+    if (i == K_MESSAGES) return Section.Messages;
+    if (i == K_INPUT) return Section.Input;
+    if (i == K_PROMPT) return Section.Prompt;
+    return -1;
+  }
+
+  // Writes the sections not written inline: those before the inline one into the head (then put in front
+  // of the stream), those after it appended. Returns the EmitHalt that ends the stream.
+  private emitRest(): i32 {
+    const e = this.emitter;
+    const inlineHalt = e.halt;
+    if (inlineHalt == EmitHalt.TokenArray || inlineHalt == EmitHalt.Budget || inlineHalt == EmitHalt.InvalidJson) {
+      return inlineHalt;
+    }
+    const inlineAt = this.inlineKey >= 0 ? this.orderOf(this.inlineKey) : SECTION_ORDER.length;
+    e.halt = EmitHalt.None;
+    e.writer = this.inlineKey >= 0 ? e.head : e.main;
+    for (let i = 0; i < inlineAt && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
+    let halt = e.halt;
+    if (this.inlineKey < 0) return halt;
+    e.writer = e.main;
+    e.main.prepend(e.head);
+    if (halt != EmitHalt.None && halt != EmitHalt.StreamFull) return halt;
+    e.halt = EmitHalt.None;
+    for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
+    return e.halt;
+  }
+
+  private orderOf(k: i32): i32 {
+    for (let i = 0; i < SECTION_ORDER.length; i++) if (unchecked(SECTION_ORDER[i]) == k) return i;
+    return SECTION_ORDER.length;
+  }
+
+  private emitSection(k: i32): void {
+    if (!this.present(k)) return;
+    const e = this.emitter;
+    const s = this.spans;
+    const start = s.start(k);
+    const end = s.end(k);
+    const t = s.token(k);
+    if (k == K_TOOLS) e.record("tools", start, end);
+    else if (k == K_FUNCTIONS) e.record("functions", start, end);
+    else if (k == K_SYSTEM || k == K_INSTRUCTIONS) e.message("system", start, end, t);
+    else if (k == K_PROMPT) e.promptAt(start, end, t);
+    else if (t == JsonToken.ArrStart) e.entriesAt(start, end);
+    else if (k == K_INPUT && t == JsonToken.String) e.message("user", start, end, t);
+    else e.record(k == K_INPUT ? "input" : "messages", start, end);
+  }
+
+  // Decodes a string "model" into the model buffer; false if there is none.
+  private readModel(): bool {
+    const s = this.spans;
+    if (s.token(K_MODEL) != JsonToken.String) return false;
+    this.modelLen = decodeJsonString(s.start(K_MODEL) + 1, s.end(K_MODEL) - 1, this.modelPtr, MODEL_CAP_BYTES, 0);
+    this.modelTruncated = decodeStoppedAtCap;
+    return true;
+  }
+
+  private present(k: i32): bool {
+    const t = this.spans.token(k);
+    return t != 0 && t != JsonToken.Null;
+  }
+
+  private hasPrompt(): bool {
+    return (
+      this.present(K_MESSAGES) ||
+      this.present(K_INPUT) ||
+      this.present(K_PROMPT) ||
+      this.present(K_SYSTEM) ||
+      this.present(K_INSTRUCTIONS)
+    );
+  }
+
+  private detectKind(): i32 {
+    if (this.present(K_MESSAGES)) {
+      return this.present(K_SYSTEM) || this.present(K_ANTHROPIC_VERSION) ? RequestKind.Anthropic : RequestKind.Chat;
+    }
+    if (this.present(K_INPUT) || this.present(K_INSTRUCTIONS)) return RequestKind.Responses;
+    if (this.present(K_PROMPT)) return RequestKind.Completions;
+    if (this.present(K_SYSTEM)) return RequestKind.Anthropic;
+    return RequestKind.Unknown;
+  }
+}

@@ -1,0 +1,30 @@
+// Bytes that structure the canonical prompt stream. The stream is UTF-8 text; records are concatenated
+// without terminators, so the stream of a conversation is a prefix of the stream of its continuation.
+//
+//   stream   := [FS "tools" US json] [FS "functions" US json]
+//               [message("system", system)]          Anthropic top-level system
+//               [message("system", instructions)]    Responses instructions
+//               entry* (from messages, or Responses input; a string input is message("user", input))
+//               [FS "prompt" US text (GS text)*]     completions prompt
+//   entry    := message | FS "item" US json          (array elements that have no "role")
+//   message  := RS role US content (SUB attr US value)*    attrs, if present, in the order
+//               name, tool_call_id, tool_calls, function_call
+//   content  := nothing (absent or null) | text (string) | part (GS part)* (array) | json (other)
+//   part     := text                                  type text|input_text|output_text, or a bare string
+//             | type US field (US field)*             image_url: url | input_image: image_url, file_id
+//                                                      image: source.data, source.url, source.file_id
+//                                                      input_audio: data | file: file_id, file_data, filename
+//                                                      input_file: file_id, file_data, filename
+//             | US json                               any other part
+//   text     := the decoded string; decoded bytes 0x1A..0x1F are written as ESC, byte + 0x40
+//   json     := the value re-emitted minified: no whitespace, keys in given order, strings with their
+//               original escapes, numbers as written
+//   role, attr values, fields: text if a string, json otherwise; missing fields are empty.
+// Raw JSON strings cannot contain bytes below 0x20, so separators in the stream are always structural.
+
+export const SUB: u8 = 0x1a; // starts a message attribute
+export const ESC: u8 = 0x1b; // escapes a decoded 0x1A..0x1F byte inside text
+export const FS: u8 = 0x1c; // starts a structural record
+export const GS: u8 = 0x1d; // separates content parts and prompt strings
+export const RS: u8 = 0x1e; // starts a message record
+export const US: u8 = 0x1f; // separates a head from its body

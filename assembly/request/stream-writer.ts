@@ -1,0 +1,116 @@
+// Bounded append-only byte buffer for the canonical prompt stream. Once something does not fit it turns
+// full and ignores every later write, so its content is always the longest prefix of the unbounded stream
+// that fits and ends on a unit boundary (units: UTF-8 characters and ESC pairs).
+import { JsonScanner, JsonToken } from "../json/scanner";
+import { ESCAPE_SEPARATOR_BYTES, KEEP_ESCAPES, decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
+import { ESC } from "./stream-format";
+
+export class StreamWriter {
+  readonly ptr: usize;
+  readonly cap: i32;
+  len: i32 = 0;
+  /** A write did not fit; the content stops at a unit boundary. */
+  full: bool = false;
+  private readonly buffer: ArrayBuffer;
+
+  constructor(capBytes: i32) {
+    const cap = max(capBytes, 0);
+    const buffer = new ArrayBuffer(cap);
+    this.cap = cap;
+    this.buffer = buffer;
+    this.ptr = changetype<usize>(buffer);
+  }
+
+  reset(): void {
+    this.len = 0;
+    this.full = false;
+  }
+
+  /** Undoes the writes after a length taken earlier (and the full state they caused). */
+  truncate(len: i32, full: bool): void {
+    this.len = len;
+    this.full = full;
+  }
+
+  byte(b: u8): void {
+    if (this.full) return;
+    if (this.len >= this.cap) {
+      this.full = true;
+      return;
+    }
+    store<u8>(this.ptr + <usize>this.len, b);
+    this.len++;
+  }
+
+  /** Copies n bytes of ASCII (numbers, literals, punctuation). */
+  ascii(src: usize, n: i32): void {
+    if (this.full) return;
+    const k = min(n, this.cap - this.len);
+    memory.copy(this.ptr + <usize>this.len, src, <usize>k);
+    this.len += k;
+    if (k < n) this.full = true;
+  }
+
+  /** Writes an ASCII literal. */
+  literal(s: string): void {
+    const n = s.length;
+    for (let i = 0; i < n && !this.full; i++) this.byte(<u8>s.charCodeAt(i));
+  }
+
+  /** Writes JSON string content [start, end) decoded, with separator bytes escaped. */
+  text(start: usize, end: usize): void {
+    this.decode(start, end, ESCAPE_SEPARATOR_BYTES);
+  }
+
+  /** Writes JSON string content [start, end) with its escapes kept (ill-formed UTF-8 still replaced). */
+  escapedText(start: usize, end: usize): void {
+    this.decode(start, end, KEEP_ESCAPES);
+  }
+
+  /**
+   * Reads sc's next token; a string value is appended as text() would, in the same pass over its bytes.
+   * Returns the token.
+   */
+  nextDecoded(sc: JsonScanner): i32 {
+    if (this.full) return sc.next();
+    const t = sc.nextDecoded(this.ptr + <usize>this.len, this.cap - this.len, ESCAPE_SEPARATOR_BYTES);
+    if (t == JsonToken.String) {
+      this.len += sc.decodedLen;
+      if (sc.decodeFilled) this.full = true;
+    }
+    return t;
+  }
+
+  /**
+   * Puts head's content in front of this content, keeping the cap: the result is what writing head's
+   * stream and then this stream into one writer would have produced.
+   */
+  prepend(head: StreamWriter): void {
+    const h = min(head.len, this.cap);
+    if (head.full) {
+      memory.copy(this.ptr, head.ptr, <usize>h);
+      this.len = h;
+      this.full = true;
+      return;
+    }
+    if (h == 0) return;
+    let keep = min(this.len, this.cap - h);
+    if (keep < this.len) {
+      this.full = true;
+      // Back to a unit boundary: not inside a UTF-8 sequence, not between ESC and its byte.
+      const p = this.ptr;
+      while (keep > 0 && ((load<u8>(p + <usize>keep) & 0xc0) == 0x80 || load<u8>(p + <usize>(keep - 1)) == ESC)) {
+        keep--;
+      }
+    }
+    memory.copy(this.ptr + <usize>h, this.ptr, <usize>keep);
+    memory.copy(this.ptr, head.ptr, <usize>h);
+    this.len = h + keep;
+  }
+
+  private decode(start: usize, end: usize, flags: i32): void {
+    if (this.full) return;
+    this.len += decodeJsonString(start, end, this.ptr + <usize>this.len, this.cap - this.len, flags);
+    if (decodeStoppedAtCap) this.full = true;
+  }
+}
