@@ -8,6 +8,9 @@ import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/
 import { HeaderMapReader, HeaderMapWriter } from "../../assembly/abi/header-map";
 import { BufferType, DataAction, HeadersAction, LogLevel, MapType, MetricType, Status, StreamType } from "../../assembly/abi/types";
 
+@external("wasi_snapshot_preview1", "proc_exit")
+declare function proc_exit(code: u32): void;
+
 function check(name: string, value: string): void {
   host.log(LogLevel.Info, "CHECK " + name + " " + value);
 }
@@ -60,6 +63,10 @@ class ConformanceRoot extends RootContext {
     check("plugin_config", config);
     if (config == "reject") return false;
     if (config == "trap-configure") unreachable();
+    if (config == "proc-exit") {
+      proc_exit(3);
+      check("after_proc_exit", "alive");
+    }
     check("log_level", host.getLogLevel().toString());
     check("time_nonzero", (host.currentTimeNanos() > 0).toString());
     check("prop_root_id", host.getPropertyString(["plugin_root_id"]) || "<none>");

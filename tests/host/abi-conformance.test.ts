@@ -137,3 +137,9 @@ test("an HTTP call that never answers is reported with zero headers at its timeo
   assert.equal(h.last("http_response_headers"), "0");
   assert.equal(h.last("http_response_body"), "");
 });
+
+test("proc_exit is logged and does not unwind the module", async () => {
+  const h = await conformanceHost({ pluginConfig: "proc-exit" });
+  assert.equal(h.last("after_proc_exit"), "alive");
+  assert.ok(h.logs.some((m) => m.includes("proc_exit(3)")));
+});
