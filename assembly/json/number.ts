@@ -71,6 +71,9 @@ export function parseNumberF64(start: usize, end: usize): f64 {
     value = 0;
   } else if (scale > 400) {
     value = Infinity;
+  } else if (scale < -300) {
+    // Two steps so that the power of ten itself does not underflow before the denormal range.
+    value = <f64>mantissa * Math.pow(10, <f64>(scale + 300)) * 1e-300;
   } else {
     value = <f64>mantissa * Math.pow(10, <f64>scale);
   }

@@ -1,4 +1,10 @@
 import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
+import { decodeJsonString, decodeStoppedAtCap } from "../../assembly/json/string-decoder";
+import { parseNumberF64 } from "../../assembly/json/number";
+
+function decodeJsonStringForTest(sc: JsonScanner, dst: usize, cap: i32, flags: i32): i32 {
+  return decodeJsonString(sc.start, sc.end, dst, cap, flags);
+}
 
 // Keeps the encoded documents alive while their pointers are in use.
 let held: ArrayBuffer = new ArrayBuffer(0);
@@ -305,6 +311,101 @@ describe("JsonScanner string decoding", () => {
       const next = full.charCodeAt(part.length);
       const nextLen = part.length >= full.length ? 0 : next >= 0xd800 && next < 0xdc00 ? 4 : next >= 0x800 ? 3 : next >= 0x80 ? 2 : 1;
       if (part.length < full.length) expect(String.UTF8.byteLength(part) + nextLen > cap).toBe(true);
+    }
+  });
+});
+
+describe("JsonScanner byte classes across the 8-byte lanes", () => {
+  it("treats every ASCII byte at every offset as the grammar says", () => {
+    for (let b = 1; b < 0x80; b++) {
+      for (let k = 0; k < 17; k++) {
+        const inner = "a".repeat(k) + String.fromCharCode(b) + "a".repeat(20 - k);
+        const t = finalToken("\"" + inner + "\"");
+        // A quote ends the string early (garbage follows), a lone backslash before 'a' is a bad escape.
+        const expected = b < 0x20 || b == 0x22 || b == 0x5c ? JsonToken.Error : JsonToken.End;
+        if (t != expected) throw new Error("byte " + b.toString() + " at " + k.toString());
+        if (expected == JsonToken.End) expect(decodeFirst("\"" + inner + "\"", 64)).toBe(inner);
+      }
+    }
+  });
+});
+
+describe("JsonScanner.nextDecoded", () => {
+  it("decodes exactly like decodeStringTo, for every cap", () => {
+    const samples: string[] = [
+      "\"plain ascii that spans several eight byte blocks\"",
+      "\"é€😀 mixed \\u00e9\\ud83d\\ude00 \\n\\t\\\" and \\ud800 lone\"",
+      "\"sep \\u001e\\u001b\\u001a\\u001f bytes\"",
+      "\"\"",
+    ];
+    const flagsList: i32[] = [0, 2]; // 2: ESCAPE_SEPARATOR_BYTES
+    const a = new JsonScanner(4);
+    const b = new JsonScanner(4);
+    const outA = new ArrayBuffer(128);
+    const outB = new ArrayBuffer(128);
+    for (let i = 0; i < samples.length; i++) {
+      for (let f = 0; f < flagsList.length; f++) {
+        for (let cap = 0; cap < 100; cap++) {
+          const doc = "[" + samples[i] + ",1]";
+          setDoc(a, doc);
+          const keep = held;
+          expect(a.next()).toBe(JsonToken.ArrStart);
+          expect(a.nextDecoded(changetype<usize>(outA), cap, flagsList[f])).toBe(JsonToken.String);
+          setDoc(b, doc);
+          b.next();
+          b.next();
+          const n = decodeJsonStringForTest(b, changetype<usize>(outB), cap, flagsList[f]);
+          expect(a.decodedLen).toBe(n);
+          expect(memory.compare(changetype<usize>(outA), changetype<usize>(outB), <usize>n)).toBe(0);
+          expect(a.decodeFilled).toBe(decodeStoppedAtCap);
+          // The scan itself is unaffected by the cap.
+          expect(a.start).toBe(b.start - changetype<usize>(held) + changetype<usize>(keep));
+          expect(a.next()).toBe(JsonToken.Number);
+          expect(a.next()).toBe(JsonToken.ArrEnd);
+          expect(a.next()).toBe(JsonToken.End);
+        }
+      }
+    }
+  });
+
+  it("still rejects malformed strings while decoding", () => {
+    const bad: string[] = ["\"abc", "\"a\\x\"", "\"a\\u12\"", "\"ctl \n\"", "\"" + "long".repeat(10) + "\\q\""];
+    const sc = new JsonScanner(4);
+    const out = new ArrayBuffer(16);
+    for (let i = 0; i < bad.length; i++) {
+      setDoc(sc, bad[i]);
+      expect(sc.nextDecoded(changetype<usize>(out), 16, 0)).toBe(JsonToken.Error);
+    }
+  });
+});
+
+describe("parseNumberF64", () => {
+  it("agrees with parseFloat on JSON numbers", () => {
+    const numbers: string[] = [
+      "0", "-0", "1", "-1", "12.5", "1e5", "1E-5", "-1.5e3", "0.1", "0.000123", "123456789012345678901234567890",
+      "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "3.141592653589793", "9007199254740993",
+      "1e400", "-1e-400", "0.30000000000000004",
+    ];
+    const sc = new JsonScanner(2);
+    for (let i = 0; i < numbers.length; i++) {
+      setDoc(sc, numbers[i]);
+      expect(sc.next()).toBe(JsonToken.Number);
+      const got = sc.numberValue();
+      const want = parseFloat(numbers[i]);
+      const tolerance = Math.abs(want) * 1e-15;
+      if (!(Math.abs(got - want) <= tolerance) && !(got == want)) {
+        expect(numbers[i]).toBe("");
+        expect(got).toBe(want);
+      }
+    }
+  });
+
+  it("returns NaN for spans that are not one number", () => {
+    const bad: string[] = ["", "-", "1.", ".5", "1e", "1x", "+1"];
+    for (let i = 0; i < bad.length; i++) {
+      const buf = String.UTF8.encode(bad[i]);
+      const p = changetype<usize>(buf);
+      expect(isNaN(parseNumberF64(p, p + <usize>buf.byteLength))).toBe(true);
     }
   });
 });
