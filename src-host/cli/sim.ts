@@ -1,0 +1,103 @@
+// npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS]
+// Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { htmlReport } from "../sim/html-report.ts";
+import { DEFAULT_POLICIES, policyFactory } from "../sim/policies/registry.ts";
+import { runPolicies } from "../sim/run-policies.ts";
+import { summaryTable } from "../sim/summary-table.ts";
+import { parseWorkload, scaleWorkload, WorkloadError } from "../sim/workload.ts";
+
+const USAGE = `usage: npm run sim -- --workload FILE [options]
+  --workload FILE        workload JSON (see examples/workloads/)
+  --policies a,b,c       policies to compare (default: ${DEFAULT_POLICIES.join(",")})
+  --requests N           stop sending after N requests
+  --scale F              multiply arrival durations and fault times by F (quick runs)
+  --json                 print one JSON object {"policies": {...}} instead of the table
+  --report PATH          HTML report path (default build/sim-report.html; "" to skip)
+  --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
+  --config FILE          plugin configuration JSON for the picker policy (default {})
+  --health-check-ms MS   gateway health check / metrics refresh period (default 1000)`;
+
+function die(message: string): never {
+  process.stderr.write(`sim: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        workload: { type: "string" },
+        policies: { type: "string" },
+        requests: { type: "string" },
+        scale: { type: "string" },
+        json: { type: "boolean", default: false },
+        report: { type: "string", default: "build/sim-report.html" },
+        wasm: { type: "string", default: "build/higress.wasm" },
+        config: { type: "string" },
+        "health-check-ms": { type: "string" },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (e) {
+    die(`${(e as Error).message}\n${USAGE}`);
+  }
+  if (args.help) {
+    process.stdout.write(USAGE + "\n");
+    return;
+  }
+  if (!args.workload) die(`--workload is required\n${USAGE}`);
+
+  let workload;
+  try {
+    workload = parseWorkload(JSON.parse(readFileSync(args.workload, "utf8")), "workload");
+  } catch (e) {
+    if (e instanceof WorkloadError || e instanceof SyntaxError) die(`${args.workload}: ${e.message}`);
+    throw e;
+  }
+  if (args.scale !== undefined) workload = scaleWorkload(workload, Number(args.scale));
+
+  const policies = args.policies ? args.policies.split(",").map((p) => p.trim()).filter(Boolean) : DEFAULT_POLICIES;
+  for (const p of policies) {
+    try {
+      policyFactory(p);
+    } catch (e) {
+      die((e as Error).message);
+    }
+  }
+  const maxRequests = args.requests !== undefined ? Number(args.requests) : undefined;
+  if (maxRequests !== undefined && !(Number.isInteger(maxRequests) && maxRequests > 0)) die("--requests must be a positive integer");
+  const healthCheckIntervalMs = args["health-check-ms"] !== undefined ? Number(args["health-check-ms"]) : undefined;
+  if (healthCheckIntervalMs !== undefined && !(healthCheckIntervalMs > 0)) die("--health-check-ms must be > 0");
+
+  let wasm: Uint8Array | undefined;
+  if (policies.includes("picker")) {
+    try {
+      wasm = readFileSync(args.wasm);
+    } catch {
+      die(`cannot read the plugin module ${args.wasm} (run npm run build, or pass --wasm)`);
+    }
+  }
+  const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
+
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs }, (run) => {
+    if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
+  });
+
+  if (args.report) {
+    mkdirSync(dirname(args.report), { recursive: true });
+    writeFileSync(args.report, htmlReport(result));
+  }
+  if (args.json) {
+    process.stdout.write(JSON.stringify({ workload: result.workload, policies: result.policies }) + "\n");
+  } else {
+    process.stdout.write(`workload ${workload.name}: ${workload.pods.count} pods\n${summaryTable(result.runs)}\n`);
+    if (args.report) process.stdout.write(`report: ${args.report}\n`);
+  }
+}
+
+await main();

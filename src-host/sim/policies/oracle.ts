@@ -1,0 +1,45 @@
+// Knows every pod's cache and queue: picks the pod with the smallest estimated time to first token,
+// estimated as (prefill work queued ahead + this request's uncached tokens) at the pod's prefill rate,
+// plus the steps that work takes (overhead + decode of the running batch per step) and, when the batch
+// is full, one decode step per slot ahead of it.
+import { Rng } from "../rng.ts";
+import type { SimPod } from "../sim-pod.ts";
+import type { SimRequest } from "../sim-request.ts";
+import type { PodsSpec } from "../workload.ts";
+import type { Policy, PolicyContext } from "./policy.ts";
+
+export function estimateTtftMs(pod: SimPod, req: SimRequest, spec: PodsSpec): number {
+  const len = req.promptTokens.length;
+  const uncached = len - pod.cachedTokens(req.blockHashes, len);
+  const work = pod.pendingPrefillTokens + uncached;
+  const running = pod.numRunning;
+  const stepMs = spec.decodeStepMs.baseMs + spec.decodeStepMs.perSequenceMs * running;
+  const budget = Math.max(1, spec.maxBatchTokens - running);
+  const steps = Math.ceil(work / budget);
+  const slotWait = Math.max(0, running + pod.numWaiting + 1 - spec.maxNumSeqs) * stepMs;
+  return (work * 1000) / spec.prefillTokensPerSec + steps * stepMs + slotWait;
+}
+
+export function oraclePolicy(ctx: PolicyContext): Policy {
+  const rng = Rng.derive(ctx.seed, "oracle");
+  const spec = ctx.workload.pods;
+  return {
+    name: "oracle",
+    pick(req, candidates) {
+      let best = Infinity;
+      let ties = 0;
+      let chosen = candidates[0];
+      for (const pod of candidates) {
+        const t = estimateTtftMs(pod, req, spec);
+        if (t < best - 1e-9) {
+          best = t;
+          ties = 1;
+          chosen = pod;
+        } else if (Math.abs(t - best) <= 1e-9 && rng.next() * ++ties < 1) {
+          chosen = pod;
+        }
+      }
+      return { pod: chosen };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// The routing policy interface the simulator drives: one pick per request among the pods that are up,
+// then lifecycle callbacks (first token, finished) so stateful policies see realistic timing.
+import type { VirtualClock } from "../../host/clock.ts";
+import type { SimPod } from "../sim-pod.ts";
+import type { SimRequest } from "../sim-request.ts";
+import type { Workload } from "../workload.ts";
+
+export interface PolicyContext {
+  /** Seed for the policy's own random choices (tie-breaks, random picks). */
+  seed: number;
+  clock: VirtualClock;
+  workload: Workload;
+  /** Every pod not removed (up or restarting), ordered by id. Changes only at faults. */
+  allPods(): readonly SimPod[];
+  /** The plugin module (picker policy). */
+  wasm?: Uint8Array;
+  /** Plugin configuration JSON (picker policy); default "{}". */
+  pluginConfig?: string;
+  /** How often the gateway refreshes its view of the pods' health and metrics (ms). */
+  healthCheckIntervalMs: number;
+}
+
+export interface Decision {
+  /** The chosen pod, or null when the request fails at the gateway. */
+  pod: SimPod | null;
+  /** Policy-private per-request state handed back to the lifecycle callbacks. */
+  state?: unknown;
+}
+
+export interface Policy {
+  readonly name: string;
+  /** `candidates` are the pods up now (never empty); the same array until the pod set changes. */
+  pick(req: SimRequest, candidates: readonly SimPod[], nowMs: number): Decision;
+  onFirstToken?(decision: Decision, nowMs: number): void;
+  /** `ok` false: the request failed (its pod restarted or was removed). */
+  onFinished?(decision: Decision, nowMs: number, ok: boolean): void;
+  /** The pod set or a pod's health changed. */
+  onPodsChanged?(nowMs: number): void;
+  /** Extra counters for the report. */
+  stats?(): Record<string, number>;
+  close?(): void;
+}
+
+export type PolicyFactory = (ctx: PolicyContext) => Policy | Promise<Policy>;

@@ -1,0 +1,73 @@
+// A simulated vLLM pod: the backend Engine plus what the cluster knows about it (address, up/down) and
+// the gateway-side counters some policies read (requests in flight, prefill work not yet started).
+import { Engine, type EngineConfigInput } from "../backend/engine.ts";
+import type { PodsSpec } from "./workload.ts";
+
+export function podAddress(id: number): string {
+  const n = id + 1;
+  return `10.0.${n >> 8}.${n & 255}:8000`;
+}
+
+export function engineConfig(spec: PodsSpec, seed: number): EngineConfigInput {
+  return {
+    blockSize: spec.blockTokens,
+    kvTokens: spec.kvTokens,
+    maxNumSeqs: spec.maxNumSeqs,
+    maxBatchTokens: spec.maxBatchTokens,
+    maxModelLen: Number.MAX_SAFE_INTEGER,
+    prefillTokensPerSec: spec.prefillTokensPerSec,
+    stepOverheadMs: spec.decodeStepMs.baseMs,
+    decodePerSeqMs: spec.decodeStepMs.perSequenceMs,
+    seed,
+  };
+}
+
+export class SimPod {
+  engine: Engine;
+  readonly address: string;
+  /** False while restarting; a removed pod leaves the pod list. */
+  up = true;
+  /** Requests sent to this pod and not finished (the gateway's view). */
+  inflight = 0;
+  /** Uncached prompt tokens of requests sent and not yet at their first token. */
+  pendingPrefillTokens = 0;
+  /** Position in the simulator's pod heap (-1 when absent). */
+  heapIndex = -1;
+  /** Creation time (ms), for the metrics' _created series. */
+  createdMs: number;
+
+  constructor(
+    readonly id: number,
+    private readonly config: EngineConfigInput,
+    nowMs: number,
+  ) {
+    this.address = podAddress(id);
+    this.engine = new Engine(config);
+    this.createdMs = nowMs;
+  }
+
+  /** A restart loses the KV cache and every request on the pod. */
+  restart(nowMs: number): void {
+    this.engine = new Engine(this.config);
+    this.inflight = 0;
+    this.pendingPrefillTokens = 0;
+    this.createdMs = nowMs;
+  }
+
+  get numWaiting(): number {
+    return this.engine.numWaiting;
+  }
+
+  get numRunning(): number {
+    return this.engine.numRunning;
+  }
+
+  kvUsage(): number {
+    return this.engine.kvUsage();
+  }
+
+  /** Tokens of this prompt the pod's prefix cache holds now (never the whole prompt). */
+  cachedTokens(blockHashes: readonly number[], promptLen: number): number {
+    return this.engine.cache.peekCachedTokens(blockHashes, promptLen);
+  }
+}

@@ -1,0 +1,53 @@
+// One request as the simulator carries it: the OpenAI chat body the gateway sees (text) and the token ids
+// and KV block hashes the pods see (the chat template over the same messages).
+import { computeBlockHashes } from "../backend/block-hash.ts";
+import { renderChatPrompt, segmentsToTokens } from "../backend/chat-template.ts";
+import type { Tokenizer } from "../backend/tokenizer.ts";
+import type { ChatMessage, RequestSpec } from "./generators/traffic-generator.ts";
+
+const enc = new TextEncoder();
+
+export class SimRequest {
+  readonly promptTokens: number[];
+  readonly blockHashes: number[];
+  private bodyText: string | null = null;
+  private bodyUtf8: Uint8Array | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly spec: RequestSpec,
+    readonly model: string,
+    /** Virtual time the client sent it (ms). */
+    readonly arrivalMs: number,
+    tokenizer: Tokenizer,
+    blockTokens: number,
+  ) {
+    this.promptTokens = segmentsToTokens(renderChatPrompt(spec.messages), tokenizer);
+    this.blockHashes = computeBlockHashes(this.promptTokens, blockTokens);
+  }
+
+  get messages(): ChatMessage[] {
+    return this.spec.messages;
+  }
+
+  get sessionKey(): string {
+    return this.spec.sessionKey;
+  }
+
+  get maxTokens(): number {
+    return this.spec.maxTokens;
+  }
+
+  /** `{"model", "messages", "max_tokens", "stream": true}` as the client sends it. */
+  get body(): string {
+    return (this.bodyText ??= chatRequestBody(this.model, this.spec.messages, this.spec.maxTokens));
+  }
+
+  get bodyBytes(): Uint8Array {
+    return (this.bodyUtf8 ??= enc.encode(this.body));
+  }
+}
+
+export function chatRequestBody(model: string, messages: readonly ChatMessage[], maxTokens: number): string {
+  return JSON.stringify({ model, messages, max_tokens: maxTokens, stream: true });
+}

@@ -1,0 +1,320 @@
+// One policy over one workload, on virtual time. Events: Poisson arrivals (stage by stage), pod step
+// boundaries (each pod's Engine says when it next changes state), timers on the host clock (health
+// checks, metric scrapes, queue samples, the plugin's own ticks), conversation think times and faults.
+// Everything runs in time order, so the plugin and the policies see the cluster as it is at that instant.
+import { EngineRequestError, type EngineEvent } from "../backend/engine.ts";
+import type { Tokenizer } from "../backend/tokenizer.ts";
+import { VirtualClock } from "../host/clock.ts";
+import { EventQueue } from "./event-queue.ts";
+import { createGenerator } from "./generators/create-generator.ts";
+import type { RequestSpec, TrafficGenerator } from "./generators/traffic-generator.ts";
+import { PodHeap } from "./pod-heap.ts";
+import type { Decision, Policy, PolicyContext, PolicyFactory } from "./policies/policy.ts";
+import { Rng } from "./rng.ts";
+import { SimPod, engineConfig } from "./sim-pod.ts";
+import { SimRequest } from "./sim-request.ts";
+import { RunStats, type PolicySummary, type TimelinePoint } from "./stats.ts";
+import type { FaultSpec, Workload } from "./workload.ts";
+
+export const SIM_START_MS = 1_700_000_000_000;
+
+export interface SimulationOptions {
+  wasm?: Uint8Array;
+  pluginConfig?: string;
+  /** Stop sending after this many requests. */
+  maxRequests?: number;
+  /** Gateway health check / metrics refresh period (ms). Default 1000 (Higress's default). */
+  healthCheckIntervalMs?: number;
+  /** Period of pod queue samples (ms). Default 1000. */
+  queueSampleMs?: number;
+  /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
+  timelineBucketMs?: number;
+  tokenizer: Tokenizer;
+}
+
+export interface PolicyRun {
+  policy: string;
+  summary: PolicySummary;
+  timeline: TimelinePoint[];
+  /** Sorted TTFTs (s), thinned to at most 400 points, for CDF plots. */
+  ttftCdf: number[];
+}
+
+interface InFlight {
+  req: SimRequest;
+  pod: SimPod;
+  decision: Decision;
+  uncached: number;
+  firstToken: boolean;
+}
+
+export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
+  const wallStart = performance.now();
+  const sim = new Simulation(workload, options);
+  await sim.start(factory);
+  sim.run();
+  const wallS = (performance.now() - wallStart) / 1000;
+  return sim.result(name, wallS);
+}
+
+class Simulation {
+  readonly clock = new VirtualClock(SIM_START_MS);
+  private readonly events = new EventQueue();
+  private readonly podHeap = new PodHeap();
+  private readonly pods: SimPod[] = [];
+  private candidates: SimPod[] = [];
+  private readonly inflight = new Map<number, InFlight>();
+  private readonly generators: TrafficGenerator[];
+  private readonly backlog: number[][];
+  private readonly weights: number[];
+  private readonly arrivalRng: Rng;
+  private readonly trafficRng: Rng;
+  private readonly stats: RunStats;
+  private policy!: Policy;
+  private nextRequestId = 0;
+  private nextPodId = 0;
+  private arrivalsDone = false;
+  private backlogSize = 0;
+  private readonly eventBuf: EngineEvent[] = [];
+  private readonly blockTokens: number;
+  private readonly stageEnds: number[] = [];
+
+  constructor(
+    readonly workload: Workload,
+    readonly options: SimulationOptions,
+  ) {
+    this.blockTokens = workload.pods.blockTokens;
+    this.generators = workload.traffic.map((t, i) => createGenerator(t, i, workload.seed));
+    this.backlog = workload.traffic.map(() => []);
+    this.weights = workload.traffic.map((t) => t.weight);
+    this.arrivalRng = Rng.derive(workload.seed, "arrivals");
+    this.trafficRng = Rng.derive(workload.seed, "traffic");
+    let end = SIM_START_MS;
+    for (const s of workload.arrival.stages) this.stageEnds.push((end += s.durationS * 1000));
+    const span = end - SIM_START_MS;
+    this.stats = new RunStats(SIM_START_MS, options.timelineBucketMs ?? Math.max(1000, span / 60));
+    for (let i = 0; i < workload.pods.count; i++) this.addPod();
+    this.refreshCandidates();
+  }
+
+  async start(factory: PolicyFactory): Promise<void> {
+    const ctx: PolicyContext = {
+      seed: this.workload.seed,
+      clock: this.clock,
+      workload: this.workload,
+      allPods: () => this.pods,
+      wasm: this.options.wasm,
+      pluginConfig: this.options.pluginConfig,
+      healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
+    };
+    this.policy = await factory(ctx);
+    this.clock.every(this.options.queueSampleMs ?? 1000, () => this.stats.sampleQueues(this.candidates.map((p) => p.numWaiting)));
+    for (const f of this.workload.faults) this.events.push(SIM_START_MS + f.atS * 1000, (t) => this.fault(f, t));
+    this.scheduleArrival(SIM_START_MS, 0);
+  }
+
+  run(): void {
+    const clock = this.clock;
+    for (;;) {
+      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0) break;
+      const tPod = this.podHeap.peekTime();
+      const tEvent = this.events.peekTime();
+      const tTimer = clock.nextDue();
+      const t = Math.min(tPod, tEvent, tTimer);
+      if (t === Infinity) break;
+      if (tTimer === t) {
+        clock.advanceTo(t);
+        continue;
+      }
+      clock.advanceTo(t);
+      if (tPod === t) {
+        const pod = this.podHeap.peek()!;
+        const evs = pod.engine.advance(t, this.eventBuf);
+        for (let i = 0; i < evs.length; i++) this.onEngineEvent(evs[i]);
+        evs.length = 0;
+        this.podHeap.update(pod);
+      } else {
+        const e = this.events.pop()!;
+        e.run(e.time);
+      }
+    }
+    this.policy.close?.();
+  }
+
+  result(name: string, wallS: number): PolicyRun {
+    const sorted = Float64Array.from(this.stats.ttftMs).sort();
+    const step = Math.max(1, Math.floor(sorted.length / 400));
+    const cdf: number[] = [];
+    for (let i = 0; i < sorted.length; i += step) cdf.push(sorted[i] / 1000);
+    if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
+    return {
+      policy: name,
+      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}),
+      timeline: this.stats.timeline(),
+      ttftCdf: cdf,
+    };
+  }
+
+  // ---- arrivals ----
+
+  private scheduleArrival(fromMs: number, stage: number): void {
+    const stages = this.workload.arrival.stages;
+    let t = fromMs;
+    while (stage < stages.length) {
+      const qps = stages[stage].qps;
+      const next = qps > 0 ? t + this.arrivalRng.exponential(qps) * 1000 : Infinity;
+      if (next < this.stageEnds[stage]) {
+        this.events.push(next, (now) => this.arrive(now, stage));
+        return;
+      }
+      t = this.stageEnds[stage];
+      stage++;
+    }
+    this.arrivalsDone = true;
+  }
+
+  private arrive(now: number, stage: number): void {
+    const g = this.trafficRng.weighted(this.weights);
+    const spec = this.generators[g].next(now);
+    if (spec === null) {
+      this.backlog[g].push(now);
+      this.backlogSize++;
+    } else {
+      this.send(spec, now);
+    }
+    const max = this.options.maxRequests;
+    if (max !== undefined && this.nextRequestId + this.backlogSize >= max) this.arrivalsDone = true;
+    else this.scheduleArrival(now, stage);
+  }
+
+  private send(spec: RequestSpec, now: number): void {
+    const req = new SimRequest(this.nextRequestId++, spec, this.workload.model, now, this.options.tokenizer, this.blockTokens);
+    const stats = this.stats;
+    stats.requests++;
+    if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
+    if (this.candidates.length === 0) return this.fail(spec, now);
+    const decision = this.policy.pick(req, this.candidates, now);
+    const pod = decision.pod;
+    if (pod === null) return this.fail(spec, now);
+    const len = req.promptTokens.length;
+    try {
+      pod.engine.submit(
+        { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes },
+        now,
+      );
+    } catch (e) {
+      if (!(e instanceof EngineRequestError)) throw e;
+      this.policy.onFinished?.(decision, now, false);
+      return this.fail(spec, now);
+    }
+    const uncached = len - pod.cachedTokens(req.blockHashes, len);
+    pod.inflight++;
+    pod.pendingPrefillTokens += uncached;
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false });
+    this.podHeap.update(pod);
+  }
+
+  private fail(spec: RequestSpec, now: number): void {
+    this.stats.failed++;
+    this.completeSpec(spec, now);
+  }
+
+  private completeSpec(spec: RequestSpec, now: number): void {
+    const gen = this.generators[spec.generator];
+    const readyAt = gen.complete(spec, now);
+    if (readyAt === null) return;
+    this.events.push(readyAt, (t) => {
+      gen.release(spec.slot);
+      const waiting = this.backlog[spec.generator];
+      while (waiting.length > 0) {
+        const next = gen.next(t);
+        if (next === null) break;
+        waiting.shift();
+        this.backlogSize--;
+        this.send(next, t);
+      }
+    });
+  }
+
+  // ---- pods ----
+
+  private onEngineEvent(ev: EngineEvent): void {
+    const f = this.inflight.get(ev.id as number);
+    if (f === undefined) return;
+    if (ev.type === "first_token") {
+      f.firstToken = true;
+      f.pod.pendingPrefillTokens -= f.uncached;
+      this.stats.firstToken(ev.time, ev.ttftMs, ev.cachedTokens, ev.promptTokens);
+      this.policy.onFirstToken?.(f.decision, ev.time);
+    } else if (ev.type === "finished") {
+      this.inflight.delete(ev.id as number);
+      f.pod.inflight--;
+      this.stats.finished(ev.time, ev.e2eMs, ev.usage.completionTokens);
+      this.policy.onFinished?.(f.decision, ev.time, true);
+      this.completeSpec(f.req.spec, ev.time);
+    }
+  }
+
+  private addPod(): SimPod {
+    const id = this.nextPodId++;
+    const pod = new SimPod(id, engineConfig(this.workload.pods, this.workload.seed + id), this.clock.nowMs());
+    this.pods.push(pod);
+    this.podHeap.update(pod);
+    return pod;
+  }
+
+  private refreshCandidates(): void {
+    this.candidates = this.pods.filter((p) => p.up);
+  }
+
+  private failRequestsOn(pod: SimPod, now: number): void {
+    for (const [id, f] of [...this.inflight]) {
+      if (f.pod !== pod) continue;
+      this.inflight.delete(id);
+      this.stats.failed++;
+      this.policy.onFinished?.(f.decision, now, false);
+      this.completeSpec(f.req.spec, now);
+    }
+  }
+
+  private podById(id: number): SimPod {
+    const pod = this.pods.find((p) => p.id === id);
+    if (pod === undefined) throw new Error(`fault at ${this.clock.nowMs() - SIM_START_MS} ms names pod ${id}, which does not exist`);
+    return pod;
+  }
+
+  private fault(f: FaultSpec, now: number): void {
+    switch (f.type) {
+      case "restart": {
+        const pod = this.podById(f.pod);
+        this.failRequestsOn(pod, now);
+        pod.up = false;
+        pod.restart(now);
+        this.podHeap.update(pod);
+        this.events.push(now + f.downS * 1000, (t) => {
+          pod.up = true;
+          pod.createdMs = t;
+          this.podHeap.update(pod);
+          this.podsChanged(t);
+        });
+        break;
+      }
+      case "add":
+        this.addPod();
+        break;
+      case "remove": {
+        const pod = this.podById(f.pod);
+        this.failRequestsOn(pod, now);
+        this.pods.splice(this.pods.indexOf(pod), 1);
+        this.podHeap.remove(pod);
+        break;
+      }
+    }
+    this.podsChanged(now);
+  }
+
+  private podsChanged(now: number): void {
+    this.refreshCandidates();
+    this.policy.onPodsChanged?.(now);
+  }
+}

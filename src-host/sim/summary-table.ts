@@ -1,0 +1,34 @@
+// The per-policy text table the CLI prints.
+import type { PolicyRun } from "./simulation.ts";
+
+const COLUMNS: Array<[string, (r: PolicyRun) => string]> = [
+  ["policy", (r) => r.policy],
+  ["reqs", (r) => String(r.summary.requests)],
+  ["failed", (r) => String(r.summary.failed)],
+  ["ttft mean", (r) => seconds(r.summary.ttft_mean_s)],
+  ["p50", (r) => seconds(r.summary.ttft_p50_s)],
+  ["p90", (r) => seconds(r.summary.ttft_p90_s)],
+  ["p99", (r) => seconds(r.summary.ttft_p99_s)],
+  ["e2e p50", (r) => seconds(r.summary.e2e_p50_s)],
+  ["hit rate", (r) => `${(r.summary.token_hit_rate * 100).toFixed(1)}%`],
+  ["out tok/s", (r) => r.summary.output_tok_s.toFixed(0)],
+  ["queue max", (r) => String(r.summary.queue_max)],
+  ["queue mean", (r) => r.summary.queue_mean.toFixed(2)],
+  ["wall", (r) => `${r.summary.wall_s.toFixed(1)}s`],
+];
+
+function seconds(s: number): string {
+  return s < 1 ? `${(s * 1000).toFixed(0)}ms` : `${s.toFixed(2)}s`;
+}
+
+export function summaryTable(runs: readonly PolicyRun[]): string {
+  const rows = [COLUMNS.map((c) => c[0]), ...runs.map((r) => COLUMNS.map((c) => c[1](r)))];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  const out = [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)];
+  for (const r of runs) {
+    const extra = Object.entries(r.summary.extra);
+    if (extra.length > 0) out.push(`${r.policy}: ${extra.map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  }
+  return out.join("\n");
+}
