@@ -246,11 +246,7 @@ export class ProxiedRequest {
     const noBody = this.req.method === "HEAD" || this.upstreamStatus === 204 || this.upstreamStatus === 304 || r.headers["content-length"] === "0";
     if (this.stream) {
       this.stream.encodeHeaders(headers, noBody);
-      if (this.stream.requestState === "reset") {
-        r.destroy();
-        this.resetClient("RST");
-        return;
-      }
+      if (this.responseReplaced()) return;
       if (this.stream.responseHeadersReleased) this.writeHeaders();
     } else {
       this.writeHeaders(headers);
@@ -264,15 +260,38 @@ export class ProxiedRequest {
   private onUpstreamData(chunk: Buffer): void {
     if (this.completed) return;
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
-    this.writeBody(this.stream ? this.stream.encodeData(bytes, false) : bytes);
+    const out = this.stream ? this.stream.encodeData(bytes, false) : bytes;
+    if (this.responseReplaced()) return;
+    this.writeBody(out);
   }
 
   private onUpstreamEnd(noBody: boolean): void {
     if (this.completed) return;
-    if (this.stream && !noBody) this.writeBody(this.stream.encodeData(EMPTY, true));
+    if (this.stream && !noBody) {
+      const out = this.stream.encodeData(EMPTY, true);
+      if (this.responseReplaced()) return;
+      this.writeBody(out);
+    }
     if (!this.headersWritten) this.writeHeaders();
     this.res.end();
     this.complete(this.upstreamStatus);
+  }
+
+  /**
+   * After a response callback: the filter may have answered locally (a trap under FAIL_CLOSED, or its own
+   * reply) or reset the stream. A reply replaces the upstream response if nothing was sent yet; otherwise
+   * the downstream stream is reset, as Envoy does.
+   */
+  private responseReplaced(): boolean {
+    const state = this.stream?.requestState;
+    if (state !== "local-reply" && state !== "reset") return false;
+    if (state === "local-reply" && !this.headersWritten) {
+      this.cancelUpstream();
+      this.sendPluginLocalReply();
+    } else {
+      this.resetClient(state === "reset" ? "RST" : "LR");
+    }
+    return true;
   }
 
   private onUpstreamAbort(): void {

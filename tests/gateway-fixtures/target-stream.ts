@@ -2,7 +2,7 @@
 // whole request is in (headers-only requests at the headers callback, others at the last body chunk).
 //   x-target: "ip:port"        the destination to ask for (how depends on the build, see setTarget)
 //   x-fallback: <reason>       set as the endpoint_picker.fallback stream property
-//   x-fixture: trap-headers | trap-body   trap in that callback
+//   x-fixture: trap-headers | trap-body | trap-response-headers   trap in that callback
 // Every response gets `x-fixture-seq`: how many streams this VM has created, so tests can see VM pinning.
 // The counters fixture.on_log and fixture.on_done count the teardown callbacks across VMs.
 import * as host from "../../assembly/abi/host";
@@ -54,6 +54,7 @@ class TargetStream extends HttpContext {
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    if (this.mode == "trap-response-headers") unreachable();
     const v = String.UTF8.encode(this.seq.toString());
     host.replaceHeaderValue(MapType.HttpResponseHeaders, SEQ, changetype<usize>(v), v.byteLength);
     return HeadersAction.Continue;

@@ -149,3 +149,15 @@ test("a local reply from the plugin is sent as the plugin built it", async () =>
   assert.equal(r.headers["x-conformance"], "seen", "the local reply ran through the response callbacks");
   assert.equal(a.seen.length, 0);
 });
+
+test("a trap in the response callbacks: FAIL_CLOSED replaces the response with a 503, FAIL_OPEN lets it through", async () => {
+  const a = await upstream("a");
+  const closed = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, logLevel: 5 } });
+  const r = await send(closed.url, { body: "{}", headers: { "x-fixture": "trap-response-headers" } });
+  assert.equal(r.status, 503);
+  assert.equal(a.seen.length, 1, "the request had reached the upstream");
+  const open = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, failurePolicy: "FAIL_OPEN", logLevel: 5 } });
+  const o = await send(open.url, { body: "{}", headers: { "x-fixture": "trap-response-headers" } });
+  assert.equal(o.status, 200);
+  assert.equal(JSON.parse(o.body).upstream, "a");
+});
