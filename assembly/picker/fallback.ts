@@ -15,7 +15,8 @@ export namespace Fallback {
   export const NoHealthyEndpoint: i32 = 12;
   export const OverrideFailed: i32 = 13;
   export const NotConfigured: i32 = 14;
-  export const Count: i32 = 15;
+  export const BodyNotDelivered: i32 = 15;
+  export const Count: i32 = 16;
 }
 
 export const FALLBACK_NAMES: StaticArray<string> = [
@@ -34,4 +35,5 @@ export const FALLBACK_NAMES: StaticArray<string> = [
   "no_healthy_endpoint",
   "override_failed",
   "not_configured",
+  "body_not_delivered",
 ];

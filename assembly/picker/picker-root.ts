@@ -9,11 +9,24 @@ import { Platform } from "../route/platform";
 import { PickerState } from "./picker-state";
 import { PickerStream } from "./picker-stream";
 import { Telemetry } from "./telemetry";
+import { BodyWatchdog } from "./body-watchdog";
+import { streamById } from "../abi/context";
+
+const BODY_WAIT_MS: f64 = 1000;
+const WATCHED_STREAMS: i32 = 4096;
+
+function resumeStream(contextId: u32): void {
+  const s = streamById(contextId);
+  if (s !== null) (s as PickerStream).resumeWithoutBody();
+}
 
 export class PickerRoot extends RootContext {
   state: PickerState | null = null;
   saltHeader: Utf8 | null = null;
   sessionHeader: Utf8 | null = null;
+  /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
+  watchdog: BodyWatchdog | null = null;
+  warnedBodyNotDelivered: bool = false;
 
   constructor(id: u32, readonly platform: Platform) {
     super(id);
@@ -53,14 +66,21 @@ export class PickerRoot extends RootContext {
     const period = this.platform.tickPeriodMs(state);
     // No work at configure time: Envoy also configures a short-lived canary VM, which must not take the
     // polling lease. The first tick does the first poll.
-    if (period > 0) setTickPeriodMs(period);
+    if (period > 0) {
+      setTickPeriodMs(period);
+      this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
+    }
     log(LogLevel.Info, "endpoint-picker: configured (" + this.platform.name + " build)");
     return true;
   }
 
   onTick(): void {
     const state = this.state;
-    if (state !== null) this.platform.onTick(state, nowMs());
+    if (state === null) return;
+    const now = nowMs();
+    const watchdog = this.watchdog;
+    if (watchdog !== null) watchdog.expire(now, BODY_WAIT_MS, resumeStream);
+    this.platform.onTick(state, now);
   }
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
@@ -73,6 +93,6 @@ export class PickerRoot extends RootContext {
   }
 }
 
-function nowMs(): f64 {
+export function nowMs(): f64 {
   return <f64>(currentTimeNanos() / 1_000_000);
 }

@@ -2,17 +2,18 @@
 // give the in-flight lease back exactly once. Every failure is a counted fail-open: the request goes on
 // to the gateway's own load balancer.
 import {
-  currentTimeNanos, getBufferBytes, getHeaderValueRaw, removeHeader, replaceHeaderValue, returned, setProperty, Utf8,
+  continueStream, currentTimeNanos, getBufferBytes, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
+  setEffectiveContext, setProperty, Utf8,
 } from "../abi/host";
 import { HttpContext } from "../abi/context";
-import { BufferType, DataAction, HeadersAction, MapType, Status } from "../abi/types";
+import { BufferType, DataAction, HeadersAction, LogLevel, MapType, Status, StreamType } from "../abi/types";
 import { hashNameBytes } from "../endpoints/name-hash";
 import { xxh64 } from "../prefix/xxh64";
 import { OVERRIDE_HEADER } from "../route/override-header";
 import { formatDebugHeader } from "./debug-header";
 import { Decision, decide } from "./decide";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
-import { PickerRoot } from "./picker-root";
+import { PickerRoot, nowMs } from "./picker-root";
 import { gateRequest, gatedContentLength } from "./request-gate";
 
 const STATUS = new Utf8(":status");
@@ -32,6 +33,7 @@ export class PickerStream extends HttpContext {
   private leaseHeld: bool = false;
   private responseStatus: i32 = 0;
   private debugText: string | null = null;
+  private watchHandle: i32 = -1;
 
   constructor(id: u32, readonly picker: PickerRoot) {
     super(id, picker);
@@ -47,10 +49,32 @@ export class PickerStream extends HttpContext {
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);
     this.reading = true;
+    const watchdog = this.picker.watchdog;
+    if (watchdog !== null) this.watchHandle = watchdog.watch(this.id, nowMs());
     return HeadersAction.StopIteration;
   }
 
+  /** The body never reached the filter (stock Envoy without allow_on_headers_stop_iteration): let it go. */
+  resumeWithoutBody(): void {
+    if (!this.reading) return;
+    this.reading = false;
+    this.watchHandle = -1;
+    this.failOpen(Fallback.BodyNotDelivered);
+    if (setEffectiveContext(this.id) == Status.Ok) continueStream(StreamType.HttpRequest);
+    if (!this.picker.warnedBodyNotDelivered) {
+      this.picker.warnedBodyNotDelivered = true;
+      log(LogLevel.Warn, "endpoint-picker: a request body never reached the filter; on stock Envoy set allow_on_headers_stop_iteration: true (Envoy 1.35 or later)");
+    }
+  }
+
+  private stopWatching(): void {
+    const watchdog = this.picker.watchdog;
+    if (watchdog !== null && this.watchHandle >= 0) watchdog.release(this.watchHandle, this.id);
+    this.watchHandle = -1;
+  }
+
   onRequestBody(bodySize: u32, endOfStream: bool): i32 {
+    this.stopWatching();
     if (!this.reading) return DataAction.Continue;
     const state = this.picker.state!;
     if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > gatedContentLength) {
@@ -94,8 +118,7 @@ export class PickerStream extends HttpContext {
       if (returned.len > 0) sessionHash = hashNameBytes(returned.ptr, returned.len) | 1;
       returned.release();
     }
-    const nowMs = <f64>(currentTimeNanos() / 1_000_000);
-    decide(state, this.picker.platform, decision, bodyPtr, bodyLen, nowMs, SALT_HASH, saltLen, sessionHash);
+    decide(state, this.picker.platform, decision, bodyPtr, bodyLen, nowMs(), SALT_HASH, saltLen, sessionHash);
     heap.free(bodyPtr);
 
     const t = state.telemetry;
@@ -149,6 +172,7 @@ export class PickerStream extends HttpContext {
   }
 
   onDone(): bool {
+    this.stopWatching();
     this.releaseLease();
     return true;
   }

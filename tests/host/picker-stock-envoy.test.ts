@@ -72,3 +72,19 @@ test("an endpoint whose /metrics keeps failing is marked unhealthy and avoided",
 test("the stock build refuses a configuration without endpoints", () => {
   assert.throws(() => pickerHost({ flavor: "envoy", config: {} }));
 });
+
+test("without allow_on_headers_stop_iteration the body never arrives; the watchdog resumes the request", () => {
+  const states = new Map<string, PodState | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
+  const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, config, clusters: metricsClusters(states, []) });
+  const s = h.send(chat(text(2, 300), [], "q"));
+  assert.equal(s.requestState, "stalled");
+  let resumed = 0;
+  s.onChange = () => resumed++;
+  h.clock.advanceTo(h.clock.nowMs() + 2500);
+  assert.equal(s.requestState, "forwarded");
+  assert.equal(resumed, 1, "the gateway is told the request may go on");
+  assert.equal(h.chosen(s), null, "no decision without a body: the fallback load balancer decides");
+  assert.equal(h.counter("fallback.body_not_delivered"), 1);
+  assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
+  h.complete(s);
+});
