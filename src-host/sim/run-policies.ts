@@ -17,7 +17,7 @@ export async function runPolicies(
   onDone?: (run: PolicyRun) => void,
 ): Promise<SimResult> {
   const factories = policies.map((name) => [name, policyFactory(name)] as const);
-  const tokenizer = options.tokenizer ?? new VocabularyTokenizer({ memoEntries: 8192 });
+  const tokenizer = options.tokenizer ?? new VocabularyTokenizer({ memoEntries: 32_768 });
   const runs: PolicyRun[] = [];
   for (const [name, factory] of factories) {
     const run = await runPolicy(workload, name, factory, { ...options, tokenizer });
