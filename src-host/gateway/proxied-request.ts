@@ -192,7 +192,7 @@ export class ProxiedRequest {
     // The whole request is in: send its exact (possibly rewritten) length. Otherwise keep the declared length
     // when there is one, or stream the body chunked.
     const body = this.takeBody();
-    if (this.requestEnded) {
+    if (this.bodyComplete) {
       if (body.length > 0 || !this.endOfStreamAtHeaders || contentLength !== null) out.push("content-length", String(body.length));
     } else if (contentLength !== null) {
       out.push("content-length", contentLength);
@@ -203,10 +203,15 @@ export class ProxiedRequest {
     up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
     if (body.length) up.write(body);
-    if (this.requestEnded) {
+    if (this.bodyComplete) {
       this.upstreamEnded = true;
       up.end();
     }
+  }
+
+  /** Every request byte has been decoded (or the request has no body). */
+  private get bodyComplete(): boolean {
+    return this.requestEnded || this.endOfStreamAtHeaders;
   }
 
   private takeBody(): Uint8Array {
@@ -221,7 +226,7 @@ export class ProxiedRequest {
     if (!up || this.upstreamEnded || up.destroyed) return;
     const body = this.takeBody();
     if (body.length) up.write(body);
-    if (this.requestEnded) {
+    if (this.bodyComplete) {
       this.upstreamEnded = true;
       up.end();
     }
