@@ -134,11 +134,11 @@ test("multi-turn: turn N+1 resends turn N's messages plus its answer, and its pr
     assert.equal(s.messages.length, 2 + 2 * turn);
     assert.deepEqual(req.promptTokens, [...new SimRequest(turn, s, "m", 0, bpe, 16).promptTokens], "fast path = BPE");
     if (prev !== null) {
-      const p = prev.spec;
+      const p: RequestSpec = prev.spec;
       assert.deepEqual(s.messages.slice(0, p.messages.length), p.messages);
       assert.equal(s.messages[p.messages.length].role, "assistant");
       assert.deepEqual([...bpe.encode(s.messages[p.messages.length].content)], [...p.outputTokens!]);
-      const answered = [...prev.promptTokens, ...p.outputTokens!];
+      const answered: number[] = [...prev.promptTokens, ...p.outputTokens!];
       assert.deepEqual(req.promptTokens.slice(0, answered.length), answered);
     }
     const readyAt = g.complete(s, 1000);
