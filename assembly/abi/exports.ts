@@ -2,6 +2,7 @@
 // The entry file re-exports everything here. Unknown context ids are ignored, never trapped on.
 import { createContext, deleteContext, rootById, streamById } from "./context";
 import { hostMalloc } from "./memory";
+import { collectAtEntry } from "./gc";
 import { HeadersAction, DataAction } from "./types";
 
 /** Marks the ABI version this module speaks. */
@@ -17,6 +18,7 @@ export function proxy_on_memory_allocate(size: usize): usize {
 }
 
 export function proxy_on_context_create(contextId: u32, parentContextId: u32): void {
+  collectAtEntry(parentContextId != 0);
   createContext(contextId, parentContextId);
 }
 
@@ -31,6 +33,7 @@ export function proxy_on_configure(rootContextId: u32, pluginConfigSize: u32): b
 }
 
 export function proxy_on_tick(rootContextId: u32): void {
+  collectAtEntry(false);
   const root = rootById(rootContextId);
   if (root !== null) root.onTick();
 }

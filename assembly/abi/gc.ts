@@ -1,0 +1,13 @@
+// Garbage collection under AssemblyScript's "minimal" runtime: a two-color mark & sweep that never runs by
+// itself and keeps no shadow stack (so the hot path pays no GC bookkeeping). It must only run when no
+// AssemblyScript frame holds a managed reference, i.e. at the very start of a callback the host made; the
+// exports call `collectAtEntry` there. Most request-path code allocates nothing, so a collection every few
+// dozen streams keeps the heap flat.
+const STREAMS_PER_COLLECTION: i32 = 64;
+let streamsSinceCollection: i32 = 0;
+
+export function collectAtEntry(newStream: bool): void {
+  if (newStream && ++streamsSinceCollection < STREAMS_PER_COLLECTION) return;
+  streamsSinceCollection = 0;
+  __collect();
+}
