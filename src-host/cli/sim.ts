@@ -2,6 +2,7 @@
 //                [--wasm PATH] [--config FILE] [--health-check-ms MS]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { htmlReport } from "../sim/html-report.ts";
@@ -19,7 +20,8 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
-  --health-check-ms MS   gateway health check / metrics refresh period (default 1000)`;
+  --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
+  --parallel N           worker threads running policies side by side (default: min(2, CPUs))`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
         wasm: { type: "string", default: "build/higress.wasm" },
         config: { type: "string" },
         "health-check-ms": { type: "string" },
+        parallel: { type: "string" },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -74,6 +77,9 @@ async function main(): Promise<void> {
   const healthCheckIntervalMs = args["health-check-ms"] !== undefined ? Number(args["health-check-ms"]) : undefined;
   if (healthCheckIntervalMs !== undefined && !(healthCheckIntervalMs > 0)) die("--health-check-ms must be > 0");
 
+  const parallel = args.parallel !== undefined ? Number(args.parallel) : Math.min(2, availableParallelism());
+  if (!(Number.isInteger(parallel) && parallel >= 1)) die("--parallel must be a positive integer");
+
   let wasm: Uint8Array | undefined;
   if (policies.includes("picker")) {
     try {
@@ -84,7 +90,7 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 
