@@ -1,7 +1,8 @@
 // Parsing and validation of the plugin configuration JSON (docs/config.md) into a PickerConfig.
 //
 // Every bad field is collected and reported in one line; only broken JSON stops parsing early. Duplicate keys
-// in one object are rejected (a repeated key is more likely a mistake than an intended override).
+// in one object are rejected (a repeated key is more likely a mistake than an intended override). Higress's
+// `_rules_` entries are parsed by the same parser, each into its own complete configuration.
 import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
@@ -10,6 +11,8 @@ import { FieldKind, FieldSpec, FieldValue } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
 import { currentString, describeCurrentValue } from "./scanner-values";
+import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
+import { isMatcherKey, parseMatcher } from "./rule-matchers";
 
 const ERROR_PREFIX = "invalid plugin config: ";
 const LB_POLICY_KEY = "lb_policy";
@@ -24,7 +27,6 @@ function isBlank(ptr: usize, len: usize): bool {
 }
 
 class ConfigParser {
-  readonly ctx: ParseContext = new ParseContext();
   private readonly value: FieldValue = new FieldValue();
   /** Schema paths ("limits.maxEndpoints") whose value was rejected; cross-field checks skip them. */
   private readonly rejected: Set<string> = new Set<string>();
@@ -36,8 +38,21 @@ class ConfigParser {
   private readonly plainTopKeys: Array<string> = [];
   /** The document is valid JSON but not an object. */
   notAnObject: bool = false;
+  /** The document had a key other than `_rules_` (a default configuration). */
+  private hasConfigKeys: bool = false;
+  private rulesSeen: bool = false;
 
-  constructor(readonly out: PickerConfig, readonly isStockEnvoy: bool) {}
+  /**
+   * `base` is where this configuration's top level is shown in messages ("" for the document, "_rules_[2]" for
+   * a rule); `rule` is the rule being parsed (its matchers are allowed and `_rules_` is not), or null.
+   */
+  constructor(
+    readonly out: PickerConfig,
+    readonly isStockEnvoy: bool,
+    readonly ctx: ParseContext,
+    readonly base: string,
+    readonly rule: ConfigRule | null,
+  ) {}
 
   /** Reads the document; false if it is not valid JSON. */
   parseDocument(ptr: usize, len: usize): bool {
@@ -51,6 +66,7 @@ class ConfigParser {
       return true;
     }
     if (!this.parseObject("", "", true)) return false;
+    this.out.hasDefault = this.hasConfigKeys || !this.rulesSeen;
     return sc.next() == JsonToken.End;
   }
 
@@ -70,22 +86,78 @@ class ConfigParser {
       const shown = childPath(shownParent, key);
       if (!ctx.nextValue()) return false;
       let ok: bool;
-      if (isDocument && key == LB_POLICY_KEY) {
+      if (isDocument && key == RULES_KEY) {
+        ok = this.rule === null ? this.parseRules(shown) : this.notInRule(shown);
+      } else if (isDocument && this.rule !== null && isMatcherKey(key)) {
+        ok = parseMatcher(ctx, key, shown, this.rule!);
+      } else if (isDocument && key == LB_POLICY_KEY) {
+        this.hasConfigKeys = true;
         this.lbPolicySeen = true;
         ok = this.parseField(LB_POLICY_FIELD, shown);
       } else if (isDocument && key == LB_CONFIG_KEY) {
+        this.hasConfigKeys = true;
         this.lbConfigSeen = true;
         if (sc.token == JsonToken.ObjStart) {
-          ok = this.parseObject("", LB_CONFIG_KEY, false);
+          ok = this.parseObject("", shown, false);
         } else {
           ctx.wrongValue(shown, "an object");
           ok = ctx.skipValue();
         }
       } else {
-        if (isDocument) this.plainTopKeys.push(shown);
+        if (isDocument) {
+          this.hasConfigKeys = true;
+          this.plainTopKeys.push(shown);
+        }
         ok = this.parseKey(schemaPrefix.length == 0 ? key : schemaPrefix + "." + key, shownRoot, shown);
       }
       if (!ok) return false;
+    }
+    return false; // unreachable: every iteration costs a scanner step
+  }
+
+  private notInRule(shown: string): bool {
+    this.ctx.error(shown, "not allowed inside a rule");
+    return this.ctx.skipValue();
+  }
+
+  // The value of `_rules_` is current: an array of rule objects, each parsed into its own PickerConfig.
+  private parseRules(shown: string): bool {
+    const ctx = this.ctx;
+    const sc = ctx.sc;
+    this.rulesSeen = true;
+    if (sc.token != JsonToken.ArrStart) {
+      ctx.wrongValue(shown, "an array of rule objects");
+      return ctx.skipValue();
+    }
+    let i = 0;
+    while (true) {
+      const t = sc.next();
+      if (t == JsonToken.ArrEnd) return true;
+      if (t >= JsonToken.End) return false;
+      const at = shown + "[" + i.toString() + "]";
+      i++;
+      if (t != JsonToken.ObjStart) {
+        ctx.wrongValue(at, "a rule object");
+        if (!ctx.skipValue()) return false;
+        continue;
+      }
+      const rule = new ConfigRule();
+      const parser = new ConfigParser(rule.config, this.isStockEnvoy, ctx, at, rule);
+      if (!parser.parseObject("", at, true)) return false;
+      if (!rule.hasMatchers()) {
+        ctx.error(
+          at,
+          "a rule needs a non-empty " + MATCH_ROUTE_KEY + ", " + MATCH_ROUTE_PREFIX_KEY + ", " + MATCH_DOMAIN_KEY +
+            " or " + MATCH_SERVICE_KEY,
+        );
+      } else {
+        const ignored = rule.classify();
+        for (let k = 0; k < ignored.length; k++) {
+          this.out.warnings.push(at + "." + ignored[k] + ": ignored, as Higress does, because the rule has a matcher of higher precedence (route, domain, service, route prefix)");
+        }
+      }
+      parser.checkRelations();
+      this.out.rules.push(rule);
     }
     return false; // unreachable: every iteration costs a scanner step
   }
@@ -149,9 +221,11 @@ class ConfigParser {
     const out = this.out;
     const rejected = this.rejected;
     const lbLayout = this.lbPolicySeen || this.lbConfigSeen;
-    const shownPrefix = this.lbConfigSeen ? LB_CONFIG_KEY + "." : "";
+    const base = this.base;
+    const root = this.lbConfigSeen ? childPath(base, LB_CONFIG_KEY) : base;
+    const shownPrefix = root.length == 0 ? "" : root + ".";
 
-    if (this.lbConfigSeen && !this.lbPolicySeen) ctx.error(LB_POLICY_KEY, "required when lb_config is given");
+    if (this.lbConfigSeen && !this.lbPolicySeen) ctx.error(childPath(base, LB_POLICY_KEY), "required when lb_config is given");
     if (lbLayout) {
       for (let i = 0; i < this.plainTopKeys.length; i++) {
         ctx.error(this.plainTopKeys[i], "not allowed next to lb_policy/lb_config (move it into lb_config)");
@@ -174,7 +248,7 @@ class ConfigParser {
     }
 
     const endpointCount = out.endpoints.length;
-    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected) {
+    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && out.hasDefault) {
       ctx.error(
         shownPrefix + ENDPOINTS_KEY,
         "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}",
@@ -252,11 +326,46 @@ class ConfigParser {
  */
 export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PickerConfig): string {
   out.copyFrom(new PickerConfig());
-  const parser = new ConfigParser(out, isStockEnvoy);
+  const parser = new ConfigParser(out, isStockEnvoy, new ParseContext(), "", null);
   if (!isBlank(ptr, len)) {
     if (!parser.parseDocument(ptr, len)) return ERROR_PREFIX + parser.jsonProblem(ptr, len);
   }
-  const errors = parser.ctx.errors;
-  if (!parser.notAnObject) parser.checkRelations();
+  const ctx = parser.ctx;
+  if (!parser.notAnObject) {
+    parser.checkRelations();
+    if (!out.hasDefault && out.rules.length == 0) {
+      ctx.error(RULES_KEY, "no rules and no default configuration: the picker would apply to no request");
+    }
+    if (ctx.errors.length == 0) checkTotalIndexSize(ctx, out);
+  }
+  const errors = ctx.errors;
   return errors.length == 0 ? "" : ERROR_PREFIX + errors.join("; ");
+}
+
+/**
+ * Every configuration in use (the default one, if any, and each rule) gets its own prefix index; together their
+ * worst cases must fit within the largest limits.maxIndexBytes any of them sets.
+ */
+function checkTotalIndexSize(ctx: ParseContext, out: PickerConfig): void {
+  const rules = out.rules;
+  if (rules.length == 0) return;
+  let total: u64 = 0;
+  let limit: i64 = 0;
+  if (out.hasDefault) {
+    total += PrefixIndex.bytesFor(out.maxEndpoints, out.capacityPerEndpoint);
+    limit = out.maxIndexBytes;
+  }
+  for (let i = 0; i < rules.length; i++) {
+    const c = rules[i].config;
+    total += PrefixIndex.bytesFor(c.maxEndpoints, c.capacityPerEndpoint);
+    if (c.maxIndexBytes > limit) limit = c.maxIndexBytes;
+  }
+  if (total > <u64>limit) {
+    const what = (out.hasDefault ? "the default configuration and " : "") + rules.length.toString() + " rule(s)";
+    ctx.error(
+      RULES_KEY,
+      "the prefix indexes of " + what + " need " + total.toString() + " bytes together, more than the largest " +
+        "limits.maxIndexBytes (" + limit.toString() + ")",
+    );
+  }
 }
