@@ -1,0 +1,211 @@
+// A TypeScript model of the plugin's scoring (assembly/scheduling/*): per-signal normalization, the bounded-load
+// guard, the weighted total and the pick with seeded tie-breaking. Written from the documented rules, in the same
+// floating-point operation order, so the plugin's scores can be checked against it to the last bit.
+
+export const TIE_EPSILON = 1e-9;
+
+export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2 } as const;
+
+export interface Candidate {
+  healthy: boolean;
+  hasMetrics: boolean;
+  waiting: number;
+  running: number;
+  kvUsage: number;
+  hasKv: boolean;
+  /** i32 */
+  inflight: number;
+  /** i32: leading chunks of the chain recently sent to this endpoint. */
+  prefixMatched: number;
+  loraState: number;
+  failureEwma: number;
+  sessionMatch: boolean;
+}
+
+export interface ScoringWeights {
+  queue: number;
+  kvCache: number;
+  prefixCache: number;
+  inflight: number;
+  loraAffinity: number;
+  failure: number;
+  session: number;
+}
+
+export interface ScoringParams {
+  weights: ScoringWeights;
+  lambda: number;
+  lengthCreditChars: number;
+  /** i32 */
+  chunkChars: number;
+  guardFactor: number;
+  guardSlack: number;
+}
+
+export const DEFAULT_PARAMS: ScoringParams = {
+  weights: { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1, loraAffinity: 0, failure: 0, session: 0 },
+  lambda: 0.5,
+  lengthCreditChars: 8192,
+  chunkChars: 256,
+  guardFactor: 1.5,
+  guardSlack: 2,
+};
+
+export interface Scores {
+  queue: number[];
+  kv: number[];
+  prefix: number[];
+  inflight: number[];
+  lora: number[];
+  failure: number[];
+  session: number[];
+  total: number[];
+  guarded: boolean[];
+}
+
+const countOrZero = (x: number) => (x >= 0 && x < Infinity ? x : 0);
+const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
+const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
+const inverseOfRange = (lo: number, hi: number) => (hi > lo ? 1 / (hi - lo) : 0);
+const lowerIsBetter = (x: number, hi: number, inv: number) => (inv > 0 ? (hi - x) * inv : 1);
+const nonNegative = (x: number) => Math.max(x | 0, 0);
+
+function queueScores(c: Candidate[]): number[] {
+  let maxRunning = 0;
+  for (const e of c) if (e.healthy && e.hasMetrics) maxRunning = Math.max(maxRunning, countOrZero(e.running));
+  const runningScale = 1 / (1 + maxRunning);
+  let lo = Infinity;
+  let hi = -Infinity;
+  const keys = c.map((e) => {
+    if (!(e.healthy && e.hasMetrics)) return -1;
+    const key = countOrZero(e.waiting) + countOrZero(e.running) * runningScale;
+    if (key < lo) lo = key;
+    if (key > hi) hi = key;
+    return key;
+  });
+  const inv = inverseOfRange(lo, hi);
+  return keys.map((k) => (k >= 0 ? lowerIsBetter(k, hi, inv) : 0));
+}
+
+function inflightScores(c: Candidate[]): number[] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const e of c) {
+    if (!e.healthy) continue;
+    const x = nonNegative(e.inflight);
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  const inv = inverseOfRange(lo, hi);
+  return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), hi, inv) : 0));
+}
+
+function prefixScores(c: Candidate[], chainLength: number, p: ScoringParams): number[] {
+  const l = unitClamp(p.lambda);
+  const fractionScale = chainLength > 0 ? l / chainLength : 0;
+  const creditPerChunk = p.lengthCreditChars > 0 ? Math.max(p.chunkChars | 0, 0) / p.lengthCreditChars : 0;
+  return c.map((e) => {
+    if (!(chainLength > 0 && e.healthy)) return 0;
+    const m = Math.min(nonNegative(e.prefixMatched), chainLength);
+    let lengthTerm = m > 0 ? 1 : 0;
+    if (p.lengthCreditChars > 0) lengthTerm = Math.min(1, m * creditPerChunk);
+    return fractionScale * m + (1 - l) * lengthTerm;
+  });
+}
+
+function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session: number[]): boolean[] {
+  const guarded = c.map(() => false);
+  if (!(p.guardFactor > 0)) return guarded;
+  const loadOf = (e: Candidate) => {
+    let load = nonNegative(e.inflight);
+    if (e.hasMetrics) load += countOrZero(e.waiting) + countOrZero(e.running);
+    return load;
+  };
+  let sum = 0;
+  let healthy = 0;
+  for (const e of c) {
+    if (!e.healthy) continue;
+    sum += loadOf(e);
+    healthy++;
+  }
+  if (healthy === 0) return guarded;
+  const limit = p.guardFactor * (sum / healthy) + (p.guardSlack > 0 ? p.guardSlack : 0);
+  c.forEach((e, i) => {
+    if (e.healthy && loadOf(e) > limit) {
+      guarded[i] = true;
+      prefix[i] = 0;
+      session[i] = 0;
+    }
+  });
+  return guarded;
+}
+
+/** Every per-signal score and the totals for one request's candidates. */
+export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringParams): Scores {
+  chainLength |= 0;
+  const queue = queueScores(c);
+  const kv = c.map((e) => (e.healthy && e.hasKv ? 1 - unitClamp(e.kvUsage) : 0));
+  const prefix = prefixScores(c, chainLength, p);
+  const inflight = inflightScores(c);
+  const lora = c.map((e) => (!e.healthy ? 0 : e.loraState === LoraState.Running ? 1 : e.loraState === LoraState.Waiting ? 0.5 : 0));
+  const failure = c.map((e) => (e.healthy ? 1 - unitClamp(e.failureEwma) : 0));
+  const session = c.map((e) => (e.healthy && e.sessionMatch ? 1 : 0));
+  const guarded = applyGuard(c, p, prefix, session);
+  const w = p.weights;
+  const wq = effectiveWeight(w.queue);
+  const wk = effectiveWeight(w.kvCache);
+  const wp = effectiveWeight(w.prefixCache);
+  const wi = effectiveWeight(w.inflight);
+  const wl = effectiveWeight(w.loraAffinity);
+  const wf = effectiveWeight(w.failure);
+  const ws = effectiveWeight(w.session);
+  const sum = wq + wk + wp + wi + wl + wf + ws;
+  const inverseSum = sum > 0 ? 1 / sum : 0;
+  const total = c.map((e, i) =>
+    e.healthy && sum > 0
+      ? (wq * queue[i] + wk * kv[i] + wp * prefix[i] + wi * inflight[i] + wl * lora[i] + wf * failure[i] + ws * session[i]) * inverseSum
+      : 0,
+  );
+  return { queue, kv, prefix, inflight, lora, failure, session, total, guarded };
+}
+
+/** Indexes of the healthy candidates within TIE_EPSILON of the best total (NaN never wins); empty when none. */
+export function bestCandidates(c: Candidate[], total: number[]): number[] {
+  let best = -Infinity;
+  let found = false;
+  c.forEach((e, i) => {
+    if (!e.healthy) return;
+    const t = total[i];
+    if ((t > best || !found) && t === t) {
+      best = t;
+      found = true;
+    }
+  });
+  if (!found) return [];
+  const floor = best - TIE_EPSILON;
+  return c.flatMap((e, i) => (e.healthy && total[i] >= floor ? [i] : []));
+}
+
+/** SplitMix64, the plugin's tie-breaking generator. */
+export class SplitMix64 {
+  constructor(private state: bigint) {}
+  next(): bigint {
+    const M = (1n << 64n) - 1n;
+    this.state = (this.state + 0x9e3779b97f4a7c15n) & M;
+    let z = this.state;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M;
+    return z ^ (z >> 31n);
+  }
+  below(n: number): number {
+    if (n <= 1) return 0;
+    return Number((((this.next() >> 32n) * BigInt(n)) & ((1n << 64n) - 1n)) >> 32n);
+  }
+}
+
+/** The candidate the plugin picks: the best one, a tie broken by `rng` (consumed only when there is a tie). */
+export function pickCandidate(c: Candidate[], total: number[], rng: SplitMix64): number {
+  const ties = bestCandidates(c, total);
+  if (ties.length === 0) return -1;
+  return ties[ties.length > 1 ? rng.below(ties.length) : 0];
+}
