@@ -5,5 +5,6 @@ import "./abi/abort";
 import { RootContext, setRootContextFactory } from "./abi/context";
 import { PickerRoot } from "./picker/picker-root";
 import { EnvoyPlatform } from "./route/envoy-platform";
+import { Platform } from "./route/platform";
 
-setRootContextFactory((id: u32): RootContext => new PickerRoot(id, new EnvoyPlatform()));
+setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform()));

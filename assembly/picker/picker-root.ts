@@ -1,6 +1,7 @@
-// The plugin's root context on one worker: parses the configuration, allocates the picker's state, and runs
-// the platform's timer (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, returned, setTickPeriodMs, Utf8 } from "../abi/host";
+// The plugin's root context on one worker: parses the configuration, allocates the picker for the default
+// configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
+// and runs the platforms' timers (the stock build's metrics polling).
+import { currentTimeNanos, getBufferBytes, log, returned, setTickPeriodMs } from "../abi/host";
 import { HttpContext, RootContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
@@ -10,10 +11,15 @@ import { PickerState } from "./picker-state";
 import { PickerStream } from "./picker-stream";
 import { Telemetry } from "./telemetry";
 import { BodyWatchdog } from "./body-watchdog";
+import { ConfiguredPicker } from "./configured-picker";
+import { RuleSelector } from "./rule-selector";
 import { streamById } from "../abi/context";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
+
+/** Makes the platform of one configuration: ruleIndex is -1 for the default configuration. */
+export type PlatformFactory = (ruleIndex: i32) => Platform;
 
 function resumeStream(contextId: u32): void {
   const s = streamById(contextId);
@@ -21,15 +27,30 @@ function resumeStream(contextId: u32): void {
 }
 
 export class PickerRoot extends RootContext {
-  state: PickerState | null = null;
-  saltHeader: Utf8 | null = null;
-  sessionHeader: Utf8 | null = null;
+  config: PickerConfig | null = null;
+  telemetry: Telemetry | null = null;
+  /** The default configuration's picker; null when the document held only `_rules_`. */
+  defaultPicker: ConfiguredPicker | null = null;
+  /** Per rule: its picker once a request matched it. */
+  rulePickers: Array<ConfiguredPicker | null> = [];
+  /** Per rule: its platform refused it (logged once; its requests fail open). */
+  ruleFailed: Array<bool> = [];
+  selector: RuleSelector | null = null;
+  /** The last select() found a rule whose platform refused it. */
+  selectionFailed: bool = false;
   /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
   watchdog: BodyWatchdog | null = null;
   warnedBodyNotDelivered: bool = false;
+  private tickPeriod: u32 = 0;
+  readonly platformName: string;
 
-  constructor(id: u32, readonly platform: Platform) {
+  constructor(id: u32, readonly makePlatform: PlatformFactory) {
     super(id);
+    this.platformName = makePlatform(-1).name;
+  }
+
+  get isStockEnvoy(): bool {
+    return this.platformName == "envoy";
   }
 
   onConfigure(configSize: u32): bool {
@@ -44,7 +65,7 @@ export class PickerRoot extends RootContext {
       len = returned.len;
     }
     const config = new PickerConfig();
-    const error = parseConfig(ptr, len, this.platform.name == "envoy", config);
+    const error = parseConfig(ptr, len, this.isStockEnvoy, config);
     if (len > 0) returned.release();
     if (error.length > 0) {
       log(LogLevel.Error, "endpoint-picker: " + error);
@@ -52,45 +73,124 @@ export class PickerRoot extends RootContext {
     }
     const telemetry = new Telemetry();
     telemetry.define();
-    const state = new PickerState(config, telemetry);
-    const platformError = this.platform.configure(state);
-    if (platformError.length > 0) {
-      log(LogLevel.Error, "endpoint-picker: invalid plugin config: " + platformError);
-      return false;
+    this.telemetry = telemetry;
+    let defaultPicker: ConfiguredPicker | null = null;
+    if (config.hasDefault) {
+      defaultPicker = this.makePicker(config, -1);
+      if (defaultPicker === null) return false;
     }
-    for (let i = 0; i < config.warnings.length; i++) log(LogLevel.Warn, "endpoint-picker: " + config.warnings[i]);
-    state.scheduler.seed(config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32));
-    this.saltHeader = config.saltHeader.length > 0 ? new Utf8(config.saltHeader) : null;
-    this.sessionHeader = config.sessionHeader.length > 0 ? new Utf8(config.sessionHeader) : null;
-    this.state = state;
-    const period = this.platform.tickPeriodMs(state);
+    const rules = config.rules;
+    this.rulePickers = new Array<ConfiguredPicker | null>(rules.length);
+    this.ruleFailed = new Array<bool>(rules.length);
+    this.selector = rules.length > 0 ? new RuleSelector(rules) : null;
+    this.logWarnings(config.warnings);
+    for (let i = 0; i < rules.length; i++) this.logWarnings(rules[i].config.warnings);
+    this.defaultPicker = defaultPicker;
+    this.config = config;
+
     // No work at configure time: Envoy also configures a short-lived canary VM, which must not take the
     // polling lease. The first tick does the first poll.
+    const period = this.isStockEnvoy ? shortestPollInterval(config) : 0;
+    this.tickPeriod = period;
     if (period > 0) {
       setTickPeriodMs(period);
       this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
     }
-    log(LogLevel.Info, "endpoint-picker: configured (" + this.platform.name + " build)");
+    const what = rules.length > 0 ? ", " + rules.length.toString() + " rule(s)" : "";
+    log(LogLevel.Info, "endpoint-picker: configured (" + this.platformName + " build" + what + ")");
     return true;
   }
 
+  private logWarnings(warnings: Array<string>): void {
+    for (let i = 0; i < warnings.length; i++) log(LogLevel.Warn, "endpoint-picker: " + warnings[i]);
+  }
+
+  // Allocates the state and platform of one configuration; null (logged) if the platform refuses it.
+  private makePicker(config: PickerConfig, ruleIndex: i32): ConfiguredPicker | null {
+    const state = new PickerState(config, this.telemetry!);
+    const platform = this.makePlatform(ruleIndex);
+    const warningsBefore = config.warnings.length;
+    const platformError = platform.configure(state);
+    if (platformError.length > 0) {
+      const where = ruleIndex < 0 ? "" : "_rules_[" + ruleIndex.toString() + "]: ";
+      log(LogLevel.Error, "endpoint-picker: invalid plugin config: " + where + platformError);
+      return null;
+    }
+    // Parse warnings were logged at configure time; these are the platform's.
+    this.logWarnings(config.warnings.slice(warningsBefore));
+    const seed = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32) ^ <u64>(ruleIndex + 1);
+    state.scheduler.seed(seed);
+    return new ConfiguredPicker(state, platform);
+  }
+
+  /**
+   * The picker for the current request (its headers are available): the first matching rule's, else the
+   * default one. Null when no default configuration exists and no rule matches, or the rule's platform
+   * refused it (see ruleFailed).
+   */
+  select(): ConfiguredPicker | null {
+    this.selectionFailed = false;
+    const selector = this.selector;
+    if (selector === null) return this.defaultPicker;
+    const i = selector.select();
+    if (i < 0) return this.defaultPicker;
+    const existing = unchecked(this.rulePickers[i]);
+    if (existing !== null) return existing;
+    if (!unchecked(this.ruleFailed[i])) {
+      const made = this.makePicker(this.config!.rules[i].config, i);
+      if (made !== null) {
+        unchecked((this.rulePickers[i] = made));
+        return made;
+      }
+      unchecked((this.ruleFailed[i] = true));
+    }
+    this.selectionFailed = true;
+    return null;
+  }
+
   onTick(): void {
-    const state = this.state;
-    if (state === null) return;
+    if (this.config === null) return;
     const now = nowMs();
     const watchdog = this.watchdog;
     if (watchdog !== null) watchdog.expire(now, BODY_WAIT_MS, resumeStream);
-    this.platform.onTick(state, now);
+    const p = this.defaultPicker;
+    if (p !== null) this.tickPicker(p, now);
+    for (let i = 0; i < this.rulePickers.length; i++) {
+      const r = unchecked(this.rulePickers[i]);
+      if (r !== null) this.tickPicker(r, now);
+    }
+  }
+
+  // The root timer runs at the shortest period of all configurations; each runs its platform's at its own.
+  private tickPicker(p: ConfiguredPicker, now: f64): void {
+    const own = <f64>p.platform.tickPeriodMs(p.state);
+    if (own <= 0) return;
+    if (now - p.lastTickMs < own - <f64>this.tickPeriod / 2) return;
+    p.lastTickMs = now;
+    p.platform.onTick(p.state, now);
   }
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
-    const state = this.state;
-    if (state !== null) this.platform.onHttpCallResponse(state, callId, numHeaders, bodySize, nowMs());
+    const now = nowMs();
+    const p = this.defaultPicker;
+    if (p !== null) p.platform.onHttpCallResponse(p.state, callId, numHeaders, bodySize, now);
+    // Each platform ignores call ids it did not dispatch.
+    for (let i = 0; i < this.rulePickers.length; i++) {
+      const r = unchecked(this.rulePickers[i]);
+      if (r !== null) r.platform.onHttpCallResponse(r.state, callId, numHeaders, bodySize, now);
+    }
   }
 
   createHttpContext(id: u32): HttpContext {
     return new PickerStream(id, this);
   }
+}
+
+/** The stock build polls each configuration's endpoints every metrics.pollIntervalMs. */
+function shortestPollInterval(config: PickerConfig): u32 {
+  let period: i32 = config.hasDefault ? config.pollIntervalMs : i32.MAX_VALUE;
+  for (let i = 0; i < config.rules.length; i++) period = min(period, config.rules[i].config.pollIntervalMs);
+  return period == i32.MAX_VALUE ? 0 : <u32>period;
 }
 
 export function nowMs(): f64 {

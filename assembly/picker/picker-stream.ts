@@ -14,6 +14,7 @@ import { formatDebugHeader } from "./debug-header";
 import { Decision, decide } from "./decide";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PickerRoot, nowMs } from "./picker-root";
+import { ConfiguredPicker } from "./configured-picker";
 import { gateRequest, gatedContentLength } from "./request-gate";
 
 const STATUS = new Utf8(":status");
@@ -34,6 +35,8 @@ export class PickerStream extends HttpContext {
   private responseStatus: i32 = 0;
   private debugText: string | null = null;
   private watchHandle: i32 = -1;
+  /** The configuration this request uses (the default or a matching rule's), chosen on its headers. */
+  private active: ConfiguredPicker | null = null;
 
   constructor(id: u32, readonly picker: PickerRoot) {
     super(id, picker);
@@ -42,8 +45,15 @@ export class PickerStream extends HttpContext {
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
     // No client may choose a pod, whatever happens next.
     removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER);
-    const state = this.picker.state;
-    if (state === null) return this.failOpen(Fallback.NotConfigured);
+    if (this.picker.config === null) return this.failOpen(Fallback.NotConfigured);
+    const active = this.picker.select();
+    if (active === null) {
+      // No default configuration and no matching rule: the picker does not apply (as in Higress).
+      if (this.picker.selectionFailed) return this.failOpen(Fallback.NotConfigured);
+      return HeadersAction.Continue;
+    }
+    this.active = active;
+    const state = active.state;
     state.telemetry.add(state.telemetry.requests, 1);
     const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
@@ -76,7 +86,7 @@ export class PickerStream extends HttpContext {
   onRequestBody(bodySize: u32, endOfStream: bool): i32 {
     this.stopWatching();
     if (!this.reading) return DataAction.Continue;
-    const state = this.picker.state!;
+    const state = this.active!.state;
     if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > gatedContentLength) {
       // The body outgrew what its Content-Length announced.
       this.reading = false;
@@ -89,7 +99,8 @@ export class PickerStream extends HttpContext {
   }
 
   private decideAndRoute(bodySize: u32): void {
-    const state = this.picker.state!;
+    const active = this.active!;
+    const state = active.state;
     const cfg = state.config;
     if (getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) != Status.Ok || returned.len == 0) {
       returned.release();
@@ -104,7 +115,7 @@ export class PickerStream extends HttpContext {
 
     // The salt enters the chain seed as its hash, so the header buffer can go at once.
     let saltLen: usize = 0;
-    const salt = this.picker.saltHeader;
+    const salt = active.saltHeader;
     if (salt !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, salt) == Status.Ok) {
       if (returned.len > 0) {
         store<u64>(SALT_HASH, xxh64(returned.ptr, returned.len, SALT_HASH_SEED));
@@ -113,12 +124,12 @@ export class PickerStream extends HttpContext {
       returned.release();
     }
     let sessionHash: u64 = 0;
-    const session = this.picker.sessionHeader;
+    const session = active.sessionHeader;
     if (session !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, session) == Status.Ok) {
       if (returned.len > 0) sessionHash = hashNameBytes(returned.ptr, returned.len) | 1;
       returned.release();
     }
-    decide(state, this.picker.platform, decision, bodyPtr, bodyLen, nowMs(), SALT_HASH, saltLen, sessionHash);
+    decide(state, active.platform, decision, bodyPtr, bodyLen, nowMs(), SALT_HASH, saltLen, sessionHash);
     heap.free(bodyPtr);
 
     const t = state.telemetry;
@@ -127,7 +138,7 @@ export class PickerStream extends HttpContext {
       this.failOpen(decision.fallback);
       return;
     }
-    if (!this.picker.platform.route(state, decision.slot)) {
+    if (!active.platform.route(state, decision.slot)) {
       this.failOpen(Fallback.OverrideFailed);
       return;
     }
@@ -160,7 +171,7 @@ export class PickerStream extends HttpContext {
     if (text !== null) {
       const b = String.UTF8.encode(text);
       replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
-    } else if (this.fallback != Fallback.None && this.picker.state !== null && this.picker.state!.config.debugHeader) {
+    } else if (this.fallback != Fallback.None && this.active !== null && this.active!.state.config.debugHeader) {
       const b = String.UTF8.encode("fallback=" + FALLBACK_NAMES[this.fallback]);
       replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
     }
@@ -180,8 +191,9 @@ export class PickerStream extends HttpContext {
   private releaseLease(): void {
     if (!this.leaseHeld) return;
     this.leaseHeld = false;
-    const state = this.picker.state;
-    if (state === null) return;
+    const active = this.active;
+    if (active === null) return;
+    const state = active.state;
     state.leases.release(this.leaseSlot, this.leaseGeneration);
     state.telemetry.add(state.telemetry.inflight, -1);
     // No response headers (reset) or a 5xx counts as a failure of the endpoint.
@@ -191,8 +203,8 @@ export class PickerStream extends HttpContext {
 
   private failOpen(reason: i32): i32 {
     this.fallback = reason;
-    const state = this.picker.state;
-    if (state !== null) state.telemetry.fallback(reason);
+    const telemetry = this.picker.telemetry;
+    if (telemetry !== null) telemetry.fallback(reason);
     const name = String.UTF8.encode(FALLBACK_NAMES[reason]);
     setProperty(FALLBACK_PROPERTY, name);
     return HeadersAction.Continue;

@@ -98,8 +98,10 @@ export function resolveProperty(
     case "connection.id":
       return stream.info.connectionId === undefined ? null : int64(stream.info.connectionId);
     case "xds.cluster_name":
+    case "cluster_name":
       return str(stream.info.clusterName);
     case "xds.route_name":
+    case "route_name":
       return str(stream.info.routeName);
   }
   return null;
