@@ -1,0 +1,111 @@
+// One gateway worker for the benches: a PluginHost with a single VM, the bench endpoints in a static cluster,
+// and a virtual clock that moves only when the bench moves it; plus every plugin callback Envoy runs for one
+// request through it (context create, request headers, body, response headers, log, done, delete).
+import { readFileSync, existsSync } from "node:fs";
+import path from "node:path";
+import { VirtualClock } from "../host/clock.ts";
+import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
+import type { FilterStream } from "../host/filter-stream.ts";
+import type { HeaderList } from "../host/header-map.ts";
+import { PluginHost } from "../host/plugin-host.ts";
+import { BENCH_CLUSTER, benchEndpoints } from "./bench-endpoints.ts";
+import { REPO_ROOT } from "./compile-as.ts";
+
+export const PICKER_ROOT_ID = "endpoint_picker";
+
+// A streamed chat answer's headers; the response body callbacks are pass-through and scale with the answer,
+// not the prompt, so a request here ends with its response headers.
+const RESPONSE_HEADERS: HeaderList = [
+  [":status", "200"],
+  ["content-type", "text/event-stream"],
+];
+
+export function readPickerBuild(flavor: "higress" | "envoy" = "higress"): Uint8Array {
+  const file = path.join(REPO_ROOT, "build", `${flavor}.wasm`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
+  return readFileSync(file);
+}
+
+export class BenchGateway {
+  readonly clock = new VirtualClock();
+  readonly cluster = new StaticCluster(BENCH_CLUSTER, benchEndpoints());
+  readonly host: PluginHost;
+  /** Warnings and errors the plugin logged, newest last (kept short). */
+  readonly warnings: string[] = [];
+  private readonly headersByLength = new Map<number, HeaderList>();
+
+  /** Host calls the module made, by import name, when constructed with countHostCalls. */
+  readonly hostCalls = new Map<string, number>();
+
+  constructor(
+    wasm: Uint8Array | WebAssembly.Module,
+    pluginConfig: string,
+    readonly rootId = PICKER_ROOT_ID,
+    countHostCalls = false,
+  ) {
+    const hostCalls = this.hostCalls;
+    this.host = PluginHost.create({
+      wasm,
+      flavor: "higress",
+      rootId,
+      vmId: rootId,
+      pluginConfig,
+      allowOnHeadersStopIteration: true,
+      bufferLimitBytes: 8 * 1024 * 1024,
+      clock: this.clock,
+      clusters: new ClusterRegistry().add(this.cluster),
+      log: (level, message) => {
+        if (level < 3) return;
+        this.warnings.push(message);
+        if (this.warnings.length > 20) this.warnings.shift();
+      },
+      // The fault-injection hook sees every host call before it runs; it only counts here.
+      fault: countHostCalls
+        ? (name) => {
+            hostCalls.set(name, (hostCalls.get(name) ?? 0) + 1);
+            return undefined;
+          }
+        : undefined,
+    });
+  }
+
+  /** Runs one request's callbacks; returns the finished stream (its override host is the decision). */
+  request(body: Uint8Array): FilterStream {
+    const stream = this.host.newStream({ clusterName: BENCH_CLUSTER }, 0);
+    stream.decodeHeaders(this.requestHeaders(body.length), false);
+    stream.decodeData(body, true);
+    stream.encodeHeaders(RESPONSE_HEADERS, false);
+    stream.finish();
+    return stream;
+  }
+
+  /** Linear memory of the worker's VM, in bytes. */
+  memoryBytes(): number {
+    return this.host.workers[0].vm.linearMemoryBytes();
+  }
+
+  counter(name: string): number {
+    const v = this.host.stats()[`${this.rootId}.${name}`];
+    return typeof v === "number" ? v : 0;
+  }
+
+  private requestHeaders(length: number): HeaderList {
+    let headers = this.headersByLength.get(length);
+    if (!headers) {
+      headers = [
+        [":method", "POST"],
+        [":path", "/v1/chat/completions"],
+        [":authority", "gateway.example.com"],
+        [":scheme", "https"],
+        ["content-type", "application/json"],
+        ["accept", "text/event-stream"],
+        ["authorization", "Bearer sk-bench-0000000000000000"],
+        ["user-agent", "OpenAI/Python 1.40.0"],
+        ["x-request-id", "6f1c2a9e-1d2b-4c3d-9e8f-0a1b2c3d4e5f"],
+        ["content-length", String(length)],
+      ];
+      this.headersByLength.set(length, headers);
+    }
+    return headers;
+  }
+}

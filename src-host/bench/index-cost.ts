@@ -1,0 +1,108 @@
+// Prefix-index cost by fill level: one operation is what a request does to the index (match a chain against
+// the active endpoints, then record it for the chosen one), looped inside wasm by tests/wasm/bench-prefix-index.ts
+// on a default-sized index. Fill levels run in interleaved rounds; the cost at 100% against 1% shows whether
+// it stays O(1) (what remains is the memory hierarchy: a full index no longer fits in the CPU caches).
+import { compileAs } from "./compile-as.ts";
+import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
+
+export const INDEX_HARNESS_ENTRY = "tests/wasm/bench-prefix-index.ts";
+
+export interface IndexHarness {
+  defaultMaxEndpoints(): number;
+  defaultCapacityPerEndpoint(): number;
+  bytesFor(maxEndpoints: number, capacityPerEndpoint: number): number;
+  createFilled(fill: number, chainLength: number, activeCount: number): number;
+  run(id: number, ops: number, chainLength: number, activeCount: number): number;
+  totalEntries(id: number): number;
+  poolEntries(id: number): number;
+  bytesPerEntry(id: number): number;
+  maxDisplacement(id: number): number;
+  isConsistent(id: number): number;
+}
+
+export async function loadIndexHarness(): Promise<IndexHarness> {
+  const binary = (await compileAs(INDEX_HARNESS_ENTRY, "standalone")) as Uint8Array<ArrayBuffer>;
+  const { instance } = await WebAssembly.instantiate(binary, {
+    env: {
+      abort() {
+        throw new Error("prefix-index harness aborted");
+      },
+    },
+  });
+  return instance.exports as unknown as IndexHarness;
+}
+
+export interface IndexCostOptions {
+  /** Fill levels, as fractions of the default capacity; must include 0.01 and 1. */
+  fills: number[];
+  rounds: number;
+  targetMs: number;
+  /** Chain hashes per operation: half a prefix shared by all requests, half new. */
+  chainLength: number;
+  /** Endpoints each chain is matched against. */
+  activeEndpoints: number;
+}
+
+export interface IndexFillRow {
+  fill: number;
+  entries: number;
+  /** Machine-specific median nanoseconds per operation (one match + one record). */
+  nsPerOp: number;
+  /** Mean matched length for the chosen endpoint: the same at every fill, so the work per operation is too. */
+  matchedPerOp: number;
+  /** Longest probe distance in the table (load factor stays <= 0.5). */
+  maxDisplacement: number;
+  consistent: boolean;
+}
+
+export interface IndexCostResult {
+  maxEndpoints: number;
+  capacityPerEndpoint: number;
+  chainLength: number;
+  activeEndpoints: number;
+  rows: IndexFillRow[];
+  /** Median over rounds of (cost at 100% fill) / (cost at 1% fill). */
+  ratioFullToOnePercent: number;
+}
+
+export async function indexCost(options: IndexCostOptions): Promise<IndexCostResult> {
+  const harness = await loadIndexHarness();
+  const { chainLength, activeEndpoints } = options;
+  const ids = options.fills.map((fill) => harness.createFilled(fill, chainLength, activeEndpoints));
+  const matchedSum = new Map<number, { matched: number; ops: number }>();
+  const contenders: Contender[] = options.fills.map((fill, i) => {
+    const tally = { matched: 0, ops: 0 };
+    matchedSum.set(fill, tally);
+    return {
+      name: `fill${fill}`,
+      run(n) {
+        tally.matched += harness.run(ids[i], n, chainLength, activeEndpoints);
+        tally.ops += n;
+      },
+    };
+  });
+  // Until every slot has seen the shared prefix, early operations match less; warm that up untimed.
+  for (let i = 0; i < ids.length; i++) harness.run(ids[i], 50 * harness.defaultMaxEndpoints(), chainLength, activeEndpoints);
+  for (const t of matchedSum.values()) t.matched = t.ops = 0;
+
+  const result = interleavedRounds(contenders, { rounds: options.rounds, targetMs: options.targetMs, minIterations: 100 });
+  const rows = options.fills.map((fill, i): IndexFillRow => {
+    const tally = matchedSum.get(fill)!;
+    return {
+      fill,
+      entries: harness.totalEntries(ids[i]),
+      nsPerOp: result.medianUs[`fill${fill}`] * 1000,
+      matchedPerOp: tally.matched / tally.ops,
+      maxDisplacement: harness.maxDisplacement(ids[i]),
+      consistent: Boolean(harness.isConsistent(ids[i])),
+    };
+  });
+  return {
+    maxEndpoints: harness.defaultMaxEndpoints(),
+    capacityPerEndpoint: harness.defaultCapacityPerEndpoint(),
+    chainLength,
+    activeEndpoints,
+    rows,
+    ratioFullToOnePercent: medianRatio(result.samplesUs.fill1, result.samplesUs["fill0.01"]),
+  };
+}

@@ -1,0 +1,75 @@
+// The human-readable form of a BenchReport: ratios first (they compare contenders measured side by side in
+// this process), machine-specific microseconds next to them, then the targets as PASS/MISS lines.
+import type { BenchReport } from "./bench-suite.ts";
+
+const fixed = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
+const int = (v: number) => Math.round(v).toLocaleString("en-US");
+
+function sizeLabel(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} B`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => "  " + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  "));
+}
+
+export function formatReport(report: BenchReport): string {
+  const out: string[] = [];
+  const m = report.machine;
+  out.push(`Endpoint picker benchmarks (${report.quick ? "quick" : "full"} run, ${fixed(report.seconds, 1)} s; node ${m.node}, ${m.cpus} x ${m.cpu})`);
+  out.push("Ratios: medians of per-round ratios, contenders interleaved in this process. us, ns, GB/s: this machine only.");
+
+  const d = report.decisionCost;
+  if (d) {
+    out.push("");
+    out.push(`Decision cost: every plugin callback of one chat request (release build, ${d.endpoints} endpoints, warm index) vs JSON.parse of the body, ${d.rounds} rounds`);
+    const rows = [["body", "/JSON.parse", "/decode+parse", "host only", "picker us", "parse us", "decode+parse us", "empty plugin us", "body copy us", "plugin own us", "host calls"]];
+    for (const r of d.rows) {
+      const calls = Object.values(r.hostCallsPerRequest).reduce((a, b) => a + b, 0);
+      rows.push([
+        sizeLabel(r.bodyBytes), fixed(r.ratioToJsonParse, 3), fixed(r.ratioToJsonParseWithDecode, 3), fixed(r.hostOverheadRatioToJsonParse, 3),
+        fixed(r.us.picker, 1), fixed(r.us.jsonParse, 1), fixed(r.us.jsonParseWithDecode, 1), fixed(r.us.hostEmptyPlugin, 1), fixed(r.us.hostBodyCopyPlugin, 1),
+        fixed(r.us.pluginOwn, 1), fixed(calls, 1),
+      ]);
+    }
+    out.push(...table(rows));
+    out.push("  host only = a plugin with empty callbacks / JSON.parse; plugin own = picker - (host + copying the body into wasm).");
+    out.push(`  Metrics snapshot refresh (per worker once per metrics.snapshotTtlMs, not per request): +${fixed(d.snapshotRefreshUs, 1)} us`);
+  }
+
+  const x = report.xxh64;
+  if (x) {
+    out.push("");
+    out.push(`xxh64 on ${sizeLabel(x.bytes)}, ${x.rounds} rounds: ours / xxhash-wasm h64Raw throughput ${fixed(x.ratioToXxhashWasm, 3)}x` +
+      ` (${fixed(x.ratioWithCopyToXxhashWasm, 3)}x when ours also copies the input in); hashes ${x.hashesAgree ? "agree" : "DIFFER"}`);
+    out.push(`  GB/s: ours ${fixed(x.gbPerSecond.ours)}, ours with copy ${fixed(x.gbPerSecond.oursWithCopy)}, xxhash-wasm ${fixed(x.gbPerSecond.xxhashWasm)}`);
+  }
+
+  const ix = report.indexCost;
+  if (ix) {
+    out.push("");
+    out.push(`Prefix index (${ix.maxEndpoints} endpoints x ${int(ix.capacityPerEndpoint)} entries), one op = match a ${ix.chainLength}-hash chain against ${ix.activeEndpoints} endpoints + record it`);
+    const rows = [["fill", "entries", "ns/op", "matched/op", "max probe distance", "consistent"]];
+    for (const r of ix.rows) rows.push([`${fixed(r.fill * 100, 0)}%`, int(r.entries), fixed(r.nsPerOp, 0), fixed(r.matchedPerOp, 1), String(r.maxDisplacement), String(r.consistent)]);
+    out.push(...table(rows));
+    out.push(`  cost at 100% fill / 1% fill: ${fixed(ix.ratioFullToOnePercent, 3)}x`);
+  }
+
+  const mem = report.memory;
+  if (mem) {
+    out.push("");
+    out.push(`Linear memory over ${int(mem.requests)} requests (${mem.bodyBytes}-byte bodies, default config, ${fixed(mem.seconds, 1)} s):`);
+    const rows = [["after", "bytes"], ["start", int(mem.afterStartBytes)], [`warm-up (${int(mem.warmupRequests)} requests)`, int(mem.afterWarmupBytes)]];
+    for (const c of mem.checkpoints) rows.push([`${int(c.requests)} requests`, int(c.linearMemoryBytes)]);
+    out.push(...table(rows));
+    out.push(`  growth after warm-up: ${int(mem.growthAfterWarmupBytes)} bytes; ${int(mem.decisions)} decisions, ${int(mem.prefixHits)} prefix hits`);
+    out.push(`  prefix index: ${fixed(mem.index.bytesPerEntry, 3)} bytes per entry (bytesPerEntry); bytesFor(${mem.index.maxEndpoints}, ${mem.index.capacityPerEndpoint}) = ${int(mem.index.bytesForDefault)} bytes`);
+  }
+
+  if (report.targets.length) out.push("");
+  for (const t of report.targets) out.push(`${t.pass ? "PASS" : "MISS"} ${t.name}: ${fixed(t.measured, 3)} (target ${t.comparison} ${t.limit})`);
+  return out.join("\n") + "\n";
+}

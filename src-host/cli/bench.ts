@@ -1,0 +1,46 @@
+// Runs the benchmarks (docs in src-host/bench/bench-suite.ts):
+//   tsx src-host/cli/bench.ts [--json] [--quick] [--only decision|xxh64|index|memory ...]
+// --json prints one JSON object on stdout; progress goes to stderr. --only may repeat or take a comma list.
+// Needs build/higress.wasm (npm run build).
+import { parseArgs } from "node:util";
+import { BENCH_NAMES, type BenchName } from "../bench/bench-names.ts";
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      quick: { type: "boolean", default: false },
+      only: { type: "string", multiple: true, default: [] },
+    },
+    strict: true,
+  }));
+} catch (e) {
+  fail((e as Error).message);
+}
+
+const only = values.only!.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+for (const name of only) {
+  if (!(BENCH_NAMES as readonly string[]).includes(name)) fail(`unknown bench "${name}"; choose from ${BENCH_NAMES.join(", ")}`);
+}
+
+try {
+  // Loaded after the arguments are checked: the suite pulls in the AssemblyScript compiler.
+  const { runBenchmarks } = await import("../bench/bench-suite.ts");
+  const { formatReport } = await import("../bench/report-text.ts");
+  const report = await runBenchmarks({
+    quick: values.quick!,
+    only: only as BenchName[],
+    progress: (line) => process.stderr.write(line + "\n"),
+  });
+  process.stdout.write(values.json ? JSON.stringify(report) + "\n" : formatReport(report));
+} catch (e) {
+  // The compiler's binaryen installs an uncaughtException handler that prints its whole source; stay short.
+  process.stderr.write(`bench: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,115 @@
+// Smoke test of `npm run bench`: the CLI's quick mode with --json as a child process, checking the report's
+// shape and internal consistency. Never a timing threshold: ratios only have to be positive finite numbers.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { BENCH_NAMES } from "../../src-host/bench/bench-names.ts";
+import type { BenchReport } from "../../src-host/bench/bench-suite.ts";
+import { formatReport } from "../../src-host/bench/report-text.ts";
+
+const KiB = 1024;
+
+function positiveFinite(v: unknown, what: string): void {
+  assert.equal(typeof v, "number", `${what} is a number`);
+  assert.ok(Number.isFinite(v as number) && (v as number) > 0, `${what} = ${v} is positive and finite`);
+}
+
+const runCli = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "src-host/cli/bench.ts", ...args], { encoding: "utf8" });
+
+let quick: BenchReport | null = null;
+function quickReport(): BenchReport {
+  if (!quick) {
+    const run = runCli(["--json", "--quick"]);
+    assert.equal(run.status, 0, run.stderr);
+    const lines = run.stdout.trim().split("\n");
+    assert.equal(lines.length, 1, "--json prints exactly one line on stdout");
+    quick = JSON.parse(lines[0]) as BenchReport;
+  }
+  return quick;
+}
+
+test("quick run: decision cost for 1 KiB, 16 KiB, 256 KiB and 4 MiB, every request a decision", async () => {
+  const r = quickReport();
+  assert.deepEqual(r.benches, [...BENCH_NAMES]);
+  const d = r.decisionCost!;
+  assert.equal(d.endpoints, 8);
+  assert.deepEqual(d.rows.map((row) => row.bodyBytes), [KiB, 16 * KiB, 256 * KiB, 4096 * KiB]);
+  for (const row of d.rows) {
+    const at = `${row.bodyBytes} bytes`;
+    positiveFinite(row.ratioToJsonParse, `${at}: ratioToJsonParse`);
+    positiveFinite(row.ratioToJsonParseWithDecode, `${at}: ratioToJsonParseWithDecode`);
+    positiveFinite(row.hostOverheadRatioToJsonParse, `${at}: hostOverheadRatioToJsonParse`);
+    for (const [name, us] of Object.entries(row.us)) {
+      if (name === "pluginOwn") assert.ok(Number.isFinite(us), `${at}: pluginOwn is finite`);
+      else positiveFinite(us, `${at}: ${name} us`);
+    }
+    assert.ok(row.decisions > 0, `${at}: the rounds sent picker requests`);
+    assert.ok(row.prefixHitRate > 0 && row.prefixHitRate <= 1, `${at}: a warm index gives prefix hits (${row.prefixHitRate})`);
+    // The picker must read the body it decides on, and route by the Higress override host.
+    assert.ok(row.hostCallsPerRequest.proxy_get_buffer_bytes >= 1, `${at}: the body is read`);
+    assert.equal(row.hostCallsPerRequest.proxy_set_upstream_override_host, 1, `${at}: one override host per request`);
+  }
+  assert.ok(Number.isFinite(d.snapshotRefreshUs), "snapshotRefreshUs is finite");
+});
+
+test("quick run: xxh64 agrees with xxhash-wasm and reports positive throughputs", async () => {
+  const x = quickReport().xxh64!;
+  assert.equal(x.bytes, 1024 * KiB);
+  assert.equal(x.hashesAgree, true);
+  positiveFinite(x.ratioToXxhashWasm, "ratioToXxhashWasm");
+  positiveFinite(x.ratioWithCopyToXxhashWasm, "ratioWithCopyToXxhashWasm");
+  for (const [name, v] of Object.entries(x.gbPerSecond)) positiveFinite(v, `${name} GB/s`);
+});
+
+test("quick run: the index bench does the same work at 1% and 100% fill, on a consistent full index", async () => {
+  const ix = quickReport().indexCost!;
+  const fills = ix.rows.map((row) => row.fill);
+  assert.ok(fills.includes(0.01) && fills.includes(1));
+  const full = ix.rows.find((row) => row.fill === 1)!;
+  assert.equal(full.entries, ix.maxEndpoints * ix.capacityPerEndpoint, "100% fill holds the whole pool");
+  for (const row of ix.rows) {
+    assert.equal(row.consistent, true, `fill ${row.fill}: index invariants hold after the run`);
+    assert.equal(row.matchedPerOp, ix.chainLength / 2, `fill ${row.fill}: every op matches the shared half of its chain`);
+    positiveFinite(row.nsPerOp, `fill ${row.fill}: ns/op`);
+    assert.ok(row.entries <= ix.maxEndpoints * ix.capacityPerEndpoint);
+  }
+  positiveFinite(ix.ratioFullToOnePercent, "ratioFullToOnePercent");
+});
+
+test("quick run: memory figures are present and consistent", async () => {
+  const m = quickReport().memory!;
+  assert.equal(m.decisions, m.requests, "every request got a decision");
+  assert.ok(m.prefixHits > 0, "repeated conversations hit the index");
+  assert.ok(m.checkpoints.length >= 2);
+  assert.equal(m.checkpoints.at(-1)!.requests, m.requests);
+  const wasmPage = 65536;
+  for (const bytes of [m.afterStartBytes, m.afterWarmupBytes, m.finalBytes, ...m.checkpoints.map((c) => c.linearMemoryBytes)]) {
+    positiveFinite(bytes, "linear memory bytes");
+    assert.equal(bytes % wasmPage, 0, "linear memory is whole wasm pages");
+  }
+  assert.equal(m.growthAfterWarmupBytes, m.finalBytes - m.afterWarmupBytes);
+  assert.ok(m.finalBytes >= m.afterStartBytes, "linear memory never shrinks");
+  // An entry is at least its 8-byte hash and two 4-byte links, plus its share of the table.
+  assert.ok(m.index.bytesPerEntry >= 16);
+  assert.ok(Math.abs(m.index.bytesPerEntry * m.index.maxEndpoints * m.index.capacityPerEndpoint - m.index.bytesForDefault) < 1e-3);
+});
+
+test("quick run: targets are judged from the measured ratios and printed as PASS/MISS lines", async () => {
+  const r = quickReport();
+  assert.equal(r.targets.length, 2);
+  const decision = r.targets.find((t) => t.comparison === "<=")!;
+  assert.equal(decision.measured, r.decisionCost!.rows.find((row) => row.bodyBytes === 16 * KiB)!.ratioToJsonParse);
+  assert.equal(decision.pass, decision.measured <= decision.limit);
+  const xxh = r.targets.find((t) => t.comparison === ">=")!;
+  assert.equal(xxh.measured, r.xxh64!.ratioToXxhashWasm);
+  assert.equal(xxh.pass, xxh.measured >= xxh.limit);
+  const text = formatReport(r);
+  assert.equal(text.match(/^(PASS|MISS) /gm)?.length, 2);
+});
+
+test("CLI: an unknown bench name is refused before anything runs", () => {
+  const bad = runCli(["--only", "decision,nonsense"]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown bench "nonsense"/);
+  assert.equal(bad.stdout, "");
+});
