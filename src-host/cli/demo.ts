@@ -1,0 +1,97 @@
+// The main demo (`npm start`): simulated vLLM backends behind the local gateway, a multi-turn chat workload
+// through the official openai client, once with the KV-aware picker and once with plain round robin.
+//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 4] [--flavor higress|envoy]
+//     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
+// --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
+import { demoReportHtml } from "../demo/html-report.ts";
+import { ProgressLine } from "../demo/progress-line.ts";
+import { resultTable, MODE_LABELS } from "../demo/result-table.ts";
+import { DEFAULT_ENGINE, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
+
+const { values } = parseArgs({
+  options: {
+    backends: { type: "string" },
+    conversations: { type: "string" },
+    speed: { type: "string" },
+    flavor: { type: "string", default: "higress" },
+    workers: { type: "string", default: "2" },
+    connections: { type: "string", default: "session" },
+    quick: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+    report: { type: "string", default: "build/demo-report.html" },
+  },
+  strict: true,
+});
+
+function fail(message: string): never {
+  process.stderr.write(`demo: ${message}\n`);
+  process.exit(2);
+}
+
+function positiveInt(name: string, v: string | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got "${v}"`);
+  return n;
+}
+
+const quick = values.quick!;
+const flavor = values.flavor;
+if (flavor !== "higress" && flavor !== "envoy") fail(`--flavor must be higress or envoy, got "${flavor}"`);
+const connections = values.connections;
+if (connections !== "session" && connections !== "pooled") fail(`--connections must be session or pooled, got "${connections}"`);
+const speedText = values.speed;
+const speed = speedText === undefined ? (quick ? 20 : 4) : Number(speedText);
+if (!(speed > 0) || !Number.isFinite(speed)) fail(`--speed must be a positive number, got "${speedText}"`);
+
+const baseWorkload = quick ? QUICK_WORKLOAD : DEFAULT_WORKLOAD;
+const settings: DemoSettings = {
+  backends: positiveInt("backends", values.backends, quick ? 2 : 4),
+  workload: { ...baseWorkload, conversations: positiveInt("conversations", values.conversations, baseWorkload.conversations) },
+  speed,
+  engine: { ...DEFAULT_ENGINE },
+  flavor,
+  workers: positiveInt("workers", values.workers, 2),
+  connections,
+  healthIntervalMs: quick ? 200 : 1000,
+  modelName: "sim-model",
+};
+
+const wasmPath = `build/${flavor}.wasm`;
+let wasm: Uint8Array;
+try {
+  wasm = new Uint8Array(readFileSync(wasmPath));
+} catch {
+  fail(`${wasmPath} is missing: run \`npm run build\` first`);
+}
+
+const json = values.json!;
+// With --json, stdout carries only the result.
+const out = json ? process.stderr : process.stdout;
+const progress = new ProgressLine(out);
+out.write(
+  `demo: ${settings.backends} simulated vLLM backends, ${settings.workload.conversations} conversations, speed ${speed}x, ` +
+    `${flavor} plugin on ${settings.workers} gateway workers, ${connections === "session" ? "one connection per conversation" : "pooled connections"}\n`,
+);
+
+const result = await runComparison(settings, wasm, {
+  onProgress: (mode, p) => progress.update(MODE_LABELS[mode], p),
+  onRunDone: (r) => {
+    const s = r.summary;
+    progress.done(`${MODE_LABELS[r.mode]}: ${s.requests} requests, ${s.errors} errors in ${s.wallSeconds.toFixed(1)} s`);
+  },
+});
+
+const reportPath = values.report!;
+mkdirSync(dirname(reportPath), { recursive: true });
+writeFileSync(reportPath, demoReportHtml(result));
+
+if (json) {
+  process.stdout.write(JSON.stringify({ ...result, report: reportPath }, null, 2) + "\n");
+} else {
+  process.stdout.write(`\n${resultTable(result)}\n\nreport: ${reportPath}\n`);
+}

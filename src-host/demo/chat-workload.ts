@@ -1,0 +1,94 @@
+// The demo's scripted chat workload: conversations that share a few long system prompts and grow turn by
+// turn. Everything but the assistant answers (which the backends produce) is decided up front from a seed, so
+// the picker run and the round-robin run replay exactly the same requests at the same offsets.
+import { pseudoText } from "../sim/pseudo-text.ts";
+import { Rng } from "../sim/rng.ts";
+
+export interface ChatWorkloadSpec {
+  seed: number;
+  conversations: number;
+  /** Token length of each shared system prompt (one prompt per entry). */
+  systemPromptTokens: number[];
+  /** Inclusive ranges. */
+  turns: [number, number];
+  userTokens: [number, number];
+  answerTokens: [number, number];
+  /** Pause between an answer and the next question, in modelled seconds (divided by the speed factor). */
+  thinkSeconds: [number, number];
+  /** Conversations start uniformly within this many modelled seconds. */
+  rampSeconds: number;
+}
+
+export interface ScriptedTurn {
+  user: string;
+  maxTokens: number;
+  /** Wall milliseconds to wait after the previous answer (0 for the first turn). */
+  thinkMs: number;
+}
+
+export interface ScriptedConversation {
+  id: number;
+  systemPrompt: number;
+  /** Wall milliseconds after the run starts. */
+  startMs: number;
+  turns: ScriptedTurn[];
+}
+
+export interface ChatWorkload {
+  spec: ChatWorkloadSpec;
+  speed: number;
+  systemPrompts: string[];
+  conversations: ScriptedConversation[];
+  totalRequests: number;
+}
+
+/** 48 conversations of 3–6 turns over 4 system prompts of 1–3K tokens, users thinking 8–30 s between turns. */
+export const DEFAULT_WORKLOAD: Readonly<ChatWorkloadSpec> = Object.freeze({
+  seed: 7,
+  conversations: 48,
+  systemPromptTokens: [1000, 1600, 2300, 3000],
+  turns: [3, 6] as [number, number],
+  userTokens: [50, 300] as [number, number],
+  answerTokens: [100, 300] as [number, number],
+  thinkSeconds: [8, 30] as [number, number],
+  rampSeconds: 40,
+});
+
+/** A few seconds' worth of traffic, for tests. */
+export const QUICK_WORKLOAD: Readonly<ChatWorkloadSpec> = Object.freeze({
+  seed: 7,
+  conversations: 6,
+  systemPromptTokens: [400, 700],
+  turns: [2, 3] as [number, number],
+  userTokens: [20, 60] as [number, number],
+  answerTokens: [8, 24] as [number, number],
+  thinkSeconds: [0.5, 2] as [number, number],
+  rampSeconds: 2,
+});
+
+export function buildChatWorkload(spec: ChatWorkloadSpec, speed: number): ChatWorkload {
+  if (!(speed > 0)) throw new RangeError("speed must be positive");
+  if (!Number.isInteger(spec.conversations) || spec.conversations < 1) throw new RangeError("conversations must be a positive integer");
+  if (spec.systemPromptTokens.length === 0) throw new RangeError("at least one system prompt is needed");
+  const systemPrompts = spec.systemPromptTokens.map((tokens, i) => pseudoText(spec.seed, `system/${i}`, tokens).text);
+  const conversations: ScriptedConversation[] = [];
+  let totalRequests = 0;
+  for (let id = 0; id < spec.conversations; id++) {
+    const rng = Rng.derive(spec.seed, `conversation/${id}`);
+    const systemPrompt = rng.int(systemPrompts.length);
+    const startMs = (rng.uniform(0, spec.rampSeconds) * 1000) / speed;
+    const count = rng.range(spec.turns[0], spec.turns[1]);
+    const turns: ScriptedTurn[] = [];
+    for (let t = 0; t < count; t++) {
+      const userTokens = rng.range(spec.userTokens[0], spec.userTokens[1]);
+      turns.push({
+        user: pseudoText(spec.seed, `conversation/${id}/turn/${t}`, userTokens).text,
+        maxTokens: rng.range(spec.answerTokens[0], spec.answerTokens[1]),
+        thinkMs: t === 0 ? 0 : (rng.uniform(spec.thinkSeconds[0], spec.thinkSeconds[1]) * 1000) / speed,
+      });
+    }
+    totalRequests += count;
+    conversations.push({ id, systemPrompt, startMs, turns });
+  }
+  return { spec, speed, systemPrompts, conversations, totalRequests };
+}

@@ -1,0 +1,43 @@
+// The comparison table printed at the end of the demo: one row per run, then picker / round-robin ratios.
+import type { DemoResult, ModeResult } from "./run-comparison.ts";
+
+export const MODE_LABELS: Record<ModeResult["mode"], string> = {
+  picker: "KV-aware picker",
+  "round-robin": "round robin",
+};
+
+export interface TableColumn {
+  title: string;
+  cell(run: ModeResult): string;
+}
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+export const TABLE_COLUMNS: TableColumn[] = [
+  { title: "gateway", cell: (r) => MODE_LABELS[r.mode] },
+  { title: "requests", cell: (r) => String(r.summary.requests) },
+  { title: "errors", cell: (r) => String(r.summary.errors) },
+  { title: "cache hit rate", cell: (r) => `${(100 * r.summary.cacheHitRate).toFixed(1)} %` },
+  { title: "TTFT p50", cell: (r) => ms(r.summary.ttftMs.p50) },
+  { title: "TTFT p90", cell: (r) => ms(r.summary.ttftMs.p90) },
+  { title: "TTFT p99", cell: (r) => ms(r.summary.ttftMs.p99) },
+  { title: "output tok/s", cell: (r) => r.summary.outputTokensPerSecond.toFixed(0) },
+];
+
+function pad(text: string, width: number, left: boolean): string {
+  return left ? text.padEnd(width) : text.padStart(width);
+}
+
+export function resultTable(result: DemoResult): string {
+  const rows = [TABLE_COLUMNS.map((c) => c.title), ...result.runs.map((r) => TABLE_COLUMNS.map((c) => c.cell(r)))];
+  const widths = TABLE_COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row: string[]) => row.map((cell, i) => pad(cell, widths[i], i === 0)).join("  ");
+  const out = [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)];
+  const r = result.ratios;
+  out.push(
+    "",
+    `picker vs round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}x, TTFT p50 ${r.ttftP50.toFixed(2)}x, ` +
+      `TTFT p90 ${r.ttftP90.toFixed(2)}x, output tok/s ${r.outputTokensPerSecond.toFixed(2)}x`,
+  );
+  return out.join("\n");
+}
