@@ -1,5 +1,6 @@
 // Reads and writes the module's linear memory. Out-of-range pointers raise InvalidMemoryAccess, which the
-// import wrappers turn into that status code instead of trapping the host.
+// import wrappers turn into that status code instead of trapping the host. Views are cached and renewed only
+// when the memory grows (growth detaches the old buffer).
 
 export class InvalidMemoryAccess extends Error {}
 
@@ -7,40 +8,66 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 export class GuestMemory {
+  private buffer: ArrayBuffer;
+  private u8: Uint8Array;
+  private view: DataView;
+
   constructor(
     private memory: WebAssembly.Memory,
     private malloc: (size: number) => number,
-  ) {}
+  ) {
+    this.buffer = memory.buffer;
+    this.u8 = new Uint8Array(this.buffer);
+    this.view = new DataView(this.buffer);
+  }
 
-  private bytes(): Uint8Array {
-    return new Uint8Array(this.memory.buffer);
+  private refresh(): void {
+    if (this.memory.buffer !== this.buffer) {
+      this.buffer = this.memory.buffer;
+      this.u8 = new Uint8Array(this.buffer);
+      this.view = new DataView(this.buffer);
+    }
   }
 
   private check(ptr: number, len: number): void {
-    if (ptr < 0 || len < 0 || ptr + len > this.memory.buffer.byteLength) throw new InvalidMemoryAccess(`${ptr}+${len}`);
+    this.refresh();
+    if (ptr < 0 || len < 0 || ptr + len > this.buffer.byteLength) throw new InvalidMemoryAccess(`${ptr}+${len}`);
   }
 
   read(ptr: number, len: number): Uint8Array {
     ptr >>>= 0;
     len >>>= 0;
     this.check(ptr, len);
-    return this.bytes().slice(ptr, ptr + len);
+    return this.u8.slice(ptr, ptr + len);
   }
 
   readString(ptr: number, len: number): string {
-    return dec.decode(this.read(ptr, len));
+    ptr >>>= 0;
+    len >>>= 0;
+    this.check(ptr, len);
+    // Header names and property paths are short ASCII: build them directly; anything else goes through UTF-8.
+    if (len <= 64) {
+      let s = "";
+      for (let i = 0; i < len; i++) {
+        const c = this.u8[ptr + i];
+        if (c >= 0x80) return dec.decode(this.u8.subarray(ptr, ptr + len));
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return dec.decode(this.u8.subarray(ptr, ptr + len));
   }
 
   writeU32(ptr: number, value: number): void {
     ptr >>>= 0;
     this.check(ptr, 4);
-    new DataView(this.memory.buffer).setUint32(ptr, value >>> 0, true);
+    this.view.setUint32(ptr, value >>> 0, true);
   }
 
   writeU64(ptr: number, value: bigint): void {
     ptr >>>= 0;
     this.check(ptr, 8);
-    new DataView(this.memory.buffer).setBigUint64(ptr, BigInt.asUintN(64, value), true);
+    this.view.setBigUint64(ptr, BigInt.asUintN(64, value), true);
   }
 
   /**
@@ -60,7 +87,7 @@ export class GuestMemory {
     const ptr = this.malloc(data.length) >>> 0;
     if (ptr === 0) return false;
     this.check(ptr, data.length);
-    this.bytes().set(data, ptr);
+    this.u8.set(data, ptr);
     this.writeU32(retPtrPtr, ptr);
     this.writeU32(retLenPtr, data.length);
     return true;

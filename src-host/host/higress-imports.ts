@@ -3,7 +3,7 @@
 // proxy_set_upstream_override_host sends the current request to one of them.
 import { Status } from "./abi.ts";
 import { serializeHeaderMap } from "./header-map.ts";
-import { InvalidMemoryAccess } from "./guest-memory.ts";
+import { guarded } from "./envoy-imports.ts";
 import type { WasmVm } from "./vm.ts";
 
 export function upstreamHostsPayload(hosts: Array<{ address: string; healthStatus: string; metrics: string }>): Uint8Array {
@@ -13,29 +13,19 @@ export function upstreamHostsPayload(hosts: Array<{ address: string; healthStatu
 }
 
 export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportValue> {
-  const guard = (name: string, fn: (...a: number[]) => number) => (...a: number[]) => {
-    const forced = vm.options.fault?.(name);
-    if (forced !== undefined) return forced;
-    try {
-      return fn(...a);
-    } catch (e) {
-      if (e instanceof InvalidMemoryAccess) return Status.InvalidMemoryAccess;
-      throw e;
-    }
-  };
   return {
-    "env.proxy_get_upstream_hosts": guard("proxy_get_upstream_hosts", (retPtr, retLen) => {
+    "env.proxy_get_upstream_hosts": guarded(vm, "proxy_get_upstream_hosts", (retPtr: number, retLen: number) => {
       const stream = vm.streams.get(vm.effectiveContextId);
       const clusterName = stream?.info.clusterName;
       const cluster = clusterName ? vm.options.clusters.get(clusterName) : undefined;
       if (!cluster) return Status.NotFound;
       return vm.memory.returnBytes(retPtr, retLen, upstreamHostsPayload(cluster.hosts())) ? Status.Ok : Status.InternalFailure;
-    }),
-    "env.proxy_set_upstream_override_host": guard("proxy_set_upstream_override_host", (ptr, len) => {
+    }) as WebAssembly.ImportValue,
+    "env.proxy_set_upstream_override_host": guarded(vm, "proxy_set_upstream_override_host", (ptr: number, len: number) => {
       const stream = vm.streams.get(vm.effectiveContextId);
       if (!stream) return Status.BadArgument;
       stream.overrideHost = vm.memory.readString(ptr, len);
       return Status.Ok;
-    }),
+    }) as WebAssembly.ImportValue,
   };
 }

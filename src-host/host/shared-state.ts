@@ -88,7 +88,7 @@ export class SharedQueues {
   }
 }
 
-interface Stat {
+export interface Stat {
   type: number;
   value: bigint;
   samples: bigint[];
@@ -106,8 +106,16 @@ export class StatsStore {
     return true;
   }
 
+  /** The stat behind a name, so a VM can keep it per metric id. */
+  stat(name: string): Stat | undefined {
+    return this.stats.get(name);
+  }
+
   increment(name: string, delta: bigint): number {
-    const s = this.stats.get(name);
+    return this.incrementStat(this.stats.get(name), delta);
+  }
+
+  incrementStat(s: Stat | undefined, delta: bigint): number {
     if (!s) return Status.NotFound;
     if (s.type === MetricType.Counter) {
       if (delta <= 0n) return Status.BadArgument;
