@@ -7,4 +7,4 @@ import { PickerRoot } from "./picker/picker-root";
 import { EnvoyPlatform } from "./route/envoy-platform";
 import { Platform } from "./route/platform";
 
-setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform()));
+setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform(ruleIndex)));

@@ -47,6 +47,9 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
   textField("prefix.saltHeader", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.saltHeader = v.text; }),
   numberField("prefix.lambda", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.lambda = v.number; }),
   numberField("prefix.lengthCreditChars", 1, 1e9, (c: PickerConfig, v: FieldValue): void => { c.lengthCreditChars = v.number; }),
+  booleanField("prefix.shareAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareAcrossWorkers = v.flag; }),
+  integerField("prefix.sharedHintBuckets", 1024, 16777216, (c: PickerConfig, v: FieldValue): void => { c.sharedHintBuckets = <i32>v.number; }),
+  integerField("prefix.sharedHintMaxAgeMs", 1000, 86400000, (c: PickerConfig, v: FieldValue): void => { c.sharedHintMaxAgeMs = <i32>v.number; }),
 
   zeroOrNumberField("loadGuard.factor", 1, 100, (c: PickerConfig, v: FieldValue): void => { c.guardFactor = v.number; }),
   numberField("loadGuard.slack", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.guardSlack = v.number; }),

@@ -40,6 +40,9 @@ export class PickerConfig {
   saltHeader: string = "";
   lambda: f64 = 0.5;
   lengthCreditChars: f64 = 8192;
+  shareAcrossWorkers: bool = true;
+  sharedHintBuckets: i32 = 65536;
+  sharedHintMaxAgeMs: i32 = 600000;
 
   // loadGuard.*
   guardFactor: f64 = 1.5;
@@ -97,6 +100,9 @@ export class PickerConfig {
     this.saltHeader = o.saltHeader;
     this.lambda = o.lambda;
     this.lengthCreditChars = o.lengthCreditChars;
+    this.shareAcrossWorkers = o.shareAcrossWorkers;
+    this.sharedHintBuckets = o.sharedHintBuckets;
+    this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
     this.guardFactor = o.guardFactor;
     this.guardSlack = o.guardSlack;
     this.sessionHeader = o.sessionHeader;

@@ -2,6 +2,8 @@
 // It reads host state only through the platform's snapshot and changes nothing but the decision record;
 // the override and the bookkeeping that follows it happen in the stream once the override succeeded.
 import { hashNameBytes } from "../endpoints/name-hash";
+import { addressHash } from "../endpoints/endpoint-registry";
+import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
 import { ExtractStatus, PrefixSkipReason } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
@@ -82,7 +84,11 @@ export function decide(
   const slots = registry.activeSlots;
   const matched = state.matched;
   for (let i = 0; i < active; i++) unchecked((matched[unchecked(slots[i])] = 0));
-  if (chainLength > 0) state.index.match(state.chain.hashes, chainLength, slots, active, matched);
+  if (chainLength > 0) {
+    state.index.match(state.chain.hashes, chainLength, slots, active, matched);
+    const hints = state.hints;
+    if (hints !== null) applySharedHint(state, hints, chainLength, nowMs);
+  }
 
   const sessionSlot = state.sessions.slotFor(sessionHash);
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
@@ -119,6 +125,21 @@ export function decide(
   d.slot = unchecked(c.slot[pick]);
   d.generation = registry.generation(d.slot);
   d.matchedChunks = unchecked(c.prefixMatched[pick]);
+}
+
+/** Lets a longer match that another worker published count for its endpoint. */
+function applySharedHint(state: PickerState, hints: SharedPrefixHints, chainLength: i32, nowMs: f64): void {
+  const registry = state.registry;
+  const slots = registry.activeSlots;
+  let best = 0;
+  for (let i = 0; i < registry.activeCount; i++) best = max(best, unchecked(state.matched[unchecked(slots[i])]));
+  if (best >= chainLength || !hints.lookup(state.chain.hashes, chainLength, best, nowMs)) return;
+  const slot = registry.lookup(addressHash(hints.addressPtr, <usize>hints.addressLen), hints.addressPtr, <usize>hints.addressLen);
+  if (slot < 0 || !registry.isActive(slot)) return;
+  if (hints.matchedChunks > unchecked(state.matched[slot])) {
+    unchecked((state.matched[slot] = hints.matchedChunks));
+    state.telemetry.add(state.telemetry.sharedHintHits, 1);
+  }
 }
 
 /** Higress metric_policy least/most: keep endpoints within (max - min) / n of the best target value. */

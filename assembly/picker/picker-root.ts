@@ -10,6 +10,7 @@ import { Platform } from "../route/platform";
 import { PickerState } from "./picker-state";
 import { PickerStream } from "./picker-stream";
 import { Telemetry } from "./telemetry";
+import { takeWorkerToken } from "./worker-token";
 import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
@@ -106,6 +107,8 @@ export class PickerRoot extends RootContext {
   }
 
   // Allocates the state and platform of one configuration; null (logged) if the platform refuses it.
+  private workerToken: u64 = 0;
+
   private makePicker(config: PickerConfig, ruleIndex: i32): ConfiguredPicker | null {
     const state = new PickerState(config, this.telemetry!);
     const platform = this.makePlatform(ruleIndex);
@@ -118,8 +121,10 @@ export class PickerRoot extends RootContext {
     }
     // Parse warnings were logged at configure time; these are the platform's.
     this.logWarnings(config.warnings.slice(warningsBefore));
-    const seed = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32) ^ <u64>(ruleIndex + 1);
-    state.scheduler.seed(seed);
+    // Workers must not break ties in lockstep: mix in this VM's token, with or without a configured seed.
+    if (this.workerToken == 0) this.workerToken = takeWorkerToken();
+    const base = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32);
+    state.scheduler.seed(base ^ (this.workerToken * 0x9e3779b97f4a7c15) ^ <u64>(ruleIndex + 1));
     return new ConfiguredPicker(state, platform);
   }
 

@@ -5,6 +5,7 @@ import { PickerConfig } from "../config/picker-config";
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
 import { PrefixIndex } from "../prefix/prefix-index";
 import { ChainHasher } from "../prefix/chain";
+import { SharedPrefixHints } from "../prefix/shared-hints";
 import { RequestExtractor } from "../request/extract";
 import { Candidates } from "../scheduling/candidates";
 import { Scheduler } from "../scheduling/scheduler";
@@ -24,6 +25,8 @@ export class PickerState {
   readonly leases: InflightLeases;
   readonly failures: FailureTracker;
   readonly sessions: SessionAffinity = new SessionAffinity();
+  /** Prefix hints shared with the other workers of the process (null when disabled). */
+  readonly hints: SharedPrefixHints | null;
   readonly window: PickWindow;
   readonly matched: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
@@ -54,6 +57,7 @@ export class PickerState {
     this.candidateSlot = new StaticArray<i32>(n);
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
+    this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
     const s = this.scheduler;
     s.weights.copyFrom(config.weights);

@@ -155,6 +155,11 @@ export class PickerStream extends HttpContext {
       t.add(t.prefixMatchedChars, <i64>decision.matchedChunks * <i64>cfg.chunkChars);
       if (decision.matchedChunks > 0) t.add(t.prefixHits, 1);
     }
+    const hints = state.hints;
+    if (hints !== null && decision.chainLength > 0) {
+      const r = state.registry;
+      hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), nowMs());
+    }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
     if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
     if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);

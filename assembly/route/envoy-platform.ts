@@ -9,7 +9,7 @@ import { addressHash } from "../endpoints/endpoint-registry";
 import { applyCapacity } from "../picker/endpoint-refresh";
 import { PickerState } from "../picker/picker-state";
 import { OVERRIDE_HEADER } from "./override-header";
-import { MetricsPoller, metricsKey } from "./metrics-poller";
+import { MetricsPoller, metricsKey, sharedKeyPrefix } from "./metrics-poller";
 import { Platform } from "./platform";
 
 export class EnvoyPlatform extends Platform {
@@ -18,6 +18,13 @@ export class EnvoyPlatform extends Platform {
   private fetchedMs: f64 = -1e18;
   private readonly header: MetricsRecordHeader = new MetricsRecordHeader();
   private poller: MetricsPoller | null = null;
+  private readonly keyPrefix: string;
+
+  /** ruleIndex: -1 for the default configuration, else the Higress-style rule it serves. */
+  constructor(ruleIndex: i32 = -1) {
+    super();
+    this.keyPrefix = sharedKeyPrefix(ruleIndex);
+  }
 
   get name(): string {
     return "envoy";
@@ -34,10 +41,10 @@ export class EnvoyPlatform extends Platform {
       if (slot < 0) return "endpoints[" + i.toString() + "]: cannot track endpoint " + endpoints[i].address;
       registry.setHealthy(slot, true);
       this.slots.push(slot);
-      this.keys.push(new Utf8(metricsKey(endpoints[i].address)));
+      this.keys.push(new Utf8(metricsKey(this.keyPrefix, endpoints[i].address)));
     }
     registry.endRefresh(state.evicted);
-    this.poller = new MetricsPoller(state, this.slots);
+    this.poller = new MetricsPoller(state, this.keyPrefix);
     return "";
   }
 

@@ -10,32 +10,19 @@ import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { encodeMetricsRecord } from "../endpoints/metrics-record";
 import { parsePrometheusWithTarget } from "../endpoints/prometheus";
 import { PickerState } from "../picker/picker-state";
+import { takeWorkerToken } from "../picker/worker-token";
 
-const LEASE_KEY = new Utf8("endpoint_picker/poller");
-const SEQUENCE_KEY = new Utf8("endpoint_picker/worker_sequence");
 const MAX_BODY: u32 = 262144;
 const MAX_LINES: i32 = 20000;
 const FAILURES_BEFORE_UNHEALTHY: i32 = 3;
-const SEQUENCE_VALUE: usize = memory.data(8);
 
-export function metricsKey(address: string): string {
-  return "endpoint_picker/metrics/" + address;
+/** Shared-data names of one configuration (the default one, or a Higress-style rule's). */
+export function sharedKeyPrefix(ruleIndex: i32): string {
+  return ruleIndex < 0 ? "endpoint_picker/" : "endpoint_picker/rule/" + ruleIndex.toString() + "/";
 }
 
-/** A unique token per VM, from a shared counter (VMs on different workers share the process). */
-function takeWorkerToken(): u64 {
-  for (let attempt = 0; attempt < 16; attempt++) {
-    let next: u64 = 1;
-    let cas: u32 = 0;
-    if (getSharedData(SEQUENCE_KEY) == Status.Ok) {
-      if (returned.len >= 8) next = load<u64>(returned.ptr) + 1;
-      cas = sharedDataCas;
-      returned.release();
-    }
-    store<u64>(SEQUENCE_VALUE, next);
-    if (setSharedData(SEQUENCE_KEY, SEQUENCE_VALUE, 8, cas) == Status.Ok) return next;
-  }
-  return 0;
+export function metricsKey(prefix: string, address: string): string {
+  return prefix + "metrics/" + address;
 }
 
 export class MetricsPoller {
@@ -52,13 +39,16 @@ export class MetricsPoller {
   private readonly leaseValue: usize = memory.data(16);
   private nowMs: f64 = 0;
 
-  constructor(private readonly state: PickerState, slots: Array<i32>) {
+  private readonly leaseKey: Utf8;
+
+  constructor(private readonly state: PickerState, keyPrefix: string) {
+    this.leaseKey = new Utf8(keyPrefix + "poller");
     const endpoints = state.config.endpoints;
     this.pendingCall = new StaticArray<u32>(endpoints.length);
     this.failures = new StaticArray<i32>(endpoints.length);
     for (let i = 0; i < endpoints.length; i++) {
       const e = endpoints[i];
-      this.keys.push(new Utf8(metricsKey(e.address)));
+      this.keys.push(new Utf8(metricsKey(keyPrefix, e.address)));
       this.clusters.push(new Utf8(e.metricsCluster));
       this.paths.push(e.metricsPath.length > 0 ? e.metricsPath : state.config.metricsPath);
       this.authorities.push(e.authority.length > 0 ? e.authority : e.address);
@@ -70,7 +60,7 @@ export class MetricsPoller {
   /** Takes or renews the polling lease; true when this worker polls. */
   private lead(nowMs: f64): bool {
     let cas: u32 = 0;
-    if (getSharedData(LEASE_KEY) == Status.Ok) {
+    if (getSharedData(this.leaseKey) == Status.Ok) {
       const ok = returned.len >= 16;
       const owner = ok ? load<u64>(returned.ptr) : 0;
       const expires = ok ? load<f64>(returned.ptr, 8) : 0;
@@ -80,7 +70,7 @@ export class MetricsPoller {
     }
     store<u64>(this.leaseValue, this.token);
     store<f64>(this.leaseValue, nowMs + 3 * <f64>this.state.config.pollIntervalMs, 8);
-    return setSharedData(LEASE_KEY, this.leaseValue, 16, cas) == Status.Ok;
+    return setSharedData(this.leaseKey, this.leaseValue, 16, cas) == Status.Ok;
   }
 
   onTick(nowMs: f64): void {

@@ -202,3 +202,29 @@ test("the debug header explains the decision without request content", () => {
   t.encodeHeaders([[":status", "200"]], false);
   assert.equal(t.state.responseHeaders!.get("x-endpoint-picker-debug"), undefined);
 });
+
+test("a conversation's next turn on another worker finds its endpoint through the shared hints", () => {
+  const run = (share: boolean) => {
+    const h = pickerHost({ workers: 2, config: { prefix: { shareAcrossWorkers: share } } });
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+    const first: string[] = [];
+    for (let conv = 0; conv < 8; conv++) {
+      const s = h.send(chat(text(500 + conv, 9000), [], "first"), [], { worker: 0 });
+      first.push(h.chosen(s)!);
+      h.complete(s);
+    }
+    let same = 0;
+    for (let conv = 0; conv < 8; conv++) {
+      const s = h.send(chat(text(500 + conv, 9000), [["first", text(conv, 300)]], "second"), [], { worker: 1 });
+      if (h.chosen(s) === first[conv]) same++;
+      h.complete(s);
+    }
+    return { same, hints: h.counter("shared_hint_hits") };
+  };
+  const shared = run(true);
+  assert.equal(shared.same, 8);
+  assert.equal(shared.hints, 8);
+  const isolated = run(false);
+  assert.equal(isolated.hints, 0);
+  assert.ok(isolated.same < 8, "without hints the other worker does not know where the conversation went");
+});

@@ -222,3 +222,36 @@ test("stock Envoy build: each rule's endpoints are its own host list", () => {
     h.complete(r);
   }
 });
+
+test("stock Envoy build: the default config and each rule poll their own endpoints' metrics", async () => {
+  const { ClusterRegistry } = await import("../../src-host/host/cluster.ts");
+  const { vllmMetrics } = await import("./support/picker.ts");
+  const polled = new Map<string, number>();
+  const clusters = new ClusterRegistry();
+  for (const name of ["m-default", "m-rule"]) {
+    clusters.add({
+      name,
+      hosts: () => [],
+      dispatch(_req, respond) {
+        polled.set(name, (polled.get(name) ?? 0) + 1);
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmMetrics({ waiting: 1 })), trailers: [] });
+      },
+    });
+  }
+  const h = pickerHost({
+    flavor: "envoy",
+    workers: 2,
+    clusters,
+    config: {
+      endpoints: [{ address: "10.0.2.1:8000", metricsCluster: "m-default" }],
+      metrics: { pollIntervalMs: 100 },
+      _rules_: [{ _match_route_: ["r"], endpoints: [{ address: "10.0.3.1:8000", metricsCluster: "m-rule" }], metrics: { pollIntervalMs: 100 } }],
+    },
+  });
+  // A rule's state is created by its first request on each worker.
+  for (let w = 0; w < 2; w++) h.complete(send(h, { routeName: "r" }, "gateway", [], w));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  assert.ok((polled.get("m-default") ?? 0) >= 8, `default polled ${polled.get("m-default")}`);
+  assert.ok((polled.get("m-rule") ?? 0) >= 8, `rule polled ${polled.get("m-rule")}`);
+  assert.ok((polled.get("m-rule") ?? 0) <= 12, "one worker polls each configuration, not every worker");
+});
