@@ -129,7 +129,8 @@ export class PickerStream extends HttpContext {
       if (returned.len > 0) sessionHash = hashNameBytes(returned.ptr, returned.len) | 1;
       returned.release();
     }
-    decide(state, active.platform, decision, bodyPtr, bodyLen, nowMs(), SALT_HASH, saltLen, sessionHash);
+    const now = nowMs();
+    decide(state, active.platform, decision, bodyPtr, bodyLen, now, SALT_HASH, saltLen, sessionHash);
     heap.free(bodyPtr);
 
     const t = state.telemetry;
@@ -158,7 +159,7 @@ export class PickerStream extends HttpContext {
     const hints = state.hints;
     if (hints !== null && decision.chainLength > 0) {
       const r = state.registry;
-      hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), nowMs());
+      hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
     if (cfg.rateLimit < 1.0) state.window.push(decision.slot);

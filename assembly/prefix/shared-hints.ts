@@ -10,8 +10,10 @@ import { Status } from "../abi/types";
 
 /** Landmarks: chunk positions 0, 1, 3, 7 and every STRIDE-th after that (positions p with p + 1 = 16k). */
 const STRIDE: i32 = 16;
-/** Landmarks written per decision, and probed per lookup, at most. */
-const MAX_WRITES: i32 = 6;
+/** Landmarks written per decision, and probed per lookup, at most. Two writes suffice for the case the hints
+ *  exist for — the next turn of a conversation probes down from its own top landmark and meets ours — and keep
+ *  the shared-data traffic at two writes per request; shorter shared prefixes are left to each worker's index. */
+const MAX_WRITES: i32 = 2;
 const MAX_PROBES: i32 = 8;
 const KEY_PREFIX = "endpoint_picker/hint/";
 const HEX_DIGITS: i32 = 6;
