@@ -1,11 +1,22 @@
 // Seeded fuzzing of the built picker: request bodies, upstream-host answers, plugin configs, and the scheduler
 // against its reference model. Failing inputs are saved under tests/corpus/<target>/.
 //   npm run fuzz -- --iterations 20000 --seed 7 [--target bodies,hosts] [--only 123] [--no-save]
+//   npm run fuzz -- --soak 5000000 --seed 7      (lease/memory soak only)
+import { runLeaseSoak } from "../fuzz/lease-soak.ts";
 import { runFuzz, TARGET_NAMES, type TargetName } from "../fuzz/run-fuzz.ts";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (arg("soak") !== undefined) {
+  const r = runLeaseSoak({ requests: Number(arg("soak")), seed: Number(arg("seed") ?? 1) });
+  const even = r.spread.every((m) => m.size === r.liveEndpoints && [...m.values()].every((n) => n === 2));
+  console.log(JSON.stringify({ ...r, spread: r.spread.map((m) => Object.fromEntries(m)) }));
+  const ok = r.inflightGauge === 0 && even && r.memoryAtEnd === r.memoryAfterWarmup;
+  console.log(ok ? "soak: every lease back, memory flat" : "soak: FAILED");
+  process.exit(ok ? 0 : 1);
 }
 
 const iterations = Number(arg("iterations") ?? 1000);
