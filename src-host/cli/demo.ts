@@ -1,6 +1,6 @@
 // The main demo (`npm start`): simulated vLLM backends behind the local gateway, a multi-turn chat workload
 // through the official openai client, once with the KV-aware picker and once with plain round robin.
-//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 4] [--flavor higress|envoy]
+//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -45,7 +45,7 @@ if (flavor !== "higress" && flavor !== "envoy") fail(`--flavor must be higress o
 const connections = values.connections;
 if (connections !== "session" && connections !== "pooled") fail(`--connections must be session or pooled, got "${connections}"`);
 const speedText = values.speed;
-const speed = speedText === undefined ? (quick ? 20 : 4) : Number(speedText);
+const speed = speedText === undefined ? (quick ? 20 : 6) : Number(speedText);
 if (!(speed > 0) || !Number.isFinite(speed)) fail(`--speed must be a positive number, got "${speedText}"`);
 
 const baseWorkload = quick ? QUICK_WORKLOAD : DEFAULT_WORKLOAD;
@@ -57,7 +57,8 @@ const settings: DemoSettings = {
   flavor,
   workers: positiveInt("workers", values.workers, 2),
   connections,
-  healthIntervalMs: quick ? 200 : 1000,
+  // Metrics refresh every modelled second: the speed factor compresses the health-check interval too.
+  healthIntervalMs: Math.max(50, Math.round(1000 / speed)),
   modelName: "sim-model",
 };
 

@@ -21,6 +21,7 @@ export interface ChatWorkloadSpec {
 
 export interface ScriptedTurn {
   user: string;
+  userTokens: number;
   maxTokens: number;
   /** Wall milliseconds to wait after the previous answer (0 for the first turn). */
   thinkMs: number;
@@ -42,14 +43,14 @@ export interface ChatWorkload {
   totalRequests: number;
 }
 
-/** 48 conversations of 3–6 turns over 4 system prompts of 1–3K tokens, users thinking 8–30 s between turns. */
+/** 48 conversations of 3–6 turns over 4 system prompts of 1–3K tokens, answers of 150–450 tokens, users thinking 8–30 s between turns. */
 export const DEFAULT_WORKLOAD: Readonly<ChatWorkloadSpec> = Object.freeze({
   seed: 7,
   conversations: 48,
   systemPromptTokens: [1000, 1600, 2300, 3000],
   turns: [3, 6] as [number, number],
   userTokens: [50, 300] as [number, number],
-  answerTokens: [100, 300] as [number, number],
+  answerTokens: [150, 450] as [number, number],
   thinkSeconds: [8, 30] as [number, number],
   rampSeconds: 40,
 });
@@ -83,6 +84,7 @@ export function buildChatWorkload(spec: ChatWorkloadSpec, speed: number): ChatWo
       const userTokens = rng.range(spec.userTokens[0], spec.userTokens[1]);
       turns.push({
         user: pseudoText(spec.seed, `conversation/${id}/turn/${t}`, userTokens).text,
+        userTokens,
         maxTokens: rng.range(spec.answerTokens[0], spec.answerTokens[1]),
         thinkMs: t === 0 ? 0 : (rng.uniform(spec.thinkSeconds[0], spec.thinkSeconds[1]) * 1000) / speed,
       });

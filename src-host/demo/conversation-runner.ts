@@ -19,6 +19,8 @@ export interface RequestSample {
   outputTokens: number;
   /** x-backend-id of the answering backend. */
   backend: string | null;
+  /** The picker's x-endpoint-picker-debug response header, when its debug.header option is on. */
+  pickerDebug: string | null;
   error: string | null;
 }
 
@@ -62,7 +64,7 @@ export async function runConversations(workload: ChatWorkload, opts: Conversatio
         messages.push({ role: "user", content: turn.user });
         const sample: RequestSample = {
           conversation: conv.id, turn: t, startMs: performance.now() - t0, ttftMs: null, durationMs: 0,
-          outputTokens: 0, backend: null, error: null,
+          outputTokens: 0, backend: null, pickerDebug: null, error: null,
         };
         progress.inFlight++;
         const started = performance.now();
@@ -75,6 +77,7 @@ export async function runConversations(workload: ChatWorkload, opts: Conversatio
             })
             .withResponse();
           sample.backend = response.headers.get("x-backend-id");
+          sample.pickerDebug = response.headers.get("x-endpoint-picker-debug");
           let chunks = 0;
           let usageTokens: number | null = null;
           for await (const chunk of stream) {

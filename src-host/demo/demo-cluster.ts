@@ -11,6 +11,8 @@ export interface DemoPlugin {
   wasm: Uint8Array;
   flavor: Flavor;
   workers: number;
+  /** Plugin configuration (docs/config.md); default {}. The stock build gets its `endpoints` added. */
+  config?: Record<string, unknown>;
 }
 
 export interface DemoClusterOptions {
@@ -52,7 +54,10 @@ export async function startDemoCluster(opts: DemoClusterOptions): Promise<DemoCl
     const upstreams = backends.map((b) => `127.0.0.1:${b.port}`);
     const p = opts.plugin;
     // The stock build needs its endpoints and their metrics clusters in the config; Higress reads the cluster.
-    const config = p?.flavor === "envoy" ? { endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })) } : {};
+    const config =
+      p?.flavor === "envoy"
+        ? { endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })), ...p.config }
+        : { ...p?.config };
     gateway = await startGateway({
       upstreams,
       plugin: p ? { wasm: p.wasm, flavor: p.flavor, config, workers: p.workers, failurePolicy: "FAIL_OPEN", allowOnHeadersStopIteration: true } : undefined,

@@ -1,6 +1,6 @@
 // The demo's HTML report: the settings, the comparison table and the client-side TTFT CDF of both runs as
 // inline SVG; one self-contained file.
-import { MODE_LABELS, TABLE_COLUMNS } from "./result-table.ts";
+import { boundsLine, MODE_LABELS, TABLE_COLUMNS } from "./result-table.ts";
 import type { DemoResult } from "./run-comparison.ts";
 import { cdfChartSvg } from "./ttft-cdf-svg.ts";
 
@@ -51,6 +51,7 @@ ${table}
 <p>Picker / round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}×, TTFT p50 ${r.ttftP50.toFixed(2)}×, TTFT p90 ${r.ttftP90.toFixed(2)}×,
 output tokens/s ${r.outputTokensPerSecond.toFixed(2)}×. Cache hit rate is token-weighted, from the backends' own counters
 (sum of <code>vllm:prefix_cache_hits_total</code> / sum of <code>vllm:prefix_cache_queries_total</code>).</p>
+<p>${esc(boundsLine(result))}.</p>
 <h2>TTFT distribution</h2>
 ${chart}
 </body>

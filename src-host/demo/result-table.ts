@@ -22,6 +22,7 @@ export const TABLE_COLUMNS: TableColumn[] = [
   { title: "TTFT p90", cell: (r) => ms(r.summary.ttftMs.p90) },
   { title: "TTFT p99", cell: (r) => ms(r.summary.ttftMs.p99) },
   { title: "output tok/s", cell: (r) => r.summary.outputTokensPerSecond.toFixed(0) },
+  { title: "same-backend follow-ups", cell: (r) => `${(100 * r.summary.sameBackendFollowUps).toFixed(0)} %` },
 ];
 
 function pad(text: string, width: number, left: boolean): string {
@@ -38,6 +39,20 @@ export function resultTable(result: DemoResult): string {
     "",
     `picker vs round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}x, TTFT p50 ${r.ttftP50.toFixed(2)}x, ` +
       `TTFT p90 ${r.ttftP90.toFixed(2)}x, output tok/s ${r.outputTokensPerSecond.toFixed(2)}x`,
+    boundsLine(result),
   );
+  for (const run of result.runs) {
+    for (const message of run.summary.errorMessages) out.push(`${MODE_LABELS[run.mode]} error: ${message}`);
+  }
   return out.join("\n");
+}
+
+/** What the workload allows at best, to read the measured hit rates against. */
+export function boundsLine(result: DemoResult): string {
+  const b = result.hitRateBounds;
+  const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
+  return (
+    `workload bound: hit rate ~${pct(b.affinity)} if every turn reached its conversation's backend, ` +
+    `~${pct(b.roundRobin)} expected from round robin (shared system prompts cached everywhere): ratio at most ~${b.ratio.toFixed(2)}x`
+  );
 }

@@ -5,6 +5,7 @@ import type { Flavor } from "../host/vm.ts";
 import { buildChatWorkload, type ChatWorkloadSpec } from "./chat-workload.ts";
 import { runConversations, type ConnectionMode, type RunProgress } from "./conversation-runner.ts";
 import { startDemoCluster } from "./demo-cluster.ts";
+import { hitRateBounds, type HitRateBounds } from "./hit-rate-bounds.ts";
 import { sortedTtfts, summarizeRun, type RunSummary } from "./run-summary.ts";
 
 export type DemoMode = "picker" | "round-robin";
@@ -41,6 +42,8 @@ export interface DemoResult {
   runs: ModeResult[];
   /** picker / round robin. */
   ratios: { cacheHitRate: number; ttftP50: number; ttftP90: number; outputTokensPerSecond: number };
+  /** What the workload's token counts allow (see hit-rate-bounds.ts). */
+  hitRateBounds: HitRateBounds;
 }
 
 export interface DemoHooks {
@@ -101,9 +104,10 @@ export async function runComparison(settings: DemoSettings, wasm: Uint8Array, ho
   const roundRobin = await runMode("round-robin", settings, null, hooks);
   const p = picker.summary;
   const r = roundRobin.summary;
+  const workload = buildChatWorkload(settings.workload, settings.speed);
   return {
     settings,
-    totalRequests: buildChatWorkload(settings.workload, settings.speed).totalRequests,
+    totalRequests: workload.totalRequests,
     runs: [picker, roundRobin],
     ratios: {
       cacheHitRate: ratio(p.cacheHitRate, r.cacheHitRate),
@@ -111,5 +115,6 @@ export async function runComparison(settings: DemoSettings, wasm: Uint8Array, ho
       ttftP90: ratio(p.ttftMs.p90, r.ttftMs.p90),
       outputTokensPerSecond: ratio(p.outputTokensPerSecond, r.outputTokensPerSecond),
     },
+    hitRateBounds: hitRateBounds(workload, settings.backends),
   };
 }

@@ -17,6 +17,10 @@ export interface RunSummary {
   wallSeconds: number;
   /** Requests served by each backend (x-backend-id). */
   byBackend: Record<string, number>;
+  /** Share of follow-up turns answered by the backend that answered the conversation's previous turn. */
+  sameBackendFollowUps: number;
+  /** Up to five distinct error messages. */
+  errorMessages: string[];
 }
 
 export function summarizeRun(samples: readonly RequestSample[], counters: PrefixCacheCounters, wallMs: number): RunSummary {
@@ -40,6 +44,8 @@ export function summarizeRun(samples: readonly RequestSample[], counters: Prefix
     outputTokens,
     outputTokensPerSecond: wallSeconds > 0 ? outputTokens / wallSeconds : 0,
     wallSeconds,
+    sameBackendFollowUps: sameBackendShare(samples),
+    errorMessages: [...new Set(samples.flatMap((s) => (s.error === null ? [] : [s.error])))].slice(0, 5),
     byBackend: Object.fromEntries(Object.entries(byBackend).sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }))),
   };
 }
@@ -47,4 +53,19 @@ export function summarizeRun(samples: readonly RequestSample[], counters: Prefix
 /** Successful requests' TTFTs in ascending order (the CDF's x values). */
 export function sortedTtfts(samples: readonly RequestSample[]): number[] {
   return samples.flatMap((s) => (s.error === null && s.ttftMs !== null ? [s.ttftMs] : [])).sort((a, b) => a - b);
+}
+
+function sameBackendShare(samples: readonly RequestSample[]): number {
+  const previous = new Map<string, string | null>();
+  for (const s of samples) previous.set(`${s.conversation}/${s.turn}`, s.backend);
+  let followUps = 0;
+  let same = 0;
+  for (const s of samples) {
+    if (s.turn === 0 || s.backend === null) continue;
+    const before = previous.get(`${s.conversation}/${s.turn - 1}`);
+    if (before === undefined || before === null) continue;
+    followUps++;
+    if (before === s.backend) same++;
+  }
+  return followUps > 0 ? same / followUps : 0;
 }
