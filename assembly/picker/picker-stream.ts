@@ -20,6 +20,14 @@ import { gateRequest, gatedContentLength } from "./request-gate";
 const STATUS = new Utf8(":status");
 const DEBUG_HEADER = new Utf8("x-endpoint-picker-debug");
 const FALLBACK_PROPERTY = String.UTF8.encode("endpoint_picker.fallback");
+/** The fallback names as UTF-8, encoded once so a fail-open allocates nothing. */
+const FALLBACK_NAME_BYTES: StaticArray<ArrayBuffer> = encodeAll(FALLBACK_NAMES);
+
+function encodeAll(names: StaticArray<string>): StaticArray<ArrayBuffer> {
+  const out = new StaticArray<ArrayBuffer>(names.length);
+  for (let i = 0; i < names.length; i++) out[i] = String.UTF8.encode(names[i]);
+  return out;
+}
 const SALT_HASH: usize = memory.data(8);
 const SALT_HASH_SEED: u64 = 0x5a17_5a17_5a17_5a17;
 
@@ -211,8 +219,7 @@ export class PickerStream extends HttpContext {
     this.fallback = reason;
     const telemetry = this.picker.telemetry;
     if (telemetry !== null) telemetry.fallback(reason);
-    const name = String.UTF8.encode(FALLBACK_NAMES[reason]);
-    setProperty(FALLBACK_PROPERTY, name);
+    setProperty(FALLBACK_PROPERTY, FALLBACK_NAME_BYTES[reason]);
     return HeadersAction.Continue;
   }
 }
