@@ -9,7 +9,7 @@ export interface HitRateBounds {
   affinity: number;
   /** Round robin over `backends`: system prompt always cached, history with probability 1/backends. */
   roundRobin: number;
-  /** affinity / roundRobin: the largest hit-rate ratio the workload allows. */
+  /** affinity / roundRobin: the hit-rate ratio the workload allows when no backend evicts anything. */
   ratio: number;
 }
 

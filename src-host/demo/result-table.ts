@@ -53,6 +53,6 @@ export function boundsLine(result: DemoResult): string {
   const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
   return (
     `workload bound: hit rate ~${pct(b.affinity)} if every turn reached its conversation's backend, ` +
-    `~${pct(b.roundRobin)} expected from round robin (shared system prompts cached everywhere): ratio at most ~${b.ratio.toFixed(2)}x`
+    `~${pct(b.roundRobin)} expected from round robin (nothing evicted, shared system prompts cached everywhere): ratio ~${b.ratio.toFixed(2)}x`
   );
 }
