@@ -2,9 +2,10 @@
 // give the in-flight lease back exactly once. Every failure is a counted fail-open: the request goes on
 // to the gateway's own load balancer.
 import {
-  continueStream, currentTimeNanos, getBufferBytes, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
-  setEffectiveContext, setProperty, Utf8,
+  continueStream, getBufferBytes, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
+  sendLocalResponse, setEffectiveContext, setProperty, Utf8,
 } from "../abi/host";
+import { HeaderMapWriter } from "../abi/header-map";
 import { HttpContext } from "../abi/context";
 import { BufferType, DataAction, HeadersAction, LogLevel, MapType, Status, StreamType } from "../abi/types";
 import { hashNameBytes } from "../endpoints/name-hash";
@@ -18,6 +19,7 @@ import { ConfiguredPicker } from "./configured-picker";
 import { gateRequest, gatedContentLength } from "./request-gate";
 
 const STATUS = new Utf8(":status");
+const EMPTY_HEADERS = new HeaderMapWriter();
 const DEBUG_HEADER = new Utf8("x-endpoint-picker-debug");
 const FALLBACK_PROPERTY = String.UTF8.encode("endpoint_picker.fallback");
 /** The fallback names as UTF-8, encoded once so a fail-open allocates nothing. */
@@ -51,8 +53,12 @@ export class PickerStream extends HttpContext {
   }
 
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
-    // No client may choose a pod, whatever happens next.
-    removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER);
+    // No client may choose a pod, whatever happens next. If the host will not remove the header, blank it
+    // (override_host ignores an empty value); if it will not do that either, refuse the request.
+    if (removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER) != Status.Ok &&
+        replaceHeaderValue(MapType.HttpRequestHeaders, OVERRIDE_HEADER, 0, 0) != Status.Ok) {
+      return this.refuseClientOverride();
+    }
     if (this.picker.config === null) return this.failOpen(Fallback.NotConfigured);
     const active = this.picker.select();
     if (active === null) {
@@ -213,6 +219,13 @@ export class PickerStream extends HttpContext {
     // No response headers (reset) or a 5xx counts as a failure of the endpoint.
     const failed = this.responseStatus == 0 || this.responseStatus >= 500;
     state.failures.record(this.leaseSlot, this.leaseGeneration, failed, state.config.ewmaAlpha);
+  }
+
+  private refuseClientOverride(): i32 {
+    const telemetry = this.picker.telemetry;
+    if (telemetry !== null) telemetry.add(telemetry.overrideHeaderRefusals, 1);
+    sendLocalResponse(503, "endpoint_picker_override_header", "", EMPTY_HEADERS);
+    return HeadersAction.StopIteration;
   }
 
   private failOpen(reason: i32): i32 {

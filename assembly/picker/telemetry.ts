@@ -19,6 +19,7 @@ export class Telemetry {
   evictedEndpoints: u32 = UNDEFINED;
   pollFailures: u32 = UNDEFINED;
   sharedHintHits: u32 = UNDEFINED;
+  overrideHeaderRefusals: u32 = UNDEFINED;
   readonly fallbacks: StaticArray<u32> = new StaticArray<u32>(Fallback.Count);
   readonly prefixSkips: StaticArray<u32> = new StaticArray<u32>(PREFIX_SKIP_NAMES.length);
 
@@ -35,6 +36,7 @@ export class Telemetry {
     this.evictedEndpoints = defineMetric(MetricType.Counter, p + "evicted_endpoints");
     this.pollFailures = defineMetric(MetricType.Counter, p + "poll_failures");
     this.sharedHintHits = defineMetric(MetricType.Counter, p + "shared_hint_hits");
+    this.overrideHeaderRefusals = defineMetric(MetricType.Counter, p + "override_header_refusals");
     for (let i = 1; i < Fallback.Count; i++) this.fallbacks[i] = defineMetric(MetricType.Counter, p + "fallback." + FALLBACK_NAMES[i]);
     for (let i = 1; i < PREFIX_SKIP_NAMES.length; i++) this.prefixSkips[i] = defineMetric(MetricType.Counter, p + "prefix_skipped." + PREFIX_SKIP_NAMES[i]);
   }

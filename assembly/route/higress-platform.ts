@@ -38,6 +38,8 @@ export class HigressPlatform extends Platform {
       state.telemetry.add(state.telemetry.hostErrors, 1);
       return false;
     }
+    // Two passes, so a full registry can take newcomers in the same refresh: first the endpoints it already
+    // tracks, then, once the departed ones are evicted, the new ones.
     const registry = state.registry;
     registry.beginRefresh();
     let errors = 0;
@@ -46,22 +48,32 @@ export class HigressPlatform extends Platform {
         errors++;
         continue;
       }
-      const slot = registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i));
-      if (slot < 0) continue;
-      registry.setHealthy(slot, parser.healthy(i));
-      const fp = parser.metricsFingerprint(i);
-      if (fp == registry.fingerprint(slot) && registry.updatedMs(slot) > 0) continue;
-      registry.setFingerprint(slot, fp);
-      const len = parser.decodeMetrics(i);
-      applyEndpointMetrics(state, slot, parser.scratchPtr, len, parser.metricsTruncated(i), nowMs);
+      const slot = registry.lookup(parser.addressHash(i), parser.addressPtr(i), parser.addressLen(i));
+      if (slot >= 0) this.applyHost(state, parser, i, registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i)), nowMs);
     }
-    returned.release();
-    if (errors > 0) state.telemetry.add(state.telemetry.hostErrors, errors);
     const evicted = registry.endRefresh(state.evicted);
     for (let e = 0; e < evicted; e++) state.forget(unchecked(state.evicted[e]));
     if (evicted > 0) state.telemetry.add(state.telemetry.evictedEndpoints, evicted);
+    for (let i = 0; i < n; i++) {
+      if (parser.hostError(i) || registry.lookup(parser.addressHash(i), parser.addressPtr(i), parser.addressLen(i)) >= 0) continue;
+      const slot = registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i));
+      if (slot >= 0) this.applyHost(state, parser, i, slot, nowMs);
+    }
+    returned.release();
+    if (errors > 0) state.telemetry.add(state.telemetry.hostErrors, errors);
     this.fetchedMs = nowMs;
     return true;
+  }
+
+  /** Health and (when its text changed) metrics of host i of the answer, kept in `slot`. */
+  private applyHost(state: PickerState, parser: UpstreamHostsParser, i: i32, slot: i32, nowMs: f64): void {
+    const registry = state.registry;
+    registry.setHealthy(slot, parser.healthy(i));
+    const fp = parser.metricsFingerprint(i);
+    if (fp == registry.fingerprint(slot) && registry.updatedMs(slot) > 0) return;
+    registry.setFingerprint(slot, fp);
+    const len = parser.decodeMetrics(i);
+    applyEndpointMetrics(state, slot, parser.scratchPtr, len, parser.metricsTruncated(i), nowMs);
   }
 
   route(state: PickerState, slot: i32): bool {

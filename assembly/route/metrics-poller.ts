@@ -33,11 +33,11 @@ export class MetricsPoller {
   private readonly authorities: Array<string> = [];
   private readonly pendingCall: StaticArray<u32>;
   private readonly failures: StaticArray<i32>;
+  private readonly lastSuccessMs: StaticArray<f64>;
   private readonly metrics: Array<EndpointMetrics> = [];
   private readonly headers: HeaderMapWriter = new HeaderMapWriter();
   private readonly record: ArrayBuffer = new ArrayBuffer(4096);
   private readonly leaseValue: usize = memory.data(16);
-  private nowMs: f64 = 0;
 
   private readonly leaseKey: Utf8;
 
@@ -46,6 +46,7 @@ export class MetricsPoller {
     const endpoints = state.config.endpoints;
     this.pendingCall = new StaticArray<u32>(endpoints.length);
     this.failures = new StaticArray<i32>(endpoints.length);
+    this.lastSuccessMs = new StaticArray<f64>(endpoints.length);
     for (let i = 0; i < endpoints.length; i++) {
       const e = endpoints[i];
       this.keys.push(new Utf8(metricsKey(keyPrefix, e.address)));
@@ -74,7 +75,6 @@ export class MetricsPoller {
   }
 
   onTick(nowMs: f64): void {
-    this.nowMs = nowMs;
     if (this.token == 0 || !this.lead(nowMs)) return;
     const timeout = <u32>this.state.config.pollTimeoutMs;
     for (let i = 0; i < this.keys.length; i++) {
@@ -86,7 +86,6 @@ export class MetricsPoller {
   }
 
   onResponse(callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {
-    this.nowMs = nowMs;
     let i = -1;
     for (let k = 0; k < this.keys.length; k++) {
       if (unchecked(this.pendingCall[k]) == callId) {
@@ -114,6 +113,7 @@ export class MetricsPoller {
       m.reset();
     }
     unchecked((this.failures[i] = 0));
+    unchecked((this.lastSuccessMs[i] = nowMs));
     this.publish(i, true);
   }
 
@@ -124,8 +124,10 @@ export class MetricsPoller {
     this.publish(i, n < FAILURES_BEFORE_UNHEALTHY);
   }
 
+  /** Publishes endpoint i's last good metrics, stamped with when they were fetched (not now), so readers
+   *  stop trusting them after metrics.staleAfterMs even while polls keep failing. */
   private publish(i: i32, healthy: bool): void {
-    const len = encodeMetricsRecord(this.metrics[i], healthy, this.nowMs, changetype<usize>(this.record), this.record.byteLength);
+    const len = encodeMetricsRecord(this.metrics[i], healthy, unchecked(this.lastSuccessMs[i]), changetype<usize>(this.record), this.record.byteLength);
     if (len > 0) setSharedData(this.keys[i], changetype<usize>(this.record), <usize>len, 0);
   }
 }

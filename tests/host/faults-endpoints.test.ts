@@ -82,7 +82,7 @@ test("stock build: metrics older than staleAfterMs are ignored", () => {
 });
 
 test("stock build: failed polls do not make an endpoint's last metrics look fresh",
-  { todo: "bug: MetricsPoller.failed() republishes the last metrics stamped with the current time" }, () => {
+  () => {
     let up = true;
     const h = stockHost({ pollIntervalMs: 50, pollTimeoutMs: 100, staleAfterMs: 200, snapshotTtlMs: 0 }, () => up);
     h.clock.advanceTo(h.clock.nowMs() + 300);
@@ -108,7 +108,7 @@ test("the override host call failing is a counted override_failed fail-open with
 });
 
 test("endpoints replaced entirely while at maxEndpoints: the first request after the change is still routed",
-  { todo: "bug: EndpointRegistry.see() finds no free slot until endRefresh() frees the departed ones" }, () => {
+  () => {
     const h = pickerHost({ config: { limits: { maxEndpoints: 2 } } });
     h.setPods([A, B].map((address) => ({ address })));
     completeStream(sendBody(h.host, body(1)));
