@@ -15,7 +15,7 @@ import {
 
 /** Objects whose keys are listed in CONFIG_FIELDS as "<section>.<key>". */
 export const CONFIG_SECTIONS: Array<string> = [
-  "weights", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug",
+  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug",
 ];
 
 /** The array of endpoint objects, parsed on its own. */
@@ -50,6 +50,9 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
   booleanField("prefix.shareAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareAcrossWorkers = v.flag; }),
   integerField("prefix.sharedHintBuckets", 1024, 16777216, (c: PickerConfig, v: FieldValue): void => { c.sharedHintBuckets = <i32>v.number; }),
   integerField("prefix.sharedHintMaxAgeMs", 1000, 86400000, (c: PickerConfig, v: FieldValue): void => { c.sharedHintMaxAgeMs = <i32>v.number; }),
+
+  numberField("scoring.queueSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.queueSpan = v.number; }),
+  numberField("scoring.inflightSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.inflightSpan = v.number; }),
 
   zeroOrNumberField("loadGuard.factor", 1, 100, (c: PickerConfig, v: FieldValue): void => { c.guardFactor = v.number; }),
   numberField("loadGuard.slack", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.guardSlack = v.number; }),

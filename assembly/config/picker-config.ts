@@ -45,6 +45,8 @@ export class PickerConfig {
   sharedHintMaxAgeMs: i32 = 600000;
 
   // loadGuard.*
+  queueSpan: f64 = 4;
+  inflightSpan: f64 = 4;
   guardFactor: f64 = 1.5;
   guardSlack: f64 = 2;
 
@@ -103,6 +105,8 @@ export class PickerConfig {
     this.shareAcrossWorkers = o.shareAcrossWorkers;
     this.sharedHintBuckets = o.sharedHintBuckets;
     this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
+    this.queueSpan = o.queueSpan;
+    this.inflightSpan = o.inflightSpan;
     this.guardFactor = o.guardFactor;
     this.guardSlack = o.guardSlack;
     this.sessionHeader = o.sessionHeader;

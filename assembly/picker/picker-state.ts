@@ -62,6 +62,8 @@ export class PickerState {
     const s = this.scheduler;
     s.weights.copyFrom(config.weights);
     s.lambda = config.lambda;
+    s.queueSpan = config.queueSpan;
+    s.inflightSpan = config.inflightSpan;
     s.lengthCreditChars = config.lengthCreditChars;
     s.chunkChars = config.chunkChars;
     s.guardFactor = config.guardFactor;

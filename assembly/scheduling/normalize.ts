@@ -14,25 +14,30 @@ function unitClamp(x: f64): f64 {
   return x >= 0 ? (x <= 1 ? x : 1) : 0; // NaN -> 0
 }
 
-// Lower is better: (hi - x) / (hi - lo) over the values present; all equal -> 1. Takes 1 / (hi - lo), computed
-// once per signal (or 0 when hi == lo): divisions dominate the cost of a pick.
+// Lower is better: 1 - (x - lo) / max(hi - lo, span) over the values present, so the best gets 1 and the worst
+// 1 - (hi - lo) / span when the spread is below `span`, 0 otherwise; all equal -> 1 for everyone. Plain min-max
+// (span 0) would charge the full weight for a spread of one request, which lets one queued request outweigh a
+// whole conversation's cached history; the span says how large a spread must be to count in full. Takes
+// 1 / max(hi - lo, span), computed once per signal (0 when nothing differs): divisions dominate a pick.
 // @ts-ignore: decorator
 @inline
-function lowerIsBetter(x: f64, hi: f64, inverseRange: f64): f64 {
-  return inverseRange > 0 ? (hi - x) * inverseRange : 1;
+function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
+  return inverseRange > 0 ? 1 - (x - lo) * inverseRange : 1;
 }
 
 // @ts-ignore: decorator
 @inline
-function inverseOfRange(lo: f64, hi: f64): f64 {
-  return hi > lo ? 1 / (hi - lo) : 0;
+function inverseOfRange(lo: f64, hi: f64, span: f64): f64 {
+  if (!(hi > lo)) return 0;
+  const range = hi - lo;
+  return 1 / (span > range ? span : range);
 }
 
 // Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
 // Load key = waiting + running / (1 + maxRunning): the running term is < 1, so one more waiting request always
 // ranks worse than any number of running ones, and when nobody queues (the common case) the endpoint decoding
-// fewer requests scores higher. Min-max over candidates with metrics.
-export function normalizeQueue(c: Candidates, out: StaticArray<f64>): void {
+// fewer requests scores higher. Min-max over candidates with metrics, with a spread of at least `span`.
+export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
   const n = c.boundedCount(out.length);
   let maxRunning: f64 = 0;
   for (let i = 0; i < n; i++) {
@@ -53,15 +58,16 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>): void {
     }
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
-  const inverseRange = inverseOfRange(lo, hi);
+  const inverseRange = inverseOfRange(lo, hi, span);
   for (let i = 0; i < n; i++) {
     const key = unchecked(out[i]);
-    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, hi, inverseRange) : 0));
+    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, inverseRange) : 0));
   }
 }
 
-// This worker's outstanding requests per endpoint; min-max over healthy candidates, lower is better.
-export function normalizeInflight(c: Candidates, out: StaticArray<f64>): void {
+// This worker's outstanding requests per endpoint; min-max over healthy candidates with a spread of at least
+// `span`, lower is better.
+export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
   const n = c.boundedCount(out.length);
   let lo = Infinity;
   let hi = -Infinity;
@@ -71,10 +77,10 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>): void {
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const inverseRange = inverseOfRange(lo, hi);
+  const inverseRange = inverseOfRange(lo, hi, span);
   for (let i = 0; i < n; i++) {
     const x = <f64>max<i32>(unchecked(c.inflight[i]), 0);
-    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(x, hi, inverseRange) : 0));
+    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(x, lo, inverseRange) : 0));
   }
 }
 

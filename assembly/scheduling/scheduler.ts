@@ -24,6 +24,9 @@ export class Scheduler {
   readonly weights: Weights = new Weights();
   // Share of the prefix score given to the matched fraction of the chain (the rest rewards matched length).
   lambda: f64 = 0.5;
+  /** Spreads of queue and in-flight counts below these are scored in proportion, not in full (0: plain min-max). */
+  queueSpan: f64 = 0;
+  inflightSpan: f64 = 0;
   // Matched characters that earn the full length credit.
   lengthCreditChars: f64 = 8192;
   // Characters per chain chunk; must equal the chunk size used to hash requests.
@@ -69,10 +72,10 @@ export class Scheduler {
   // Candidates past maxEndpoints are ignored.
   pick(c: Candidates, chainLength: i32): i32 {
     this.scoredCount = c.boundedCount(this.maxEndpoints);
-    normalizeQueue(c, this.queueScore);
+    normalizeQueue(c, this.queueScore, this.queueSpan);
     normalizeKv(c, this.kvScore);
     normalizePrefix(c, chainLength, this.chunkChars, this.lambda, this.lengthCreditChars, this.prefixScore);
-    normalizeInflight(c, this.inflightScore);
+    normalizeInflight(c, this.inflightScore, this.inflightSpan);
     normalizeLora(c, this.loraScore);
     normalizeFailure(c, this.failureScore);
     normalizeSession(c, this.sessionScore);

@@ -40,6 +40,9 @@ export interface ScoringParams {
   chunkChars: number;
   guardFactor: number;
   guardSlack: number;
+  /** Spreads below these count in proportion (0: plain min-max). */
+  queueSpan: number;
+  inflightSpan: number;
 }
 
 export const DEFAULT_PARAMS: ScoringParams = {
@@ -49,6 +52,8 @@ export const DEFAULT_PARAMS: ScoringParams = {
   chunkChars: 256,
   guardFactor: 1.5,
   guardSlack: 2,
+  queueSpan: 4,
+  inflightSpan: 4,
 };
 
 export interface Scores {
@@ -66,11 +71,11 @@ export interface Scores {
 const countOrZero = (x: number) => (x >= 0 && x < Infinity ? x : 0);
 const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
 const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
-const inverseOfRange = (lo: number, hi: number) => (hi > lo ? 1 / (hi - lo) : 0);
-const lowerIsBetter = (x: number, hi: number, inv: number) => (inv > 0 ? (hi - x) * inv : 1);
+const inverseOfRange = (lo: number, hi: number, span: number) => (hi > lo ? 1 / (span > hi - lo ? span : hi - lo) : 0);
+const lowerIsBetter = (x: number, lo: number, inv: number) => (inv > 0 ? 1 - (x - lo) * inv : 1);
 const nonNegative = (x: number) => Math.max(x | 0, 0);
 
-function queueScores(c: Candidate[]): number[] {
+function queueScores(c: Candidate[], span: number): number[] {
   let maxRunning = 0;
   for (const e of c) if (e.healthy && e.hasMetrics) maxRunning = Math.max(maxRunning, countOrZero(e.running));
   const runningScale = 1 / (1 + maxRunning);
@@ -83,11 +88,11 @@ function queueScores(c: Candidate[]): number[] {
     if (key > hi) hi = key;
     return key;
   });
-  const inv = inverseOfRange(lo, hi);
-  return keys.map((k) => (k >= 0 ? lowerIsBetter(k, hi, inv) : 0));
+  const inv = inverseOfRange(lo, hi, span);
+  return keys.map((k) => (k >= 0 ? lowerIsBetter(k, lo, inv) : 0));
 }
 
-function inflightScores(c: Candidate[]): number[] {
+function inflightScores(c: Candidate[], span: number): number[] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const e of c) {
@@ -96,8 +101,8 @@ function inflightScores(c: Candidate[]): number[] {
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const inv = inverseOfRange(lo, hi);
-  return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), hi, inv) : 0));
+  const inv = inverseOfRange(lo, hi, span);
+  return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), lo, inv) : 0));
 }
 
 function prefixScores(c: Candidate[], chainLength: number, p: ScoringParams): number[] {
@@ -143,10 +148,10 @@ function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session:
 /** Every per-signal score and the totals for one request's candidates. */
 export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringParams): Scores {
   chainLength |= 0;
-  const queue = queueScores(c);
+  const queue = queueScores(c, p.queueSpan);
   const kv = c.map((e) => (e.healthy && e.hasKv ? 1 - unitClamp(e.kvUsage) : 0));
   const prefix = prefixScores(c, chainLength, p);
-  const inflight = inflightScores(c);
+  const inflight = inflightScores(c, p.inflightSpan);
   const lora = c.map((e) => (!e.healthy ? 0 : e.loraState === LoraState.Running ? 1 : e.loraState === LoraState.Waiting ? 0.5 : 0));
   const failure = c.map((e) => (e.healthy ? 1 - unitClamp(e.failureEwma) : 0));
   const session = c.map((e) => (e.healthy && e.sessionMatch ? 1 : 0));

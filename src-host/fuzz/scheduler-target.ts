@@ -72,6 +72,8 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
       chunkChars: int32(rng, () => rng.pick([16, 256, 65536])),
       guardFactor: real(rng, () => rng.pick([0, 1, 1.5, 100])),
       guardSlack: real(rng, () => rng.pick([0, 2, 1e6])),
+      queueSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.float() * 10])),
+      inflightSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.float() * 10])),
     };
     return { candidates, chainLength, params, seed: String(BigInt(rng.u32()) << 32n | BigInt(rng.u32())) };
   }

@@ -44,7 +44,7 @@ function expectRejected(f: FieldSpec, valueJson: string, shown: string = valueJs
 
 describe("every scalar key", () => {
   it("lives in a documented section or at the top level and is unique", () => {
-    const sections = ["weights", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug"];
+    const sections = ["weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug"];
     const seen = new Set<string>();
     for (let i = 0; i < CONFIG_FIELDS.length; i++) {
       const path = CONFIG_FIELDS[i].path;
@@ -53,8 +53,8 @@ describe("every scalar key", () => {
       const dot = path.indexOf(".");
       if (dot >= 0) expect(sections.includes(path.substring(0, dot))).toBe(true, path);
     }
-    // 7 weights, 10 prefix, 2 loadGuard, 1 session, 1 feedback, 5 metrics, 5 limits, 1 debug, seed, 4 Higress keys.
-    expect(CONFIG_FIELDS.length).toBe(37);
+    // 7 weights, 2 scoring, 10 prefix, 2 loadGuard, 1 session, 1 feedback, 5 metrics, 5 limits, 1 debug, seed, 4 Higress keys.
+    expect(CONFIG_FIELDS.length).toBe(39);
   });
 
   it("rejects a value of the wrong JSON type, naming the key", () => {

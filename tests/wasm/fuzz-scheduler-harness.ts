@@ -14,6 +14,7 @@ export function capacity(): i32 {
 export function configure(
   queue: f64, kvCache: f64, prefixCache: f64, inflight: f64, lora: f64, failure: f64, session: f64,
   lambda: f64, lengthCreditChars: f64, chunkChars: i32, guardFactor: f64, guardSlack: f64, seed: u64,
+  queueSpan: f64, inflightSpan: f64,
 ): void {
   const w = scheduler.weights;
   w.queue = queue;
@@ -28,6 +29,8 @@ export function configure(
   scheduler.chunkChars = chunkChars;
   scheduler.guardFactor = guardFactor;
   scheduler.guardSlack = guardSlack;
+  scheduler.queueSpan = queueSpan;
+  scheduler.inflightSpan = inflightSpan;
   scheduler.seed(seed);
   candidates.clear();
 }

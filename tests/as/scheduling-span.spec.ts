@@ -1,0 +1,44 @@
+import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
+import { normalizeInflight, normalizeQueue } from "../../assembly/scheduling/normalize";
+
+function withWaiting(values: Array<f64>): Candidates {
+  const c = new Candidates(8);
+  for (let i = 0; i < values.length; i++) c.add(i, true, true, values[i], 0, 0, false, 0, 0, LoraState.Unknown, 0, false);
+  return c;
+}
+
+function withInflight(values: Array<i32>): Candidates {
+  const c = new Candidates(8);
+  for (let i = 0; i < values.length; i++) c.add(i, true, false, 0, 0, 0, false, values[i], 0, LoraState.Unknown, 0, false);
+  return c;
+}
+
+describe("queue and in-flight spans", () => {
+  it("a spread smaller than the span costs only its share: 1 - (x - min) / span", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeQueue(withWaiting([0, 1, 3]), out, 4);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(1.0 - 1.0 / 4.0);
+    expect(out[2]).toBe(1.0 - 3.0 / 4.0);
+  });
+
+  it("a spread larger than the span is plain min-max", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeQueue(withWaiting([2, 7, 12]), out, 4);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(1.0 - 5.0 / 10.0);
+    expect(out[2]).toBe(0.0);
+  });
+
+  it("span 0 is plain min-max, and equal values all score 1", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeInflight(withInflight([1, 2]), out, 0);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(0.0);
+    normalizeInflight(withInflight([3, 3, 3]), out, 4);
+    expect(out[0]).toBe(1.0);
+    expect(out[2]).toBe(1.0);
+    normalizeInflight(withInflight([0, 1]), out, 4);
+    expect(out[1]).toBe(0.75);
+  });
+});
