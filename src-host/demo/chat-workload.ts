@@ -43,16 +43,20 @@ export interface ChatWorkload {
   totalRequests: number;
 }
 
-/** 48 conversations of 3–6 turns over 4 system prompts of 1–3K tokens, answers of 150–450 tokens, users thinking 8–30 s between turns. */
+/**
+ * 40 conversations of 4–7 turns over 3 system prompts of 500–1200 tokens, answers of 200–400 tokens, users
+ * thinking 6–20 s between turns. The shape of ordinary chat traffic: after a few turns the conversation's own
+ * history outweighs the shared system prompt, which is what makes routing by prefix pay off.
+ */
 export const DEFAULT_WORKLOAD: Readonly<ChatWorkloadSpec> = Object.freeze({
   seed: 7,
-  conversations: 48,
-  systemPromptTokens: [1000, 1600, 2300, 3000],
-  turns: [3, 6] as [number, number],
-  userTokens: [50, 300] as [number, number],
-  answerTokens: [150, 450] as [number, number],
-  thinkSeconds: [8, 30] as [number, number],
-  rampSeconds: 40,
+  conversations: 40,
+  systemPromptTokens: [500, 800, 1200],
+  turns: [4, 7] as [number, number],
+  userTokens: [40, 200] as [number, number],
+  answerTokens: [200, 400] as [number, number],
+  thinkSeconds: [6, 20] as [number, number],
+  rampSeconds: 30,
 });
 
 /** A few seconds' worth of traffic, for tests. */
