@@ -32,9 +32,9 @@ export class PickerConfig {
   readonly weights: Weights = new Weights();
 
   // prefix.*
-  chunkChars: i32 = 256;
-  maxChunks: i32 = 2048;
-  capacityPerEndpoint: i32 = 8192;
+  chunkChars: i32 = 512;
+  maxChunks: i32 = 1024;
+  capacityPerEndpoint: i32 = 4096;
   charsPerToken: f64 = 4;
   /** Lower-cased header name; "" disables. */
   saltHeader: string = "";
@@ -47,7 +47,7 @@ export class PickerConfig {
   // loadGuard.*
   queueSpan: f64 = 4;
   inflightSpan: f64 = 4;
-  guardFactor: f64 = 1.5;
+  guardFactor: f64 = 2;
   guardSlack: f64 = 2;
 
   /** session.header, lower-cased; "" disables. */

@@ -1,40 +1,49 @@
 // Cross-worker prefix hints. Envoy runs one VM per worker thread, so each worker's prefix index only knows
 // the requests that worker routed; a conversation whose turns arrive on different connections would look new
 // to every other worker. After each decision the picker also writes, in process-wide shared data, which
-// endpoint got the chain at a few "landmark" positions; a worker whose own index knows less probes those
-// landmarks. The table is bounded: a fixed number of keys, each holding the last hint whose hash maps there
+// endpoint got the chain at a few positions (hintPositions); a worker whose own index knows less probes them. The table is bounded: a fixed number of keys, each holding the last hint whose hash maps there
 // (a collision just overwrites an older hint), so shared memory stays constant however long Envoy runs.
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
 import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
 
-/** Landmarks: chunk positions 0, 1, 3, 7 and every STRIDE-th after that (positions p with p + 1 = 16k). */
+/** Landmark spacing near the end of a chain. */
 const STRIDE: i32 = 16;
-/** Landmarks written per decision, and probed per lookup, at most. Two writes suffice for the case the hints
- *  exist for — the next turn of a conversation probes down from its own top landmark and meets ours — and keep
- *  the shared-data traffic at two writes per request; shorter shared prefixes are left to each worker's index. */
-const MAX_WRITES: i32 = 2;
-const MAX_PROBES: i32 = 8;
+/** Positions written per decision, and probed per lookup, at most. */
+const MAX_POSITIONS: i32 = 8;
 const KEY_PREFIX = "endpoint_picker/hint/";
 const HEX_DIGITS: i32 = 6;
 const MAX_ADDRESS: i32 = 64;
 // Value layout: [chain hash u64][written at, ms f64][address length u8][address bytes].
 const VALUE_FIXED: i32 = 17;
 
-/** The largest landmark position < n, or -1. */
-export function topLandmark(n: i32): i32 {
-  if (n <= 0) return -1;
-  if (n >= STRIDE) return ((n / STRIDE) * STRIDE) - 1;
-  let p = 0;
-  while (((p + 1) << 1) - 1 < n) p = ((p + 1) << 1) - 1;
-  return p;
-}
-
-/** The landmark below position p (a landmark), or -1. */
-export function previousLandmark(p: i32): i32 {
-  if (p <= 0) return -1;
-  if (p + 1 > STRIDE) return p - STRIDE;
-  return ((p + 1) >> 1) - 1;
+/**
+ * The chunk positions at which a chain of n chunks is published and probed, longest first, into `out`; returns
+ * how many. The two longest multiples of STRIDE (positions 16k - 1) serve the next turn of the same
+ * conversation, which probes down from its own end and meets them; the positions 2^k - 1 below serve other
+ * requests that share only a beginning (a system prompt, a document) of any length. Every chain of at least
+ * p + 1 chunks includes position p in this set when p is a power-of-two landmark, so two chains that share a
+ * prefix always have a common position to meet at.
+ */
+export function hintPositions(n: i32, out: StaticArray<i32>): i32 {
+  const cap = min(out.length, MAX_POSITIONS);
+  let count = 0;
+  let floor = n;
+  if (n >= STRIDE) {
+    const top = (n / STRIDE) * STRIDE - 1;
+    for (let p = top; p >= STRIDE - 1 && count < 2 && count < cap; p -= STRIDE) {
+      unchecked((out[count++] = p));
+      floor = p;
+    }
+  }
+  // Powers of two minus one, below the positions already taken.
+  let power = 1;
+  while (power <= n) power <<= 1;
+  for (power >>= 1; power >= 1 && count < cap; power >>= 1) {
+    const p = power - 1;
+    if (p < floor) unchecked((out[count++] = p));
+  }
+  return count;
 }
 
 export class SharedPrefixHints {
@@ -46,6 +55,7 @@ export class SharedPrefixHints {
   addressPtr: usize = 0;
   addressLen: i32 = 0;
   matchedChunks: i32 = 0;
+  private readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_POSITIONS);
 
   constructor(buckets: i32, readonly maxAgeMs: f64) {
     let b: i32 = 1;
@@ -68,31 +78,31 @@ export class SharedPrefixHints {
     }
   }
 
-  /** Publishes that the endpoint got this chain, at up to MAX_WRITES landmarks from the longest down. */
+  /** Publishes that the endpoint got this chain, at its hint positions. */
   publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
     store<f64>(this.value, nowMs, 8);
     store<u8>(this.value, <u8>addrLen, 16);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
-    let written = 0;
-    for (let p = topLandmark(min(n, hashes.length)); p >= 0 && written < MAX_WRITES; p = previousLandmark(p)) {
-      const h = unchecked(hashes[p]);
+    const count = hintPositions(min(n, hashes.length), this.positions);
+    for (let i = 0; i < count; i++) {
+      const h = unchecked(hashes[unchecked(this.positions[i])]);
       store<u64>(this.value, h);
       this.setKey(h);
       proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
-      written++;
     }
   }
 
   /**
-   * Looks for the longest landmark beyond `knownChunks` that another worker published. True when found:
+   * Looks for the longest hint position beyond `knownChunks` that a worker published. True when found:
    * `addressPtr/addressLen` name the endpoint (valid until the next lookup) and `matchedChunks` is the
-   * landmark's length.
+   * position's length.
    */
   lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64): bool {
-    let probes = 0;
-    for (let p = topLandmark(min(n, hashes.length)); p >= knownChunks && probes < MAX_PROBES; p = previousLandmark(p)) {
-      probes++;
+    const count = hintPositions(min(n, hashes.length), this.positions);
+    for (let i = 0; i < count; i++) {
+      const p = unchecked(this.positions[i]);
+      if (p < knownChunks) break;
       const h = unchecked(hashes[p]);
       this.setKey(h);
       clearOutParams();

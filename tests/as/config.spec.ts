@@ -40,14 +40,14 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.weights.loraAffinity).toBe(0);
   expect(c.weights.failure).toBe(0);
   expect(c.weights.session).toBe(0);
-  expect(c.chunkChars).toBe(256);
-  expect(c.maxChunks).toBe(2048);
-  expect(c.capacityPerEndpoint).toBe(8192);
+  expect(c.chunkChars).toBe(512);
+  expect(c.maxChunks).toBe(1024);
+  expect(c.capacityPerEndpoint).toBe(4096);
   expect(c.charsPerToken).toBe(4);
   expect(c.saltHeader).toBe("");
   expect(c.lambda).toBe(0.5);
   expect(c.lengthCreditChars).toBe(8192);
-  expect(c.guardFactor).toBe(1.5);
+  expect(c.guardFactor).toBe(2);
   expect(c.guardSlack).toBe(2);
   expect(c.sessionHeader).toBe("");
   expect(c.ewmaAlpha).toBe(0.2);

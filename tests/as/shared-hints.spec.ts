@@ -1,37 +1,57 @@
-import { previousLandmark, topLandmark } from "../../assembly/prefix/shared-hints";
+import { hintPositions } from "../../assembly/prefix/shared-hints";
 
-// The landmark positions a chain of n chunks publishes and probes: 0, 1, 3, 7, then 15, 31, 47, ...
-function landmarks(n: i32): Array<i32> {
-  const out = new Array<i32>();
-  for (let p = topLandmark(n); p >= 0; p = previousLandmark(p)) out.push(p);
-  return out;
+function positions(n: i32): Array<i32> {
+  const out = new StaticArray<i32>(8);
+  const count = hintPositions(n, out);
+  const result = new Array<i32>();
+  for (let i = 0; i < count; i++) result.push(out[i]);
+  return result;
 }
 
-function expected(n: i32): Array<i32> {
-  const out = new Array<i32>();
-  for (let p = n - 1; p >= 0; p--) {
-    const isPowerLandmark = p < 16 && ((p + 1) & p) == 0;
-    const isStrideLandmark = p >= 15 && (p + 1) % 16 == 0;
-    if (isPowerLandmark || isStrideLandmark) out.push(p);
-  }
-  return out;
+function isPowerLandmark(p: i32): bool {
+  return ((p + 1) & p) == 0;
 }
 
-describe("shared prefix hint landmarks", () => {
-  it("are 0, 1, 3, 7 and then every 16th position, below the chain length, longest first", () => {
-    for (let n = 0; n <= 200; n++) {
-      const got = landmarks(n);
-      const want = expected(n);
-      expect(got.length).toBe(want.length, n.toString());
-      for (let i = 0; i < got.length; i++) expect(got[i]).toBe(want[i], n.toString());
+describe("shared prefix hint positions", () => {
+  it("are the two longest 16k - 1 positions, then the 2^k - 1 positions below them, longest first, at most 8", () => {
+    expect(positions(0).length).toBe(0);
+    const one = positions(1);
+    expect(one.length).toBe(1);
+    expect(one[0]).toBe(0);
+    const ten = positions(10); // below one stride: powers only
+    expect(ten.toString()).toBe("7,3,1,0");
+    const forty = positions(40);
+    expect(forty.toString()).toBe("31,15,7,3,1,0");
+    const long = positions(1024);
+    expect(long.toString()).toBe("1023,1007,511,255,127,63,31,15");
+  });
+
+  it("are strictly decreasing, inside the chain, and never more than 8", () => {
+    for (let n = 1; n <= 3000; n += 7) {
+      const p = positions(n);
+      expect(p.length <= 8).toBe(true);
+      for (let i = 0; i < p.length; i++) {
+        expect(p[i] < n).toBe(true);
+        if (i > 0) expect(p[i] < p[i - 1]).toBe(true);
+      }
     }
   });
 
-  it("a longer chain's landmarks include every landmark of a shorter one (so a next turn finds the last)", () => {
-    for (let n = 1; n <= 100; n++) {
-      const shorter = landmarks(n);
-      const longer = landmarks(n + 7);
-      for (let i = 0; i < shorter.length; i++) expect(longer.includes(shorter[i])).toBe(true);
+  it("a next turn that grows by up to one stride meets the previous turn's longest position", () => {
+    for (let n = 16; n <= 1000; n += 3) {
+      const top = positions(n)[0];
+      for (let grow = 1; grow <= 16; grow++) expect(positions(n + grow).includes(top)).toBe(true);
+    }
+  });
+
+  it("two chains sharing a long prefix share a power-of-two position inside it", () => {
+    for (let shared = 16; shared <= 512; shared += 5) {
+      const a = positions(shared + 3);
+      const b = positions(shared + 200);
+      let common = -1;
+      for (let i = 0; i < a.length; i++) if (isPowerLandmark(a[i]) && a[i] < shared && b.includes(a[i])) common = max(common, a[i]);
+      expect(common >= 0).toBe(true);
+      expect(common + 1 > shared / 2).toBe(true);
     }
   });
 });
