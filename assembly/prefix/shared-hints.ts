@@ -6,11 +6,14 @@
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
 import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
+import { xxh64 } from "./xxh64";
 
 /** Landmark spacing near the end of a chain. */
 const STRIDE: i32 = 16;
 /** Positions written per decision, and probed per lookup, at most. */
 const MAX_POSITIONS: i32 = 8;
+/** Entries of the per-worker memo of hints already published (direct-mapped). */
+const MEMO_SIZE: i32 = 4096;
 const KEY_PREFIX = "endpoint_picker/hint/";
 const HEX_DIGITS: i32 = 6;
 const MAX_ADDRESS: i32 = 64;
@@ -56,6 +59,11 @@ export class SharedPrefixHints {
   addressLen: i32 = 0;
   matchedChunks: i32 = 0;
   private readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_POSITIONS);
+  // What this worker last published per hash: the endpoint (its address hash) and when. Requests that share a
+  // beginning publish the same hints over and over; within a quarter of the hint lifetime a repeat is skipped.
+  private readonly memoHash: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
+  private readonly memoAddress: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
+  private readonly memoAt: StaticArray<f64> = new StaticArray<f64>(MEMO_SIZE);
 
   constructor(buckets: i32, readonly maxAgeMs: f64) {
     let b: i32 = 1;
@@ -84,9 +92,16 @@ export class SharedPrefixHints {
     store<f64>(this.value, nowMs, 8);
     store<u8>(this.value, <u8>addrLen, 16);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
+    const addressId = xxh64(addrPtr, <usize>addrLen, 0);
+    const refreshAfter = this.maxAgeMs * 0.25;
     const count = hintPositions(min(n, hashes.length), this.positions);
     for (let i = 0; i < count; i++) {
       const h = unchecked(hashes[unchecked(this.positions[i])]);
+      const m = <i32>(h & <u64>(MEMO_SIZE - 1));
+      if (unchecked(this.memoHash[m]) == h && unchecked(this.memoAddress[m]) == addressId && nowMs - unchecked(this.memoAt[m]) < refreshAfter) continue;
+      unchecked((this.memoHash[m] = h));
+      unchecked((this.memoAddress[m] = addressId));
+      unchecked((this.memoAt[m] = nowMs));
       store<u64>(this.value, h);
       this.setKey(h);
       proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
