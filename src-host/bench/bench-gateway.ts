@@ -9,7 +9,7 @@ import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import { BENCH_CLUSTER, benchEndpoints } from "./bench-endpoints.ts";
-import { REPO_ROOT } from "./compile-as.ts";
+import { REPO_ROOT } from "../wasm/compile-as.ts";
 
 export const PICKER_ROOT_ID = "endpoint_picker";
 

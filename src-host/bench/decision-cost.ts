@@ -4,7 +4,7 @@
 // plugin whose callbacks are empty, and one that only copies the body into linear memory.
 import { BenchGateway, readPickerBuild } from "./bench-gateway.ts";
 import { chatBody, type ChatBody } from "./chat-body.ts";
-import { compileAs } from "./compile-as.ts";
+import { compileAs } from "../wasm/compile-as.ts";
 import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
 
 export const BASELINE_PLUGIN_ENTRY = "tests/wasm/bench-baseline-plugin.ts";
@@ -76,7 +76,7 @@ let sink: unknown = null;
 
 export async function decisionCost(options: DecisionCostOptions): Promise<DecisionCostResult> {
   const picker = new BenchGateway(readPickerBuild(), "{}");
-  const baselineWasm = new WebAssembly.Module((await compileAs(BASELINE_PLUGIN_ENTRY, "plugin")) as Uint8Array<ArrayBuffer>);
+  const baselineWasm = new WebAssembly.Module((await compileAs(BASELINE_PLUGIN_ENTRY, "release")) as Uint8Array<ArrayBuffer>);
   const emptyPlugin = new BenchGateway(baselineWasm, "", "bench_baseline");
   const bodyCopyPlugin = new BenchGateway(baselineWasm, "read-body", "bench_baseline");
   // A second picker that only counts host calls, so the timed one carries no counting hook.

@@ -2,7 +2,7 @@
 // the active endpoints, then record it for the chosen one), looped inside wasm by tests/wasm/bench-prefix-index.ts
 // on a default-sized index. Fill levels run in interleaved rounds; the cost at 100% against 1% shows whether
 // it stays O(1) (what remains is the memory hierarchy: a full index no longer fits in the CPU caches).
-import { compileAs } from "./compile-as.ts";
+import { compileAs } from "../wasm/compile-as.ts";
 import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
 
 export const INDEX_HARNESS_ENTRY = "tests/wasm/bench-prefix-index.ts";

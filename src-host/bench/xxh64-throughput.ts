@@ -3,7 +3,7 @@
 // on the same bytes (which copies them into its own memory first), in interleaved rounds. A third contender
 // copies the input into our memory before hashing, the like-for-like comparison with h64Raw.
 import xxhash from "xxhash-wasm";
-import { compileAs } from "./compile-as.ts";
+import { compileAs } from "../wasm/compile-as.ts";
 import { interleavedRounds, medianRatio } from "./interleaved-rounds.ts";
 
 export const XXH64_HARNESS_ENTRY = "tests/wasm/xxh64-harness.ts";

@@ -1,13 +1,9 @@
 // Compiles tests/wasm/fuzz-scheduler-harness.ts (the plugin's Scheduler behind a few exports) with the release
 // build's optimization flags and runs candidate sets through it.
-import asc from "assemblyscript/asc";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { compileAs } from "../wasm/compile-as.ts";
 import type { Candidate, ScoringParams, Scores } from "./reference-scoring.ts";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const ENTRY = path.join(repoRoot, "tests/wasm/fuzz-scheduler-harness.ts");
+const ENTRY = "tests/wasm/fuzz-scheduler-harness.ts";
 
 interface Exports {
   capacity(): number;
@@ -27,24 +23,7 @@ export class SchedulerHarness {
   private constructor(private readonly x: Exports) {}
 
   static async compile(): Promise<SchedulerHarness> {
-    let binary: Uint8Array | null = null;
-    const errors: string[] = [];
-    const { error } = await asc.main([ENTRY, "--outFile", "harness.wasm", "-O3", "--converge", "--noAssert", "--runtime", "stub"], {
-      readFile(name: string, baseDir: string) {
-        // The repo's asconfig.json wires the plugin's ABI abort handler; this standalone entry does without.
-        if (path.basename(name) === "asconfig.json") return null;
-        try {
-          return readFileSync(path.resolve(baseDir, name), "utf8");
-        } catch {
-          return null;
-        }
-      },
-      writeFile(name: string, contents: Uint8Array | string) {
-        if (name.endsWith(".wasm") && typeof contents !== "string") binary = new Uint8Array(contents);
-      },
-      stderr: { write: (c: Uint8Array | string) => errors.push(String(c)) > 0 } as never,
-    });
-    if (error || !binary) throw new Error(`asc ${ENTRY}: ${error?.message}\n${errors.join("")}`);
+    const binary = (await compileAs(ENTRY, "standalone")) as Uint8Array<ArrayBuffer>;
     const instance = new WebAssembly.Instance(new WebAssembly.Module(binary), {
       env: {
         abort: () => {

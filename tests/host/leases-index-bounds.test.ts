@@ -2,30 +2,12 @@
 // capacity changes interleave; it stays internally consistent and its total is the sum of the slots.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import asc from "assemblyscript/asc";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { compileAs } from "../../src-host/wasm/compile-as.ts";
 import { FuzzRng } from "../../src-host/fuzz/rng.ts";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 async function compile(): Promise<Record<string, (...a: Array<number | bigint>) => number>> {
-  let binary: Uint8Array | null = null;
-  const { error, stderr } = await asc.main([path.join(repoRoot, "tests/wasm/fuzz-prefix-index-harness.ts"), "--outFile", "h.wasm", "-O3", "--noAssert", "--runtime", "stub"], {
-    readFile(name: string, baseDir: string) {
-      if (path.basename(name) === "asconfig.json") return null;
-      try {
-        return readFileSync(path.resolve(baseDir, name), "utf8");
-      } catch {
-        return null;
-      }
-    },
-    writeFile(name: string, contents: Uint8Array | string) {
-      if (name.endsWith(".wasm") && typeof contents !== "string") binary = new Uint8Array(contents);
-    },
-  });
-  if (error || !binary) throw new Error(`asc: ${error?.message} ${stderr}`);
+  const binary = (await compileAs("tests/wasm/fuzz-prefix-index-harness.ts", "standalone")) as Uint8Array<ArrayBuffer>;
   const instance = new WebAssembly.Instance(new WebAssembly.Module(binary), { env: { abort: () => { throw new Error("abort"); } } });
   return instance.exports as never;
 }

@@ -3,14 +3,8 @@
 // asconfig.json (plugin runtime, ABI abort handler) is deliberately not applied to this standalone entry.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import path from "node:path";
-import { readFileSync } from "node:fs";
-import asc from "assemblyscript/asc";
 import xxhash from "xxhash-wasm";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const harnessEntry = path.join(repoRoot, "tests/wasm/xxh64-harness.ts");
+import { compileAs } from "../../src-host/wasm/compile-as.ts";
 
 interface Harness {
   memory: WebAssembly.Memory;
@@ -26,34 +20,7 @@ let reference: (input: Uint8Array, seed: bigint) => bigint;
 let arena = 0;
 
 async function compileHarness(): Promise<Uint8Array<ArrayBuffer>> {
-  let binary: Uint8Array<ArrayBuffer> | null = null;
-  const errors: string[] = [];
-  const { error } = await asc.main(
-    [harnessEntry, "--outFile", "xxh64-harness.wasm", "-O3", "--converge", "--noAssert", "--runtime", "stub"],
-    {
-      readFile(name: string, baseDir: string) {
-        if (path.basename(name) === "asconfig.json") return null;
-        try {
-          return readFileSync(path.resolve(baseDir, name), "utf8");
-        } catch {
-          return null;
-        }
-      },
-      writeFile(name: string, contents: Uint8Array | string) {
-        if (name.endsWith(".wasm") && typeof contents !== "string") binary = new Uint8Array(contents);
-      },
-      stderr: {
-        write(chunk: Uint8Array | string) {
-          errors.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
-          return true;
-        },
-      } as never,
-    },
-  );
-  if (error) throw new Error(`asc failed: ${error.message}\n${errors.join("")}`);
-  const wasm = binary as Uint8Array<ArrayBuffer> | null;
-  if (!wasm) throw new Error("asc produced no wasm binary");
-  return wasm;
+  return (await compileAs("tests/wasm/xxh64-harness.ts", "standalone")) as Uint8Array<ArrayBuffer>;
 }
 
 /** splitmix64: a small, seeded, reproducible source of 64-bit values. */

@@ -9,10 +9,10 @@ import type { HeaderList } from "../../../src-host/host/header-map.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS } from "../../../src-host/backend/histogram.ts";
 import { renderVllmMetrics } from "../../../src-host/backend/metrics.ts";
 
-export function builtModule(flavor: "higress" | "envoy"): Uint8Array {
+export function builtModule(flavor: "higress" | "envoy"): Uint8Array<ArrayBuffer> {
   const path = `build/${flavor}.wasm`;
   if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
-  return readFileSync(path);
+  return new Uint8Array(readFileSync(path));
 }
 
 export interface PodState {
