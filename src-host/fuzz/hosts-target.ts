@@ -7,7 +7,7 @@ import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import { parseDebugHeader } from "./debug-header.ts";
 import { completeStream, outcomeOf, pickerCounters, pickerModule, requestViolations, sendBody } from "./picker-driver.ts";
-import { installRawUpstreamHosts } from "./raw-upstream-hosts.ts";
+import { rawUpstreamHosts } from "./raw-upstream-hosts.ts";
 import { bestCandidates, DEFAULT_PARAMS, LoraState, scoreCandidates, type Candidate } from "./reference-scoring.ts";
 import type { FuzzRng } from "./rng.ts";
 import { b64, type FuzzTarget } from "./target.ts";
@@ -60,8 +60,8 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
       log: (_l, m) => {
         if (this.logs.length < 10_000) this.logs.push(m);
       },
+      extraImports: [rawUpstreamHosts(() => this.current)],
     });
-    installRawUpstreamHosts(this.host, () => this.current);
   }
 
   generate(rng: FuzzRng): HostsInput {

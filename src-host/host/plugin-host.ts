@@ -34,6 +34,8 @@ export interface PluginHostOptions {
   log?: LogSink;
   logLevel?: number;
   fault?: VmOptions["fault"];
+  /** Test hook: import builders applied after the gateway's own, replacing any import they also define. */
+  extraImports?: ImportBuilder[];
 }
 
 export class ConfigRejectedError extends Error {}
@@ -179,6 +181,7 @@ export class PluginHost {
     const bytes = (v: string | Uint8Array | undefined) => (v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v);
     const builders: ImportBuilder[] = [(vm) => envoyImports(vm, hooks)];
     if (o.flavor === "higress") builders.push(higressImports);
+    builders.push(...(o.extraImports ?? []));
     return new WasmVm(
       this.module,
       {
