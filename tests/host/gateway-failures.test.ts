@@ -1,30 +1,15 @@
 // What the gateway answers when things go wrong, as Envoy would: a trapping plugin under each failure policy,
 // the 413 for an oversized buffered body, a request the filter never releases (504), an unreachable upstream
 // (503), an upstream reset mid-response, and a plugin's own local reply. The gateway keeps serving after each.
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src-host/gateway/gateway.ts";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
 import { compileFixture } from "./support/compile.ts";
-import { LogCollector, deadAddress, send, startUpstream, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
+import { gatewayHarness } from "./support/gateway-harness.ts";
+import { LogCollector, deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-async function gateway(opts: Partial<GatewayOptions> & { upstreams: string[] }, logs = new LogCollector()): Promise<GatewayHandle> {
-  const g = await startGateway({ healthCheck: { intervalMs: 60_000, timeoutMs: 1000 }, requestTimeoutMs: 5000, log: logs.sink, ...opts });
-  cleanups.push(() => g.close());
-  return g;
-}
-
-async function upstream(name: string, handler?: Parameters<typeof startUpstream>[1]): Promise<TestUpstream> {
-  const u = await startUpstream(name, handler);
-  cleanups.push(() => u.close());
-  return u;
-}
+const { gateway, upstream, onClose } = gatewayHarness();
 
 const higressFixture = () => compileFixture("tests/gateway-fixtures/higress-target.ts");
 

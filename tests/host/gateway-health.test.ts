@@ -1,33 +1,18 @@
 // Active health checking as Higress's store_metrics check does it: the /metrics body cut at 64 KiB, Envoy's
 // thresholds and start-up rule, and the router skipping hosts that turned Unhealthy. Also the per-upstream
 // clusters the stock build polls through proxy_http_call.
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HealthChecker, METRICS_BODY_LIMIT_BYTES } from "../../src-host/gateway/health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "../../src-host/gateway/http-call-cluster.ts";
-import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src-host/gateway/gateway.ts";
 import type { HttpCallResponse } from "../../src-host/host/cluster.ts";
 import { compileFixture } from "./support/compile.ts";
-import { LogCollector, deadAddress, send, startUpstream, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
+import { gatewayHarness } from "./support/gateway-harness.ts";
+import { deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-async function upstream(name: string): Promise<TestUpstream> {
-  const u = await startUpstream(name);
-  cleanups.push(() => u.close());
-  return u;
-}
-
-async function gateway(opts: Partial<GatewayOptions> & { upstreams: string[] }, logs = new LogCollector()): Promise<GatewayHandle> {
-  const g = await startGateway({ requestTimeoutMs: 5000, log: logs.sink, ...opts, healthCheck: { intervalMs: 60_000, timeoutMs: 1000, ...opts.healthCheck } });
-  cleanups.push(() => g.close());
-  return g;
-}
+const { gateway, upstream, onClose } = gatewayHarness();
 
 test("the stored metrics are the first 64 KiB of the body, cut at a byte boundary even mid-line or mid-character", async () => {
   const a = await upstream("a");
@@ -84,7 +69,7 @@ test("connection errors and timeouts are failures", async () => {
   // A server that accepts and never answers.
   const silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise((resolve) => {
+  onClose(() => new Promise((resolve) => {
     silent.close(() => resolve());
     silent.closeAllConnections();
   }));

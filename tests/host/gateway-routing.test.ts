@@ -1,32 +1,18 @@
 // The gateway routes as the Envoy/Higress route would after the plugin ran: the Higress override host or the
 // stock override-host header when it names a usable host of the cluster, round robin otherwise; connections
 // are pinned to one worker VM; one access-log line per request.
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent } from "node:http";
-import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src-host/gateway/gateway.ts";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
 import { compileFixture } from "./support/compile.ts";
-import { LogCollector, send, startUpstream, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
+import { gatewayHarness } from "./support/gateway-harness.ts";
+import { LogCollector, send, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
 
-const upstreams: TestUpstream[] = [];
-const gateways: GatewayHandle[] = [];
-after(async () => {
-  for (const g of gateways) await g.close();
-  for (const u of upstreams) await u.close();
-});
+const { gateway, upstream } = gatewayHarness();
 
 async function twoUpstreams(): Promise<[TestUpstream, TestUpstream]> {
-  const a = await startUpstream("a");
-  const b = await startUpstream("b");
-  upstreams.push(a, b);
-  return [a, b];
-}
-
-async function gateway(opts: Partial<GatewayOptions> & { upstreams: string[] }, logs = new LogCollector()): Promise<GatewayHandle> {
-  const g = await startGateway({ healthCheck: { intervalMs: 60_000, timeoutMs: 1000 }, requestTimeoutMs: 5000, log: logs.sink, ...opts });
-  gateways.push(g);
-  return g;
+  return [await upstream("a"), await upstream("b")];
 }
 
 const higressFixture = () => compileFixture("tests/gateway-fixtures/higress-target.ts");

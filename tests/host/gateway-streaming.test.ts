@@ -1,30 +1,15 @@
 // Responses stream through the gateway chunk by chunk (SSE is never buffered), and a client that goes away
 // resets the stream: the plugin still gets on_log and on_done, and the upstream request is cancelled.
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request, type ServerResponse } from "node:http";
-import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src-host/gateway/gateway.ts";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
 import { startBackend } from "../../src-host/backend/server.ts";
 import { compileFixture } from "./support/compile.ts";
-import { LogCollector, startUpstream, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
+import { gatewayHarness } from "./support/gateway-harness.ts";
+import { LogCollector } from "../gateway-fixtures/node-upstreams.ts";
 
-const cleanups: Array<() => Promise<void>> = [];
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
-
-async function gateway(opts: Partial<GatewayOptions> & { upstreams: string[] }, logs = new LogCollector()): Promise<GatewayHandle> {
-  const g = await startGateway({ healthCheck: { intervalMs: 60_000, timeoutMs: 1000 }, requestTimeoutMs: 5000, log: logs.sink, ...opts });
-  cleanups.push(() => g.close());
-  return g;
-}
-
-async function upstream(name: string, handler?: Parameters<typeof startUpstream>[1]): Promise<TestUpstream> {
-  const u = await startUpstream(name, handler);
-  cleanups.push(() => u.close());
-  return u;
-}
+const { gateway, upstream, onClose } = gatewayHarness();
 
 /** Fails a test that would otherwise hang (a buffered stream never delivers its first chunk). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -78,7 +63,7 @@ for (const withPlugin of [false, true]) {
 
 test("the simulated vLLM backend streams a chat completion through the gateway", async () => {
   const backend = await startBackend({ id: "sim-1" });
-  cleanups.push(() => backend.close());
+  onClose(() => backend.close());
   const g = await gateway({
     upstreams: [`127.0.0.1:${backend.port}`],
     plugin: { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress", config: {} },
@@ -109,7 +94,7 @@ test("a client abort resets the stream: on_log and on_done run, the upstream req
     res.write("data: first\n\n");
     // Never ends on its own.
   });
-  cleanups.push(async () => open.forEach((r) => r.destroy()));
+  onClose(async () => open.forEach((r) => r.destroy()));
   const logs = new LogCollector();
   const g = await gateway({ upstreams: [slow.address], plugin: { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress", config: {} } }, logs);
   const counters = () => g.host!.stats() as Record<string, number>;
