@@ -102,7 +102,7 @@ describe("_rules_ parsing", () => {
     const r = c.rules[0].config;
     expect(r.weights.queue).toBe(2);
     expect(r.weights.session).toBe(0);
-    expect(r.chunkChars).toBe(256);
+    expect(r.chunkChars).toBe(512);
     expect(r.saltHeader).toBe("");
     expect(r.sessionHeader).toBe("");
     expect(r.debugHeader).toBe(false);
@@ -271,7 +271,7 @@ describe("_rules_ on the stock Envoy build", () => {
 
 describe("_rules_ index memory", () => {
   it("bounds the default configuration and all rules together by the largest limits.maxIndexBytes", () => {
-    const each = <i64>PrefixIndex.bytesFor(64, 8192);
+    const each = <i64>PrefixIndex.bytesFor(64, 4096);
     const fit = <i32>(DEFAULT_LIMIT / each); // configurations of default size that fit together
     expect(fit).toBeGreaterThanOrEqual(2);
     // With a default configuration: it plus fit - 1 rules fit, one more does not.
