@@ -2,37 +2,9 @@
 // error paths, the default-config presence and the shared index-memory bound.
 import { ConfigRule, RuleKind } from "../../assembly/config/config-rule";
 import { PickerConfig } from "../../assembly/config/picker-config";
-import { parseConfig } from "../../assembly/config/parse-config";
+import { ONE_ENDPOINT, expectInvalid, expectMentions, expectNotMentions, higress, stock } from "./support/config-parse";
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 
-let held: ArrayBuffer = new ArrayBuffer(0);
-
-function parse(doc: string, stock: bool, out: PickerConfig): string {
-  held = String.UTF8.encode(doc);
-  return parseConfig(changetype<usize>(held), <usize>held.byteLength, stock, out);
-}
-
-function higress(doc: string, out: PickerConfig = new PickerConfig()): string {
-  return parse(doc, false, out);
-}
-
-function stock(doc: string, out: PickerConfig = new PickerConfig()): string {
-  return parse(doc, true, out);
-}
-
-function expectMentions(message: string, part: string): void {
-  expect(message.includes(part)).toBe(true, "expected «" + part + "» in «" + message + "»");
-}
-
-function expectNotMentions(message: string, part: string): void {
-  expect(message.includes(part)).toBe(false, "did not expect «" + part + "» in «" + message + "»");
-}
-
-function expectInvalid(message: string): void {
-  expect(message.startsWith("invalid plugin config: ")).toBe(true, message);
-}
-
-/** A rule with one matcher and the given extra config keys ("" for none). */
 function rule(matcher: string, keys: string = ""): string {
   return "{" + matcher + (keys.length > 0 ? ", " + keys : "") + "}";
 }
@@ -51,7 +23,6 @@ function rules(n: i32, keys: string = ""): string {
   return s + "]";
 }
 
-const ONE_ENDPOINT = '"endpoints": [{"address": "10.0.0.1:8000", "metricsCluster": "vllm"}]';
 
 describe("_rules_ parsing", () => {
   it("stores each rule's matchers and its own configuration, in order", () => {

@@ -1,35 +1,6 @@
 import { EndpointConfig, MetricPolicy, PickerConfig } from "../../assembly/config/picker-config";
-import { parseConfig } from "../../assembly/config/parse-config";
+import { ONE_ENDPOINT, expectInvalid, expectMentions, higress, stock } from "./support/config-parse";
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
-
-// Keeps the encoded document alive while parseConfig reads it.
-let held: ArrayBuffer = new ArrayBuffer(0);
-
-function parse(doc: string, stock: bool, out: PickerConfig): string {
-  held = String.UTF8.encode(doc);
-  return parseConfig(changetype<usize>(held), <usize>held.byteLength, stock, out);
-}
-
-/** Result of parsing doc for the Higress build (no endpoints required). */
-function higress(doc: string, out: PickerConfig = new PickerConfig()): string {
-  return parse(doc, false, out);
-}
-
-/** Result of parsing doc for the stock Envoy build. */
-function stock(doc: string, out: PickerConfig = new PickerConfig()): string {
-  return parse(doc, true, out);
-}
-
-const ONE_ENDPOINT = '"endpoints": [{"address": "10.0.0.1:8000", "metricsCluster": "vllm"}]';
-
-function expectMentions(message: string, part: string): void {
-  expect(message.includes(part)).toBe(true, "expected «" + part + "» in «" + message + "»");
-}
-
-function expectInvalid(message: string): void {
-  expect(message.startsWith("invalid plugin config: ")).toBe(true, message);
-  expect(message.includes("\n")).toBe(false, message);
-}
 
 /** The documented defaults (docs/config.md), written out independently of the class initializers. */
 function expectDocumentedDefaults(c: PickerConfig): void {
