@@ -45,6 +45,8 @@ export class PickerStream extends HttpContext {
   private responseStatus: i32 = 0;
   private debugText: string | null = null;
   private watchHandle: i32 = -1;
+  /** The Content-Length the gate accepted (streams of a worker interleave, so it is kept per stream). */
+  private announcedLength: i64 = 0;
   /** The configuration this request uses (the default or a matching rule's), chosen on its headers. */
   private active: ConfiguredPicker | null = null;
 
@@ -72,6 +74,7 @@ export class PickerStream extends HttpContext {
     const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);
+    this.announcedLength = gatedContentLength;
     this.reading = true;
     const watchdog = this.picker.watchdog;
     if (watchdog !== null) this.watchHandle = watchdog.watch(this.id, nowMs());
@@ -101,7 +104,7 @@ export class PickerStream extends HttpContext {
     this.stopWatching();
     if (!this.reading) return DataAction.Continue;
     const state = this.active!.state;
-    if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > gatedContentLength) {
+    if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > this.announcedLength) {
       // The body outgrew what its Content-Length announced.
       this.reading = false;
       return this.failOpen(Fallback.BodyTooLarge);

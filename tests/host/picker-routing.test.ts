@@ -228,3 +228,24 @@ test("a conversation's next turn on another worker finds its endpoint through th
   assert.equal(isolated.hints, 0);
   assert.ok(isolated.same < 8, "without hints the other worker does not know where the conversation went");
 });
+
+test("interleaved streams keep their own announced body length", () => {
+  const h = pickerHost();
+  h.setPods(PODS.map((address) => ({ address })));
+  const enc = new TextEncoder();
+  const big = enc.encode(JSON.stringify(chat(text(1, 5000), [], "long")));
+  const small = enc.encode(JSON.stringify(chat("s", [], "short")));
+  const open = (bytes: Uint8Array) => {
+    const s = h.host.newStream({ clusterName: "backends" });
+    s.decodeHeaders([[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "g"], ["content-type", "application/json"], ["content-length", String(bytes.length)]], false);
+    return s;
+  };
+  // Envoy interleaves the callbacks of concurrent streams on one worker.
+  const a = open(big);
+  const b = open(small);
+  a.decodeData(big, true);
+  b.decodeData(small, true);
+  assert.ok(h.chosen(a) !== null, "the long request is decided, not failed open as too large");
+  assert.ok(h.chosen(b) !== null);
+  assert.equal(h.counter("fallback.body_too_large"), 0);
+});
