@@ -2,7 +2,7 @@
 // give the in-flight lease back exactly once. Every failure is a counted fail-open: the request goes on
 // to the gateway's own load balancer.
 import {
-  continueStream, getBufferBytes, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
+  continueStream, getBufferBytes, getBufferSize, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
   sendLocalResponse, setEffectiveContext, setProperty, Utf8,
 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
@@ -113,6 +113,17 @@ export class PickerStream extends HttpContext {
     this.reading = false;
     this.decideAndRoute(bodySize);
     return DataAction.Continue;
+  }
+
+  /** A body followed by trailers: the body is complete when the trailers arrive. */
+  onRequestTrailers(numTrailers: u32): i32 {
+    this.stopWatching();
+    if (!this.reading) return HeadersAction.Continue;
+    this.reading = false;
+    const size = getBufferSize(BufferType.HttpRequestBody);
+    if (size <= 0) return this.failOpen(Fallback.BodyUnavailable);
+    this.decideAndRoute(<u32>size);
+    return HeadersAction.Continue;
   }
 
   private decideAndRoute(bodySize: u32): void {

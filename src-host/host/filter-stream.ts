@@ -141,7 +141,9 @@ export class FilterStream {
   decodeTrailers(trailers: HeaderList): void {
     this.state.requestTrailers = new HeaderMap(normalizeHeaders(trailers));
     if (this.bypass || this.requestState === "local-reply" || this.requestState === "reset") return;
-    const r = this.invoke("proxy_on_request_trailers", [this.contextId, trailers.length]);
+    // The buffered body stays readable while the request is paused (spec "Buffers").
+    const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
+    const r = this.invoke("proxy_on_request_trailers", [this.contextId, trailers.length], readable);
     if (r === HeadersStatus.Continue && this.requestState === "paused") this.forward();
   }
 

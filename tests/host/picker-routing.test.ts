@@ -249,3 +249,17 @@ test("interleaved streams keep their own announced body length", () => {
   assert.ok(h.chosen(b) !== null);
   assert.equal(h.counter("fallback.body_too_large"), 0);
 });
+
+test("a body followed by trailers is decided when the trailers arrive", () => {
+  const h = pickerHost();
+  h.setPods(PODS.map((address) => ({ address })));
+  const bytes = new TextEncoder().encode(JSON.stringify(chat(text(2, 2000), [], "q")));
+  const s = h.host.newStream({ clusterName: "backends" });
+  s.decodeHeaders([[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "g"], ["content-type", "application/json"], ["content-length", String(bytes.length)]], false);
+  s.decodeData(bytes, false);
+  assert.equal(s.requestState, "paused");
+  s.decodeTrailers([["x-checksum", "abc"]]);
+  assert.equal(s.requestState, "forwarded");
+  assert.ok(PODS.includes(h.chosen(s)!));
+  assert.equal(h.counter("decisions"), 1);
+});
