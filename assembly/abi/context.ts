@@ -61,7 +61,3 @@ export function deleteContext(id: u32): void {
   if (streams.has(id)) streams.delete(id);
   else if (roots.has(id)) roots.delete(id);
 }
-
-export function liveStreamCount(): i32 {
-  return streams.size;
-}

@@ -34,12 +34,6 @@ export class Returned {
   toString(): string {
     return this.len == 0 ? "" : String.UTF8.decodeUnsafe(this.ptr, this.len);
   }
-
-  toArrayBuffer(): ArrayBuffer {
-    const out = new ArrayBuffer(<i32>this.len);
-    if (this.len != 0) memory.copy(changetype<usize>(out), this.ptr, this.len);
-    return out;
-  }
 }
 
 export function clearOutParams(): void {

@@ -18,7 +18,6 @@ export interface VmHooks {
   done(contextId: number): number;
 }
 
-const enc = new TextEncoder();
 
 type Fn = (...args: any[]) => number | void;
 
@@ -410,5 +409,3 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   for (const [name, fn] of Object.entries(fns)) out[name] = guarded(vm, name.split(".")[1], fn) as WebAssembly.ImportValue;
   return out;
 }
-
-export const utf8 = (s: string) => enc.encode(s);

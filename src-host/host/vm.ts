@@ -183,10 +183,6 @@ export class WasmVm {
     return p.rootId;
   }
 
-  pendingHttpCalls(): number {
-    return this.pendingCalls.size;
-  }
-
   /** Stops timers; the instance is dropped with this object. */
   shutdown(): void {
     for (const r of this.roots.values()) r.cancelTick?.();
