@@ -4,6 +4,7 @@ import { createContext, deleteContext, rootById, streamById } from "./context";
 import { hostMalloc } from "./memory";
 import { collectAtEntry } from "./gc";
 import { HeadersAction, DataAction } from "./types";
+import { Stage, stageEnter, stageLeave } from "./stage-profile";
 
 /** Marks the ABI version this module speaks. */
 export function proxy_abi_version_0_2_1(): void {}
@@ -19,7 +20,9 @@ export function proxy_on_memory_allocate(size: usize): usize {
 
 export function proxy_on_context_create(contextId: u32, parentContextId: u32): void {
   collectAtEntry(parentContextId != 0);
+  stageEnter(Stage.Context);
   createContext(contextId, parentContextId);
+  stageLeave();
 }
 
 export function proxy_on_vm_start(rootContextId: u32, vmConfigSize: u32): bool {
@@ -96,6 +99,7 @@ export function proxy_on_done(contextId: u32): bool {
 }
 
 export function proxy_on_delete(contextId: u32): void {
+  stageEnter(Stage.Context);
   const s = streamById(contextId);
   if (s !== null) s.onDelete();
   else {
@@ -103,4 +107,5 @@ export function proxy_on_delete(contextId: u32): void {
     if (r !== null) r.onDelete();
   }
   deleteContext(contextId);
+  stageLeave();
 }

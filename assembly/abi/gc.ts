@@ -3,11 +3,15 @@
 // AssemblyScript frame holds a managed reference, i.e. at the very start of a callback the host made; the
 // exports call `collectAtEntry` there. Most request-path code allocates nothing, so a collection every few
 // dozen streams keeps the heap flat.
+import { Stage, stageEnter, stageLeave } from "./stage-profile";
+
 const STREAMS_PER_COLLECTION: i32 = 64;
 let streamsSinceCollection: i32 = 0;
 
 export function collectAtEntry(newStream: bool): void {
   if (newStream && ++streamsSinceCollection < STREAMS_PER_COLLECTION) return;
   streamsSinceCollection = 0;
+  stageEnter(Stage.Gc);
   __collect();
+  stageLeave();
 }

@@ -12,6 +12,7 @@ import { Platform } from "../route/platform";
 import { Fallback } from "./fallback";
 import { PickerState } from "./picker-state";
 import { PrefixSkip } from "./prefix-skip";
+import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** The outcome of `decide`, reused for every request of the worker. */
 export class Decision {
@@ -49,7 +50,9 @@ export function decide(
   d.reset();
   const cfg = state.config;
   const ex = state.extractor;
+  stageEnter(Stage.Extract);
   const status = ex.extract(bodyPtr, bodyLen, cfg.maxScanSteps);
+  stageLeave();
   if (status == ExtractStatus.InvalidJson || status == ExtractStatus.NotObject) {
     d.fallback = Fallback.InvalidJson;
     return;
@@ -65,13 +68,18 @@ export function decide(
   if (!ex.prefixUsable) {
     d.prefixSkip = mapSkip(ex.prefixSkipReason);
   } else {
+    stageEnter(Stage.ChunkHash);
     const seed = chainSeed(ex.modelPtr, <usize>ex.modelLen, saltPtr, saltLen);
     chainLength = state.chain.build(ex.streamPtr, <usize>ex.streamLen, cfg.chunkChars, seed);
+    stageLeave();
     if (chainLength == 0) d.prefixSkip = PrefixSkip.ShortPrompt;
   }
   d.chainLength = chainLength;
 
-  if (!platform.refresh(state, nowMs)) {
+  stageEnter(Stage.Snapshot);
+  const refreshed = platform.refresh(state, nowMs);
+  stageLeave();
+  if (!refreshed) {
     d.fallback = Fallback.HostsUnavailable;
     return;
   }
@@ -83,12 +91,31 @@ export function decide(
   }
   const slots = registry.activeSlots;
   const matched = state.matched;
+  stageEnter(Stage.IndexLookup);
   for (let i = 0; i < active; i++) unchecked((matched[unchecked(slots[i])] = 0));
   if (chainLength > 0) {
     state.index.match(state.chain.hashes, chainLength, slots, active, matched);
     const hints = state.hints;
-    if (hints !== null) applySharedHint(state, hints, chainLength, nowMs);
+    if (hints !== null) {
+      stageEnter(Stage.SharedHints);
+      applySharedHint(state, hints, chainLength, nowMs);
+      stageLeave();
+    }
   }
+  stageLeave();
+
+  stageEnter(Stage.Scoring);
+  scoreAndPick(state, d, chainLength, sessionHash);
+  stageLeave();
+}
+
+/** Candidates from the active endpoints, the configured filters, the scheduler's pick. */
+function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
+  const cfg = state.config;
+  const registry = state.registry;
+  const active = registry.activeCount;
+  const slots = registry.activeSlots;
+  const matched = state.matched;
 
   const sessionSlot = state.sessions.slotFor(sessionHash);
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;

@@ -16,7 +16,9 @@ import { Decision, decide } from "./decide";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PickerRoot, nowMs } from "./picker-root";
 import { ConfiguredPicker } from "./configured-picker";
+import { PickerState } from "./picker-state";
 import { gateRequest, gatedContentLength } from "./request-gate";
+import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 const STATUS = new Utf8(":status");
 const EMPTY_HEADERS = new HeaderMapWriter();
@@ -55,6 +57,13 @@ export class PickerStream extends HttpContext {
   }
 
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    stageEnter(Stage.Gate);
+    const action = this.gate(endOfStream);
+    stageLeave();
+    return action;
+  }
+
+  private gate(endOfStream: bool): i32 {
     // No client may choose a pod, whatever happens next. If the host will not remove the header, blank it
     // (override_host ignores an empty value); if it will not do that either, refuse the request.
     if (removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER) != Status.Ok &&
@@ -129,8 +138,10 @@ export class PickerStream extends HttpContext {
   private decideAndRoute(bodySize: u32): void {
     const active = this.active!;
     const state = active.state;
-    const cfg = state.config;
-    if (getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) != Status.Ok || returned.len == 0) {
+    stageEnter(Stage.BodyRead);
+    const read = getBufferBytes(BufferType.HttpRequestBody, 0, bodySize);
+    stageLeave();
+    if (read != Status.Ok || returned.len == 0) {
       returned.release();
       this.failOpen(Fallback.BodyUnavailable);
       return;
@@ -142,6 +153,7 @@ export class PickerStream extends HttpContext {
     returned.len = 0;
 
     // The salt enters the chain seed as its hash, so the header buffer can go at once.
+    stageEnter(Stage.Headers);
     let saltLen: usize = 0;
     const salt = active.saltHeader;
     if (salt !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, salt) == Status.Ok) {
@@ -158,6 +170,7 @@ export class PickerStream extends HttpContext {
       returned.release();
     }
     const now = nowMs();
+    stageLeave();
     decide(state, active.platform, decision, bodyPtr, bodyLen, now, SALT_HASH, saltLen, sessionHash);
     heap.free(bodyPtr);
 
@@ -167,11 +180,22 @@ export class PickerStream extends HttpContext {
       this.failOpen(decision.fallback);
       return;
     }
-    if (!active.platform.route(state, decision.slot)) {
+    stageEnter(Stage.Route);
+    const routed = active.platform.route(state, decision.slot);
+    stageLeave();
+    if (!routed) {
       this.failOpen(Fallback.OverrideFailed);
       return;
     }
-    // The override stands: take the lease and remember where this prefix went.
+    stageEnter(Stage.Record);
+    this.record(state, now, sessionHash);
+    stageLeave();
+  }
+
+  /** The override stands: take the lease and remember where this prefix went. */
+  private record(state: PickerState, now: f64, sessionHash: u64): void {
+    const cfg = state.config;
+    const t = state.telemetry;
     this.leaseSlot = decision.slot;
     this.leaseGeneration = decision.generation;
     this.leaseHeld = true;
@@ -187,7 +211,9 @@ export class PickerStream extends HttpContext {
     const hints = state.hints;
     if (hints !== null && decision.chainLength > 0) {
       const r = state.registry;
+      stageEnter(Stage.SharedHints);
       hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
+      stageLeave();
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
     if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
@@ -195,6 +221,13 @@ export class PickerStream extends HttpContext {
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    stageEnter(Stage.Response);
+    this.readResponseHeaders();
+    stageLeave();
+    return HeadersAction.Continue;
+  }
+
+  private readResponseHeaders(): void {
     if (getHeaderValueRaw(MapType.HttpResponseHeaders, STATUS) == Status.Ok) {
       let code = 0;
       for (let i: usize = 0; i < returned.len && i < 3; i++) code = code * 10 + (<i32>load<u8>(returned.ptr + i) - 48);
@@ -209,16 +242,19 @@ export class PickerStream extends HttpContext {
       const b = String.UTF8.encode("fallback=" + FALLBACK_NAMES[this.fallback]);
       replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
     }
-    return HeadersAction.Continue;
   }
 
   onLog(): void {
+    stageEnter(Stage.Response);
     this.releaseLease();
+    stageLeave();
   }
 
   onDone(): bool {
+    stageEnter(Stage.Response);
     this.stopWatching();
     this.releaseLease();
+    stageLeave();
     return true;
   }
 

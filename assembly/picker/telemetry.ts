@@ -2,6 +2,7 @@
 // wasmcustom.endpoint_picker.*). Ids are defined once at configure time; the hot path only increments.
 import { defineMetric, incrementMetric } from "../abi/host";
 import { MetricType } from "../abi/types";
+import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PREFIX_SKIP_NAMES } from "./prefix-skip";
 
@@ -42,7 +43,11 @@ export class Telemetry {
   }
 
   @inline add(id: u32, delta: i64): void {
-    if (id != UNDEFINED && delta != 0) incrementMetric(id, delta);
+    if (id != UNDEFINED && delta != 0) {
+      stageEnter(Stage.Telemetry);
+      incrementMetric(id, delta);
+      stageLeave();
+    }
   }
 
   fallback(reason: i32): void {

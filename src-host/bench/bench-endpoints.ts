@@ -31,7 +31,7 @@ export function benchEndpoints(count = 8): UpstreamHost[] {
       },
       { modelName: BENCH_MODEL, nowSeconds: 1_700_000_000, createdSeconds: 1_699_990_000 },
     );
-    hosts.push({ address: `10.0.0.${i + 1}:8000`, healthStatus: "Healthy", metrics });
+    hosts.push({ address: `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}:8000`, healthStatus: "Healthy", metrics });
   }
   return hosts;
 }

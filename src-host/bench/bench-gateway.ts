@@ -8,6 +8,7 @@ import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { PluginHost } from "../host/plugin-host.ts";
+import type { ImportBuilder } from "../host/vm.ts";
 import { BENCH_CLUSTER, benchEndpoints } from "./bench-endpoints.ts";
 import { REPO_ROOT } from "../wasm/compile-as.ts";
 
@@ -26,9 +27,16 @@ export function readPickerBuild(flavor: "higress" | "envoy" = "higress"): Uint8A
   return readFileSync(file);
 }
 
+export interface BenchGatewayOptions {
+  /** Endpoints in the cluster (default 8). */
+  endpoints?: number;
+  /** Imports beyond the gateway's (the profiling build's stage marks). */
+  extraImports?: ImportBuilder[];
+}
+
 export class BenchGateway {
   readonly clock = new VirtualClock();
-  readonly cluster = new StaticCluster(BENCH_CLUSTER, benchEndpoints());
+  readonly cluster: StaticCluster;
   readonly host: PluginHost;
   /** Warnings and errors the plugin logged, newest last (kept short). */
   readonly warnings: string[] = [];
@@ -42,7 +50,9 @@ export class BenchGateway {
     pluginConfig: string,
     readonly rootId = PICKER_ROOT_ID,
     countHostCalls = false,
+    options: BenchGatewayOptions = {},
   ) {
+    this.cluster = new StaticCluster(BENCH_CLUSTER, benchEndpoints(options.endpoints ?? 8));
     const hostCalls = this.hostCalls;
     this.host = PluginHost.create({
       wasm,
@@ -54,6 +64,7 @@ export class BenchGateway {
       bufferLimitBytes: 8 * 1024 * 1024,
       clock: this.clock,
       clusters: new ClusterRegistry().add(this.cluster),
+      extraImports: options.extraImports,
       log: (level, message) => {
         if (level < 3) return;
         this.warnings.push(message);

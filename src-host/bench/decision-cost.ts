@@ -5,7 +5,8 @@
 import { BenchGateway, readPickerBuild } from "./bench-gateway.ts";
 import { chatBody, type ChatBody } from "./chat-body.ts";
 import { compileAs } from "../wasm/compile-as.ts";
-import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
+import { interleavedRounds, median, medianRatio, type Contender } from "./interleaved-rounds.ts";
+import { configForEndpoints } from "./stage-profile.ts";
 
 export const BASELINE_PLUGIN_ENTRY = "tests/wasm/bench-baseline-plugin.ts";
 
@@ -15,6 +16,8 @@ export interface DecisionCostOptions {
   targetMs: number;
   /** Bodies per size that share all but the final question; requests cycle through them. */
   variants: number;
+  /** A second endpoint count, measured on the smallest body next to the default 8. */
+  manyEndpoints: number;
 }
 
 export interface DecisionCostRow {
@@ -23,6 +26,8 @@ export interface DecisionCostRow {
   ratioToJsonParse: number;
   /** The same against JSON.parse(new TextDecoder().decode(bodyBytes)), the bytes a gateway actually has. */
   ratioToJsonParseWithDecode: number;
+  /** Median over rounds of (picker - body-copy plugin) / JSON.parse: the plugin's own share. */
+  pluginOwnRatioToJsonParse: number;
   /** Median over rounds of (the empty plugin's callbacks) / JSON.parse: what the host alone costs. */
   hostOverheadRatioToJsonParse: number;
   /** Machine-specific medians, microseconds per request. */
@@ -53,6 +58,14 @@ export interface DecisionCostResult {
    * does this once per metrics.snapshotTtlMs, not per request), machine-specific microseconds, smallest body.
    */
   snapshotRefreshUs: number;
+  /** The smallest body with more endpoints (picker and body-copy plugin on that many), in the same rounds. */
+  manyEndpoints?: {
+    endpoints: number;
+    /** Median over rounds of plugin's own cost with `endpoints` / with the default endpoints. */
+    pluginOwnRatio: number;
+    pickerUs: number;
+    pluginOwnUs: number;
+  };
 }
 
 /** The request's every callback, cycling through the bodies; counts what it sent. */
@@ -84,6 +97,9 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
   const decoder = new TextDecoder();
   const rows: DecisionCostRow[] = [];
   let snapshotRefreshUs = NaN;
+  let manyEndpoints: DecisionCostResult["manyEndpoints"];
+  const manyPicker = new BenchGateway(picker.host.module, configForEndpoints(options.manyEndpoints), undefined, false, { endpoints: options.manyEndpoints });
+  const manyBodyCopy = new BenchGateway(baselineWasm, "read-body", "bench_baseline", false, { endpoints: options.manyEndpoints });
 
   for (const [sizeIndex, size] of options.sizes.entries()) {
     const bodies = Array.from({ length: options.variants }, (_, v) => chatBody(size, v));
@@ -124,6 +140,12 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
     // The snapshot refresh is measured once, on the smallest body, where it shows most.
     const refreshing = sizeIndex === 0 ? requestContender("pickerSnapshotRefresh", picker, bodies, () => picker.clock.advanceTo(picker.clock.nowMs() + 1000)) : null;
     if (refreshing) contenders.push(refreshing);
+    if (sizeIndex === 0) {
+      for (const body of [...bodies, ...bodies]) {
+        if (manyPicker.request(body.bytes).overrideHost === null) throw new Error(`no decision with ${options.manyEndpoints} endpoints: ${manyPicker.warnings.join(" | ")}`);
+      }
+      contenders.push(requestContender("pickerManyEndpoints", manyPicker, bodies), requestContender("bodyCopyManyEndpoints", manyBodyCopy, bodies));
+    }
 
     const result = interleavedRounds(contenders, { rounds: options.rounds, targetMs: options.targetMs, minIterations: 2 });
     const sent = pickerRun.sent + (refreshing?.sent ?? 0);
@@ -134,10 +156,21 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
     const s = result.samplesUs;
     const us = result.medianUs;
     if (refreshing) snapshotRefreshUs = us.pickerSnapshotRefresh - us.picker;
+    if (sizeIndex === 0) {
+      const own = s.picker.map((v, r) => v - s.hostBodyCopyPlugin[r]);
+      const manyOwn = s.pickerManyEndpoints.map((v, r) => v - s.bodyCopyManyEndpoints[r]);
+      manyEndpoints = {
+        endpoints: options.manyEndpoints,
+        pluginOwnRatio: medianRatio(manyOwn, own),
+        pickerUs: us.pickerManyEndpoints,
+        pluginOwnUs: median(manyOwn),
+      };
+    }
     rows.push({
       bodyBytes: size,
       ratioToJsonParse: medianRatio(s.picker, s.jsonParse),
       ratioToJsonParseWithDecode: medianRatio(s.picker, s.jsonParseWithDecode),
+      pluginOwnRatioToJsonParse: medianRatio(s.picker.map((v, r) => v - s.hostBodyCopyPlugin[r]), s.jsonParse),
       hostOverheadRatioToJsonParse: medianRatio(s.hostEmptyPlugin, s.jsonParse),
       us: {
         picker: us.picker,
@@ -153,7 +186,7 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
       hostCallsPerRequest,
     });
   }
-  for (const g of [picker, counting, emptyPlugin, bodyCopyPlugin]) g.host.close();
+  for (const g of [picker, counting, emptyPlugin, bodyCopyPlugin, manyPicker, manyBodyCopy]) g.host.close();
   sink = null;
-  return { endpoints: picker.cluster.hostList.length, rounds: options.rounds, rows, snapshotRefreshUs };
+  return { endpoints: picker.cluster.hostList.length, rounds: options.rounds, rows, snapshotRefreshUs, manyEndpoints };
 }

@@ -1,6 +1,7 @@
 // The human-readable form of a BenchReport: ratios first (they compare contenders measured side by side in
 // this process), machine-specific microseconds next to them, then the targets as PASS/MISS lines.
 import type { BenchReport } from "./bench-suite.ts";
+import { STAGE_NAMES, type StageName } from "./stage-profile.ts";
 
 const fixed = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
@@ -26,11 +27,11 @@ export function formatReport(report: BenchReport): string {
   if (d) {
     out.push("");
     out.push(`Decision cost: every plugin callback of one chat request (release build, ${d.endpoints} endpoints, warm index) vs JSON.parse of the body, ${d.rounds} rounds`);
-    const rows = [["body", "/JSON.parse", "/decode+parse", "host only", "picker us", "parse us", "decode+parse us", "empty plugin us", "body copy us", "plugin own us", "host calls"]];
+    const rows = [["body", "/JSON.parse", "own/JSON.parse", "/decode+parse", "host only", "picker us", "parse us", "decode+parse us", "empty plugin us", "body copy us", "plugin own us", "host calls"]];
     for (const r of d.rows) {
       const calls = Object.values(r.hostCallsPerRequest).reduce((a, b) => a + b, 0);
       rows.push([
-        sizeLabel(r.bodyBytes), fixed(r.ratioToJsonParse, 3), fixed(r.ratioToJsonParseWithDecode, 3), fixed(r.hostOverheadRatioToJsonParse, 3),
+        sizeLabel(r.bodyBytes), fixed(r.ratioToJsonParse, 3), fixed(r.pluginOwnRatioToJsonParse, 3), fixed(r.ratioToJsonParseWithDecode, 3), fixed(r.hostOverheadRatioToJsonParse, 3),
         fixed(r.us.picker, 1), fixed(r.us.jsonParse, 1), fixed(r.us.jsonParseWithDecode, 1), fixed(r.us.hostEmptyPlugin, 1), fixed(r.us.hostBodyCopyPlugin, 1),
         fixed(r.us.pluginOwn, 1), fixed(calls, 1),
       ]);
@@ -38,6 +39,27 @@ export function formatReport(report: BenchReport): string {
     out.push(...table(rows));
     out.push("  host only = a plugin with empty callbacks / JSON.parse; plugin own = picker - (host + copying the body into wasm).");
     out.push(`  Metrics snapshot refresh (per worker once per metrics.snapshotTtlMs, not per request): +${fixed(d.snapshotRefreshUs, 1)} us`);
+    const many = d.manyEndpoints;
+    if (many) {
+      out.push(`  ${sizeLabel(d.rows[0].bodyBytes)} with ${many.endpoints} endpoints: picker ${fixed(many.pickerUs, 1)} us, plugin own ${fixed(many.pluginOwnUs, 1)} us = ${fixed(many.pluginOwnRatio, 3)}x the plugin's own with ${d.endpoints}`);
+    }
+  }
+
+  const p = report.stageProfile;
+  if (p) {
+    out.push("");
+    out.push(`Per-stage profile (profiling build: a host-timestamped mark at every stage boundary, one mark's ${fixed(p.markUs * 1000, 0)} ns taken out of each interval), us per request, ${p.rounds} rounds`);
+    const header = ["stage", ...p.rows.map((r) => `${sizeLabel(r.bodyBytes)}/${r.endpoints}ep`)];
+    const rows = [header];
+    for (const name of STAGE_NAMES.slice(1) as StageName[]) rows.push([name, ...p.rows.map((r) => fixed(r.stagesUs[name], 2))]);
+    rows.push(["stages sum", ...p.rows.map((r) => fixed(r.stagesSumUs, 2))]);
+    rows.push(["marks/request", ...p.rows.map((r) => fixed(r.intervalsPerRequest, 0))]);
+    rows.push(["profiled build us", ...p.rows.map((r) => fixed(r.profiledUs, 2))]);
+    rows.push(["product picker us", ...p.rows.map((r) => fixed(r.pickerUs, 2))]);
+    rows.push(["body copy plugin us", ...p.rows.map((r) => fixed(r.bodyCopyUs, 2))]);
+    rows.push(["product plugin own us", ...p.rows.map((r) => fixed(r.pluginOwnUs, 2))]);
+    out.push(...table(rows));
+    out.push("  bodyRead is the host copying the body in (the body-copy plugin pays it too); telemetry is every metric increment; gc is the collection at callback entry.");
   }
 
   const x = report.xxh64;

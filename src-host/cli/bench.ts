@@ -1,5 +1,5 @@
 // Runs the benchmarks (docs in src-host/bench/bench-suite.ts):
-//   tsx src-host/cli/bench.ts [--json] [--quick] [--only decision|xxh64|index|memory ...]
+//   tsx src-host/cli/bench.ts [--json] [--quick] [--only decision|profile|xxh64|index|memory ...]
 // --json prints one JSON object on stdout; progress goes to stderr. --only may repeat or take a comma list.
 // Needs build/higress.wasm (npm run build).
 import { parseArgs } from "node:util";

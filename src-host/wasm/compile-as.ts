@@ -1,12 +1,13 @@
 // Compiles an AssemblyScript entry of this repository in memory with the asc API, for test fixtures, fuzz and
 // bench harnesses: "release" and "debug" apply the repository's asconfig.json targets (the flags of build/*.wasm,
 // with the plugin's runtime and abort handler); "standalone" ignores asconfig.json (-O3, converge, no asserts,
-// stub runtime) for harnesses that export pure modules and take `env.abort` from the caller.
+// stub runtime) for harnesses that export pure modules and take `env.abort` from the caller; "profile" is
+// "release" with the bench's stage marks compiled in (assembly/abi/stage-profile.ts), never shipped.
 import asc from "assemblyscript/asc";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type HarnessBuild = "release" | "debug" | "standalone";
+export type HarnessBuild = "release" | "debug" | "standalone" | "profile";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -27,7 +28,9 @@ async function compile(entry: string, build: HarnessBuild): Promise<Uint8Array<A
   const flags =
     build === "standalone"
       ? ["--config", "no-asconfig.json", "-O3", "--converge", "--noAssert", "--runtime", "stub"]
-      : ["--config", "asconfig.json", "--target", build];
+      : build === "profile"
+        ? ["--config", "asconfig.json", "--target", "release", "--use", "PROFILE_STAGES=1"]
+        : ["--config", "asconfig.json", "--target", build];
   let binary: Uint8Array<ArrayBuffer> | null = null;
   const { error, stderr } = await asc.main([entry, "--baseDir", REPO_ROOT, "--outFile", "bench-harness.wasm", ...flags], {
     writeFile(name: string, contents: Uint8Array | string) {

@@ -52,6 +52,21 @@ test("quick run: decision cost for 1 KiB, 16 KiB, 256 KiB and 4 MiB, every reque
   assert.ok(Number.isFinite(d.snapshotRefreshUs), "snapshotRefreshUs is finite");
 });
 
+test("quick run: the per-stage profile covers the request path for 8 and 256 endpoints", async () => {
+  const p = quickReport().stageProfile!;
+  assert.deepEqual(p.rows.map((row) => row.endpoints), [8, 256]);
+  positiveFinite(p.markUs, "markUs");
+  for (const row of p.rows) {
+    const at = `${row.bodyBytes} bytes, ${row.endpoints} endpoints`;
+    // Every request passes these stages (gc runs every few dozen streams, so it may round to zero).
+    for (const stage of ["gate", "bodyRead", "extract", "chunkHash", "indexLookup", "scoring", "route", "record", "telemetry", "response"] as const) {
+      assert.ok(row.stagesUs[stage] !== undefined && Number.isFinite(row.stagesUs[stage]), `${at}: ${stage} is measured`);
+    }
+    assert.ok(row.intervalsPerRequest >= 20, `${at}: the profiling build marks its stages (${row.intervalsPerRequest} per request)`);
+    for (const v of [row.stagesSumUs, row.profiledUs, row.pickerUs, row.bodyCopyUs]) positiveFinite(v, `${at}: totals`);
+  }
+});
+
 test("quick run: xxh64 agrees with xxhash-wasm and reports positive throughputs", async () => {
   const x = quickReport().xxh64!;
   assert.equal(x.bytes, 1024 * KiB);
@@ -96,15 +111,24 @@ test("quick run: memory figures are present and consistent", async () => {
 
 test("quick run: targets are judged from the measured ratios and printed as PASS/MISS lines", async () => {
   const r = quickReport();
-  assert.equal(r.targets.length, 2);
-  const decision = r.targets.find((t) => t.comparison === "<=")!;
-  assert.equal(decision.measured, r.decisionCost!.rows.find((row) => row.bodyBytes === 16 * KiB)!.ratioToJsonParse);
-  assert.equal(decision.pass, decision.measured <= decision.limit);
-  const xxh = r.targets.find((t) => t.comparison === ">=")!;
-  assert.equal(xxh.measured, r.xxh64!.ratioToXxhashWasm);
-  assert.equal(xxh.pass, xxh.measured >= xxh.limit);
+  assert.equal(r.targets.length, 6);
+  const at16 = r.decisionCost!.rows.find((row) => row.bodyBytes === 16 * KiB)!;
+  const at1 = r.decisionCost!.rows.find((row) => row.bodyBytes === KiB)!;
+  const expected = new Map([
+    ["decision cost at 16 KiB / JSON.parse", at16.ratioToJsonParse],
+    ["plugin's own cost at 16 KiB / JSON.parse", at16.pluginOwnRatioToJsonParse],
+    ["plugin's own cost at 1 KiB, 8 endpoints, us (this machine)", at1.us.pluginOwn],
+    ["plugin's own cost at 1 KiB, 256 / 8 endpoints", r.decisionCost!.manyEndpoints!.pluginOwnRatio],
+    ["xxh64 throughput / xxhash-wasm h64Raw", r.xxh64!.ratioToXxhashWasm],
+    ["index match + record at 100% fill / 1% fill", r.indexCost!.ratioFullToOnePercent],
+  ]);
+  for (const t of r.targets) {
+    assert.ok(expected.has(t.name), `target "${t.name}" is expected`);
+    assert.equal(t.measured, expected.get(t.name));
+    assert.equal(t.pass, t.comparison === "<=" ? t.measured <= t.limit : t.measured >= t.limit);
+  }
   const text = formatReport(r);
-  assert.equal(text.match(/^(PASS|MISS) /gm)?.length, 2);
+  assert.equal(text.match(/^(PASS|MISS) /gm)?.length, 6);
 });
 
 test("CLI: an unknown bench name is refused before anything runs", () => {
