@@ -1,5 +1,5 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
-//                [--wasm PATH] [--config FILE] [--health-check-ms MS]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--seed N]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -16,6 +16,7 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --policies a,b,c       policies to compare (default: ${DEFAULT_POLICIES.join(",")})
   --requests N           stop sending after N requests
   --scale F              multiply arrival durations and fault times by F (quick runs)
+  --seed N               replace the workload's seed (arrivals, content, pods), to repeat a run on other draws
   --json                 print one JSON object {"policies": {...}} instead of the table
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
         policies: { type: "string" },
         requests: { type: "string" },
         scale: { type: "string" },
+        seed: { type: "string" },
         json: { type: "boolean", default: false },
         report: { type: "string", default: "build/sim-report.html" },
         wasm: { type: "string", default: "build/higress.wasm" },
@@ -63,6 +65,11 @@ async function main(): Promise<void> {
     throw e;
   }
   if (args.scale !== undefined) workload = scaleWorkload(workload, Number(args.scale));
+  if (args.seed !== undefined) {
+    const seed = Number(args.seed);
+    if (!(Number.isInteger(seed) && seed >= 0)) die("--seed must be a non-negative integer");
+    workload = { ...workload, seed };
+  }
 
   const policies = args.policies ? args.policies.split(",").map((p) => p.trim()).filter(Boolean) : DEFAULT_POLICIES;
   for (const p of policies) {
