@@ -1,5 +1,5 @@
 // The x-endpoint-picker-debug response header (debug.header: true): the chosen endpoint and each
-// candidate's signal scores. It names endpoints and numbers only, never request content.
+// candidate's signal scores and matched chunks (m). It names endpoints and numbers only, never request content.
 import { Decision } from "./decide";
 import { PickerState } from "./picker-state";
 
@@ -29,6 +29,7 @@ export function formatDebugHeader(state: PickerState, d: Decision): string {
     out += " kv=" + fixed3(unchecked(s.kvScore[i]));
     out += " p=" + fixed3(unchecked(s.prefixScore[i]));
     out += " i=" + fixed3(unchecked(s.inflightScore[i]));
+    out += " m=" + unchecked(c.prefixMatched[i]).toString();
     if (s.weights.loraAffinity > 0) out += " l=" + fixed3(unchecked(s.loraScore[i]));
     if (s.weights.failure > 0) out += " f=" + fixed3(unchecked(s.failureScore[i]));
     if (s.weights.session > 0) out += " s=" + fixed3(unchecked(s.sessionScore[i]));

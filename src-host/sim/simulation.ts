@@ -6,6 +6,7 @@ import { EngineRequestError, type EngineEvent } from "../backend/engine.ts";
 import type { Tokenizer } from "../backend/tokenizer.ts";
 import { VirtualClock } from "../host/clock.ts";
 import { EventQueue } from "./event-queue.ts";
+import { IndexDiagnostics, type DecisionTruth } from "./index-diagnostics.ts";
 import { createGenerator } from "./generators/create-generator.ts";
 import type { RequestSpec, TrafficGenerator } from "./generators/traffic-generator.ts";
 import { PodHeap } from "./pod-heap.ts";
@@ -46,6 +47,8 @@ interface InFlight {
   decision: Decision;
   uncached: number;
   firstToken: boolean;
+  /** What every candidate held at the pick (only for policies that explain their decisions). */
+  truth: DecisionTruth | null;
 }
 
 export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
@@ -78,6 +81,7 @@ class Simulation {
   private readonly eventBuf: EngineEvent[] = [];
   private readonly blockTokens: number;
   private readonly stageEnds: number[] = [];
+  private readonly diagnostics = new IndexDiagnostics();
 
   constructor(
     readonly workload: Workload,
@@ -149,7 +153,7 @@ class Simulation {
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
     return {
       policy: name,
-      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}),
+      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.policy.explain ? this.diagnostics.summary() : undefined),
       timeline: this.stats.timeline(),
       ttftCdf: cdf,
     };
@@ -193,10 +197,11 @@ class Simulation {
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
+    const len = req.promptTokens.length;
+    const truth = this.policy.explain ? this.truthAt(req) : null;
     const decision = this.policy.pick(req, this.candidates, now);
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
-    const len = req.promptTokens.length;
     try {
       pod.engine.submit(
         { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes },
@@ -210,8 +215,15 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, truth });
     this.podHeap.update(pod);
+  }
+
+  private truthAt(req: SimRequest): DecisionTruth {
+    const len = req.promptTokens.length;
+    const cachedByPod = new Map<string, number>();
+    for (const pod of this.candidates) cachedByPod.set(pod.address, pod.cachedTokens(req.blockHashes, len));
+    return { promptTokens: len, cachedByPod };
   }
 
   private fail(spec: RequestSpec, now: number): void {
@@ -246,6 +258,10 @@ class Simulation {
       f.pod.pendingPrefillTokens -= f.uncached;
       this.stats.firstToken(ev.time, ev.ttftMs, ev.cachedTokens, ev.promptTokens);
       this.policy.onFirstToken?.(f.decision, ev.time);
+      if (f.truth !== null) {
+        const belief = this.policy.explain!(f.decision);
+        if (belief !== null) this.diagnostics.add(f.truth, belief);
+      }
     } else if (ev.type === "finished") {
       this.inflight.delete(ev.id as number);
       f.pod.inflight--;

@@ -10,12 +10,43 @@ import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cl
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { selectOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
+import { parseDebugHeader } from "../../fuzz/debug-header.ts";
+import type { DecisionExplanation, PodBelief } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
+const DEBUG_HEADER = "x-endpoint-picker-debug";
+const DEFAULT_WEIGHTS = { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1 };
+
+/**
+ * The plugin configuration with the debug header on (the simulator reads each decision's per-endpoint scores
+ * from it), and the load and prefix weights it scores with.
+ */
+export function withDebugHeader(pluginConfig: string | undefined): { config: string; weights: typeof DEFAULT_WEIGHTS } {
+  const config = JSON.parse(pluginConfig ?? "{}") as Record<string, any>;
+  config.debug = { ...(config.debug ?? {}), header: true };
+  const weights = { ...DEFAULT_WEIGHTS, ...(config.weights ?? {}) };
+  return { config: JSON.stringify(config), weights };
+}
+
+/** The decision's debug header as beliefs per pod: predicted share of the prompt and weighted signal scores. */
+function explainFromHeader(header: string | undefined, weights: typeof DEFAULT_WEIGHTS): DecisionExplanation | null {
+  const parsed = header === undefined ? null : parseDebugHeader(header);
+  if (parsed === null) return null;
+  const pods = new Map<string, PodBelief>();
+  for (const [address, s] of parsed.scores) {
+    if (s === "excluded") continue;
+    pods.set(address, {
+      predictedFraction: parsed.chain > 0 && s.m >= 0 ? s.m / parsed.chain : 0,
+      contributions: { queue: weights.queue * s.q, kvCache: weights.kvCache * s.kv, prefix: weights.prefixCache * s.p, inflight: weights.inflight * s.i },
+      guarded: s.guarded,
+    });
+  }
+  return { chosen: parsed.endpoint, pods };
+}
 
 export function pickerPolicy(ctx: PolicyContext): Policy {
   if (ctx.wasm === undefined) throw new Error("the picker policy needs the plugin module (--wasm)");
@@ -38,11 +69,12 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   };
   refresh();
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
+  const { config: pluginConfig, weights } = withDebugHeader(ctx.pluginConfig);
   let wasmWarnings = 0;
   const host = PluginHost.create({
     wasm: ctx.wasm,
     flavor: "higress",
-    pluginConfig: ctx.pluginConfig ?? "{}",
+    pluginConfig,
     clock: ctx.clock,
     clusters: new ClusterRegistry().add(cluster),
     workers: 2,
@@ -91,6 +123,9 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
       const stream = decision.state as FilterStream;
       if (ok) stream.finish();
       else stream.reset();
+    },
+    explain(decision) {
+      return explainFromHeader((decision.state as FilterStream).state.responseHeaders?.get(DEBUG_HEADER), weights);
     },
     onPodsChanged: refresh,
     stats() {
