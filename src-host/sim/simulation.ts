@@ -29,6 +29,8 @@ export interface SimulationOptions {
   queueSampleMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
+  /** The picker reports its index accuracy against the pods' real caches (turns its debug header on). */
+  diagnose?: boolean;
   tokenizer: Tokenizer;
 }
 
@@ -106,6 +108,7 @@ class Simulation {
       wasm: this.options.wasm,
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
+      diagnose: this.options.diagnose ?? false,
     };
     this.policy = await factory(ctx);
     this.clock.every(this.options.queueSampleMs ?? 1000, () => this.stats.sampleQueues(this.candidates.map((p) => p.numWaiting)));
