@@ -93,7 +93,8 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose,
+    onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 
