@@ -1,5 +1,5 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
-//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--seed N]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--seed N] [--diagnose]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -22,7 +22,9 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
-  --parallel N           worker threads running policies side by side (default: min(2, CPUs))`;
+  --parallel N           worker threads running policies side by side (default: min(2, CPUs))
+  --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
+                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
         config: { type: "string" },
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
+        diagnose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -97,7 +100,8 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose,
+    onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 

@@ -62,7 +62,7 @@ test("a simulated run of the picker explains its decisions", { skip: !existsSync
     arrival: { qps: 10, durationS: 8 },
     traffic: [{ type: "multi-turn", conversations: 6, turns: [3, 6], systemTokens: 400, userTokens: [50, 200], assistantTokens: [10, 30], thinkTimeS: [0.1, 0.3] }],
   });
-  const result = await runPolicies(workload, ["picker", "precise"], { wasm: readFileSync("build/higress.wasm") });
+  const result = await runPolicies(workload, ["picker", "precise"], { wasm: readFileSync("build/higress.wasm"), diagnose: true });
   const index = result.policies.picker.index!;
   assert.equal(result.policies.precise.index, undefined, "only policies with an index explain");
   assert.equal(index.decisions, result.policies.picker.completed);

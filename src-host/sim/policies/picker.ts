@@ -69,7 +69,8 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   };
   refresh();
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
-  const { config: pluginConfig, weights } = withDebugHeader(ctx.pluginConfig);
+  // With diagnostics on, the debug header tells the simulator what the plugin believed about each pod.
+  const { config: pluginConfig, weights } = ctx.diagnose ? withDebugHeader(ctx.pluginConfig) : { config: ctx.pluginConfig ?? "{}", weights: DEFAULT_WEIGHTS };
   let wasmWarnings = 0;
   const host = PluginHost.create({
     wasm: ctx.wasm,
@@ -125,6 +126,7 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
       else stream.reset();
     },
     explain(decision) {
+      if (!ctx.diagnose) return null;
       return explainFromHeader((decision.state as FilterStream).state.responseHeaders?.get(DEBUG_HEADER), weights);
     },
     onPodsChanged: refresh,
