@@ -46,6 +46,8 @@ export interface IndexDiagnosticsSummary {
   true_best: number;
   /** Lost decisions by cause, as shares of all decisions (they sum to lost_share). */
   causes: Record<string, number>;
+  /** The prompt tokens those decisions left on a better pod, by cause, as shares of all prompt tokens. */
+  cause_tokens: Record<string, number>;
   /** Lost decisions where the index knew the better pod but its prefix score was within 0.01 of the chosen's. */
   prefix_flat_share: number;
 }
@@ -68,6 +70,7 @@ export class IndexDiagnostics {
   private lostTokens = 0;
   private prefixFlat = 0;
   private readonly causes = new Map<string, number>();
+  private readonly causeTokens = new Map<string, number>();
 
   add(truth: DecisionTruth, belief: DecisionExplanation): void {
     const len = truth.promptTokens;
@@ -99,7 +102,9 @@ export class IndexDiagnostics {
     this.lostTokens += bestTrue - chosenTrue;
     if (bestTrue - chosenTrue < LOST_MIN_TOKENS) return;
     this.lost++;
-    this.count(this.cause(chosenBelief, belief.pods.get(best)!, len, chosenTrue));
+    const cause = this.cause(chosenBelief, belief.pods.get(best)!, len, chosenTrue);
+    this.causes.set(cause, (this.causes.get(cause) ?? 0) + 1);
+    this.causeTokens.set(cause, (this.causeTokens.get(cause) ?? 0) + bestTrue - chosenTrue);
   }
 
   private cause(chosen: PodBelief, best: PodBelief, len: number, chosenTrue: number): string {
@@ -121,16 +126,16 @@ export class IndexDiagnostics {
     return `outvoted by ${outvoter}`;
   }
 
-  private count(cause: string): void {
-    this.causes.set(cause, (this.causes.get(cause) ?? 0) + 1);
-  }
-
   summary(): IndexDiagnosticsSummary {
     const n = this.decisions;
     const share = (x: number) => (n > 0 ? x / n : 0);
     const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
     const causes: Record<string, number> = {};
-    for (const [k, v] of [...this.causes].sort((a, b) => b[1] - a[1])) causes[k] = share(v);
+    const causeTokens: Record<string, number> = {};
+    for (const [k, v] of [...this.causes].sort((a, b) => b[1] - a[1])) {
+      causes[k] = share(v);
+      causeTokens[k] = ratio(this.causeTokens.get(k)!, this.promptTokens);
+    }
     return {
       decisions: n,
       precision_chosen: ratio(this.overlapChosen, this.predictedChosen),
@@ -143,6 +148,7 @@ export class IndexDiagnostics {
       true_chosen: ratio(this.trueChosen, this.promptTokens),
       true_best: ratio(this.bestTokens, this.promptTokens),
       causes,
+      cause_tokens: causeTokens,
       prefix_flat_share: share(this.prefixFlat),
     };
   }
@@ -159,6 +165,8 @@ export function diagnosticsText(policy: string, d: IndexDiagnosticsSummary): str
       `prefix score flat in ${pct(d.prefix_flat_share)}`,
   ];
   const causes = Object.entries(d.causes);
-  if (causes.length > 0) lines.push(`  why: ${causes.map(([k, v]) => `${k} ${pct(v)}`).join(", ")}`);
+  if (causes.length > 0) {
+    lines.push(`  why (share of decisions / of prompt tokens): ${causes.map(([k, v]) => `${k} ${pct(v)} / ${pct(d.cause_tokens[k])}`).join(", ")}`);
+  }
   return lines.join("\n");
 }

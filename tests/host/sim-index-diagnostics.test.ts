@@ -42,6 +42,7 @@ test("precision and recall compare predicted and true cached tokens; the losing 
   assert.equal(s.lost_share, 3 / 4);
   assert.equal(s.lost_token_share, (800 + 600 + 0 + 500) / 4000);
   assert.deepEqual(s.causes, { "outvoted by queue": 0.25, "index stale (chosen over-claimed)": 0.25, "load guard": 0.25 });
+  assert.deepEqual(s.cause_tokens, { "outvoted by queue": 800 / 4000, "index stale (chosen over-claimed)": 600 / 4000, "load guard": 500 / 4000 });
   assert.equal(s.true_best, (900 + 600 + 800 + 500) / 4000);
 });
 
