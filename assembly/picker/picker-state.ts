@@ -12,6 +12,7 @@ import { Scheduler } from "../scheduling/scheduler";
 import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
 import { PickWindow } from "./pick-window";
+import { SharedLoad } from "./shared-load";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
 
@@ -28,6 +29,11 @@ export class PickerState {
   /** Prefix hints shared with the other workers of the process (null when disabled). */
   readonly hints: SharedPrefixHints | null;
   readonly window: PickWindow;
+  /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
+  readonly load: SharedLoad | null;
+  /** Per slot, from `load` at the current decision. */
+  readonly sharedInflight: StaticArray<i32>;
+  readonly sharedPending: StaticArray<i32>;
   readonly matched: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
   /** Candidate index → registry slot, for the current decision. */
@@ -57,6 +63,9 @@ export class PickerState {
     this.candidateSlot = new StaticArray<i32>(n);
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
+    this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
+    this.sharedInflight = new StaticArray<i32>(n);
+    this.sharedPending = new StaticArray<i32>(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
     const s = this.scheduler;

@@ -19,6 +19,9 @@ export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 const DEBUG_HEADER = "x-endpoint-picker-debug";
+// A streamed answer reaches the gateway as the first token's chunk, then (much later) the end of the stream.
+const FIRST_CHUNK = new TextEncoder().encode('data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n');
+const LAST_CHUNK = new TextEncoder().encode("data: [DONE]\n\n");
 const DEFAULT_WEIGHTS = { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1 };
 
 /**
@@ -118,12 +121,18 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
       return { pod, state: stream };
     },
     onFirstToken(decision) {
-      (decision.state as FilterStream).encodeHeaders(RESPONSE_HEADERS, false);
+      const stream = decision.state as FilterStream;
+      stream.encodeHeaders(RESPONSE_HEADERS, false);
+      stream.encodeData(FIRST_CHUNK, false);
     },
     onFinished(decision, _now, ok) {
       const stream = decision.state as FilterStream;
-      if (ok) stream.finish();
-      else stream.reset();
+      if (ok) {
+        stream.encodeData(LAST_CHUNK, true);
+        stream.finish();
+      } else {
+        stream.reset();
+      }
     },
     explain(decision) {
       if (!ctx.diagnose) return null;
