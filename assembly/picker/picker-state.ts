@@ -13,6 +13,7 @@ import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
 import { PickWindow } from "./pick-window";
 import { SharedLoad } from "./shared-load";
+import { RestartDetector } from "./restart-detector";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
 
@@ -31,6 +32,8 @@ export class PickerState {
   readonly window: PickWindow;
   /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
   readonly load: SharedLoad | null;
+  /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
+  readonly restarts: RestartDetector;
   /** Per slot, from `load` at the current decision. */
   readonly sharedInflight: StaticArray<i32>;
   readonly sharedPending: StaticArray<i32>;
@@ -64,6 +67,7 @@ export class PickerState {
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
     this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
+    this.restarts = new RestartDetector(n);
     this.sharedInflight = new StaticArray<i32>(n);
     this.sharedPending = new StaticArray<i32>(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
@@ -92,6 +96,7 @@ export class PickerState {
   forget(slot: i32): void {
     this.index.purge(slot);
     this.window.forget(slot);
+    this.restarts.forget(slot);
     unchecked((this.appliedCapacity[slot] = 0));
   }
 }
