@@ -166,22 +166,30 @@ function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, session
   d.matchedChunks = unchecked(c.prefixMatched[pick]);
 }
 
-/** This gateway's load per active endpoint, as all its workers see it. */
+/** This gateway's load per active endpoint, as all its workers see it (this worker's unwritten changes too). */
 function readSharedLoad(state: PickerState, nowMs: f64): void {
   const registry = state.registry;
   const slots = registry.activeSlots;
+  const inflight = state.sharedInflight;
+  const pending = state.sharedPending;
   for (let i = 0; i < registry.activeCount; i++) {
     const slot = unchecked(slots[i]);
-    unchecked((state.sharedInflight[slot] = 0));
-    unchecked((state.sharedPending[slot] = 0));
+    unchecked((inflight[slot] = 0));
+    unchecked((pending[slot] = 0));
   }
   const load = state.load!;
-  if (!load.read()) return;
+  if (!load.refresh(nowMs)) return;
   for (let i = 0; i < load.records; i++) {
     const slot = registry.slotForHash(load.addressHash(i));
     if (slot < 0 || !registry.isActive(slot)) continue;
-    unchecked((state.sharedInflight[slot] = load.inflight(i, nowMs)));
-    unchecked((state.sharedPending[slot] = load.pending(i, nowMs)));
+    unchecked((inflight[slot] = load.inflight(i, nowMs)));
+    unchecked((pending[slot] = load.pending(i, nowMs)));
+  }
+  for (let k = 0; k < load.unwritten; k++) {
+    const slot = registry.slotForHash(load.unwrittenHash(k));
+    if (slot < 0 || !registry.isActive(slot)) continue;
+    unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + load.unwrittenInflight(k), 0)));
+    unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + load.unwrittenPending(k), 0)));
   }
 }
 

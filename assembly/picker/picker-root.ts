@@ -15,6 +15,7 @@ import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
 import { streamById } from "../abi/context";
+import { LOAD_TICK_MS } from "./shared-load";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
@@ -91,12 +92,12 @@ export class PickerRoot extends RootContext {
 
     // No work at configure time: Envoy also configures a short-lived canary VM, which must not take the
     // polling lease. The first tick does the first poll.
-    const period = this.isStockEnvoy ? shortestPollInterval(config) : 0;
+    const poll = this.isStockEnvoy ? shortestPollInterval(config) : 0;
+    if (poll > 0) this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
+    // The tick also writes out the load changes a worker holds back (shared-load.ts).
+    const period = sharesLoad(config) ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
     this.tickPeriod = period;
-    if (period > 0) {
-      setTickPeriodMs(period);
-      this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
-    }
+    if (period > 0) setTickPeriodMs(period);
     const what = rules.length > 0 ? ", " + rules.length.toString() + " rule(s)" : "";
     log(LogLevel.Info, "endpoint-picker: configured (" + this.platformName + " build" + what + ")");
     return true;
@@ -168,6 +169,8 @@ export class PickerRoot extends RootContext {
 
   // The root timer runs at the shortest period of all configurations; each runs its platform's at its own.
   private tickPicker(p: ConfiguredPicker, now: f64): void {
+    const load = p.state.load;
+    if (load !== null) load.flush(now);
     const own = <f64>p.platform.tickPeriodMs(p.state);
     if (own <= 0) return;
     if (now - p.lastTickMs < own - <f64>this.tickPeriod / 2) return;
@@ -189,6 +192,13 @@ export class PickerRoot extends RootContext {
   createHttpContext(id: u32): HttpContext {
     return new PickerStream(id, this);
   }
+}
+
+/** Whether any configuration counts load in shared data. */
+function sharesLoad(config: PickerConfig): bool {
+  if (config.hasDefault && config.shareLoadAcrossWorkers) return true;
+  for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.shareLoadAcrossWorkers) return true;
+  return false;
 }
 
 /** The stock build polls each configuration's endpoints every metrics.pollIntervalMs. */

@@ -207,8 +207,9 @@ export class PickerStream extends HttpContext {
     const load = state.load;
     if (load !== null) {
       this.loadAddressHash = state.registry.addressHashOf(decision.slot);
-      this.loadCounted = load.add(this.loadAddressHash, 1, 1, now);
-      this.awaitingFirstByte = this.loadCounted;
+      load.change(this.loadAddressHash, 1, 1, now);
+      this.loadCounted = true;
+      this.awaitingFirstByte = true;
     }
     t.add(t.inflight, 1);
     t.add(t.decisions, 1);
@@ -253,10 +254,9 @@ export class PickerStream extends HttpContext {
    */
   private firstByteArrived(): void {
     if (!this.awaitingFirstByte) return;
+    this.awaitingFirstByte = false;
     const active = this.active;
-    if (active === null || active.state.load === null) return;
-    // Kept awaiting when the update is dropped, so the release takes it back with the in-flight count.
-    if (active.state.load!.add(this.loadAddressHash, 0, -1, nowMs())) this.awaitingFirstByte = false;
+    if (active !== null && active.state.load !== null) active.state.load!.change(this.loadAddressHash, 0, -1, nowMs());
   }
 
   private readResponseHeaders(): void {
@@ -300,7 +300,7 @@ export class PickerStream extends HttpContext {
     const load = state.load;
     if (load !== null && this.loadCounted) {
       this.loadCounted = false;
-      load.add(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, nowMs());
+      load.change(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, nowMs());
       this.awaitingFirstByte = false;
     }
     state.telemetry.add(state.telemetry.inflight, -1);

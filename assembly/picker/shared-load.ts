@@ -1,19 +1,31 @@
 // Process-wide load per endpoint: the requests this gateway has in flight to it (routed, not finished) and how
 // many of those still wait for their first response byte (queued or in prefill on the pod). Envoy runs one VM
 // per worker and the pods' /metrics are up to a health-check period old, so without this each worker sees only
-// its own streams; with it every worker sees the same exact, instantaneous load. All workers update one
-// shared-data value with compare-and-swap. Records are keyed by the endpoint's address hash, so workers and
-// configurations agree whatever their registry slots; an endpoint with nothing outstanding has no record, so
-// the value stays as small as the set of busy endpoints. A record untouched for RECORD_MAX_AGE_MS (a worker
-// that died with requests outstanding) no longer counts.
+// its own streams; with it every worker sees the same load, at most a few milliseconds old.
+//
+// All workers share one value, updated with compare-and-swap. Records are keyed by the endpoint's address hash, so
+// workers and configurations agree whatever their registry slots; an endpoint with nothing outstanding has no
+// record, so the value stays as small as the set of busy endpoints. A record untouched for RECORD_MAX_AGE_MS (a
+// worker that died with requests outstanding) no longer counts.
+//
+// Shared data costs a host call (and Envoy a global lock) per access, so a busy worker batches: its own changes
+// wait in a local list, which it always counts in its own view, and go out together at most every FLUSH_MS (or
+// on the next tick); the shared value is read again at most every READ_MS. An idle worker reads and writes at
+// each request, so the view is exact at low rates and at most a few milliseconds old at high ones.
 import { getSharedData, returned, setSharedData, sharedDataCas, Utf8 } from "../abi/host";
 import { Status } from "../abi/types";
 
 const KEY = new Utf8("endpoint_picker/load");
 /** Most endpoints with outstanding requests tracked at once; more are not counted (their load reads 0). */
 export const MAX_LOAD_RECORDS: i32 = 1024;
-/** Attempts of one compare-and-swap update before giving up (counted, fail open). */
+/** This worker's changes not yet written, at most; one more forces a write. */
+const MAX_DEFERRED: i32 = 64;
+/** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
+const READ_MS: f64 = 2;
+const FLUSH_MS: f64 = 5;
+/** How often an idle worker writes what it still holds back (the root context's tick). */
+export const LOAD_TICK_MS: u32 = 20;
 const RECORD_MAX_AGE_MS: f64 = 600_000;
 // Layout: [count u32] then count × [address hash u64][changed at, ms f64][in flight i32][awaiting first byte i32].
 const HEADER: i32 = 4;
@@ -22,46 +34,29 @@ const AT_CHANGED: usize = 8;
 const AT_INFLIGHT: usize = 16;
 const AT_PENDING: usize = 20;
 
-const enum Change {
-  None,
-  Write,
-  Full,
-}
-
 export class SharedLoad {
   private readonly buffer: usize = heap.alloc(<usize>(HEADER + MAX_LOAD_RECORDS * RECORD));
   private count: i32 = 0;
   private cas: u32 = 0;
-  /** The buffer holds the value as last read (and its CAS), so the next update may try it without a read. */
+  /** The buffer holds the value as last read, with its CAS: a write may be tried without reading first. */
   private current: bool = false;
-  /** Updates given up after CAS_ATTEMPTS conflicts. */
+  private readAtMs: f64 = -Infinity;
+  private flushedAtMs: f64 = -Infinity;
+  // This worker's changes not yet in the shared value.
+  private readonly deferredHash: StaticArray<u64> = new StaticArray<u64>(MAX_DEFERRED);
+  private readonly deferredInflight: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
+  private readonly deferredPending: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
+  private deferred: i32 = 0;
+  /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
 
-  /** Reads the value; false when there is none (nothing outstanding anywhere) or it cannot be read. */
-  read(): bool {
-    this.count = 0;
-    this.cas = 0;
-    this.current = false;
-    const status = getSharedData(KEY);
-    if (status == Status.Ok) {
-      const len = <i32>returned.len;
-      if (len >= HEADER) {
-        const records = min<i32>(<i32>load<u32>(returned.ptr), min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS));
-        store<u32>(this.buffer, <u32>records);
-        memory.copy(this.buffer + HEADER, returned.ptr + HEADER, <usize>(records * RECORD));
-        this.count = records;
-      }
-      this.cas = sharedDataCas;
-      this.current = true;
-      returned.release();
-      return this.count > 0;
-    }
-    // NotFound: no worker has written yet; a write with CAS 0 creates the value.
-    this.current = status == Status.NotFound;
-    return false;
+  /** Makes the view at most READ_MS old; false when nothing is outstanding anywhere. */
+  refresh(nowMs: f64): bool {
+    if (nowMs - this.readAtMs >= READ_MS || nowMs < this.readAtMs) this.read(nowMs);
+    return this.count > 0 || this.deferred > 0;
   }
 
-  /** Records in the buffer after read(), and the fields of record i (for the caller's per-slot arrays). */
+  /** Records of the shared value as last read, and the fields of record i (0 for a record too old). */
   get records(): i32 {
     return this.count;
   }
@@ -70,46 +65,110 @@ export class SharedLoad {
     return load<u64>(this.recordAt(i));
   }
 
-  /** In flight and awaiting a first byte; 0 for a record older than RECORD_MAX_AGE_MS. */
   inflight(i: i32, nowMs: f64): i32 {
     const r = this.recordAt(i);
-    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? max<i32>(load<i32>(r + AT_INFLIGHT), 0) : 0;
+    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? load<i32>(r + AT_INFLIGHT) : 0;
   }
 
   pending(i: i32, nowMs: f64): i32 {
     const r = this.recordAt(i);
-    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? max<i32>(load<i32>(r + AT_PENDING), 0) : 0;
+    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? load<i32>(r + AT_PENDING) : 0;
+  }
+
+  /** This worker's changes not yet written: add them to the records for its own view. */
+  get unwritten(): i32 {
+    return this.deferred;
+  }
+
+  unwrittenHash(k: i32): u64 {
+    return unchecked(this.deferredHash[k]);
+  }
+
+  unwrittenInflight(k: i32): i32 {
+    return unchecked(this.deferredInflight[k]);
+  }
+
+  unwrittenPending(k: i32): i32 {
+    return unchecked(this.deferredPending[k]);
   }
 
   /**
-   * Adds the deltas to the endpoint's counts (never below 0) with compare-and-swap, starting from the value of
-   * the last read() when nothing was written since. False when every attempt met another worker's write, or
-   * the table is full: the change is dropped and the caller must not undo it later.
+   * Adds the deltas to the endpoint's counts: at once when the worker has not written for FLUSH_MS, else with
+   * its next write. Counts never go below 0.
    */
-  add(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): bool {
+  change(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): void {
+    let k = 0;
+    while (k < this.deferred && unchecked(this.deferredHash[k]) != hash) k++;
+    if (k == this.deferred) {
+      if (k == MAX_DEFERRED) {
+        this.flush(nowMs);
+        k = this.deferred;
+        if (k == MAX_DEFERRED) return; // the shared value is unwritable: drop rather than grow
+      }
+      unchecked((this.deferredHash[k] = hash));
+      unchecked((this.deferredInflight[k] = 0));
+      unchecked((this.deferredPending[k] = 0));
+      this.deferred = k + 1;
+    }
+    unchecked((this.deferredInflight[k] += inflightDelta));
+    unchecked((this.deferredPending[k] += pendingDelta));
+    if (nowMs - this.flushedAtMs >= FLUSH_MS || nowMs < this.flushedAtMs) this.flush(nowMs);
+  }
+
+  /** Writes this worker's unwritten changes (compare-and-swap, a few attempts); true when none remain. */
+  flush(nowMs: f64): bool {
+    if (this.deferred == 0) return true;
+    this.flushedAtMs = nowMs;
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       if (!this.current) {
-        this.read();
+        this.read(nowMs);
         // Unreadable (not merely absent): writing blind could erase the other workers' counts.
         if (!this.current) return false;
       }
       this.current = false;
-      const change = this.apply(hash, inflightDelta, pendingDelta, nowMs);
-      if (change == Change.None) return true;
-      if (change == Change.Full) return false;
-      const bytes = <usize>(HEADER + this.count * RECORD);
-      if (setSharedData(KEY, this.buffer, bytes, this.cas) == Status.Ok) return true;
+      for (let k = 0; k < this.deferred; k++) {
+        this.apply(unchecked(this.deferredHash[k]), unchecked(this.deferredInflight[k]), unchecked(this.deferredPending[k]), nowMs);
+      }
+      store<u32>(this.buffer, <u32>this.count);
+      if (setSharedData(KEY, this.buffer, <usize>(HEADER + this.count * RECORD), this.cas) == Status.Ok) {
+        this.deferred = 0;
+        this.readAtMs = nowMs; // the buffer is what is now shared
+        return true;
+      }
     }
     this.conflicts++;
+    this.readAtMs = -Infinity; // the buffer holds unwritten changes: read again before using it
     return false;
+  }
+
+  private read(nowMs: f64): void {
+    this.count = 0;
+    this.cas = 0;
+    this.current = false;
+    this.readAtMs = nowMs;
+    const status = getSharedData(KEY);
+    if (status == Status.Ok) {
+      const len = <i32>returned.len;
+      if (len >= HEADER) {
+        const records = min<i32>(<i32>load<u32>(returned.ptr), min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS));
+        memory.copy(this.buffer + HEADER, returned.ptr + HEADER, <usize>(records * RECORD));
+        this.count = records;
+      }
+      this.cas = sharedDataCas;
+      this.current = true;
+      returned.release();
+    } else {
+      // NotFound: no worker has written yet; a write with CAS 0 creates the value.
+      this.current = status == Status.NotFound;
+    }
   }
 
   private recordAt(i: i32): usize {
     return this.buffer + <usize>(HEADER + i * RECORD);
   }
 
-  /** Applies the deltas in the buffer, dropping records that fall to zero or are too old. */
-  private apply(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): Change {
+  /** Applies deltas to the buffer, dropping records that fall to zero or are too old. */
+  private apply(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): void {
     let found = -1;
     let i = 0;
     while (i < this.count) {
@@ -124,8 +183,7 @@ export class SharedLoad {
       }
     }
     if (found < 0) {
-      if (inflightDelta <= 0 && pendingDelta <= 0) return Change.None;
-      if (this.count >= MAX_LOAD_RECORDS) return Change.Full;
+      if ((inflightDelta <= 0 && pendingDelta <= 0) || this.count >= MAX_LOAD_RECORDS) return;
       found = this.count++;
       const r = this.recordAt(found);
       store<u64>(r, hash);
@@ -142,8 +200,6 @@ export class SharedLoad {
       store<i32>(r + AT_INFLIGHT, inflight);
       store<i32>(r + AT_PENDING, pending);
     }
-    store<u32>(this.buffer, <u32>this.count);
-    return Change.Write;
   }
 
   private removeAt(i: i32): void {

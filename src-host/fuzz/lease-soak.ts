@@ -47,7 +47,11 @@ export function makeSoakHost(workers: number): { host: PluginHost; cluster: Stat
     wasm: pickerModule("higress"),
     flavor: "higress",
     // Inflight only, so that a lost or stray lease shows in where requests go.
-    pluginConfig: JSON.stringify({ weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 1 }, loadGuard: { factor: 0 }, limits: { maxEndpoints: 8 } }),
+    // Each worker's own leases decide (not the process-wide counts), so its held-open requests spread evenly.
+    pluginConfig: JSON.stringify({
+      weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 1 }, scoring: { shareLoadAcrossWorkers: false }, loadGuard: { factor: 0 },
+      limits: { maxEndpoints: 8 },
+    }),
     workers,
     allowOnHeadersStopIteration: true,
     // Small, so that the big body gets Envoy's 413 local reply.

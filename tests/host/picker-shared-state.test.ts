@@ -55,6 +55,8 @@ test("every worker sees the requests the others have in flight and still waiting
       s.encodeHeaders([[":status", "200"]], false);
       s.encodeData(new TextEncoder().encode("data: {}\n\n"), false);
     }
+    // A busy worker writes its changes out within a few milliseconds (at the latest on its next tick).
+    h.clock.advanceTo(h.clock.nowMs() + 25);
     const probe = h.send(chat(text(99, 2000), [], "probe"), [], { worker: 1 });
     return { h, open, probe, answering, d: debugOf(probe) };
   };
@@ -67,6 +69,7 @@ test("every worker sees the requests the others have in flight and still waiting
   assert.equal(score(shared.answering).i, score(waiting[0]).i, "but they are still in flight, like the others");
   assert.notEqual(shared.d.endpoint, waiting[0]);
   for (const s of [...shared.open, shared.probe]) shared.h.complete(s);
+  shared.h.clock.advanceTo(shared.h.clock.nowMs() + 25);
   assert.equal(loadRecords(shared.h), 0, "finished requests leave no load behind");
 
   const isolated = run(false);
