@@ -1,3 +1,5 @@
+// Progress of a long simulator run on stderr: the line names the policy, the virtual time reached, the requests
+// sent and an ETA, and comes at most once per interval of wall time.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ProgressThrottle, formatProgress } from "../../src-host/sim/progress.ts";
