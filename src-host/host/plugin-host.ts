@@ -108,11 +108,10 @@ export class Worker {
       queueReady: (rootId, queueId) => {
         if (!this.vm.failed) this.safeCall("proxy_on_queue_ready", [rootId, queueId], rootId);
       },
-      httpCallResponse: (contextId, callId) => {
+      // cpp-host context.cc ContextBase::onHttpCallResponse: nothing on a failed VM.
+      httpCallResponse: (rootId, callId, numHeaders, bodySize, numTrailers) => {
         if (this.vm.failed) return;
-        const r = this.vm.httpCallResponse!;
-        const numHeaders = r.headers.length;
-        this.safeCall("proxy_on_http_call_response", [contextId, callId, numHeaders, r.body.length, r.trailers.length], contextId, [4]);
+        this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId, [4]);
       },
       localReply: (contextId, status, details, body, headers, grpc) => {
         const s = this.streams.get(contextId);

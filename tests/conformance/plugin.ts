@@ -33,6 +33,11 @@ export function conformance_serialize_example(): usize {
 export function conformance_serialized_length(): i32 {
   return writer.length;
 }
+/** Dispatches GET /metrics to the "metrics" cluster from whatever context is current. */
+export function conformance_http_call(timeoutMs: u32): void {
+  writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+  check("http_call_dispatch", host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs).toString());
+}
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
 }
@@ -144,9 +149,16 @@ class ConformanceRoot extends RootContext {
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
     check("http_response_headers", numHeaders.toString());
+    check("http_response_context", this.id.toString());
+    check("http_response_body_size", bodySize.toString());
+    if (host.getHeaderMapPairs(MapType.HttpCallResponseHeaders, reader) == Status.Ok) {
+      check("http_response_pairs", reader.count.toString());
+      host.returned.release();
+    } else check("http_response_pairs", "error");
     check("effective_context_root", host.setEffectiveContext(this.id).toString());
     check("effective_context_bad", host.setEffectiveContext(99999).toString());
-    check("http_response_status", host.getHttpCallStatus().toString());
+    check("http_response_status", host.httpCallResponseStatus().toString());
+    check("proxy_status_code", host.getStatusCode().toString());
     if (host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize) == Status.Ok) check("http_response_body", takeString());
     else check("http_response_body", "<none>");
     const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
@@ -191,6 +203,10 @@ class ConformanceStream extends HttpContext {
       return HeadersAction.StopIteration;
     }
     if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "http-call") {
+      conformance_http_call(1000);
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "set-pairs") {
       writer.clear().add(":method", "POST").add(":path", "/rewritten").add("x-only", "1");
       check("set_pairs", host.setHeaderMapPairs(MapType.HttpRequestHeaders, writer).toString());

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HealthChecker, METRICS_BODY_LIMIT_BYTES } from "../../src-host/gateway/health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "../../src-host/gateway/http-call-cluster.ts";
-import type { HttpCallResponse } from "../../src-host/host/cluster.ts";
+import type { HttpCallOutcome } from "../../src-host/host/cluster.ts";
 import { compileFixture } from "./support/compile.ts";
 import { gatewayHarness } from "./support/gateway-harness.ts";
 import { deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
@@ -116,14 +116,14 @@ test("Higress: an override naming an Unhealthy host falls back to the healthy on
   assert.deepEqual(g.stats().routes, { "fallback:override-unhealthy-host": 1 });
 });
 
-test("the metrics-<host:port> clusters answer proxy_http_call with the upstream's response, or null", async () => {
+test("the metrics-<host:port> clusters answer proxy_http_call with the upstream's response, or null when nothing answered", async () => {
   const a = await upstream("a");
   const call = (cluster: HttpCallCluster) =>
-    new Promise<HttpCallResponse | null>((resolve) =>
+    new Promise<HttpCallOutcome>((resolve) =>
       cluster.dispatch({ headers: [[":method", "GET"], [":path", "/metrics"], [":authority", "vllm"]], body: new Uint8Array(0), trailers: [], timeoutMs: 1000 }, resolve),
     );
   const res = await call(new HttpCallCluster(metricsClusterName(a.address), a.address));
-  assert.ok(res);
+  assert.ok(res && res !== "reset");
   assert.deepEqual(res.headers[0], [":status", "200"]);
   assert.ok(res.headers.some(([k, v]) => k === "content-type" && v === "text/plain"));
   assert.equal(new TextDecoder().decode(res.body), a.metricsText);
