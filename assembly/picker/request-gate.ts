@@ -1,5 +1,6 @@
-// Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit,
-// no Content-Encoding (other than identity) and no upgrade. Anything else is a counted fail-open.
+// Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit (or
+// none at all: a chunked upload), no Content-Encoding (other than identity) and no upgrade. Anything else is
+// a counted fail-open.
 import { getHeaderValueRaw, returned, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "./ascii";
@@ -18,8 +19,9 @@ function header(key: Utf8): bool {
 }
 
 /** The fallback reason for the current request's headers, or Fallback.None when the body should be read.
- *  On None, `gatedContentLength` holds the announced body size. */
+ *  On None, `gatedContentLength` holds the announced body size, or UNSIZED_BODY when none was announced. */
 export let gatedContentLength: i64 = 0;
+export const UNSIZED_BODY: i64 = -1;
 
 export function gateRequest(maxBodyBytes: i64): i32 {
   if (!header(METHOD)) return Fallback.Method;
@@ -48,7 +50,12 @@ export function gateRequest(maxBodyBytes: i64): i32 {
     if (!ok) return Fallback.ContentEncoding;
   }
 
-  if (!header(CONTENT_LENGTH)) return Fallback.ContentLength;
+  if (!header(CONTENT_LENGTH)) {
+    // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body
+    // with end_of_stream, so it is read like any other, bounded by the body limit as it arrives.
+    gatedContentLength = UNSIZED_BODY;
+    return Fallback.None;
+  }
   const length = parseContentLength(returned.ptr, returned.len);
   returned.release();
   if (length <= 0) return Fallback.ContentLength;
