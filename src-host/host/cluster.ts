@@ -5,7 +5,7 @@ import type { HeaderList } from "./header-map.ts";
 export interface UpstreamHost {
   /** "ip:port" */
   address: string;
-  /** Envoy health status name as Higress reports it: "Healthy", "Unhealthy", "Degraded", "Timeout", ... */
+  /** Health status name as Higress reports it; Higress's ai-load-balancer takes only "Healthy" hosts. */
   healthStatus: string;
   /** Body of the last /metrics health check, cut at 64 KiB (Higress store_metrics). */
   metrics: string;
