@@ -65,16 +65,23 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   const ret = (retPtr: number, retLen: number, value: Uint8Array | string): number =>
     mem().returnBytes(retPtr, retLen, value) ? Status.Ok : Status.InternalFailure;
 
-  function headerMap(type: number): HeaderMap | null | undefined {
+  // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
+  // them (a headers callback that returned Continue, or continue_stream, drops them); on_log reads the
+  // access log's copies; nothing is writable then.
+  function headerMap(type: number, write = false): HeaderMap | null | undefined {
     // undefined: unknown map type; null: known but not available now.
     const s = stream();
     switch (type) {
       case MapType.HttpRequestHeaders:
-        return s ? s.requestHeaders : null;
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.requestHeaders;
+        return s.requestHeadersHeld ? s.requestHeaders : null;
       case MapType.HttpRequestTrailers:
         return s ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
-        return s ? s.responseHeaders : null;
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.responseHeaders;
+        return s.responseHeadersHeld ? s.responseHeaders : null;
       case MapType.HttpResponseTrailers:
         return s ? s.responseTrailers : null;
       case MapType.HttpCallResponseHeaders:
@@ -184,7 +191,7 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
     // context.cc Context::getHeaderMapSize: only the stream's own (mutable) maps, measured as Envoy's
     // HeaderMap::byteSize() (key and value bytes), not as the serialized size.
     "env.proxy_get_header_map_size": (type: number, retSize: number) => {
-      const m = writableMap(type) ? headerMap(type) : null;
+      const m = writableMap(type) ? headerMap(type, true) : null;
       if (m === undefined || m === null) return Status.BadArgument;
       mem().writeU32(retSize, m.pairs.reduce((n, [k, v]) => n + enc.encode(k).length + enc.encode(v).length, 0));
       return Status.Ok;
@@ -197,7 +204,7 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       return ret(retPtr, retLen, m === null || m.pairs.length === 0 ? "" : serializeHeaderMap(m.pairs));
     },
     "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       let pairs: HeaderList;
       try {
@@ -208,26 +215,28 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       m.set(pairs);
       return Status.Ok;
     },
+    // context.cc Context::getHeaderMapValue: an unavailable map is BadArgument, or NotFound in the access-log phase.
     "env.proxy_get_header_map_value": (type: number, kPtr: number, kLen: number, retPtr: number, retLen: number) => {
       const m = headerMap(type);
-      if (m === undefined || m === null) return Status.BadArgument;
+      if (m === undefined) return Status.BadArgument;
+      if (m === null) return stream()?.accessLogPhase ? Status.NotFound : Status.BadArgument;
       const v = m.get(mem().readString(kPtr, kLen));
       return v === undefined ? Status.NotFound : ret(retPtr, retLen, v);
     },
     "env.proxy_add_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.add(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
       return Status.Ok;
     },
     "env.proxy_replace_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.replace(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
       return Status.Ok;
     },
     "env.proxy_remove_header_map_value": (type: number, kPtr: number, kLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.remove(mem().readString(kPtr, kLen));
       return Status.Ok;
@@ -346,10 +355,12 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       mem().writeU32(retCode, root ? root.statusCode : 0);
       return ret(retMsgPtr, retMsgLen, root ? root.statusMessage : "");
     },
+    // context.cc Context::sendLocalResponse: Ok whatever the context; a root context (no decoder callbacks)
+    // sends nothing. The reply itself is deferred to after the current callback (FilterStream.setLocalReply).
     "env.proxy_send_local_response": (
       status: number, dPtr: number, dLen: number, bPtr: number, bLen: number, hPtr: number, hLen: number, grpc: number,
     ) => {
-      if (!stream()) return Status.BadArgument;
+      if (!stream()) return Status.Ok;
       let headers: HeaderList;
       try {
         headers = deserializeHeaderMap(mem().read(hPtr, hLen));
@@ -358,13 +369,15 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       }
       return hooks().localReply(vm.effectiveContextId, status >>> 0, mem().readString(dPtr, dLen), mem().read(bPtr, bLen), headers, grpc);
     },
+    // context.cc Context::continueStream / closeStream: Ok for request and response (nothing happens on a
+    // context without decoder/encoder callbacks, such as a root context).
     "env.proxy_continue_stream": (type: number) => {
       if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
-      return hooks().continueStream(vm.effectiveContextId, type);
+      return stream() ? hooks().continueStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_close_stream": (type: number) => {
       if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
-      return hooks().closeStream(vm.effectiveContextId, type);
+      return stream() ? hooks().closeStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_set_effective_context": (contextId: number) => {
       if (!vm.roots.has(contextId) && !vm.streams.has(contextId)) return Status.BadArgument;
