@@ -8,7 +8,7 @@ import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { selectOverrideHost } from "../../host/override-host.ts";
+import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
@@ -72,7 +72,7 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
         return { pod: null };
       }
       const override = stream.overrideHost;
-      const chosen = selectOverrideHost(override, cluster.hostList);
+      const chosen = selectHigressOverrideHost(override, cluster.hostList);
       let pod = chosen ? byAddress.get(chosen.address) : undefined;
       if (pod !== undefined && !pod.up) pod = undefined;
       if (pod !== undefined) {
