@@ -154,13 +154,16 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       return Status.Ok;
     },
 
+    // cpp-host exports.cc get_buffer_bytes: start + length overflowing is BadArgument; a start past the end
+    // (or a zero length) is Ok with a null pointer and size 0; a longer length is cut at the end.
     "env.proxy_get_buffer_bytes": (type: number, start: number, maxSize: number, retPtr: number, retLen: number) => {
       const b = buffer(type);
       if (b === undefined) return Status.BadArgument;
       if (b === null) return Status.NotFound;
       start >>>= 0;
       maxSize >>>= 0;
-      if (start > b.length) return Status.BadArgument;
+      if (start + maxSize > 0xffffffff) return Status.BadArgument;
+      if (start >= b.length) return ret(retPtr, retLen, "");
       return ret(retPtr, retLen, b.subarray(start, Math.min(b.length, start + maxSize)));
     },
     "env.proxy_get_buffer_status": (type: number, retSize: number, retFlags: number) => {

@@ -24,6 +24,7 @@ function takeString(): string {
 const reader = new HeaderMapReader();
 const writer = new HeaderMapWriter();
 let counterId: u32 = 0;
+let inRequestHeaders = false;
 let ticks = 0;
 
 /** Serializes {"a":"1","b":"22"} (the spec's example) so the test can compare bytes. */
@@ -138,6 +139,12 @@ class ConformanceRoot extends RootContext {
   }
 
   onTick(): void {
+    if (ticks == 0) {
+      writer.clear();
+      check("root_local_reply", host.sendLocalResponse(500, "root", "", writer).toString());
+      check("root_continue", host.continueStream(StreamType.HttpRequest).toString());
+      check("root_done", host.done().toString());
+    }
     ticks++;
     check("tick", ticks.toString());
     if (ticks >= 2) host.setTickPeriodMs(0);
@@ -199,8 +206,11 @@ class ConformanceStream extends HttpContext {
     if (this.scenario == "trap-headers") unreachable();
     if (this.scenario == "local-headers") {
       writer.clear().add("x-local", "1");
-      host.sendLocalResponse(429, "conformance_local", "slow down", writer);
-      return HeadersAction.StopIteration;
+      inRequestHeaders = true;
+      check("local_reply_status", host.sendLocalResponse(429, "conformance local", "slow down", writer).toString());
+      check("second_local_reply_status", host.sendLocalResponse(500, "second", "no", writer).toString());
+      inRequestHeaders = false;
+      return HeadersAction.Continue;
     }
     if (this.scenario == "continue") return HeadersAction.Continue;
     if (this.scenario == "http-call") {
@@ -219,7 +229,10 @@ class ConformanceStream extends HttpContext {
     if (this.scenario == "trap-body") unreachable();
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) == Status.Ok) check("body", takeString());
-    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString());
+    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString() + ":" + host.returned.len.toString());
+    host.returned.release();
+    check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
     if (this.scenario == "rewrite-body") {
       check("set_body", host.setBufferBytes(BufferType.HttpRequestBody, 0, bodySize, String.UTF8.encode("new body")).toString());
     }
@@ -236,6 +249,7 @@ class ConformanceStream extends HttpContext {
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    check("response_inside_request_callback", inRequestHeaders.toString());
     const status = host.getHeaderValue(MapType.HttpResponseHeaders, ":status");
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
@@ -250,6 +264,10 @@ class ConformanceStream extends HttpContext {
 
   onLog(): void {
     check("on_log", this.id.toString());
+    check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
+    const add = String.UTF8.encode("x");
+    check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());
     if (counterId != 0) host.incrementMetric(counterId, 1);
   }
 
