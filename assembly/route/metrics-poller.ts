@@ -14,7 +14,10 @@ import { takeWorkerToken } from "../picker/worker-token";
 
 const MAX_BODY: u32 = 262144;
 const MAX_LINES: i32 = 20000;
-const FAILURES_BEFORE_UNHEALTHY: i32 = 3;
+// Envoy's override_host policy routes to the named host whatever its health (load_balancer.cc findHost), so an
+// endpoint whose last poll failed is not named again until a poll succeeds: a pod restarting for two seconds
+// would otherwise take every request sent to it meanwhile.
+const FAILURES_BEFORE_UNHEALTHY: i32 = 1;
 
 /** Shared-data names of one configuration (the default one, or a Higress-style rule's). */
 export function sharedKeyPrefix(ruleIndex: i32): string {

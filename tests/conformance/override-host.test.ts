@@ -33,7 +33,7 @@ test("Higress's override skips an Unhealthy host and takes a Degraded one (load_
   assert.deepEqual(routeFor("10.0.7.3:8000"), { host: HOSTS[2], reason: "override" });
 });
 
-test("the stock build never names an endpoint after its polls failed three times, on any worker", () => {
+test("the stock build stops naming an endpoint once a poll failed, on every worker, and names it again after a good poll (metrics-poller.ts FAILURES_BEFORE_UNHEALTHY)", () => {
   const pods = ["10.0.8.1:8000", "10.0.8.2:8000"];
   const down = new Set<string>();
   const clusters = new ClusterRegistry();
@@ -51,10 +51,13 @@ test("the stock build never names an endpoint after its polls failed three times
   h.clock.advanceTo(h.clock.nowMs() + 300);
   assert.equal(h.chosen(h.send(chat(text(600, 400), [], "q"))), pods[0], "the idle pod wins while it answers");
   down.add(pods[0]);
-  h.clock.advanceTo(h.clock.nowMs() + 3 * 100 + 60); // three failed polls, then the snapshot TTL
+  h.clock.advanceTo(h.clock.nowMs() + 100 + 60); // one failed poll, then the snapshot TTL
   for (let i = 0; i < 8; i++) {
     const s = h.send(chat(text(610 + i, 400), [], "q"), [], { worker: i % 2 });
     assert.equal(h.chosen(s), pods[1], `request ${i}`);
     h.complete(s);
   }
+  down.delete(pods[0]);
+  h.clock.advanceTo(h.clock.nowMs() + 100 + 60);
+  assert.equal(h.chosen(h.send(chat(text(630, 400), [], "q"))), pods[0]);
 });
