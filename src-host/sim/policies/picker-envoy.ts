@@ -8,12 +8,12 @@ import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { LogLevel } from "../../host/abi.ts";
 import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
 import { OVERRIDE_HEADER, selectOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
-const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 const enc = new TextEncoder();
 
 export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
@@ -60,16 +60,7 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
   return {
     name: "picker-envoy",
     pick(req, candidates) {
-      const body = req.bodyBytes;
-      const stream = host.newStream({});
-      stream.decodeHeaders(
-        [
-          [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-          ["content-type", "application/json"], ["content-length", String(body.length)],
-        ],
-        false,
-      );
-      if (stream.requestState !== "local-reply") stream.decodeData(body, true);
+      const stream = sendThroughPlugin(host, {}, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
@@ -94,14 +85,8 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
       counters.fallbacks++;
       return { pod: candidates[rr++ % candidates.length], state: stream };
     },
-    onFirstToken(decision) {
-      (decision.state as FilterStream).encodeHeaders(RESPONSE_HEADERS, false);
-    },
-    onFinished(decision, _now, ok) {
-      const stream = decision.state as FilterStream;
-      if (ok) stream.finish();
-      else stream.reset();
-    },
+    onFirstToken: (decision) => firstToken(decision.state as FilterStream),
+    onFinished: (decision, _now, ok) => finished(decision.state as FilterStream, ok),
     stats() {
       return { ...counters, wasmWarnings, traps: host.traps };
     },

@@ -8,6 +8,7 @@ import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
 import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import type { SimPod } from "../sim-pod.ts";
@@ -15,7 +16,6 @@ import type { Policy, PolicyContext } from "./policy.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
-const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 
 export function pickerPolicy(ctx: PolicyContext): Policy {
   if (ctx.wasm === undefined) throw new Error("the picker policy needs the plugin module (--wasm)");
@@ -56,16 +56,7 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   return {
     name: "picker",
     pick(req, candidates) {
-      const body = req.bodyBytes;
-      const stream = host.newStream({ clusterName: PICKER_CLUSTER });
-      stream.decodeHeaders(
-        [
-          [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-          ["content-type", "application/json"], ["content-length", String(body.length)],
-        ],
-        false,
-      );
-      if (stream.requestState !== "local-reply") stream.decodeData(body, true);
+      const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
@@ -84,14 +75,8 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
       }
       return { pod, state: stream };
     },
-    onFirstToken(decision) {
-      (decision.state as FilterStream).encodeHeaders(RESPONSE_HEADERS, false);
-    },
-    onFinished(decision, _now, ok) {
-      const stream = decision.state as FilterStream;
-      if (ok) stream.finish();
-      else stream.reset();
-    },
+    onFirstToken: (decision) => firstToken(decision.state as FilterStream),
+    onFinished: (decision, _now, ok) => finished(decision.state as FilterStream, ok),
     onPodsChanged: refresh,
     stats() {
       return { ...counters, wasmWarnings, traps: host.traps };
