@@ -74,8 +74,6 @@ export class WasmVm {
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
-  /** Set when proxy_done is called for a context whose on_done returned false. */
-  doneRequested = new Set<number>();
   private exports: Record<string, WebAssembly.ExportValue>;
 
   constructor(
