@@ -8,7 +8,8 @@ import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { selectOverrideHost } from "../../host/override-host.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
 import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
@@ -17,7 +18,6 @@ import type { Policy, PolicyContext } from "./policy.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
-const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 const DEBUG_HEADER = "x-endpoint-picker-debug";
 
 interface PickerDecisionState {
@@ -80,23 +80,14 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   return {
     name: "picker",
     pick(req, candidates) {
-      const body = req.bodyBytes;
-      const stream = host.newStream({ clusterName: PICKER_CLUSTER });
-      stream.decodeHeaders(
-        [
-          [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-          ["content-type", "application/json"], ["content-length", String(body.length)],
-        ],
-        false,
-      );
-      if (stream.requestState !== "local-reply") stream.decodeData(body, true);
+      const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
         return { pod: null };
       }
       const override = stream.overrideHost;
-      const chosen = selectOverrideHost(override, cluster.hostList);
+      const chosen = selectHigressOverrideHost(override, cluster.hostList);
       let pod = chosen ? byAddress.get(chosen.address) : undefined;
       if (pod !== undefined && !pod.up) pod = undefined;
       if (pod !== undefined) {
@@ -117,17 +108,13 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
     },
     onFirstToken(decision) {
       const { stream, truth } = decision.state as PickerDecisionState;
-      stream.encodeHeaders(RESPONSE_HEADERS, false);
+      firstToken(stream);
       if (diagnostics !== null && truth !== null) {
         const header = stream.state.responseHeaders?.get(DEBUG_HEADER);
         diagnostics.record(truth, header === undefined ? null : parseDebugHeader(header));
       }
     },
-    onFinished(decision, _now, ok) {
-      const { stream } = decision.state as PickerDecisionState;
-      if (ok) stream.finish();
-      else stream.reset();
-    },
+    onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
     onPodsChanged: refresh,
     stats() {
       return { ...counters, wasmWarnings, traps: host.traps, ...(diagnostics?.summary() ?? {}) };

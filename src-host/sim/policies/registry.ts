@@ -4,6 +4,7 @@ import { gieApproxPolicy } from "./gie-approx.ts";
 import { leastRequestPolicy } from "./least-request.ts";
 import { oraclePolicy } from "./oracle.ts";
 import { pickerPolicy } from "./picker.ts";
+import { pickerEnvoyPolicy } from "./picker-envoy.ts";
 import type { PolicyFactory } from "./policy.ts";
 import { precisePolicy } from "./precise.ts";
 import { randomPolicy } from "./random.ts";
@@ -18,6 +19,7 @@ export const POLICIES: Readonly<Record<string, PolicyFactory>> = Object.freeze({
   precise: precisePolicy,
   oracle: oraclePolicy,
   picker: pickerPolicy,
+  "picker-envoy": pickerEnvoyPolicy,
 });
 
 export const DEFAULT_POLICIES = Object.keys(POLICIES);
