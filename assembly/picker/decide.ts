@@ -8,10 +8,10 @@ import { chainSeed } from "../prefix/chain";
 import { ExtractStatus, PrefixSkipReason } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
-import { Platform } from "../route/platform";
-import { Fallback } from "./fallback";
-import { PickerState } from "./picker-state";
-import { PrefixSkip } from "./prefix-skip";
+import { Platform } from "../core/platform";
+import { Fallback } from "../core/fallback";
+import { PickerState } from "../core/picker-state";
+import { PrefixSkip } from "../core/prefix-skip";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** The outcome of `decide`, reused for every request of the worker. */

@@ -3,7 +3,7 @@
 import { getHeaderValueRaw, returned, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "./ascii";
-import { Fallback } from "./fallback";
+import { Fallback } from "../core/fallback";
 
 const METHOD = new Utf8(":method");
 const CONTENT_TYPE = new Utf8("content-type");

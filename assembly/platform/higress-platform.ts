@@ -5,9 +5,9 @@ import { proxy_get_upstream_hosts, proxy_set_upstream_override_host } from "../a
 import { OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
 import { UpstreamHostsParser } from "../endpoints/upstream-hosts";
-import { PickerState } from "../picker/picker-state";
-import { applyEndpointMetrics } from "../picker/endpoint-refresh";
-import { Platform } from "./platform";
+import { PickerState } from "../core/picker-state";
+import { applyEndpointMetrics } from "./endpoint-refresh";
+import { Platform } from "../core/platform";
 
 const METRICS_CAP: i32 = 65536 + 1024;
 

@@ -9,8 +9,8 @@ import { BufferType, Status } from "../abi/types";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { encodeMetricsRecord } from "../endpoints/metrics-record";
 import { parsePrometheusWithTarget } from "../endpoints/prometheus";
-import { PickerState } from "../picker/picker-state";
-import { takeWorkerToken } from "../picker/worker-token";
+import { PickerState } from "../core/picker-state";
+import { takeWorkerToken } from "../core/worker-token";
 
 const MAX_BODY: u32 = 262144;
 const MAX_LINES: i32 = 20000;

@@ -6,11 +6,11 @@ import { getSharedData, replaceHeaderValue, returned, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { decodeMetricsRecord, MetricsRecordHeader } from "../endpoints/metrics-record";
 import { addressHash } from "../endpoints/endpoint-registry";
-import { applyCapacity } from "../picker/endpoint-refresh";
-import { PickerState } from "../picker/picker-state";
-import { OVERRIDE_HEADER } from "./override-header";
+import { applyCapacity } from "./endpoint-refresh";
+import { PickerState } from "../core/picker-state";
+import { OVERRIDE_HEADER } from "../core/override-header";
 import { MetricsPoller, metricsKey, sharedKeyPrefix } from "./metrics-poller";
-import { Platform } from "./platform";
+import { Platform } from "../core/platform";
 
 export class EnvoyPlatform extends Platform {
   private keys: Array<Utf8> = [];

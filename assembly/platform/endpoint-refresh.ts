@@ -2,7 +2,7 @@
 // values when the text is unusable, and size the endpoint's index share from its KV cache when known.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { parsePrometheusWithTarget } from "../endpoints/prometheus";
-import { PickerState } from "./picker-state";
+import { PickerState } from "../core/picker-state";
 
 const scratch = new EndpointMetrics();
 const MAX_LINES: i32 = 20000;

@@ -1,6 +1,6 @@
 // Where the two builds differ: how the host list and metrics arrive, and how the choice reaches the
 // gateway. Higress has host calls for both; stock Envoy gets metrics by polling and routes on a header.
-import { PickerState } from "../picker/picker-state";
+import { PickerState } from "./picker-state";
 
 export abstract class Platform {
   /** A short name for logs. */
