@@ -11,7 +11,7 @@ import { Candidates } from "../scheduling/candidates";
 import { Scheduler } from "../scheduling/scheduler";
 import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
-import { PickWindow } from "./pick-window";
+import { RateLimitWindow } from "./rate-limit-window";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
 
@@ -27,7 +27,7 @@ export class PickerState {
   readonly sessions: SessionAffinity = new SessionAffinity();
   /** Prefix hints shared with the other workers of the process (null when disabled). */
   readonly hints: SharedPrefixHints | null;
-  readonly window: PickWindow;
+  readonly rateWindow: RateLimitWindow;
   readonly matched: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
   /** Candidate index → registry slot, for the current decision. */
@@ -51,7 +51,7 @@ export class PickerState {
     this.candidates = new Candidates(n);
     this.leases = new InflightLeases(n);
     this.failures = new FailureTracker(n);
-    this.window = new PickWindow(config.windowSize, n);
+    this.rateWindow = new RateLimitWindow(config.windowSize, n);
     this.matched = new StaticArray<i32>(n);
     this.evicted = new StaticArray<i32>(n);
     this.candidateSlot = new StaticArray<i32>(n);
@@ -82,7 +82,7 @@ export class PickerState {
   /** Forgets a departed endpoint everywhere it is remembered. */
   forget(slot: i32): void {
     this.index.purge(slot);
-    this.window.forget(slot);
+    this.rateWindow.forget(slot);
     unchecked((this.appliedCapacity[slot] = 0));
   }
 }

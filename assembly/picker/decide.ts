@@ -202,10 +202,10 @@ function skipOverShare(state: PickerState): void {
   const limit = state.config.rateLimit;
   let remaining = 0;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) <= limit) remaining++;
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) <= limit) remaining++;
   }
   if (remaining == 0) return;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
   }
 }

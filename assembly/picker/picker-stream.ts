@@ -217,7 +217,7 @@ export class PickerStream extends HttpContext {
       stageLeave();
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
-    if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
+    if (cfg.rateLimit < 1.0) state.rateWindow.push(decision.slot);
     if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);
   }
 

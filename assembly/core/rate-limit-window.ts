@@ -1,6 +1,6 @@
 // Higress ai-load-balancer's rate_limit: the share of this worker's last `window_size` picks that went to
 // each endpoint. An endpoint above the configured share is skipped while another candidate remains.
-export class PickWindow {
+export class RateLimitWindow {
   private readonly ring: StaticArray<i32>;
   private readonly counts: StaticArray<i32>;
   private head: i32 = 0;
