@@ -5,10 +5,9 @@
 import { BenchGateway, readPickerBuild } from "./bench-gateway.ts";
 import { chatBody, type ChatBody } from "./chat-body.ts";
 import { compileAs } from "../wasm/compile-as.ts";
+import { BASELINE_PLUGIN_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, median, medianRatio, type Contender } from "./interleaved-rounds.ts";
 import { configForEndpoints } from "./stage-profile.ts";
-
-export const BASELINE_PLUGIN_ENTRY = "tests/wasm/bench-baseline-plugin.ts";
 
 export interface DecisionCostOptions {
   sizes: number[];

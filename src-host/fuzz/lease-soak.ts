@@ -1,6 +1,6 @@
 // A long run of short requests through the Higress build with endpoints coming and going, overlapping streams
 // that end every way a stream can (200, 5xx, reset before or after the body, a 413 local reply, an invalid body),
-// to show that leases always come back and memory stays flat. Used by tests/host/leases-soak.test.ts and the
+// to show that leases always come back and memory stays flat. Used by tests/integration/leases-soak.test.ts and the
 // `--soak` mode of the fuzz CLI.
 import { VirtualClock } from "../host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";

@@ -1,4 +1,4 @@
-// Exposes the plugin's Scheduler to the differential fuzz test (tests/host/fuzz-scheduler.test.ts), which fills
+// Exposes the plugin's Scheduler to the differential fuzz test (src-host/fuzz/scheduler-target.ts), which fills
 // random candidate sets and compares every score and the pick with src-host/fuzz/reference-scoring.ts.
 import { Candidates } from "../../assembly/scheduling/candidates";
 import { Scheduler } from "../../assembly/scheduling/scheduler";

@@ -1,4 +1,4 @@
-// Minimal entry exposing the plugin's XXH64 to a Node oracle test (tests/host/xxh64-oracle.test.ts).
+// Minimal entry exposing the plugin's XXH64 to a Node oracle test (tests/integration/xxh64-oracle.test.ts).
 import { xxh64 as xxh64Impl } from "../../assembly/prefix/xxh64";
 
 export function xxh64(ptr: usize, len: usize, seed: u64): u64 {

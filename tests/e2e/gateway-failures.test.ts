@@ -5,13 +5,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
-import { compileFixture } from "./support/compile.ts";
-import { gatewayHarness } from "./support/gateway-harness.ts";
-import { LogCollector, deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
+import { compileFixture } from "../support/compile.ts";
+import { gatewayHarness } from "../support/gateway-harness.ts";
+import { LogCollector, deadAddress, send } from "../support/node-upstreams.ts";
 
 const { gateway, upstream, onClose } = gatewayHarness();
 
-const higressFixture = () => compileFixture("tests/gateway-fixtures/higress-target.ts");
+const higressFixture = () => compileFixture("tests/guest/higress-target.ts");
 
 for (const where of ["trap-headers", "trap-body"]) {
   test(`FAIL_OPEN: a trap in ${where} still reaches a backend, untouched`, async () => {
@@ -69,7 +69,7 @@ test("stock Envoy without allow_on_headers_stop_iteration stalls the request: 50
     {
       upstreams: [a.address],
       requestTimeoutMs: 200,
-      plugin: { wasm: await compileFixture("tests/conformance/plugin.ts"), flavor: "envoy", config: "conformance", logLevel: 5 },
+      plugin: { wasm: await compileFixture("tests/guest/conformance-plugin.ts"), flavor: "envoy", config: "conformance", logLevel: 5 },
     },
     logs,
   );
@@ -126,7 +126,7 @@ test("an upstream reset after the response started resets the client", async () 
 
 test("a local reply from the plugin is sent as the plugin built it", async () => {
   const a = await upstream("a");
-  const g = await gateway({ upstreams: [a.address], plugin: { wasm: await compileFixture("tests/conformance/plugin.ts"), flavor: "higress", config: "conformance", logLevel: 5 } });
+  const g = await gateway({ upstreams: [a.address], plugin: { wasm: await compileFixture("tests/guest/conformance-plugin.ts"), flavor: "higress", config: "conformance", logLevel: 5 } });
   const r = await send(g.url, { body: "{}", headers: { "x-scenario": "local-headers" } });
   assert.equal(r.status, 429);
   assert.equal(r.body, "slow down");

@@ -8,9 +8,9 @@ import type { AddressInfo } from "node:net";
 import { HealthChecker, METRICS_BODY_LIMIT_BYTES } from "../../src-host/gateway/health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "../../src-host/gateway/http-call-cluster.ts";
 import type { HttpCallResponse } from "../../src-host/host/cluster.ts";
-import { compileFixture } from "./support/compile.ts";
-import { gatewayHarness } from "./support/gateway-harness.ts";
-import { deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
+import { compileFixture } from "../support/compile.ts";
+import { gatewayHarness } from "../support/gateway-harness.ts";
+import { deadAddress, send } from "../support/node-upstreams.ts";
 
 const { gateway, upstream, onClose } = gatewayHarness();
 
@@ -107,7 +107,7 @@ test("Higress: an override naming an Unhealthy host falls back to the healthy on
   const g = await gateway({
     upstreams: [a.address, b.address],
     healthCheck: { intervalMs: 60_000, timeoutMs: 500, unhealthyThreshold: 1 },
-    plugin: { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress", config: {} },
+    plugin: { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress", config: {} },
   });
   b.metricsStatus = 500;
   await g.healthChecker.checkNow();
@@ -132,7 +132,7 @@ test("the metrics-<host:port> clusters answer proxy_http_call with the upstream'
 
   const g = await gateway({
     upstreams: [a.address],
-    plugin: { wasm: await compileFixture("tests/gateway-fixtures/envoy-target.ts"), flavor: "envoy", config: {} },
+    plugin: { wasm: await compileFixture("tests/guest/envoy-target.ts"), flavor: "envoy", config: {} },
   });
   assert.equal(g.host!.clusters.get(`metrics-${a.address}`)?.hosts()[0].address, a.address);
   assert.equal(g.host!.clusters.get("inference-backends"), g.healthChecker);

@@ -5,9 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Agent } from "node:http";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
-import { compileFixture } from "./support/compile.ts";
-import { gatewayHarness } from "./support/gateway-harness.ts";
-import { LogCollector, send, type TestUpstream } from "../gateway-fixtures/node-upstreams.ts";
+import { compileFixture } from "../support/compile.ts";
+import { gatewayHarness } from "../support/gateway-harness.ts";
+import { LogCollector, send, type TestUpstream } from "../support/node-upstreams.ts";
 
 const { gateway, upstream } = gatewayHarness();
 
@@ -15,8 +15,8 @@ async function twoUpstreams(): Promise<[TestUpstream, TestUpstream]> {
   return [await upstream("a"), await upstream("b")];
 }
 
-const higressFixture = () => compileFixture("tests/gateway-fixtures/higress-target.ts");
-const envoyFixture = () => compileFixture("tests/gateway-fixtures/envoy-target.ts");
+const higressFixture = () => compileFixture("tests/guest/higress-target.ts");
+const envoyFixture = () => compileFixture("tests/guest/envoy-target.ts");
 
 test("Higress flavor: the override host set by the plugin receives the request, body intact", async () => {
   const [a, b] = await twoUpstreams();
@@ -65,7 +65,7 @@ test("an override naming a host outside the cluster falls back to round robin (b
   assert.deepEqual(higress.stats().routes, { "fallback:override-unknown-host": 4 });
 
   // The conformance plugin always asks for 10.0.0.1:8000 through the stock header.
-  const conformance = await compileFixture("tests/conformance/plugin.ts");
+  const conformance = await compileFixture("tests/guest/conformance-plugin.ts");
   const envoy = await gateway({
     upstreams: [a.address, b.address],
     plugin: { wasm: conformance, flavor: "envoy", config: "conformance", allowOnHeadersStopIteration: true, logLevel: 4 },

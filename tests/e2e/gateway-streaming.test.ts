@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { request, type ServerResponse } from "node:http";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
 import { startBackend } from "../../src-host/backend/server.ts";
-import { compileFixture } from "./support/compile.ts";
-import { gatewayHarness } from "./support/gateway-harness.ts";
-import { LogCollector } from "../gateway-fixtures/node-upstreams.ts";
+import { compileFixture } from "../support/compile.ts";
+import { gatewayHarness } from "../support/gateway-harness.ts";
+import { LogCollector } from "../support/node-upstreams.ts";
 
 const { gateway, upstream, onClose } = gatewayHarness();
 
@@ -34,7 +34,7 @@ for (const withPlugin of [false, true]) {
         res.end("data: [DONE]\n\n");
       });
     });
-    const plugin = withPlugin ? { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress" as const, config: {} } : undefined;
+    const plugin = withPlugin ? { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress" as const, config: {} } : undefined;
     const logs = new LogCollector();
     const g = await gateway({ upstreams: [sse.address], plugin }, logs);
     const received: string[] = [];
@@ -66,7 +66,7 @@ test("the simulated vLLM backend streams a chat completion through the gateway",
   onClose(() => backend.close());
   const g = await gateway({
     upstreams: [`127.0.0.1:${backend.port}`],
-    plugin: { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress", config: {} },
+    plugin: { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress", config: {} },
   });
   assert.ok(g.healthChecker.hosts()[0].metrics.includes("vllm:"), "the health check stored the vLLM metrics page");
   const res = await fetch(`${g.url}/v1/chat/completions`, {
@@ -96,7 +96,7 @@ test("a client abort resets the stream: on_log and on_done run, the upstream req
   });
   onClose(async () => open.forEach((r) => r.destroy()));
   const logs = new LogCollector();
-  const g = await gateway({ upstreams: [slow.address], plugin: { wasm: await compileFixture("tests/gateway-fixtures/higress-target.ts"), flavor: "higress", config: {} } }, logs);
+  const g = await gateway({ upstreams: [slow.address], plugin: { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress", config: {} } }, logs);
   const counters = () => g.host!.stats() as Record<string, number>;
   const before = { log: counters()["fixture.on_log"], done: counters()["fixture.on_done"] };
 

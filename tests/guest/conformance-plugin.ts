@@ -1,5 +1,5 @@
 // A conformance plugin: exercises every host function of the ABI layer through the host and logs what it
-// observed as "CHECK <name> <value>" lines, which tests/host/abi-conformance.test.ts asserts.
+// observed as "CHECK <name> <value>" lines, which tests/integration/abi-conformance.test.ts asserts.
 export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";

@@ -1,4 +1,4 @@
-// Exposes the plugin's PrefixIndex to tests/host/leases-index-bounds.test.ts: a long random mix of records,
+// Exposes the plugin's PrefixIndex to tests/integration/leases-index-bounds.test.ts: a long random mix of records,
 // purges and capacity changes, after which no slot may hold more than its capacity.
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 

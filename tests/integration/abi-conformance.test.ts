@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Status } from "../../src-host/host/abi.ts";
 import { deserializeHeaderMap, serializeHeaderMap } from "../../src-host/host/header-map.ts";
 import type { Cluster } from "../../src-host/host/cluster.ts";
-import { conformanceHost } from "./support/conformance.ts";
+import { conformanceHost } from "../support/conformance.ts";
 
 // The spec's example: {{"a": "1"}, {"b": "22"}} (abi-versions/v0.2.1 "Serialization").
 const SPEC_EXAMPLE = Uint8Array.from([

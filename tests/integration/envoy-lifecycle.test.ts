@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Status } from "../../src-host/host/abi.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
-import { conformanceHost } from "./support/conformance.ts";
+import { conformanceHost } from "../support/conformance.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

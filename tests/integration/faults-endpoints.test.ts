@@ -6,7 +6,7 @@ import { Status } from "../../src-host/host/abi.ts";
 import { FaultPlan } from "../../src-host/fuzz/fault-plan.ts";
 import { GATEWAY_METRICS_CUT } from "../../src-host/fuzz/metrics-text.ts";
 import { completeStream, pickerCounters, requestViolations, sendBody } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text, vllmMetrics } from "./support/picker.ts";
+import { chat, pickerHost, text, vllmMetrics } from "../support/picker.ts";
 
 const [A, B] = ["10.9.0.1:8000", "10.9.0.2:8000"];
 const body = (i: number) => new TextEncoder().encode(JSON.stringify(chat(text(i, 900), [], "q" + i)));

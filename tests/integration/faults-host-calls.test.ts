@@ -8,7 +8,7 @@ import type { Cluster } from "../../src-host/host/cluster.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { FaultPlan, type FaultAction } from "../../src-host/fuzz/fault-plan.ts";
 import { completeStream, pickerCounters, pickerModule, requestViolations, sendBody, CLIENT_OVERRIDE } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text } from "./support/picker.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.5.0.1:8000", "10.5.0.2:8000", "10.5.0.3:8000"];
 const ERRORS: FaultAction[] = [Status.NotFound, Status.BadArgument, Status.InternalFailure, Status.InvalidMemoryAccess, Status.Unimplemented].map((status) => ({ status }));

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { FailurePolicy } from "../../src-host/host/abi.ts";
 import { FaultPlan } from "../../src-host/fuzz/fault-plan.ts";
 import { completeStream, pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text } from "./support/picker.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.8.0.1:8000", "10.8.0.2:8000"];
 const enc = new TextEncoder();

@@ -7,7 +7,7 @@ import { FuzzRng } from "../../src-host/fuzz/rng.ts";
 
 
 async function compile(): Promise<Record<string, (...a: Array<number | bigint>) => number>> {
-  const binary = (await compileAs("tests/wasm/fuzz-prefix-index-harness.ts", "standalone")) as Uint8Array<ArrayBuffer>;
+  const binary = (await compileAs("tests/guest/fuzz-prefix-index-harness.ts", "standalone")) as Uint8Array<ArrayBuffer>;
   const instance = new WebAssembly.Instance(new WebAssembly.Module(binary), { env: { abort: () => { throw new Error("abort"); } } });
   return instance.exports as never;
 }

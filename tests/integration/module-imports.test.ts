@@ -2,8 +2,8 @@
 // imports anything else fails to load there), and the exports include what a proxy-wasm 0.2.1 host calls.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { builtModule } from "./support/picker.ts";
-import { compileFixture } from "./support/compile.ts";
+import { builtModule } from "../support/picker.ts";
+import { compileFixture } from "../support/compile.ts";
 import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { MissingImportsError, WasmVm } from "../../src-host/host/vm.ts";
 import { envoyImports } from "../../src-host/host/envoy-imports.ts";
@@ -48,7 +48,7 @@ test("stock Envoy refuses the Higress build, naming the missing imports", () => 
 test("a module that imports env.abort (AssemblyScript's default) fails to load, naming it", async () => {
   const asc = (await import("assemblyscript/asc")).default;
   let binary: Uint8Array | null = null;
-  const { error } = await asc.main(["tests/conformance/aborting.ts", "--runtime", "stub", "--outFile", "out.wasm", "--config", "none.json"], {
+  const { error } = await asc.main(["tests/guest/aborting.ts", "--runtime", "stub", "--outFile", "out.wasm", "--config", "none.json"], {
     readFile: (name: string, baseDir: string) => {
       if (name === "none.json") return "{}";
       if (name.endsWith("aborting.ts")) return "export function f(x: i32): i32 { assert(x > 0); return x; }";
@@ -63,6 +63,6 @@ test("a module that imports env.abort (AssemblyScript's default) fails to load, 
 });
 
 test("the conformance fixture compiles with the plugin's asconfig (no env.abort)", async () => {
-  const mod = new WebAssembly.Module(await compileFixture("tests/conformance/plugin.ts"));
+  const mod = new WebAssembly.Module(await compileFixture("tests/guest/conformance-plugin.ts"));
   assert.ok(!WebAssembly.Module.imports(mod).some((i) => i.name === "abort"));
 });

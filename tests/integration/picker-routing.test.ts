@@ -2,7 +2,7 @@
 // when it fails open, and that it cleans up after itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chat, pickerHost, text } from "./support/picker.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
 

@@ -7,7 +7,7 @@ import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import type { StreamInfo } from "../../src-host/host/stream.ts";
-import { chat, pickerHost, text, vllmMetrics, type PickerHarness, type PodState } from "./support/picker.ts";
+import { chat, pickerHost, text, vllmMetrics, type PickerHarness, type PodState } from "../support/picker.ts";
 
 const DEBUG = "x-endpoint-picker-debug";
 const BACKENDS = ["10.0.0.1:8000", "10.0.0.2:8000"];
@@ -225,7 +225,7 @@ test("stock Envoy build: each rule's endpoints are its own host list", () => {
 
 test("stock Envoy build: the default config and each rule poll their own endpoints' metrics", async () => {
   const { ClusterRegistry } = await import("../../src-host/host/cluster.ts");
-  const { vllmMetrics } = await import("./support/picker.ts");
+  const { vllmMetrics } = await import("../support/picker.ts");
   const polled = new Map<string, number>();
   const clusters = new ClusterRegistry();
   for (const name of ["m-default", "m-rule"]) {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
-import { chat, pickerHost, text, vllmMetrics, type PodState } from "./support/picker.ts";
+import { chat, pickerHost, text, vllmMetrics, type PodState } from "../support/picker.ts";
 
 const PODS = ["10.0.1.1:8000", "10.0.1.2:8000", "10.0.1.3:8000"];
 

@@ -11,7 +11,7 @@ import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { generateBody } from "../../src-host/fuzz/request-bodies.ts";
 import { FuzzRng } from "../../src-host/fuzz/rng.ts";
 import { completeStream, sendBody } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text } from "./support/picker.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.10.0.1:8000", "10.10.0.2:8000"];
 const CLIENT = "10.66.66.66:6666";

@@ -5,6 +5,7 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import xxhash from "xxhash-wasm";
 import { compileAs } from "../../src-host/wasm/compile-as.ts";
+import { XXH64_HARNESS_ENTRY } from "../../src-host/wasm/guest-entries.ts";
 
 interface Harness {
   memory: WebAssembly.Memory;
@@ -20,7 +21,7 @@ let reference: (input: Uint8Array, seed: bigint) => bigint;
 let arena = 0;
 
 async function compileHarness(): Promise<Uint8Array<ArrayBuffer>> {
-  return (await compileAs("tests/wasm/xxh64-harness.ts", "standalone")) as Uint8Array<ArrayBuffer>;
+  return (await compileAs(XXH64_HARNESS_ENTRY, "standalone")) as Uint8Array<ArrayBuffer>;
 }
 
 /** splitmix64: a small, seeded, reproducible source of 64-bit values. */

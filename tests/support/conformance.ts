@@ -1,8 +1,8 @@
 // Runs the conformance plugin under the host and collects its CHECK lines.
 import { compileFixture } from "./compile.ts";
-import { VirtualClock } from "../../../src-host/host/clock.ts";
-import { ClusterRegistry, type Cluster } from "../../../src-host/host/cluster.ts";
-import { PluginHost, type PluginHostOptions } from "../../../src-host/host/plugin-host.ts";
+import { VirtualClock } from "../../src-host/host/clock.ts";
+import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
+import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
 
 export interface Harness {
   host: PluginHost;
@@ -16,7 +16,7 @@ export interface Harness {
 }
 
 export async function conformanceHost(options: Partial<PluginHostOptions> = {}, clusters: Cluster[] = []): Promise<Harness> {
-  const wasm = await compileFixture("tests/conformance/plugin.ts");
+  const wasm = await compileFixture("tests/guest/conformance-plugin.ts");
   const clock = new VirtualClock();
   const registry = new ClusterRegistry();
   for (const c of clusters) registry.add(c);

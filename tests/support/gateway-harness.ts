@@ -1,7 +1,7 @@
 // Starts gateways and test upstreams for a test file and closes them all after it (gateways first).
 import { after } from "node:test";
-import { startGateway, type GatewayHandle, type GatewayOptions } from "../../../src-host/gateway/gateway.ts";
-import { LogCollector, startUpstream, type TestUpstream } from "../../gateway-fixtures/node-upstreams.ts";
+import { startGateway, type GatewayHandle, type GatewayOptions } from "../../src-host/gateway/gateway.ts";
+import { LogCollector, startUpstream, type TestUpstream } from "./node-upstreams.ts";
 
 export interface GatewayHarness {
   /** A gateway with a slow health check (tests trigger checks themselves) and a 5 s request timeout. */

@@ -1,13 +1,13 @@
 // Runs the built picker (build/higress.wasm or build/envoy.wasm) under the host with a cluster whose hosts
 // carry real vLLM /metrics text, and helpers to send requests through it.
 import { readFileSync, existsSync } from "node:fs";
-import { VirtualClock } from "../../../src-host/host/clock.ts";
-import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../../src-host/host/cluster.ts";
-import { PluginHost, type PluginHostOptions } from "../../../src-host/host/plugin-host.ts";
-import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
-import type { HeaderList } from "../../../src-host/host/header-map.ts";
-import { Histogram, TTFT_BUCKETS_SECONDS } from "../../../src-host/backend/histogram.ts";
-import { renderVllmMetrics } from "../../../src-host/backend/metrics.ts";
+import { VirtualClock } from "../../src-host/host/clock.ts";
+import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../src-host/host/cluster.ts";
+import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
+import type { FilterStream } from "../../src-host/host/filter-stream.ts";
+import type { HeaderList } from "../../src-host/host/header-map.ts";
+import { Histogram, TTFT_BUCKETS_SECONDS } from "../../src-host/backend/histogram.ts";
+import { renderVllmMetrics } from "../../src-host/backend/metrics.ts";
 
 export function builtModule(flavor: "higress" | "envoy"): Uint8Array<ArrayBuffer> {
   const path = `build/${flavor}.wasm`;
