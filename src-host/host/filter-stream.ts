@@ -3,9 +3,9 @@
 // mapping, cumulative body buffering with the 413 limit, local replies and the failure policy on a trap.
 import { BufferType, DataStatus, HeadersStatus, LogLevel, Status, StreamType } from "./abi.ts";
 import type { HeaderList } from "./header-map.ts";
-import type { Worker } from "./plugin-host.ts";
 import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
+import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
@@ -30,7 +30,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-export class FilterStream {
+export class FilterStream implements PluginStreamCalls {
   readonly state: StreamState;
   readonly contextId: number;
   requestState: RequestState = "headers";
@@ -50,7 +50,7 @@ export class FilterStream {
   private readonly vm: WasmVm;
 
   constructor(
-    private readonly worker: Worker,
+    private readonly worker: StreamWorker,
     info: StreamInfo,
   ) {
     const vm = (this.vm = worker.vm);
