@@ -4,6 +4,7 @@ import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { AdapterSet } from "./adapter-set";
 import { NAME_HASH_SEED, nameHashStep } from "./name-hash";
 import { DecimalSyntax, parseDecimal } from "../json/number";
+import { equalsIgnoreCase } from "../text/ascii";
 
 const LF: u32 = 0x0a;
 const CR: u32 = 0x0d;
@@ -517,13 +518,13 @@ function parseSampleValue(q: usize, end: usize): usize {
   }
   let v: f64;
   if (c == 0x6e /* n */) {
-    if (end - q < 3 || !lowerEquals(q, "nan")) return 0;
+    if (end - q < 3 || !equalsIgnoreCase(q, 3, "nan")) return 0;
     q += 3;
     v = NaN;
   } else if (c == 0x69 /* i */) {
-    if (end - q < 3 || !lowerEquals(q, "inf")) return 0;
+    if (end - q < 3 || !equalsIgnoreCase(q, 3, "inf")) return 0;
     q += 3;
-    if (end - q >= 5 && lowerEquals(q, "inity")) q += 5;
+    if (end - q >= 5 && equalsIgnoreCase(q, 5, "inity")) q += 5;
     v = Infinity;
   } else {
     // The number runs to the blank (or '\r', or the line end) that must follow it.
@@ -545,11 +546,3 @@ function parseSampleValue(q: usize, end: usize): usize {
   return q;
 }
 
-function lowerEquals(p: usize, lit: string): bool {
-  const n = lit.length;
-  const s = changetype<usize>(lit);
-  for (let i = 0; i < n; i++) {
-    if ((<u32>load<u8>(p + i) | 0x20) != <u32>load<u16>(s + (i << 1))) return false;
-  }
-  return true;
-}

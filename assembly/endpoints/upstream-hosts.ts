@@ -6,6 +6,7 @@ import { HeaderMapReader } from "../abi/header-map";
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
 import { xxh64 } from "../prefix/xxh64";
+import { equalsIgnoreCase } from "../text/ascii";
 import { addressHash } from "./endpoint-registry";
 
 /** Envoy health status names, as Higress reports them. */
@@ -35,24 +36,12 @@ function isUsable(health: i32): bool {
   return health == HostHealth.Healthy || health == HostHealth.Degraded;
 }
 
-// ASCII case-insensitive equality of n bytes at p with the lower-case literal lit.
-function equalsLower(p: usize, n: i32, lit: string): bool {
-  if (n != lit.length) return false;
-  const s = changetype<usize>(lit);
-  for (let i = 0; i < n; i++) {
-    let c = <u32>load<u8>(p + <usize>i);
-    if (c - 0x41 < 26) c |= 0x20;
-    if (c != <u32>load<u16>(s + (<usize>i << 1))) return false;
-  }
-  return true;
-}
-
 function healthFromName(p: usize, n: i32): i32 {
-  if (equalsLower(p, n, "healthy")) return HostHealth.Healthy;
-  if (equalsLower(p, n, "unhealthy")) return HostHealth.Unhealthy;
-  if (equalsLower(p, n, "degraded")) return HostHealth.Degraded;
-  if (equalsLower(p, n, "timeout")) return HostHealth.Timeout;
-  if (equalsLower(p, n, "draining")) return HostHealth.Draining;
+  if (equalsIgnoreCase(p, <usize>n, "healthy")) return HostHealth.Healthy;
+  if (equalsIgnoreCase(p, <usize>n, "unhealthy")) return HostHealth.Unhealthy;
+  if (equalsIgnoreCase(p, <usize>n, "degraded")) return HostHealth.Degraded;
+  if (equalsIgnoreCase(p, <usize>n, "timeout")) return HostHealth.Timeout;
+  if (equalsIgnoreCase(p, <usize>n, "draining")) return HostHealth.Draining;
   return HostHealth.Unknown;
 }
 

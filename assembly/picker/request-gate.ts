@@ -2,7 +2,7 @@
 // no Content-Encoding (other than identity) and no upgrade. Anything else is a counted fail-open.
 import { getHeaderValueRaw, returned, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
-import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "./ascii";
+import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
 import { Fallback } from "../core/fallback";
 
 const METHOD = new Utf8(":method");

@@ -1,4 +1,5 @@
-// Byte-level ASCII helpers for header values, so the request path reads headers without allocating.
+// Byte-level ASCII helpers for header values and other protocol text (case-insensitive compares, media types,
+// Content-Length, token lists), so the request path reads them without allocating.
 
 @inline function lower(c: u32): u32 {
   return c - 65 < 26 ? c | 0x20 : c;
