@@ -3,7 +3,7 @@
 //   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
@@ -11,6 +11,7 @@ import { demoReportHtml } from "../demo/html-report.ts";
 import { ProgressLine } from "../demo/progress-line.ts";
 import { resultTable, MODE_LABELS } from "../demo/result-table.ts";
 import { DEFAULT_ENGINE, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 
 const { values } = parseArgs({
   options: {
@@ -62,12 +63,11 @@ const settings: DemoSettings = {
   modelName: "sim-model",
 };
 
-const wasmPath = `build/${flavor}.wasm`;
 let wasm: Uint8Array;
 try {
-  wasm = new Uint8Array(readFileSync(wasmPath));
-} catch {
-  fail(`${wasmPath} is missing: run \`npm run build\` first`);
+  wasm = readBuiltPlugin(flavor);
+} catch (e) {
+  fail((e as Error).message);
 }
 
 const json = values.json!;

@@ -2,7 +2,7 @@
 // may fail; once the gateway's health check has marked it Unhealthy no client request fails and none reaches it.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import OpenAI from "openai";
 import { startDemoCluster, type DemoCluster } from "../../src-host/demo/demo-cluster.ts";
 import { pseudoText } from "../../src-host/sim/pseudo-text.ts";
@@ -26,7 +26,7 @@ for (const flavor of ["higress", "envoy"] as const satisfies readonly Flavor[]) 
       backends: 3,
       engine: { speed: 50, kvTokens: 65_536 },
       modelName: MODEL,
-      plugin: { wasm: new Uint8Array(readFileSync(`build/${flavor}.wasm`)), flavor, workers: 2 },
+      plugin: { wasm: readBuiltPlugin(flavor), flavor, workers: 2 },
       healthIntervalMs: 50,
     });
     clusters.push(cluster);

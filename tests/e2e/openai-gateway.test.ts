@@ -3,7 +3,7 @@
 // backends. The answering backend is read from the x-backend-id response header.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import OpenAI from "openai";
 import { agentFetch, sessionAgent } from "../../src-host/demo/agent-fetch.ts";
 import { startDemoCluster, type DemoCluster } from "../../src-host/demo/demo-cluster.ts";
@@ -31,7 +31,7 @@ async function fixture(flavor: Flavor): Promise<Fixture> {
     backends: 3,
     engine: { speed: 50, kvTokens: 65_536 },
     modelName: MODEL,
-    plugin: { wasm: new Uint8Array(readFileSync(`build/${flavor}.wasm`)), flavor, workers: 2 },
+    plugin: { wasm: readBuiltPlugin(flavor), flavor, workers: 2 },
     healthIntervalMs: 200,
     log: (line) => logs.push(line),
   });

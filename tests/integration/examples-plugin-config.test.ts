@@ -11,17 +11,9 @@ import { VirtualClock } from "../../src-host/host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
 import { ConfigRejectedError, PluginHost } from "../../src-host/host/plugin-host.ts";
 import type { Flavor } from "../../src-host/host/vm.ts";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 
 type Obj = Record<string, any>;
-
-function buildOutput(flavor: Flavor): Uint8Array {
-  const file = `build/${flavor}.wasm`;
-  try {
-    return readFileSync(file);
-  } catch {
-    assert.fail(`${file} is missing: run \`npm run build\` before the host tests`);
-  }
-}
 
 function loadDocs(file: string): Obj[] {
   return parseAllDocuments(readFileSync(file, "utf8"), { merge: true } as never)
@@ -40,7 +32,7 @@ function configure(flavor: Flavor, config: unknown, clusters = new ClusterRegist
   const warnings: string[] = [];
   try {
     const host = PluginHost.create({
-      wasm: buildOutput(flavor),
+      wasm: readBuiltPlugin(flavor),
       flavor,
       pluginConfig: JSON.stringify(config),
       rootId: "endpoint_picker",
@@ -140,7 +132,7 @@ for (const flavor of ["higress", "envoy"] as const) {
 
 test("the build outputs carry the host functions of their gateway", () => {
   const imports = (flavor: Flavor) =>
-    new Set(WebAssembly.Module.imports(new WebAssembly.Module(buildOutput(flavor) as Uint8Array<ArrayBuffer>)).map((i) => i.name));
+    new Set(WebAssembly.Module.imports(new WebAssembly.Module(readBuiltPlugin(flavor) as Uint8Array<ArrayBuffer>)).map((i) => i.name));
   const higressOnly = ["proxy_get_upstream_hosts", "proxy_set_upstream_override_host"];
   for (const name of higressOnly) {
     assert.ok(imports("higress").has(name), `higress.wasm imports ${name}`);

@@ -7,7 +7,8 @@ import { Status } from "../../src-host/host/abi.ts";
 import type { Cluster } from "../../src-host/host/cluster.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { FaultPlan, type FaultAction } from "../../src-host/fuzz/fault-plan.ts";
-import { completeStream, pickerCounters, pickerModule, requestViolations, sendBody, CLIENT_OVERRIDE } from "../../src-host/fuzz/picker-driver.ts";
+import { completeStream, pickerCounters, requestViolations, sendBody, CLIENT_OVERRIDE } from "../../src-host/fuzz/picker-driver.ts";
+import { builtPluginModule } from "../../src-host/wasm/built-plugin.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.5.0.1:8000", "10.5.0.2:8000", "10.5.0.3:8000"];
@@ -19,7 +20,7 @@ const GETTERS = new Set(["proxy_get_buffer_bytes", "proxy_get_header_map_value",
 const TELEMETRY = new Set(["proxy_increment_metric", "proxy_define_metric", "proxy_log", "proxy_set_property"]);
 
 function importsOf(flavor: "higress" | "envoy"): string[] {
-  return WebAssembly.Module.imports(pickerModule(flavor)).map((i) => i.name);
+  return WebAssembly.Module.imports(builtPluginModule(flavor)).map((i) => i.name);
 }
 
 function body(i: number): Uint8Array {

@@ -10,7 +10,8 @@ import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
 import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { runLeaseSoak } from "../../src-host/fuzz/lease-soak.ts";
 import { vllmPage } from "../../src-host/fuzz/metrics-text.ts";
-import { chosenEndpoint, completeStream, pickerCounters, pickerModule, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { chosenEndpoint, completeStream, pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { builtPluginModule } from "../../src-host/wasm/built-plugin.ts";
 
 // About 25 s on a 2-core machine; LEASE_SOAK_REQUESTS overrides it.
 const REQUESTS = Number(process.env.LEASE_SOAK_REQUESTS ?? 1_000_000);
@@ -33,7 +34,7 @@ test("a lease on a departed endpoint is released without corrupting its successo
   const clock = new VirtualClock();
   const cluster = new StaticCluster("backends");
   const h = PluginHost.create({
-    wasm: pickerModule("higress"),
+    wasm: builtPluginModule("higress"),
     flavor: "higress",
     // Inflight decides; two slots only, so C must take the slot A leaves.
     pluginConfig: JSON.stringify({ weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 1 }, loadGuard: { factor: 0 }, limits: { maxEndpoints: 2 } }),

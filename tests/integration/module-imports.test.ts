@@ -2,7 +2,7 @@
 // imports anything else fails to load there), and the exports include what a proxy-wasm 0.2.1 host calls.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { builtModule } from "../support/picker.ts";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import { compileFixture } from "../support/compile.ts";
 import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { MissingImportsError, WasmVm } from "../../src-host/host/vm.ts";
@@ -26,7 +26,7 @@ function provided(flavor: "envoy" | "higress"): Set<string> {
 
 for (const flavor of ["envoy", "higress"] as const) {
   test(`build/${flavor}.wasm imports only what ${flavor === "envoy" ? "stock Envoy" : "Higress"} provides`, () => {
-    const mod = new WebAssembly.Module(builtModule(flavor));
+    const mod = new WebAssembly.Module(readBuiltPlugin(flavor));
     const imports = WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`);
     const have = provided(flavor);
     assert.deepEqual(imports.filter((i) => !have.has(i)), []);
@@ -40,7 +40,7 @@ for (const flavor of ["envoy", "higress"] as const) {
 
 test("stock Envoy refuses the Higress build, naming the missing imports", () => {
   assert.throws(
-    () => PluginHost.create({ wasm: builtModule("higress"), flavor: "envoy", pluginConfig: "{}" }),
+    () => PluginHost.create({ wasm: readBuiltPlugin("higress"), flavor: "envoy", pluginConfig: "{}" }),
     (e: unknown) => e instanceof MissingImportsError && HIGRESS_ONLY.every((n) => e.message.includes(n)),
   );
 });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { packageWasmPlugin } from "../../src-host/package/oci.ts";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 
 const dec = new TextDecoder();
 
@@ -210,12 +211,7 @@ test("long names are split into the ustar prefix field and read back whole", asy
 });
 
 test("the CLI packages build/higress.wasm into the given directory", (t) => {
-  let wasm: Uint8Array;
-  try {
-    wasm = readFileSync("build/higress.wasm");
-  } catch {
-    return assert.fail("build/higress.wasm is missing: run `npm run build` before the host tests");
-  }
+  const wasm = readBuiltPlugin("higress");
   withTempDir((dir) => {
     execFileSync(process.execPath, ["--import", "tsx", "src-host/package/cli.ts", "--out", dir, "--tag", "cli-test"], { stdio: "pipe" });
     const index = JSON.parse(readFileSync(join(dir, "endpoint-picker", "index.json"), "utf8"));

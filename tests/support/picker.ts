@@ -1,19 +1,13 @@
 // Runs the built picker (build/higress.wasm or build/envoy.wasm) under the host with a cluster whose hosts
 // carry real vLLM /metrics text, and helpers to send requests through it.
-import { readFileSync, existsSync } from "node:fs";
 import { VirtualClock } from "../../src-host/host/clock.ts";
+import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../src-host/host/cluster.ts";
 import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS } from "../../src-host/backend/histogram.ts";
 import { renderVllmMetrics } from "../../src-host/backend/metrics.ts";
-
-export function builtModule(flavor: "higress" | "envoy"): Uint8Array<ArrayBuffer> {
-  const path = `build/${flavor}.wasm`;
-  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build\` first`);
-  return new Uint8Array(readFileSync(path));
-}
 
 export interface PodState {
   waiting?: number;
@@ -76,7 +70,7 @@ export function pickerHost(options: Partial<PluginHostOptions> & { config?: obje
   clusters.add(cluster);
   const logs: string[] = [];
   const host = PluginHost.create({
-    wasm: builtModule(flavor),
+    wasm: readBuiltPlugin(flavor),
     flavor,
     rootId: "endpoint_picker",
     vmId: "endpoint_picker",
