@@ -1,4 +1,5 @@
-// An inline SVG chart of empirical CDFs (one step line per series) on a logarithmic x axis, no libraries.
+// An inline SVG chart of empirical CDFs (one step line per series) on a logarithmic x axis, no libraries; the
+// demo and the simulator reports draw their TTFT distributions with it.
 
 export interface CdfSeries {
   label: string;
@@ -13,7 +14,9 @@ export interface CdfChartOptions {
   xLabel?: string;
 }
 
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+/** Text and attribute values escaped for XML/HTML. */
+export const escapeXml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const esc = escapeXml;
 
 /** Tick values 1, 2, 5 × 10^k covering [lo, hi]. */
 export function logTicks(lo: number, hi: number): number[] {
