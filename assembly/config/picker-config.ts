@@ -21,10 +21,10 @@ export class EndpointConfig {
 }
 
 /** Higress `metric_policy`. */
-export namespace MetricPolicy {
-  export const Default: i32 = 0;
-  export const Least: i32 = 1;
-  export const Most: i32 = 2;
+export enum MetricPolicy {
+  Default = 0,
+  Least = 1,
+  Most = 2,
 }
 
 export class PickerConfig {

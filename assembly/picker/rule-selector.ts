@@ -10,12 +10,12 @@ const ROUTE_NAME_PROPERTY = String.UTF8.encode("route_name");
 const CLUSTER_NAME_PROPERTY = String.UTF8.encode("cluster_name");
 
 /** How a `_match_domain_` entry compares with the host. */
-namespace DomainMatch {
-  export const Exact: i32 = 0;
+enum DomainMatch {
+  Exact = 0,
   /** `*.example.com`: the host ends with `.example.com`. */
-  export const Suffix: i32 = 1;
+  Suffix = 1,
   /** `www.*`: the host starts with `www.`. */
-  export const Prefix: i32 = 2;
+  Prefix = 2,
 }
 
 function bytesEqual(a: usize, aLen: usize, b: ArrayBuffer): bool {
