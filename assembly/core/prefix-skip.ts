@@ -5,6 +5,7 @@ export enum PrefixSkip {
   TokenArray = 2,
   NoPrompt = 3,
   ShortPrompt = 4,
+  Count = 5,
 }
 
 export const PREFIX_SKIP_NAMES: StaticArray<string> = ["none", "budget", "token_array", "no_prompt", "short_prompt"];

@@ -1,5 +1,6 @@
 // Counters and gauges the plugin exports through proxy-wasm metrics (Envoy shows them as
-// wasmcustom.endpoint_picker.*). Ids are defined once at configure time; the hot path only increments.
+// wasmcustom.endpoint_picker.*). Each is declared once, below, with its name; define() gives every declared one
+// its host id at configure time, and the hot path only increments.
 import { defineMetric, incrementMetric } from "../abi/host";
 import { MetricType } from "../abi/types";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
@@ -7,42 +8,46 @@ import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PREFIX_SKIP_NAMES } from "./prefix-skip";
 
 const UNDEFINED: u32 = u32.MAX_VALUE;
+const PREFIX = "endpoint_picker.";
+
+/** One exported metric: its name under endpoint_picker., its type and, once defined, its host id. */
+export class PluginMetric {
+  id: u32 = UNDEFINED;
+  constructor(readonly type: MetricType, readonly name: string) {}
+}
 
 export class Telemetry {
-  requests: u32 = UNDEFINED;
-  decisions: u32 = UNDEFINED;
-  prefixMatchedChars: u32 = UNDEFINED;
-  prefixTotalChars: u32 = UNDEFINED;
-  prefixHits: u32 = UNDEFINED;
-  inflight: u32 = UNDEFINED;
-  metricsParseErrors: u32 = UNDEFINED;
-  hostErrors: u32 = UNDEFINED;
-  evictedEndpoints: u32 = UNDEFINED;
-  pollFailures: u32 = UNDEFINED;
-  sharedHintHits: u32 = UNDEFINED;
-  overrideHeaderRefusals: u32 = UNDEFINED;
-  readonly fallbacks: StaticArray<u32> = new StaticArray<u32>(Fallback.Count);
-  readonly prefixSkips: StaticArray<u32> = new StaticArray<u32>(PREFIX_SKIP_NAMES.length);
+  /** Every metric declared below, in declaration order. */
+  private readonly all: Array<PluginMetric> = [];
 
+  readonly requests: PluginMetric = this.counter("requests");
+  readonly decisions: PluginMetric = this.counter("decisions");
+  readonly prefixMatchedChars: PluginMetric = this.counter("prefix_matched_chars");
+  readonly prefixTotalChars: PluginMetric = this.counter("prefix_total_chars");
+  readonly prefixHits: PluginMetric = this.counter("prefix_hits");
+  readonly inflight: PluginMetric = this.gauge("inflight");
+  readonly metricsParseErrors: PluginMetric = this.counter("metrics_parse_errors");
+  readonly hostErrors: PluginMetric = this.counter("host_errors");
+  readonly evictedEndpoints: PluginMetric = this.counter("evicted_endpoints");
+  readonly pollFailures: PluginMetric = this.counter("poll_failures");
+  readonly sharedHintHits: PluginMetric = this.counter("shared_hint_hits");
+  readonly overrideHeaderRefusals: PluginMetric = this.counter("override_header_refusals");
+  /** One per fail-open reason (index = Fallback; "none" has no counter). */
+  readonly fallbacks: StaticArray<PluginMetric> = this.counters("fallback.", FALLBACK_NAMES);
+  /** One per reason a request got no prefix signal (index = PrefixSkip; "none" has no counter). */
+  readonly prefixSkips: StaticArray<PluginMetric> = this.counters("prefix_skipped.", PREFIX_SKIP_NAMES);
+
+  /** Defines every declared metric with the host. */
   define(): void {
-    const p = "endpoint_picker.";
-    this.requests = defineMetric(MetricType.Counter, p + "requests");
-    this.decisions = defineMetric(MetricType.Counter, p + "decisions");
-    this.prefixMatchedChars = defineMetric(MetricType.Counter, p + "prefix_matched_chars");
-    this.prefixTotalChars = defineMetric(MetricType.Counter, p + "prefix_total_chars");
-    this.prefixHits = defineMetric(MetricType.Counter, p + "prefix_hits");
-    this.inflight = defineMetric(MetricType.Gauge, p + "inflight");
-    this.metricsParseErrors = defineMetric(MetricType.Counter, p + "metrics_parse_errors");
-    this.hostErrors = defineMetric(MetricType.Counter, p + "host_errors");
-    this.evictedEndpoints = defineMetric(MetricType.Counter, p + "evicted_endpoints");
-    this.pollFailures = defineMetric(MetricType.Counter, p + "poll_failures");
-    this.sharedHintHits = defineMetric(MetricType.Counter, p + "shared_hint_hits");
-    this.overrideHeaderRefusals = defineMetric(MetricType.Counter, p + "override_header_refusals");
-    for (let i = 1; i < Fallback.Count; i++) this.fallbacks[i] = defineMetric(MetricType.Counter, p + "fallback." + FALLBACK_NAMES[i]);
-    for (let i = 1; i < PREFIX_SKIP_NAMES.length; i++) this.prefixSkips[i] = defineMetric(MetricType.Counter, p + "prefix_skipped." + PREFIX_SKIP_NAMES[i]);
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const m = unchecked(all[i]);
+      m.id = defineMetric(m.type, PREFIX + m.name);
+    }
   }
 
-  @inline add(id: u32, delta: i64): void {
+  @inline add(metric: PluginMetric, delta: i64): void {
+    const id = metric.id;
     if (id != UNDEFINED && delta != 0) {
       stageEnter(Stage.Telemetry);
       incrementMetric(id, delta);
@@ -51,10 +56,33 @@ export class Telemetry {
   }
 
   fallback(reason: i32): void {
-    if (reason > 0 && reason < Fallback.Count) this.add(this.fallbacks[reason], 1);
+    if (reason > 0 && reason < Fallback.Count) this.add(unchecked(this.fallbacks[reason]), 1);
   }
 
   prefixSkip(reason: i32): void {
-    if (reason > 0 && reason < PREFIX_SKIP_NAMES.length) this.add(this.prefixSkips[reason], 1);
+    if (reason > 0 && reason < this.prefixSkips.length) this.add(unchecked(this.prefixSkips[reason]), 1);
+  }
+
+  private counter(name: string): PluginMetric {
+    return this.declare(MetricType.Counter, name);
+  }
+
+  private gauge(name: string): PluginMetric {
+    return this.declare(MetricType.Gauge, name);
+  }
+
+  private declare(type: MetricType, name: string): PluginMetric {
+    const m = new PluginMetric(type, name);
+    this.all.push(m);
+    return m;
+  }
+
+  // A counter per name but the first: index 0 ("none") holds a metric that is never defined, so adding to it
+  // does nothing.
+  private counters(prefix: string, names: StaticArray<string>): StaticArray<PluginMetric> {
+    const out = new StaticArray<PluginMetric>(names.length);
+    out[0] = new PluginMetric(MetricType.Counter, prefix + names[0]);
+    for (let i = 1; i < names.length; i++) out[i] = this.counter(prefix + names[i]);
+    return out;
   }
 }
