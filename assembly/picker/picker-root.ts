@@ -1,7 +1,7 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, returned, setTickPeriodMs } from "../abi/host";
+import { currentTimeNanos, getBufferBytes, log, Returned, setTickPeriodMs } from "../abi/host";
 import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
@@ -51,19 +51,14 @@ export class PickerRoot extends WorkerPickers {
   }
 
   onConfigure(configSize: u32): bool {
-    let ptr: usize = 0;
-    let len: usize = 0;
-    if (configSize > 0) {
-      if (getBufferBytes(BufferType.PluginConfiguration, 0, configSize) != Status.Ok) {
-        log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
-        return false;
-      }
-      ptr = returned.ptr;
-      len = returned.len;
+    const document = new Returned();
+    if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize, document) != Status.Ok) {
+      log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
+      return false;
     }
     const config = new PluginConfig();
-    const error = parseConfig(ptr, len, this.isStockEnvoy, config);
-    if (len > 0) returned.release();
+    const error = parseConfig(document.ptr, document.len, this.isStockEnvoy, config);
+    document.release();
     if (error.length > 0) {
       log(LogLevel.Error, "endpoint-picker: " + error);
       return false;
