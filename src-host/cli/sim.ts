@@ -21,7 +21,9 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
-  --parallel N           worker threads running policies side by side (default: min(2, CPUs))`;
+  --parallel N           worker threads running policies side by side (default: min(2, CPUs))
+  --diagnose             the picker reports its index accuracy against the pods' real caches: precision and
+                         recall on the chosen pod, and which signal made a pod with a longer cached prefix lose`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
         config: { type: "string" },
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
+        diagnose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -90,7 +93,8 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose,
+    onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 

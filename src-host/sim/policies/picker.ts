@@ -10,12 +10,29 @@ import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cl
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { selectOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
+import { parseDebugHeader } from "../../fuzz/debug-header.ts";
+import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
+const DEBUG_HEADER = "x-endpoint-picker-debug";
+
+interface PickerDecisionState {
+  stream: FilterStream;
+  truth: DecisionTruth | null;
+}
+
+/** The configuration with the debug header on, and the scoring weights it sets, for the diagnostics. */
+function diagnosticConfig(config: string): { config: string; weights: DiagnosticWeights } {
+  const parsed = JSON.parse(config) as Record<string, unknown>;
+  const debug = (parsed.debug ?? {}) as Record<string, unknown>;
+  parsed.debug = { ...debug, header: true };
+  const w = (parsed.weights ?? {}) as Partial<DiagnosticWeights>;
+  return { config: JSON.stringify(parsed), weights: { ...DEFAULT_DIAGNOSTIC_WEIGHTS, ...w } };
+}
 
 export function pickerPolicy(ctx: PolicyContext): Policy {
   if (ctx.wasm === undefined) throw new Error("the picker policy needs the plugin module (--wasm)");
@@ -39,10 +56,17 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   refresh();
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
   let wasmWarnings = 0;
+  let pluginConfig = ctx.pluginConfig ?? "{}";
+  let diagnostics: IndexDiagnostics | null = null;
+  if (ctx.diagnose) {
+    const d = diagnosticConfig(pluginConfig);
+    pluginConfig = d.config;
+    diagnostics = new IndexDiagnostics(d.weights);
+  }
   const host = PluginHost.create({
     wasm: ctx.wasm,
     flavor: "higress",
-    pluginConfig: ctx.pluginConfig ?? "{}",
+    pluginConfig,
     clock: ctx.clock,
     clusters: new ClusterRegistry().add(cluster),
     workers: 2,
@@ -82,19 +106,31 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
         counters.fallbacks++;
         pod = candidates[rr++ % candidates.length];
       }
-      return { pod, state: stream };
+      let truth: DecisionTruth | null = null;
+      if (diagnostics !== null) {
+        const len = req.promptTokens.length;
+        truth = { promptTokens: len, cachedTokens: new Map() };
+        for (const c of candidates) truth.cachedTokens.set(c.address, c.cachedTokens(req.blockHashes, len));
+      }
+      const state: PickerDecisionState = { stream, truth };
+      return { pod, state };
     },
     onFirstToken(decision) {
-      (decision.state as FilterStream).encodeHeaders(RESPONSE_HEADERS, false);
+      const { stream, truth } = decision.state as PickerDecisionState;
+      stream.encodeHeaders(RESPONSE_HEADERS, false);
+      if (diagnostics !== null && truth !== null) {
+        const header = stream.state.responseHeaders?.get(DEBUG_HEADER);
+        diagnostics.record(truth, header === undefined ? null : parseDebugHeader(header));
+      }
     },
     onFinished(decision, _now, ok) {
-      const stream = decision.state as FilterStream;
+      const { stream } = decision.state as PickerDecisionState;
       if (ok) stream.finish();
       else stream.reset();
     },
     onPodsChanged: refresh,
     stats() {
-      return { ...counters, wasmWarnings, traps: host.traps };
+      return { ...counters, wasmWarnings, traps: host.traps, ...(diagnostics?.summary() ?? {}) };
     },
     close() {
       cancel();

@@ -18,6 +18,8 @@ export interface PolicyContext {
   pluginConfig?: string;
   /** How often the gateway refreshes its view of the pods' health and metrics (ms). */
   healthCheckIntervalMs: number;
+  /** Compare the policy's view of the pods' caches with the truth, decision by decision (picker). */
+  diagnose?: boolean;
 }
 
 export interface Decision {
