@@ -4,7 +4,7 @@ export * from "./abi/exports";
 import "./abi/abort";
 import { RootContext, setRootContextFactory } from "./abi/context";
 import { PickerRoot } from "./picker/picker-root";
-import { HigressPlatform } from "./route/higress-platform";
-import { Platform } from "./route/platform";
+import { HigressPlatform } from "./platform/higress-platform";
+import { Platform } from "./core/platform";
 
 setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new HigressPlatform()));

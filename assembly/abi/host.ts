@@ -2,6 +2,7 @@
 // take `string` encode it to UTF-8 (an allocation); hot paths use the `...Raw` forms with pre-encoded bytes.
 import * as env from "./imports";
 import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams } from "./memory";
+export { Returned } from "./memory";
 import { HeaderMapReader, HeaderMapWriter } from "./header-map";
 import { MapType, Status } from "./types";
 
@@ -15,7 +16,8 @@ export class Utf8 {
   @inline get len(): usize { return <usize>this.buf.byteLength; }
 }
 
-/** The buffer returned by the last successful getter below; release it when done. */
+/** The buffer returned by the last successful getter below that was not given its own `out`; release it when
+ *  done. A caller that keeps the bytes across host calls passes its own Returned instead. */
 export const returned = new Returned();
 
 // ---- logging and time ----
@@ -54,11 +56,11 @@ export function propertyPath(segments: string[]): ArrayBuffer {
   return String.UTF8.encode(joined);
 }
 
-/** Reads a property into `returned`; returns the host status. */
-export function getProperty(path: ArrayBuffer): i32 {
+/** Reads a property into `out`; returns the host status. */
+export function getProperty(path: ArrayBuffer, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_property(changetype<usize>(path), path.byteLength, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -75,11 +77,11 @@ export function setProperty(path: ArrayBuffer, value: ArrayBuffer): i32 {
 
 // ---- buffers ----
 
-/** Reads up to maxSize bytes of a buffer into `returned`; returns the host status. */
-export function getBufferBytes(type: i32, start: u32, maxSize: u32): i32 {
+/** Reads up to maxSize bytes of a buffer into `out`; returns the host status. */
+export function getBufferBytes(type: i32, start: u32, maxSize: u32, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_buffer_bytes(type, start, maxSize, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -117,11 +119,11 @@ export function setHeaderMapPairs(type: i32, writer: HeaderMapWriter): i32 {
   return env.proxy_set_header_map_pairs(type, ptr, writer.length);
 }
 
-/** Reads one header value into `returned`; returns the host status (NotFound when absent). */
-export function getHeaderValueRaw(type: i32, key: Utf8): i32 {
+/** Reads one header value into `out`; returns the host status (NotFound when absent). */
+export function getHeaderValueRaw(type: i32, key: Utf8, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_header_map_value(type, key.ptr, key.len, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -149,12 +151,12 @@ export function removeHeader(type: i32, key: Utf8): i32 {
 /** The CAS token of the last successful getSharedData. */
 export let sharedDataCas: u32 = 0;
 
-/** Reads a shared value into `returned` and its CAS into `sharedDataCas`; returns the host status. */
-export function getSharedData(key: Utf8): i32 {
+/** Reads a shared value into `out` and its CAS into `sharedDataCas`; returns the host status. */
+export function getSharedData(key: Utf8, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_shared_data(key.ptr, key.len, OUT_PTR, OUT_LEN, OUT_EXTRA);
   if (s == Status.Ok) {
-    returned.take();
+    out.take();
     sharedDataCas = load<u32>(OUT_EXTRA);
   }
   return s;

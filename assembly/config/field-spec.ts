@@ -2,25 +2,25 @@
 import { PickerConfig } from "./picker-config";
 import { isHeaderName, isHttpPath, isMetricName } from "./string-formats";
 
-export namespace FieldKind {
+export enum FieldKind {
   /** Any finite number in the range. */
-  export const Number: i32 = 0;
+  Number = 0,
   /** An integral number in the range. */
-  export const Integer: i32 = 1;
-  export const Boolean: i32 = 2;
+  Integer = 1,
+  Boolean = 2,
   /** A string checked by its TextFormat. */
-  export const Text: i32 = 3;
+  Text = 3,
   /** One of a fixed list of strings; the value's number is the option's index. */
-  export const Choice: i32 = 4;
+  Choice = 4,
 }
 
-export namespace TextFormat {
+export enum TextFormat {
   /** A header name stored lower-cased, or "" to disable. */
-  export const HeaderName: i32 = 0;
+  HeaderName = 0,
   /** An origin-form path starting with "/". */
-  export const HttpPath: i32 = 1;
+  HttpPath = 1,
   /** A Prometheus metric name, or "". */
-  export const MetricName: i32 = 2;
+  MetricName = 2,
 }
 
 /** A checked value ready to store. */

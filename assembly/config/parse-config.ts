@@ -1,4 +1,4 @@
-// Parsing and validation of the plugin configuration JSON (docs/config.md) into a PickerConfig.
+// Parsing and validation of the plugin configuration JSON (docs/config.md) into a PluginConfig.
 //
 // Every bad field is collected and reported in one line; only broken JSON stops parsing early. Duplicate keys
 // in one object are rejected (a repeated key is more likely a mistake than an intended override). Higress's
@@ -6,6 +6,7 @@
 import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
+import { PluginConfig } from "./plugin-config";
 import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
 import { FieldKind, FieldSpec, FieldValue } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
@@ -54,6 +55,8 @@ class ConfigParser {
     readonly ctx: ParseContext,
     readonly base: string,
     readonly rule: ConfigRule | null,
+    /** The document being parsed (where `_rules_` go) when this parses its top level, else null. */
+    readonly document: PluginConfig | null,
   ) {}
 
   /** Reads the document; false if it is not valid JSON. */
@@ -68,7 +71,7 @@ class ConfigParser {
       return true;
     }
     if (!this.parseObject("", "", true)) return false;
-    this.out.hasDefault = this.hasConfigKeys || !this.rulesSeen;
+    this.document!.hasDefault = this.hasConfigKeys || !this.rulesSeen;
     return sc.next() == JsonToken.End;
   }
 
@@ -160,7 +163,7 @@ class ConfigParser {
         continue;
       }
       const rule = new ConfigRule();
-      const parser = new ConfigParser(rule.config, this.isStockEnvoy, ctx, at, rule);
+      const parser = new ConfigParser(rule.config, this.isStockEnvoy, ctx, at, rule, null);
       if (!parser.parseObject("", at, true)) return false;
       if (!rule.hasMatchers()) {
         ctx.error(
@@ -175,7 +178,7 @@ class ConfigParser {
         }
       }
       parser.checkRelations();
-      this.out.rules.push(rule);
+      this.document!.rules.push(rule);
     }
     return false; // unreachable: every iteration costs a scanner step
   }
@@ -268,7 +271,9 @@ class ConfigParser {
     }
 
     const endpointCount = out.endpoints.length;
-    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && out.hasDefault) {
+    // A document with only `_rules_` needs no endpoints of its own (a rule always does).
+    const usedAsIs = this.document === null || this.document!.hasDefault;
+    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && usedAsIs) {
       ctx.error(
         shownPrefix + ENDPOINTS_KEY,
         "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}",
@@ -344,9 +349,9 @@ class ConfigParser {
  * non-empty `endpoints` adds a warning and is ignored. `out` is reset to the defaults first; when the result is
  * not "" its contents are unspecified and must not be used.
  */
-export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PickerConfig): string {
-  out.copyFrom(new PickerConfig());
-  const parser = new ConfigParser(out, isStockEnvoy, new ParseContext(), "", null);
+export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PluginConfig): string {
+  out.reset();
+  const parser = new ConfigParser(out, isStockEnvoy, new ParseContext(), "", null, out);
   if (!isBlank(ptr, len)) {
     if (!parser.parseDocument(ptr, len)) return ERROR_PREFIX + parser.jsonProblem(ptr, len);
   }
@@ -366,7 +371,7 @@ export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: Pic
  * Every configuration in use (the default one, if any, and each rule) gets its own prefix index; together their
  * worst cases must fit within the largest limits.maxIndexBytes any of them sets.
  */
-function checkTotalIndexSize(ctx: ParseContext, out: PickerConfig): void {
+function checkTotalIndexSize(ctx: ParseContext, out: PluginConfig): void {
   const rules = out.rules;
   if (rules.length == 0) return;
   let total: u64 = 0;

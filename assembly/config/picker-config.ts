@@ -1,6 +1,5 @@
 // The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
 import { Weights } from "../scheduling/weights";
-import { ConfigRule } from "./config-rule";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
 export class EndpointConfig {
@@ -22,10 +21,10 @@ export class EndpointConfig {
 }
 
 /** Higress `metric_policy`. */
-export namespace MetricPolicy {
-  export const Default: i32 = 0;
-  export const Least: i32 = 1;
-  export const Most: i32 = 2;
+export enum MetricPolicy {
+  Default = 0,
+  Least = 1,
+  Most = 2,
 }
 
 export class PickerConfig {
@@ -86,13 +85,7 @@ export class PickerConfig {
   /** Non-fatal notes (e.g. endpoints given to the Higress build). */
   warnings: Array<string> = [];
 
-  /** Higress `_rules_`, in order (top level only; a rule's own config has none). */
-  rules: Array<ConfigRule> = [];
-  /** False when the document held only `_rules_` (Higress defaultConfigDisable): requests that no rule
-   *  matches are left alone. */
-  hasDefault: bool = true;
-
-  /** Makes this a deep copy of o (endpoints and warnings are copied, not shared; rules are shared). */
+  /** Makes this a deep copy of o (endpoints and warnings are copied, not shared). */
   copyFrom(o: PickerConfig): void {
     this.weights.copyFrom(o.weights);
     this.chunkChars = o.chunkChars;
@@ -136,7 +129,5 @@ export class PickerConfig {
     this.windowSize = o.windowSize;
     this.lbPolicy = o.lbPolicy;
     this.warnings = o.warnings.slice(0);
-    this.rules = o.rules.slice(0);
-    this.hasDefault = o.hasDefault;
   }
 }

@@ -6,6 +6,7 @@ import { HeaderMapReader } from "../abi/header-map";
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
 import { xxh64 } from "../prefix/xxh64";
+import { equalsIgnoreCase } from "../text/ascii";
 import { addressHash } from "./endpoint-registry";
 
 /** Envoy health status names, as Higress reports them. */

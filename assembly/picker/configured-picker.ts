@@ -2,8 +2,8 @@
 // its state (index, registry, scheduler...), its own platform instance (so its own host snapshot) and the
 // request headers it reads.
 import { Utf8 } from "../abi/host";
-import { Platform } from "../route/platform";
-import { PickerState } from "./picker-state";
+import { Platform } from "../core/platform";
+import { PickerState } from "../core/picker-state";
 
 export class ConfiguredPicker {
   readonly saltHeader: Utf8 | null;

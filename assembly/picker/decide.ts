@@ -8,10 +8,10 @@ import { chainSeed } from "../prefix/chain";
 import { ExtractStatus, PrefixSkipReason } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
-import { Platform } from "../route/platform";
-import { Fallback } from "./fallback";
-import { PickerState } from "./picker-state";
-import { PrefixSkip } from "./prefix-skip";
+import { Platform } from "../core/platform";
+import { Fallback } from "../core/fallback";
+import { PickerState } from "../core/picker-state";
+import { PrefixSkip } from "../core/prefix-skip";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** The outcome of `decide`, reused for every request of the worker. */
@@ -202,10 +202,10 @@ function skipOverShare(state: PickerState): void {
   const limit = state.config.rateLimit;
   let remaining = 0;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) <= limit) remaining++;
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) <= limit) remaining++;
   }
   if (remaining == 0) return;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
   }
 }

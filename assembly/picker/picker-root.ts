@@ -1,19 +1,22 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, returned, setTickPeriodMs } from "../abi/host";
-import { HttpContext, RootContext } from "../abi/context";
+import { currentTimeNanos, getBufferBytes, log, Returned, setTickPeriodMs } from "../abi/host";
+import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
+import { PluginConfig } from "../config/plugin-config";
 import { parseConfig } from "../config/parse-config";
-import { Platform } from "../route/platform";
-import { PickerState } from "./picker-state";
+import { Platform } from "../core/platform";
+import { PickerState } from "../core/picker-state";
+import { nowMs } from "../core/clock";
 import { PickerStream } from "./picker-stream";
-import { Telemetry } from "./telemetry";
-import { takeWorkerToken } from "./worker-token";
+import { Telemetry } from "../core/telemetry";
+import { takeWorkerToken } from "../core/worker-token";
 import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
+import { WorkerPickers } from "./worker-pickers";
 import { streamById } from "../abi/context";
 
 const BODY_WAIT_MS: f64 = 1000;
@@ -27,9 +30,7 @@ function resumeStream(contextId: u32): void {
   if (s !== null) (s as PickerStream).resumeWithoutBody();
 }
 
-export class PickerRoot extends RootContext {
-  config: PickerConfig | null = null;
-  telemetry: Telemetry | null = null;
+export class PickerRoot extends WorkerPickers {
   /** The default configuration's picker; null when the document held only `_rules_`. */
   defaultPicker: ConfiguredPicker | null = null;
   /** Per rule: its picker once a request matched it. */
@@ -37,11 +38,6 @@ export class PickerRoot extends RootContext {
   /** Per rule: its platform refused it (logged once; its requests fail open). */
   ruleFailed: Array<bool> = [];
   selector: RuleSelector | null = null;
-  /** The last select() found a rule whose platform refused it. */
-  selectionFailed: bool = false;
-  /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
-  watchdog: BodyWatchdog | null = null;
-  warnedBodyNotDelivered: bool = false;
   private tickPeriod: u32 = 0;
   readonly platformName: string;
 
@@ -55,19 +51,14 @@ export class PickerRoot extends RootContext {
   }
 
   onConfigure(configSize: u32): bool {
-    let ptr: usize = 0;
-    let len: usize = 0;
-    if (configSize > 0) {
-      if (getBufferBytes(BufferType.PluginConfiguration, 0, configSize) != Status.Ok) {
-        log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
-        return false;
-      }
-      ptr = returned.ptr;
-      len = returned.len;
+    const document = new Returned();
+    if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize, document) != Status.Ok) {
+      log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
+      return false;
     }
-    const config = new PickerConfig();
-    const error = parseConfig(ptr, len, this.isStockEnvoy, config);
-    if (len > 0) returned.release();
+    const config = new PluginConfig();
+    const error = parseConfig(document.ptr, document.len, this.isStockEnvoy, config);
+    document.release();
     if (error.length > 0) {
       log(LogLevel.Error, "endpoint-picker: " + error);
       return false;
@@ -192,12 +183,8 @@ export class PickerRoot extends RootContext {
 }
 
 /** The stock build polls each configuration's endpoints every metrics.pollIntervalMs. */
-function shortestPollInterval(config: PickerConfig): u32 {
+function shortestPollInterval(config: PluginConfig): u32 {
   let period: i32 = config.hasDefault ? config.pollIntervalMs : i32.MAX_VALUE;
   for (let i = 0; i < config.rules.length; i++) period = min(period, config.rules[i].config.pollIntervalMs);
   return period == i32.MAX_VALUE ? 0 : <u32>period;
-}
-
-export function nowMs(): f64 {
-  return <f64>(currentTimeNanos() / 1_000_000);
 }

@@ -10,13 +10,14 @@ import { HttpContext } from "../abi/context";
 import { BufferType, DataAction, HeadersAction, LogLevel, MapType, Status, StreamType } from "../abi/types";
 import { hashNameBytes } from "../endpoints/name-hash";
 import { xxh64 } from "../prefix/xxh64";
-import { OVERRIDE_HEADER } from "../route/override-header";
+import { OVERRIDE_HEADER } from "../core/override-header";
 import { formatDebugHeader } from "./debug-header";
 import { Decision, decide } from "./decide";
-import { FALLBACK_NAMES, Fallback } from "./fallback";
-import { PickerRoot, nowMs } from "./picker-root";
+import { FALLBACK_NAMES, Fallback } from "../core/fallback";
+import { nowMs } from "../core/clock";
+import { WorkerPickers } from "./worker-pickers";
 import { ConfiguredPicker } from "./configured-picker";
-import { PickerState } from "./picker-state";
+import { PickerState } from "../core/picker-state";
 import { gateRequest, gatedContentLength, UNSIZED_BODY } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
@@ -52,7 +53,7 @@ export class PickerStream extends HttpContext {
   /** The configuration this request uses (the default or a matching rule's), chosen on its headers. */
   private active: ConfiguredPicker | null = null;
 
-  constructor(id: u32, readonly picker: PickerRoot) {
+  constructor(id: u32, readonly picker: WorkerPickers) {
     super(id, picker);
   }
 
@@ -221,7 +222,7 @@ export class PickerStream extends HttpContext {
       stageLeave();
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
-    if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
+    if (cfg.rateLimit < 1.0) state.rateWindow.push(decision.slot);
     if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);
   }
 

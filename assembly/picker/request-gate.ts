@@ -4,8 +4,8 @@
 import { getHeaderMapPairs, returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
-import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "./ascii";
-import { Fallback } from "./fallback";
+import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
+import { Fallback } from "../core/fallback";
 
 // The six headers the gate looks at, read from one proxy_get_header_map_pairs call instead of one host call
 // each (the host calls were most of a decision's fixed cost). Like proxy_get_header_map_value (Envoy

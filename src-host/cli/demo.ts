@@ -3,7 +3,7 @@
 //   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor both|higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
@@ -12,6 +12,7 @@ import { ProgressLine } from "../demo/progress-line.ts";
 import { resultTable } from "../demo/result-table.ts";
 import { DEFAULT_ENGINE, FLAVOR_NAMES, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
 import type { Flavor } from "../host/vm.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 
 const { values } = parseArgs({
   options: {
@@ -66,11 +67,10 @@ const settings: DemoSettings = {
 
 const wasm: Partial<Record<Flavor, Uint8Array>> = {};
 for (const f of flavors) {
-  const wasmPath = `build/${f}.wasm`;
   try {
-    wasm[f] = new Uint8Array(readFileSync(wasmPath));
-  } catch {
-    fail(`${wasmPath} is missing: run \`npm run build\` first`);
+    wasm[f] = readBuiltPlugin(f);
+  } catch (e) {
+    fail((e as Error).message);
   }
 }
 

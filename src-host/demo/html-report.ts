@@ -2,7 +2,7 @@
 // inline SVG; one self-contained file.
 import { boundsLine, TABLE_COLUMNS } from "./result-table.ts";
 import { FLAVOR_NAMES, type DemoResult } from "./run-comparison.ts";
-import { cdfChartSvg } from "./ttft-cdf-svg.ts";
+import { cdfChartSvg } from "../report/cdf-chart-svg.ts";
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 

@@ -6,7 +6,8 @@ import { VirtualClock } from "../host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import { parseDebugHeader } from "./debug-header.ts";
-import { completeStream, outcomeOf, pickerCounters, pickerModule, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream, outcomeOf, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { rawUpstreamHosts } from "./raw-upstream-hosts.ts";
 import { bestCandidates, DEFAULT_PARAMS, LoraState, scoreCandidates, type Candidate } from "./reference-scoring.ts";
 import type { FuzzRng } from "./rng.ts";
@@ -50,7 +51,7 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
 
   constructor() {
     this.host = PluginHost.create({
-      wasm: pickerModule("higress"),
+      wasm: builtPluginModule("higress"),
       flavor: "higress",
       // A fresh host list on every request, and the scores in a response header.
       pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true } }),

@@ -11,9 +11,9 @@
 // on_log, on_done and on_delete are skipped on a failed VM (ContextBase::onLog/onDone/onDelete).
 import { BufferType, DataStatus, HeadersStatus, LogLevel, Status, StreamType } from "./abi.ts";
 import type { HeaderList } from "./header-map.ts";
-import type { Worker } from "./plugin-host.ts";
 import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
+import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
@@ -38,7 +38,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-export class FilterStream {
+export class FilterStream implements PluginStreamCalls {
   readonly state: StreamState;
   readonly contextId: number;
   requestState: RequestState = "headers";
@@ -62,7 +62,7 @@ export class FilterStream {
   private readonly vm: WasmVm;
 
   constructor(
-    private readonly worker: Worker,
+    private readonly worker: StreamWorker,
     info: StreamInfo,
   ) {
     const vm = (this.vm = worker.vm);

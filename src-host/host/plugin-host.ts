@@ -8,6 +8,7 @@ import { FilterStream } from "./filter-stream.ts";
 import { higressImports } from "./higress-imports.ts";
 import { ProxyProcess } from "./shared-state.ts";
 import type { StreamInfo } from "./stream.ts";
+import type { StreamWorker } from "./stream-worker.ts";
 import { WasmTrap, WasmVm, type Flavor, type ImportBuilder, type LogSink, type VmOptions } from "./vm.ts";
 
 const enc = new TextEncoder();
@@ -51,8 +52,8 @@ const defaultLog: LogSink = (level, message, vm) => {
   process.stderr.write(`[wasm ${LOG_LEVEL_NAMES[level]}] ${vm.options.rootId}: ${message}\n`);
 };
 
-/** One worker thread's VM and its root context. */
-export class Worker {
+/** One worker thread's VM and its root context (not a Node worker thread: the host runs every VM in this one). */
+export class WorkerVm implements StreamWorker {
   vm!: WasmVm;
   rootContextId = 0;
   readonly streams = new Map<number, FilterStream>();
@@ -150,7 +151,7 @@ export class Worker {
 
 export class PluginHost {
   readonly module: WebAssembly.Module;
-  readonly workers: Worker[] = [];
+  readonly workers: WorkerVm[] = [];
   readonly process: ProxyProcess;
   readonly clusters: ClusterRegistry;
   readonly clock: Clock;
@@ -190,14 +191,14 @@ export class PluginHost {
   /** Starts a canary VM (whose configure decides whether the config is accepted), then one VM per worker. */
   static create(options: PluginHostOptions): PluginHost {
     const host = new PluginHost(options);
-    const canary = new Worker(host, -1);
+    const canary = new WorkerVm(host, -1);
     if (!canary.start()) {
       canary.vm?.shutdown();
       throw new ConfigRejectedError(`plugin ${host.rootId} rejected its configuration`);
     }
     canary.vm.shutdown();
     for (let i = 0; i < (options.workers ?? 1); i++) {
-      const w = new Worker(host, i);
+      const w = new WorkerVm(host, i);
       if (!w.start()) throw new ConfigRejectedError(`plugin ${host.rootId} failed to start on worker ${i}`);
       host.workers.push(w);
     }
