@@ -110,7 +110,7 @@ export function decide(
 }
 
 /** Candidates from the active endpoints, the configured filters, the scheduler's pick. */
-function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
+export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
   const cfg = state.config;
   const registry = state.registry;
   const active = registry.activeCount;

@@ -15,6 +15,10 @@ import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
 import { streamById } from "../abi/context";
+import { PendingCalls } from "../replica/pending-calls";
+import { RedisTelemetry } from "../replica/redis-telemetry";
+import { ReplicaHints } from "../replica/replica-hints";
+import { ReplyKind } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
@@ -43,6 +47,9 @@ export class PickerRoot extends RootContext {
   watchdog: BodyWatchdog | null = null;
   warnedBodyNotDelivered: bool = false;
   private tickPeriod: u32 = 0;
+  /** Redis calls in flight and the replica counters (made with the first configuration that uses Redis). */
+  redisPending: PendingCalls | null = null;
+  redisTelemetry: RedisTelemetry | null = null;
   readonly platformName: string;
 
   constructor(id: u32, readonly makePlatform: PlatformFactory) {
@@ -125,7 +132,21 @@ export class PickerRoot extends RootContext {
     if (this.workerToken == 0) this.workerToken = takeWorkerToken();
     const base = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32);
     state.scheduler.seed(base ^ (this.workerToken * 0x9e3779b97f4a7c15) ^ <u64>(ruleIndex + 1));
-    return new ConfiguredPicker(state, platform);
+    const picker = new ConfiguredPicker(state, platform);
+    if (config.redis.enabled) {
+      const transport = platform.redisTransport();
+      if (transport === null) {
+        log(LogLevel.Error, "endpoint-picker: invalid plugin config: redis: this build has no Redis calls");
+        return null;
+      }
+      if (this.redisTelemetry === null) this.redisTelemetry = new RedisTelemetry();
+      if (this.redisPending === null) this.redisPending = new PendingCalls();
+      const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
+      // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
+      if (!replica.ready(nowMs())) log(LogLevel.Warn, "endpoint-picker: redis.cluster " + config.redis.cluster + ": proxy_redis_init refused; retrying later");
+      picker.replica = replica;
+    }
+    return picker;
   }
 
   /**
@@ -186,6 +207,33 @@ export class PickerRoot extends RootContext {
     }
   }
 
+  onRedisCallResponse(token: u32, status: u32, responseSize: u32): void {
+    const pending = this.redisPending;
+    if (pending === null) return;
+    const call = pending.find(token);
+    if (call === null) return;
+    call.inUse = false;
+    const hints = call.hints!;
+    const now = nowMs();
+    let reply = hints.reply;
+    let ok = false;
+    let read = false;
+    if (status != 0) {
+      hints.callFailed(now, call.sentAtMs);
+    } else if (responseSize == 0 || hints.transport.readReply(responseSize) != Status.Ok) {
+      hints.telemetry.count(hints.telemetry.garbage);
+      hints.failed(now);
+    } else {
+      read = true;
+      ok = checkReply(hints, reply.read(returned.ptr, returned.len), call.streamId != 0);
+    }
+    if (call.streamId != 0) {
+      const s = streamById(call.streamId);
+      if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
+    }
+    if (read) returned.release();
+  }
+
   createHttpContext(id: u32): HttpContext {
     return new PickerStream(id, this);
   }
@@ -200,4 +248,17 @@ function shortestPollInterval(config: PickerConfig): u32 {
 
 export function nowMs(): f64 {
   return <f64>(currentTimeNanos() / 1_000_000);
+}
+
+/** Counts what a reply says; true when it is the reply the command returns (an array for MGET, else an integer). */
+function checkReply(hints: ReplicaHints, kind: i32, isLookup: bool): bool {
+  const t = hints.telemetry;
+  const expected = isLookup ? ReplyKind.Array : ReplyKind.Integer;
+  if (kind == expected) {
+    hints.succeeded();
+    return true;
+  }
+  t.count(kind == ReplyKind.Full ? t.full : kind == ReplyKind.Error ? t.error : t.garbage);
+  hints.failed(nowMs());
+  return false;
 }
