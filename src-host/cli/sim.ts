@@ -1,5 +1,5 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
-//                [--wasm PATH] [--config FILE] [--health-check-ms MS]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--redis-rtt-ms MS]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -21,6 +21,8 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
+  --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
+  --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))`;
 
 function die(message: string): never {
@@ -43,6 +45,8 @@ async function main(): Promise<void> {
         config: { type: "string" },
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
+        replicas: { type: "string" },
+        "redis-rtt-ms": { type: "string" },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -77,11 +81,16 @@ async function main(): Promise<void> {
   const healthCheckIntervalMs = args["health-check-ms"] !== undefined ? Number(args["health-check-ms"]) : undefined;
   if (healthCheckIntervalMs !== undefined && !(healthCheckIntervalMs > 0)) die("--health-check-ms must be > 0");
 
+  const gatewayReplicas = args.replicas !== undefined ? Number(args.replicas) : undefined;
+  if (gatewayReplicas !== undefined && !(Number.isInteger(gatewayReplicas) && gatewayReplicas >= 1)) die("--replicas must be a positive integer");
+  const redisRttMs = args["redis-rtt-ms"] !== undefined ? Number(args["redis-rtt-ms"]) : undefined;
+  if (redisRttMs !== undefined && !(redisRttMs >= 0)) die("--redis-rtt-ms must be >= 0");
+
   const parallel = args.parallel !== undefined ? Number(args.parallel) : Math.min(2, availableParallelism());
   if (!(Number.isInteger(parallel) && parallel >= 1)) die("--parallel must be a positive integer");
 
   let wasm: Uint8Array | undefined;
-  if (policies.includes("picker")) {
+  if (policies.some((p) => p.startsWith("picker"))) {
     try {
       wasm = readFileSync(args.wasm);
     } catch {
@@ -90,7 +99,7 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, gatewayReplicas, redisRttMs }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 

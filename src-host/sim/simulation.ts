@@ -27,6 +27,10 @@ export interface SimulationOptions {
   healthCheckIntervalMs?: number;
   /** Period of pod queue samples (ms). Default 1000. */
   queueSampleMs?: number;
+  /** Gateway replicas in front of the pods (picker policies). Default 1. */
+  gatewayReplicas?: number;
+  /** Round-trip time of the shared Redis (picker-redis), ms. */
+  redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
   tokenizer: Tokenizer;
@@ -46,6 +50,8 @@ interface InFlight {
   decision: Decision;
   uncached: number;
   firstToken: boolean;
+  /** Time the gateway held the request before it reached the pod (a Redis lookup). */
+  gatewayWaitMs: number;
 }
 
 export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
@@ -78,6 +84,8 @@ class Simulation {
   private readonly eventBuf: EngineEvent[] = [];
   private readonly blockTokens: number;
   private readonly stageEnds: number[] = [];
+  /** Requests whose policy decides later. */
+  private deferred = 0;
 
   constructor(
     readonly workload: Workload,
@@ -106,6 +114,12 @@ class Simulation {
       wasm: this.options.wasm,
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
+      gatewayReplicas: this.options.gatewayReplicas,
+      redisRttMs: this.options.redisRttMs,
+      resume: (req, decision) => {
+        this.deferred--;
+        this.dispatch(req, decision, this.clock.nowMs());
+      },
     };
     this.policy = await factory(ctx);
     this.clock.every(this.options.queueSampleMs ?? 1000, () => this.stats.sampleQueues(this.candidates.map((p) => p.numWaiting)));
@@ -116,7 +130,7 @@ class Simulation {
   run(): void {
     const clock = this.clock;
     for (;;) {
-      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0) break;
+      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0 && this.deferred === 0) break;
       const tPod = this.podHeap.peekTime();
       const tEvent = this.events.peekTime();
       const tTimer = clock.nextDue();
@@ -194,6 +208,15 @@ class Simulation {
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
     const decision = this.policy.pick(req, this.candidates, now);
+    if (decision.deferred) {
+      this.deferred++;
+      return;
+    }
+    this.dispatch(req, decision, now);
+  }
+
+  private dispatch(req: SimRequest, decision: Decision, now: number): void {
+    const spec = req.spec;
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
     const len = req.promptTokens.length;
@@ -210,7 +233,7 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs });
     this.podHeap.update(pod);
   }
 
@@ -244,7 +267,7 @@ class Simulation {
     if (ev.type === "first_token") {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
-      this.stats.firstToken(ev.time, ev.ttftMs, ev.cachedTokens, ev.promptTokens);
+      this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       this.policy.onFirstToken?.(f.decision, ev.time);
     } else if (ev.type === "finished") {
       this.inflight.delete(ev.id as number);
