@@ -212,7 +212,6 @@ export class PickerRoot extends RootContext {
     if (pending === null) return;
     const call = pending.find(token);
     if (call === null) return;
-    call.inUse = false;
     const hints = call.hints!;
     const now = nowMs();
     let reply = hints.reply;
@@ -232,6 +231,7 @@ export class PickerRoot extends RootContext {
       if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
     }
     if (read) returned.release();
+    call.inUse = false;
   }
 
   createHttpContext(id: u32): HttpContext {

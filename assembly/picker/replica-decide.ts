@@ -1,7 +1,6 @@
 // The second half of a decision that waited for Redis: the worker's index and hints knew nothing of the
 // chain (that is why Redis was asked), so the prefix signal is what Redis said, for one endpoint, or nothing.
-import { Decision, scoreAndPick } from "./decide";
-import { Fallback } from "./fallback";
+import { Decision, refreshEndpoints, scoreAndPick } from "./decide";
 import { PickerState } from "./picker-state";
 import { Platform } from "../route/platform";
 
@@ -12,18 +11,8 @@ export function decideWithReplicaHint(
   d.reset();
   d.chainLength = chainLength;
   state.modelHash = modelHash;
-  if (!platform.refresh(state, nowMs)) {
-    d.fallback = Fallback.HostsUnavailable;
-    return;
-  }
+  if (!refreshEndpoints(state, platform, d, nowMs)) return;
   const registry = state.registry;
-  const active = registry.activeCount;
-  if (active == 0) {
-    d.fallback = Fallback.NoEndpoints;
-    return;
-  }
-  const slots = registry.activeSlots;
-  for (let i = 0; i < active; i++) unchecked((state.matched[unchecked(slots[i])] = 0));
   if (hintSlot >= 0 && registry.isActive(hintSlot)) unchecked((state.matched[hintSlot] = min(hintChunks, chainLength)));
   scoreAndPick(state, d, chainLength, sessionHash);
 }

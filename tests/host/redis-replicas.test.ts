@@ -23,12 +23,13 @@ after(async () => {
   await server?.stop();
 });
 
+// A generous timeout: the tests share a loaded machine, and only the slow-Redis test is about timeouts.
 function replica(target: RedisTarget, redis: object = {}, config: object = {}): PickerHarness {
   const h = pickerHost({
     workers: 3,
     clock: new RealClock(),
     redis: new Map([[CLUSTER, target]]),
-    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER, timeoutMs: 50, keyPrefix: "t:", ttlMs: 60000, ...redis }, ...config },
+    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER, timeoutMs: 250, keyPrefix: "t:", ttlMs: 60000, ...redis }, ...config },
   });
   h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
   return h;
