@@ -20,10 +20,10 @@ import { PickerState } from "./picker-state";
 import { gateRequest, gatedContentLength } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { addressHash } from "../endpoints/endpoint-registry";
-import { PendingCall } from "../replica/pending-calls";
+import { PendingCall, keepMatched } from "../replica/pending-calls";
 import { RespReply } from "../replica/resp";
 import { ReplicaHints } from "../replica/replica-hints";
-import { bestLocalMatch, decideWithReplicaHint } from "./replica-decide";
+import { decideWithReplicaHint, worthAskingRedis } from "./replica-decide";
 
 const STATUS = new Utf8(":status");
 const EMPTY_HEADERS = new HeaderMapWriter();
@@ -187,8 +187,8 @@ export class PickerStream extends HttpContext {
       return false;
     }
     const replica = active.replica;
-    if (replica !== null && decision.chainLength > 0 && bestLocalMatch(state) == 0 &&
-        this.askRedis(replica, state.chain.hashes, decision.chainLength, sessionHash, state.modelHash, now)) {
+    if (replica !== null && worthAskingRedis(state, decision.chainLength) &&
+        this.askRedis(replica, state, decision.chainLength, sessionHash, now)) {
       return true;
     }
     this.routeAndRecord(active, state.chain.hashes, sessionHash, now);
@@ -212,8 +212,9 @@ export class PickerStream extends HttpContext {
   }
 
   /** Asks the other replicas' hints for this chain; true when the call went out and the request waits. */
-  private askRedis(replica: ReplicaHints, hashes: StaticArray<u64>, n: i32, sessionHash: u64, modelHash: u64, now: f64): bool {
+  private askRedis(replica: ReplicaHints, state: PickerState, n: i32, sessionHash: u64, now: f64): bool {
     const call = this.pendingCall(replica, now);
+    const hashes = state.chain.hashes;
     if (call === null || !replica.lookup(hashes, n)) return false;
     call.inUse = true;
     call.token = replica.transport.token;
@@ -221,7 +222,8 @@ export class PickerStream extends HttpContext {
     call.hints = replica;
     call.keepChain(hashes, n);
     call.sessionHash = sessionHash;
-    call.modelHash = modelHash;
+    call.modelHash = state.modelHash;
+    keepMatched(call, state.matched);
     call.sentAtMs = now;
     this.redisWaiting = true;
     return true;
@@ -268,15 +270,18 @@ export class PickerStream extends HttpContext {
         const ptr = unchecked(reply.elementPtr[i]);
         const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
         if (slot >= 0 && registry.isActive(slot)) {
+          const chunks = replica.lookupChunks(call.chainLength, i);
+          // Only a match longer than the worker's own is news.
+          if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
           hintSlot = slot;
-          hintChunks = replica.lookupChunks(call.chainLength, i);
+          hintChunks = chunks;
           break;
         }
       }
       const t = replica.telemetry;
       t.count(hintSlot >= 0 ? t.hits : t.misses);
     }
-    decideWithReplicaHint(state, active.platform, decision, call.chainLength, call.sessionHash, call.modelHash, hintSlot, hintChunks, now);
+    decideWithReplicaHint(state, active.platform, decision, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
     if (decision.fallback != Fallback.None) this.failOpen(decision.fallback);
     else this.routeAndRecord(active, call.chain, call.sessionHash, now);
     continueStream(StreamType.HttpRequest);

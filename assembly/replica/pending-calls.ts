@@ -19,6 +19,8 @@ export class PendingCall {
   sessionHash: u64 = 0;
   modelHash: u64 = 0;
   sentAtMs: f64 = 0;
+  /** The worker's own matches per registry slot when the request paused. */
+  matched: StaticArray<i32> = new StaticArray<i32>(0);
 
   /** Keeps a copy of the first n hashes (the array grows once to the largest chain seen). */
   keepChain(hashes: StaticArray<u64>, n: i32): void {
@@ -26,6 +28,12 @@ export class PendingCall {
     memory.copy(changetype<usize>(this.chain), changetype<usize>(hashes), <usize>n << 3);
     this.chainLength = n;
   }
+}
+
+/** Keeps a copy of the per-slot matches (the array grows once to the registry's size). */
+export function keepMatched(call: PendingCall, matched: StaticArray<i32>): void {
+  if (call.matched.length < matched.length) call.matched = new StaticArray<i32>(matched.length);
+  memory.copy(changetype<usize>(call.matched), changetype<usize>(matched), <usize>matched.length << 2);
 }
 
 export class PendingCalls {

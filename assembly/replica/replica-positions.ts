@@ -4,7 +4,7 @@
 // turn adds fewer chunks than that, then the same hint positions below them. Longest first.
 import { hintPositions } from "../prefix/shared-hints";
 
-const TAIL_PROBES: i32 = 8;
+export const TAIL_PROBES: i32 = 8;
 const HINT_POSITIONS: i32 = 8;
 export const MAX_PUBLISH_KEYS: i32 = HINT_POSITIONS + 1;
 export const MAX_LOOKUP_KEYS: i32 = HINT_POSITIONS + TAIL_PROBES;
