@@ -29,6 +29,7 @@ export function formatDebugHeader(state: PickerState, d: Decision): string {
     out += " kv=" + fixed3(unchecked(s.kvScore[i]));
     out += " p=" + fixed3(unchecked(s.prefixScore[i]));
     out += " i=" + fixed3(unchecked(s.inflightScore[i]));
+    out += " m=" + unchecked(c.prefixMatched[i]).toString();
     if (s.weights.loraAffinity > 0) out += " l=" + fixed3(unchecked(s.loraScore[i]));
     if (s.weights.failure > 0) out += " f=" + fixed3(unchecked(s.failureScore[i]));
     if (s.weights.session > 0) out += " s=" + fixed3(unchecked(s.sessionScore[i]));

@@ -23,7 +23,9 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
   --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
-  --parallel N           worker threads running policies side by side (default: min(2, CPUs))`;
+  --parallel N           worker threads running policies side by side (default: min(2, CPUs))
+  --diagnose             the picker reports its index accuracy against the pods' real caches: precision and
+                         recall on the chosen pod, and which signal made a pod with a longer cached prefix lose`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
         parallel: { type: "string" },
         replicas: { type: "string" },
         "redis-rtt-ms": { type: "string" },
+        diagnose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
     }).values;
@@ -99,7 +102,8 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, gatewayReplicas, redisRttMs }, (run) => {
+  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, redisRttMs,
+    onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 

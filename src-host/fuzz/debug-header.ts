@@ -2,21 +2,36 @@
 // inside the plugin can be compared with the reference model.
 export interface DebugScores {
   endpoint: string;
-  scores: Map<string, { t: number; q: number; kv: number; p: number; i: number; guarded: boolean } | "excluded">;
+  scores: Map<string, DebugEndpointScores | "excluded">;
+  chain: number;
+  matched: number;
+}
+
+export interface DebugEndpointScores {
+  t: number;
+  q: number;
+  kv: number;
+  p: number;
+  i: number;
+  /** Leading chunks of the chain the plugin believes the endpoint holds. */
+  m: number;
+  guarded: boolean;
 }
 
 export function parseDebugHeader(value: string): DebugScores | null {
-  const m = /^endpoint=([^;]*); chain=\d+; matched=\d+; scores=(.*)$/.exec(value);
+  const m = /^endpoint=([^;]*); chain=(\d+); matched=(\d+); scores=(.*)$/.exec(value);
   if (!m) return null;
   const scores: DebugScores["scores"] = new Map();
-  for (const part of m[2].match(/[^,{]+\{[^}]*\}/g) ?? []) {
+  for (const part of m[4].match(/[^,{]+\{[^}]*\}/g) ?? []) {
     const [, addr, body] = /^([^{]+)\{([^}]*)\}$/.exec(part)!;
     if (body === "excluded") {
       scores.set(addr, "excluded");
       continue;
     }
     const field = (k: string) => Number(new RegExp(`(?:^| )${k}=(-?[\\d.]+)`).exec(body)?.[1] ?? NaN);
-    scores.set(addr, { t: field("t"), q: field("q"), kv: field("kv"), p: field("p"), i: field("i"), guarded: body.includes("guarded") });
+    scores.set(addr, {
+      t: field("t"), q: field("q"), kv: field("kv"), p: field("p"), i: field("i"), m: field("m"), guarded: body.includes("guarded"),
+    });
   }
-  return { endpoint: m[1], scores };
+  return { endpoint: m[1], chain: Number(m[2]), matched: Number(m[3]), scores };
 }

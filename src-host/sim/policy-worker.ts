@@ -9,14 +9,18 @@ import type { Workload } from "./workload.ts";
 export interface PolicyJob {
   workload: Workload;
   policy: string;
-  options: Omit<SimulationOptions, "tokenizer">;
+  options: Omit<SimulationOptions, "tokenizer" | "onProgress">;
+  /** Write progress lines to stderr (a function cannot cross to the thread). */
+  progress: boolean;
 }
 
 const tokenizer = new VocabularyTokenizer({ memoEntries: 32_768 });
 
 parentPort!.on("message", async (job: PolicyJob) => {
   try {
-    const run = await runPolicy(job.workload, job.policy, policyFactory(job.policy), { ...job.options, tokenizer });
+    const run = await runPolicy(job.workload, job.policy, policyFactory(job.policy), {
+      ...job.options, tokenizer, onProgress: job.progress ? (line) => process.stderr.write(line + "\n") : undefined,
+    });
     parentPort!.postMessage({ ok: true, run });
   } catch (e) {
     parentPort!.postMessage({ ok: false, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });

@@ -28,7 +28,9 @@ export async function runPolicies(
   const { parallel = 1, tokenizer: given, ...simOptions } = options;
   let runs: PolicyRun[];
   if (parallel > 1 && policies.length > 1) {
-    runs = await runOnWorkers(workload, policies, simOptions, Math.min(parallel, policies.length), onDone);
+    const { onProgress, ...threadOptions } = simOptions;
+    const progress = onProgress !== undefined;
+    runs = await runOnWorkers(workload, policies, threadOptions, progress, Math.min(parallel, policies.length), onDone);
   } else {
     const tokenizer = given ?? new VocabularyTokenizer({ memoEntries: 32_768 });
     runs = [];
@@ -47,6 +49,7 @@ async function runOnWorkers(
   workload: Workload,
   policies: readonly string[],
   options: PolicyJob["options"],
+  progress: boolean,
   threads: number,
   onDone?: (run: PolicyRun) => void,
 ): Promise<PolicyRun[]> {
@@ -59,7 +62,7 @@ async function runOnWorkers(
       workers.map(async (worker) => {
         while (next < policies.length) {
           const i = next++;
-          const job: PolicyJob = { workload, policy: policies[i], options };
+          const job: PolicyJob = { workload, policy: policies[i], options, progress };
           const reply = await new Promise<{ ok: boolean; run?: PolicyRun; error?: string }>((resolve, reject) => {
             worker.once("message", resolve);
             worker.once("error", reject);

@@ -13,6 +13,7 @@ import type { Decision, Policy, PolicyContext, PolicyFactory } from "./policies/
 import { Rng } from "./rng.ts";
 import { SimPod, engineConfig } from "./sim-pod.ts";
 import { SimRequest } from "./sim-request.ts";
+import { ProgressThrottle, formatProgress } from "./progress.ts";
 import { RunStats, type PolicySummary, type TimelinePoint } from "./stats.ts";
 import type { FaultSpec, Workload } from "./workload.ts";
 
@@ -33,6 +34,11 @@ export interface SimulationOptions {
   redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
+  /** The picker reports its index accuracy against the pods' real caches (turns its debug header on). */
+  diagnose?: boolean;
+  /** Where progress lines go during a long run (stderr from the CLI); at most one every `progressEveryMs`. */
+  onProgress?: (line: string) => void;
+  progressEveryMs?: number;
   tokenizer: Tokenizer;
 }
 
@@ -58,7 +64,7 @@ export async function runPolicy(workload: Workload, name: string, factory: Polic
   const wallStart = performance.now();
   const sim = new Simulation(workload, options);
   await sim.start(factory);
-  sim.run();
+  sim.run(name);
   const wallS = (performance.now() - wallStart) / 1000;
   return sim.result(name, wallS);
 }
@@ -120,6 +126,7 @@ class Simulation {
         this.deferred--;
         this.dispatch(req, decision, this.clock.nowMs());
       },
+      diagnose: this.options.diagnose ?? false,
     };
     this.policy = await factory(ctx);
     this.clock.every(this.options.queueSampleMs ?? 1000, () => this.stats.sampleQueues(this.candidates.map((p) => p.numWaiting)));
@@ -127,9 +134,19 @@ class Simulation {
     this.scheduleArrival(SIM_START_MS, 0);
   }
 
-  run(): void {
+  run(name: string): void {
     const clock = this.clock;
+    const onProgress = this.options.onProgress;
+    const progress = onProgress === undefined ? null
+      : new ProgressThrottle(this.options.progressEveryMs ?? 5000, (p) => onProgress(formatProgress(p)));
+    const totalVirtualS = (this.stageEnds[this.stageEnds.length - 1] - SIM_START_MS) / 1000;
+    let steps = 0;
     for (;;) {
+      if (progress !== null && (++steps & 1023) === 0) {
+        progress.maybeReport(performance.now(), {
+          policy: name, virtualS: (clock.nowMs() - SIM_START_MS) / 1000, totalVirtualS, requests: this.nextRequestId,
+        });
+      }
       if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0 && this.deferred === 0) break;
       const tPod = this.podHeap.peekTime();
       const tEvent = this.events.peekTime();

@@ -13,6 +13,8 @@ import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cl
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { selectOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
+import { parseDebugHeader } from "../../fuzz/debug-header.ts";
+import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Decision, Policy, PolicyContext } from "./policy.ts";
 import type { SimRequest } from "../sim-request.ts";
@@ -21,6 +23,21 @@ import { SimRedis } from "../sim-redis.ts";
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
+const DEBUG_HEADER = "x-endpoint-picker-debug";
+
+interface PickerDecisionState {
+  stream: FilterStream;
+  truth: DecisionTruth | null;
+}
+
+/** The configuration with the debug header on, and the scoring weights it sets, for the diagnostics. */
+function diagnosticConfig(config: string): { config: string; weights: DiagnosticWeights } {
+  const parsed = JSON.parse(config) as Record<string, unknown>;
+  const debug = (parsed.debug ?? {}) as Record<string, unknown>;
+  parsed.debug = { ...debug, header: true };
+  const w = (parsed.weights ?? {}) as Partial<DiagnosticWeights>;
+  return { config: JSON.stringify(parsed), weights: { ...DEFAULT_DIAGNOSTIC_WEIGHTS, ...w } };
+}
 
 export const SIM_REDIS_CLUSTER = "outbound|6379||redis.sim.svc.cluster.local";
 
@@ -56,6 +73,12 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   let wasmWarnings = 0;
   const redis = sharing ? new SimRedis(ctx.clock, ctx.redisRttMs ?? 0.5) : null;
   let pluginConfig = ctx.pluginConfig ?? "{}";
+  let diagnostics: IndexDiagnostics | null = null;
+  if (ctx.diagnose) {
+    const d = diagnosticConfig(pluginConfig);
+    pluginConfig = d.config;
+    diagnostics = new IndexDiagnostics(d.weights);
+  }
   if (redis !== null) {
     const config = JSON.parse(pluginConfig);
     config.redis = { cluster: SIM_REDIS_CLUSTER, ...(config.redis ?? {}) };
@@ -95,9 +118,18 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
   let nextReplica = 0;
-  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[] }>();
+  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[]; truth: DecisionTruth | null }>();
 
-  const decided = (stream: FilterStream, candidates: readonly SimPod[]): Decision => {
+  // What the pods really hold for this request when it is decided (diagnostics only).
+  const truthFor = (req: SimRequest, candidates: readonly SimPod[]): DecisionTruth | null => {
+    if (diagnostics === null) return null;
+    const len = req.promptTokens.length;
+    const truth: DecisionTruth = { promptTokens: len, cachedTokens: new Map() };
+    for (const c of candidates) truth.cachedTokens.set(c.address, c.cachedTokens(req.blockHashes, len));
+    return truth;
+  };
+
+  const decided = (stream: FilterStream, candidates: readonly SimPod[], truth: DecisionTruth | null): Decision => {
     const override = stream.overrideHost;
     const chosen = selectOverrideHost(override, cluster.hostList);
     let pod = chosen ? byAddress.get(chosen.address) : undefined;
@@ -110,7 +142,8 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       const up = candidates.filter((p) => p.up);
       pod = up.length > 0 ? up[rr++ % up.length] : undefined;
     }
-    return { pod: pod ?? null, state: stream };
+    const state: PickerDecisionState = { stream, truth };
+    return { pod: pod ?? null, state };
   };
   // After each Redis reply reaches the plugin (the host delivers it on a zero-delay timer queued before this
   // one), the requests it released go on.
@@ -118,7 +151,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
     for (const [stream, w] of waiting) {
       if (stream.requestState === "paused") continue;
       waiting.delete(stream);
-      ctx.resume(w.req, decided(stream, w.candidates));
+      ctx.resume(w.req, decided(stream, w.candidates, w.truth));
     }
   };
   return {
@@ -140,24 +173,32 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
         stream.finish();
         return { pod: null };
       }
+      const truth = truthFor(req, candidates);
       if (stream.requestState === "paused") {
         counters.redisWaits++;
-        waiting.set(stream, { req, candidates });
-        return { pod: null, state: stream, deferred: true };
+        waiting.set(stream, { req, candidates, truth });
+        return { pod: null, deferred: true };
       }
-      return decided(stream, candidates);
+      return decided(stream, candidates, truth);
     },
     onFirstToken(decision) {
-      (decision.state as FilterStream).encodeHeaders(RESPONSE_HEADERS, false);
+      const { stream, truth } = decision.state as PickerDecisionState;
+      stream.encodeHeaders(RESPONSE_HEADERS, false);
+      if (diagnostics !== null && truth !== null) {
+        const header = stream.state.responseHeaders?.get(DEBUG_HEADER);
+        diagnostics.record(truth, header === undefined ? null : parseDebugHeader(header));
+      }
     },
     onFinished(decision, _now, ok) {
-      const stream = decision.state as FilterStream;
+      const { stream } = decision.state as PickerDecisionState;
       if (ok) stream.finish();
       else stream.reset();
     },
     onPodsChanged: refresh,
     stats() {
-      const out: Record<string, number> = { ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas };
+      const out: Record<string, number> = {
+        ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas, ...(diagnostics?.summary() ?? {}),
+      };
       if (redis !== null) {
         out.redisCalls = redis.counters.calls;
         out.redisTimeouts = redis.counters.timeouts;

@@ -24,6 +24,8 @@ export interface PolicyContext {
   redisRttMs?: number;
   /** A decision made later (the policy returned `deferred`): the request goes to the pod now. */
   resume(req: SimRequest, decision: Decision): void;
+  /** Compare the policy's view of the pods' caches with the truth, decision by decision (picker). */
+  diagnose?: boolean;
 }
 
 export interface Decision {
