@@ -169,6 +169,20 @@ for (const [reason, run] of failOpenCases) {
   });
 }
 
+test("the gate reads its headers from one map: a Connection upgrade token fails open, identity encoding and keep-alive route", () => {
+  const h = pickerHost();
+  h.setPods(PODS.map((address) => ({ address })));
+  const up = h.send({ model: "m", messages: [] }, [["connection", "keep-alive, Upgrade"]]);
+  assert.equal(h.chosen(up), null);
+  assert.equal(h.counter("fallback.upgrade"), 1);
+  h.complete(up);
+  const ok = h.send(chat("sys", [], "x"), [["connection", "keep-alive"], ["content-encoding", "identity"]]);
+  assert.notEqual(h.chosen(ok), null);
+  assert.equal(h.counter("fallback.upgrade"), 1);
+  assert.equal(h.counter("fallback.content_encoding"), 0);
+  h.complete(ok);
+});
+
 test("no hosts from the gateway is a counted fail-open", () => {
   const h = pickerHost();
   const s = h.send(chat("sys", [], "x"));
