@@ -3,7 +3,7 @@
 import * as env from "./imports";
 import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams } from "./memory";
 import { HeaderMapReader, HeaderMapWriter } from "./header-map";
-import { Status } from "./types";
+import { MapType, Status } from "./types";
 
 /** UTF-8 bytes of a string, kept for repeated host calls. */
 export class Utf8 {
@@ -235,12 +235,34 @@ export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: 
   return s;
 }
 
-/** The status code of the HTTP call being answered, or 0. */
-export function getHttpCallStatus(): u32 {
+/** proxy_get_status: the root context's status code (Envoy: 0, or BrokenConnection once an HTTP call has
+ *  failed; it is never reset). Not an HTTP status: see httpCallResponseStatus. */
+export function getStatusCode(): u32 {
   clearOutParams();
   if (env.proxy_get_status(OUT_EXTRA, OUT_PTR, OUT_LEN) != Status.Ok) return 0;
   returned.take().release();
   return load<u32>(OUT_EXTRA);
+}
+
+const STATUS_HEADER = new Utf8(":status");
+
+/** The HTTP status of the call being answered, from the `:status` header of its response map (where
+ *  Envoy puts it); 0 when the call failed (Envoy then has no response map) or the value is not 3 digits. */
+export function httpCallResponseStatus(): i32 {
+  if (getHeaderValueRaw(MapType.HttpCallResponseHeaders, STATUS_HEADER) != Status.Ok) return 0;
+  let status = 0;
+  if (returned.len == 3) {
+    for (let i: usize = 0; i < 3; i++) {
+      const d = <i32>load<u8>(returned.ptr + i) - 48;
+      if (d < 0 || d > 9) {
+        status = 0;
+        break;
+      }
+      status = status * 10 + d;
+    }
+  }
+  returned.release();
+  return status;
 }
 
 export function sendLocalResponse(status: u32, details: string, body: string, headers: HeaderMapWriter): i32 {

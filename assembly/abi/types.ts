@@ -20,6 +20,7 @@ export namespace Status {
   export const Empty: i32 = 7;
   export const CasMismatch: i32 = 8;
   export const InternalFailure: i32 = 10;
+  export const BrokenConnection: i32 = 11;
   export const Unimplemented: i32 = 12;
 }
 

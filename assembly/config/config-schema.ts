@@ -25,8 +25,10 @@ export const ENDPOINTS_KEY = "endpoints";
 /** Order matches MetricPolicy. */
 export const METRIC_POLICY_NAMES: Array<string> = ["default", "least", "most"];
 
-/** Higress `ai-load-balancer` policies that select this picker. */
-export const LB_POLICY_NAMES: Array<string> = ["endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware"];
+/** Higress `ai-load-balancer` policies that select this picker ("metrics_based" is Higress's old name of
+ *  endpoint_metrics, "least_busy" an older one; "kv_cache_aware" is this picker's own). Refused ones:
+ *  higress-migration.ts. */
+export const LB_POLICY_NAMES: Array<string> = ["endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware"];
 
 export const LB_POLICY_FIELD: FieldSpec = choiceField("lb_policy", LB_POLICY_NAMES, (c: PickerConfig, v: FieldValue): void => {
   c.lbPolicy = v.text;

@@ -14,6 +14,7 @@ import { REDIS_SECTION } from "./redis-section";
 import { currentString, describeCurrentValue } from "./scanner-values";
 import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
 import { isMatcherKey, parseMatcher } from "./rule-matchers";
+import { LB_TYPE_KEY, lbTypeProblem, refusedLbConfigKeyProblem, refusedPolicyProblem } from "./higress-migration";
 
 const ERROR_PREFIX = "invalid plugin config: ";
 const LB_POLICY_KEY = "lb_policy";
@@ -35,6 +36,7 @@ class ConfigParser {
   private endpointsRejected: bool = false;
   private lbPolicySeen: bool = false;
   private lbConfigSeen: bool = false;
+  private lbTypeSeen: bool = false;
   /** Top-level keys of the plain layout, which may not sit next to lb_policy/lb_config. */
   private readonly plainTopKeys: Array<string> = [];
   /** The document is valid JSON but not an object. */
@@ -91,10 +93,26 @@ class ConfigParser {
         ok = this.rule === null ? this.parseRules(shown) : this.notInRule(shown);
       } else if (isDocument && this.rule !== null && isMatcherKey(key)) {
         ok = parseMatcher(ctx, key, shown, this.rule!);
+      } else if (isDocument && key == LB_TYPE_KEY) {
+        this.hasConfigKeys = true;
+        this.lbTypeSeen = true;
+        const problem = sc.token == JsonToken.String ? lbTypeProblem(currentString(sc)) : "expected \"endpoint\"";
+        if (problem.length > 0) ctx.error(shown, problem);
+        ok = ctx.skipValue();
       } else if (isDocument && key == LB_POLICY_KEY) {
         this.hasConfigKeys = true;
         this.lbPolicySeen = true;
-        ok = this.parseField(LB_POLICY_FIELD, shown);
+        const problem = sc.token == JsonToken.String ? refusedPolicyProblem(currentString(sc)) : "";
+        if (problem.length > 0) {
+          ctx.error(shown, problem);
+          ok = ctx.skipValue();
+        } else {
+          ok = this.parseField(LB_POLICY_FIELD, shown);
+        }
+      } else if (!isDocument && schemaPrefix.length == 0 && refusedLbConfigKeyProblem(key).length > 0) {
+        // A Higress-only key directly inside lb_config.
+        ctx.error(shown, refusedLbConfigKeyProblem(key));
+        ok = ctx.skipValue();
       } else if (isDocument && key == LB_CONFIG_KEY) {
         this.hasConfigKeys = true;
         this.lbConfigSeen = true;
@@ -228,12 +246,14 @@ class ConfigParser {
     const ctx = this.ctx;
     const out = this.out;
     const rejected = this.rejected;
-    const lbLayout = this.lbPolicySeen || this.lbConfigSeen;
+    const lbLayout = this.lbPolicySeen || this.lbConfigSeen || this.lbTypeSeen;
     const base = this.base;
     const root = this.lbConfigSeen ? childPath(base, LB_CONFIG_KEY) : base;
     const shownPrefix = root.length == 0 ? "" : root + ".";
 
-    if (this.lbConfigSeen && !this.lbPolicySeen) ctx.error(childPath(base, LB_POLICY_KEY), "required when lb_config is given");
+    if ((this.lbConfigSeen || this.lbTypeSeen) && !this.lbPolicySeen) {
+      ctx.error(childPath(base, LB_POLICY_KEY), "required when " + (this.lbConfigSeen ? LB_CONFIG_KEY : LB_TYPE_KEY) + " is given");
+    }
     if (lbLayout) {
       for (let i = 0; i < this.plainTopKeys.length; i++) {
         ctx.error(this.plainTopKeys[i], "not allowed next to lb_policy/lb_config (move it into lb_config)");

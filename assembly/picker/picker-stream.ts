@@ -17,7 +17,7 @@ import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PickerRoot, nowMs } from "./picker-root";
 import { ConfiguredPicker } from "./configured-picker";
 import { PickerState } from "./picker-state";
-import { gateRequest, gatedContentLength } from "./request-gate";
+import { gateRequest, gatedContentLength, UNSIZED_BODY } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { PendingCall, keepMatched } from "../replica/pending-calls";
@@ -90,7 +90,12 @@ export class PickerStream extends HttpContext {
     const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);
-    this.announcedLength = gatedContentLength;
+    if (gatedContentLength == UNSIZED_BODY) {
+      state.telemetry.add(state.telemetry.unsizedBodies, 1);
+      this.announcedLength = <i64>state.config.maxRequestBodyBytes;
+    } else {
+      this.announcedLength = gatedContentLength;
+    }
     this.reading = true;
     const watchdog = this.picker.watchdog;
     if (watchdog !== null) this.watchHandle = watchdog.watch(this.id, nowMs());
@@ -121,7 +126,7 @@ export class PickerStream extends HttpContext {
     if (!this.reading) return DataAction.Continue;
     const state = this.active!.state;
     if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > this.announcedLength) {
-      // The body outgrew what its Content-Length announced.
+      // The body outgrew what its Content-Length announced, or the limit.
       this.reading = false;
       return this.failOpen(Fallback.BodyTooLarge);
     }

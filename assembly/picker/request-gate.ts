@@ -1,5 +1,6 @@
-// Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit,
-// no Content-Encoding (other than identity) and no upgrade. Anything else is a counted fail-open.
+// Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit (or
+// none at all: a chunked upload), no Content-Encoding (other than identity) and no upgrade. Anything else is
+// a counted fail-open.
 import { getHeaderMapPairs, returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
@@ -37,8 +38,9 @@ function fieldOf(keyPtr: usize, keyLen: usize): i32 {
 }
 
 /** The fallback reason for the current request's headers, or Fallback.None when the body should be read.
- *  On None, `gatedContentLength` holds the announced body size. */
+ *  On None, `gatedContentLength` holds the announced body size, or UNSIZED_BODY when none was announced. */
 export let gatedContentLength: i64 = 0;
+export const UNSIZED_BODY: i64 = -1;
 
 export function gateRequest(maxBodyBytes: i64): i32 {
   for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
@@ -67,7 +69,12 @@ function judge(maxBodyBytes: i64): i32 {
     const len = fieldLen[CONTENT_ENCODING];
     if (len != 0 && !equalsIgnoreCase(fieldPtr[CONTENT_ENCODING], len, "identity")) return Fallback.ContentEncoding;
   }
-  if (!present(CONTENT_LENGTH)) return Fallback.ContentLength;
+  if (!present(CONTENT_LENGTH)) {
+    // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body
+    // with end_of_stream, so it is read like any other, bounded by the body limit as it arrives.
+    gatedContentLength = UNSIZED_BODY;
+    return Fallback.None;
+  }
   const length = parseContentLength(fieldPtr[CONTENT_LENGTH], fieldLen[CONTENT_LENGTH]);
   if (length <= 0) return Fallback.ContentLength;
   if (length > maxBodyBytes) return Fallback.BodyTooLarge;

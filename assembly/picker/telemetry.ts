@@ -21,6 +21,7 @@ export class Telemetry {
   pollFailures: u32 = UNDEFINED;
   sharedHintHits: u32 = UNDEFINED;
   overrideHeaderRefusals: u32 = UNDEFINED;
+  unsizedBodies: u32 = UNDEFINED;
   readonly fallbacks: StaticArray<u32> = new StaticArray<u32>(Fallback.Count);
   readonly prefixSkips: StaticArray<u32> = new StaticArray<u32>(PREFIX_SKIP_NAMES.length);
 
@@ -38,6 +39,7 @@ export class Telemetry {
     this.pollFailures = defineMetric(MetricType.Counter, p + "poll_failures");
     this.sharedHintHits = defineMetric(MetricType.Counter, p + "shared_hint_hits");
     this.overrideHeaderRefusals = defineMetric(MetricType.Counter, p + "override_header_refusals");
+    this.unsizedBodies = defineMetric(MetricType.Counter, p + "unsized_bodies");
     for (let i = 1; i < Fallback.Count; i++) this.fallbacks[i] = defineMetric(MetricType.Counter, p + "fallback." + FALLBACK_NAMES[i]);
     for (let i = 1; i < PREFIX_SKIP_NAMES.length; i++) this.prefixSkips[i] = defineMetric(MetricType.Counter, p + "prefix_skipped." + PREFIX_SKIP_NAMES[i]);
   }

@@ -2,7 +2,7 @@
 // result in shared data. Only one worker polls at a time: it holds a lease in shared data, renewed with
 // compare-and-swap on every tick, so a worker whose VM dies hands the job over when the lease expires.
 import {
-  dispatchHttpCall, getBufferBytes, getHttpCallStatus, getSharedData, httpCallId, returned, setSharedData, sharedDataCas, Utf8,
+  dispatchHttpCall, getBufferBytes, getSharedData, httpCallId, httpCallResponseStatus, returned, setSharedData, sharedDataCas, Utf8,
 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
 import { BufferType, Status } from "../abi/types";
@@ -14,7 +14,10 @@ import { takeWorkerToken } from "../picker/worker-token";
 
 const MAX_BODY: u32 = 262144;
 const MAX_LINES: i32 = 20000;
-const FAILURES_BEFORE_UNHEALTHY: i32 = 3;
+// Envoy's override_host policy routes to the named host whatever its health (load_balancer.cc findHost), so an
+// endpoint whose last poll failed is not named again until a poll succeeds: a pod restarting for two seconds
+// would otherwise take every request sent to it meanwhile.
+const FAILURES_BEFORE_UNHEALTHY: i32 = 1;
 
 /** Shared-data names of one configuration (the default one, or a Higress-style rule's). */
 export function sharedKeyPrefix(ruleIndex: i32): string {
@@ -95,7 +98,9 @@ export class MetricsPoller {
     }
     if (i < 0) return;
     unchecked((this.pendingCall[i] = 0));
-    const status = numHeaders == 0 ? 0 : getHttpCallStatus();
+    // Envoy delivers a failed call with no headers; a timeout or connect failure arrives as the router's
+    // local 504/503 reply. Only `:status` carries the HTTP status (proxy_get_status does not).
+    const status = numHeaders == 0 ? 0 : httpCallResponseStatus();
     if (status < 200 || status >= 300) {
       this.failed(i);
       return;

@@ -19,6 +19,7 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --json                 print one JSON object {"policies": {...}} instead of the table
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
+  --wasm-envoy PATH      stock Envoy build for the picker-envoy policy (default build/envoy.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
   --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
         json: { type: "boolean", default: false },
         report: { type: "string", default: "build/sim-report.html" },
         wasm: { type: "string", default: "build/higress.wasm" },
+        "wasm-envoy": { type: "string", default: "build/envoy.wasm" },
         config: { type: "string" },
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
@@ -100,9 +102,17 @@ async function main(): Promise<void> {
       die(`cannot read the plugin module ${args.wasm} (run npm run build, or pass --wasm)`);
     }
   }
+  let wasmEnvoy: Uint8Array | undefined;
+  if (policies.includes("picker-envoy")) {
+    try {
+      wasmEnvoy = readFileSync(args["wasm-envoy"]);
+    } catch {
+      die(`cannot read the plugin module ${args["wasm-envoy"]} (run npm run build, or pass --wasm-envoy)`);
+    }
+  }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, redisRttMs,
+  const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, redisRttMs,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });

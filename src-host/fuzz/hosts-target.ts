@@ -28,7 +28,7 @@ export interface HostsInput {
 /** The reference model's candidates for clean hosts: fresh metrics, nothing in flight, no prefix match. */
 export function cleanCandidates(hosts: CleanHost[]): Candidate[] {
   return hosts.map((h) => ({
-    healthy: h.health === "Healthy" || h.health === "Degraded",
+    healthy: h.health === "Healthy",
     hasMetrics: true,
     waiting: h.load.waiting,
     running: h.load.running,
@@ -83,7 +83,7 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
     s.encodeData(new TextEncoder().encode("{}"), true);
     s.finish();
     if (input.clean && o.decisions === 1) v.push(...this.compareWithModel(input.clean, o.chosen!, debug));
-    if (input.clean && input.clean.some((h) => h.health === "Healthy" || h.health === "Degraded") && o.decisions !== 1) {
+    if (input.clean && input.clean.some((h) => h.health === "Healthy") && o.decisions !== 1) {
       v.push(`clean host list with a healthy host, but fail-open ${JSON.stringify([...o.fallbacks.keys()])}`);
     }
     const inflight = pickerCounters(host).get("inflight") ?? 0;

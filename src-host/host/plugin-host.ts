@@ -24,8 +24,15 @@ export interface PluginHostOptions {
   pluginName?: string;
   /** Worker threads; each gets its own VM. Default 1. */
   workers?: number;
-  /** Envoy's default (UNSPECIFIED) is FAIL_CLOSED. */
+  /** Envoy's default (UNSPECIFIED) is FAIL_CLOSED (envoy source/extensions/common/wasm/wasm.cc PluginConfig). */
   failurePolicy?: FailurePolicy;
+  /** Envoy's deprecated PluginConfig.fail_open: true (Istio before 1.25 sets it for failStrategy FAIL_OPEN). It
+   *  means FAIL_OPEN and also sets the plugin's fail_open_, which lets the streams already on a failed VM
+   *  continue (cpp-host context.cc CHECK_FAIL); failure_policy FAIL_OPEN alone fails them with a 503. */
+  legacyFailOpen?: boolean;
+  /** FAIL_RELOAD: reload_config.backoff.base_interval; a failed VM is reloaded no sooner than a random
+   *  [base, 1.5 × base) after its last load (JitteredLowerBoundBackOffStrategy). Default 1000. */
+  reloadBackoffBaseMs?: number;
   /** Stock Envoy 1.35+: honour StopIteration from the headers callback instead of mapping it to StopAll. */
   allowOnHeadersStopIteration?: boolean;
   /** Request body bytes the filter may buffer before Envoy answers 413. Default 1 MiB (Envoy's default). */
@@ -54,6 +61,8 @@ export class Worker {
   rootContextId = 0;
   readonly streams = new Map<number, FilterStream>();
   reloads = 0;
+  /** When this worker last (re)loaded its VM (envoy wasm.cc SinglePluginHandle last_load). */
+  lastLoadMs = 0;
 
   constructor(
     readonly host: PluginHost,
@@ -66,6 +75,7 @@ export class Worker {
 
   /** Creates the VM, the root context, then vm_start and configure. Returns false if either refuses or traps. */
   start(): boolean {
+    this.lastLoadMs = this.host.clock.nowMs();
     this.vm = this.host.createVm(this.hooks());
     try {
       this.vm.initialize();
@@ -81,11 +91,24 @@ export class Worker {
     }
   }
 
-  /** FAIL_RELOAD: a fresh VM replaces a failed one before the next stream. */
-  reload(): boolean {
-    this.vm.shutdown();
+  /** FAIL_RELOAD as envoy wasm.cc PluginConfig::maybeReloadHandleIfNeeded does it when a stream starts: a VM
+   *  failed at run time is replaced once the jittered backoff since its last load has passed; the new VM is
+   *  kept only if it starts. Until then streams get the failed VM (a 503). */
+  maybeReload(): void {
+    if (!this.vm.failed) return;
+    const base = this.host.reloadBackoffBaseMs;
+    const interval = base + (this.host.random() % Math.max(1, Math.floor(base / 2)));
+    const now = this.host.clock.nowMs();
+    if (now - this.lastLoadMs < interval) return;
+    const failed = this.vm;
     this.reloads++;
-    return this.start();
+    if (this.start()) {
+      failed.shutdown();
+    } else {
+      this.vm.shutdown();
+      this.vm = failed;
+      this.lastLoadMs = now;
+    }
   }
 
   /** Calls the module; a trap is logged and reported as false. */
@@ -112,11 +135,10 @@ export class Worker {
       queueReady: (rootId, queueId) => {
         if (!this.vm.failed) this.safeCall("proxy_on_queue_ready", [rootId, queueId], rootId);
       },
-      httpCallResponse: (contextId, callId) => {
+      // cpp-host context.cc ContextBase::onHttpCallResponse: nothing on a failed VM.
+      httpCallResponse: (rootId, callId, numHeaders, bodySize, numTrailers) => {
         if (this.vm.failed) return;
-        const r = this.vm.httpCallResponse!;
-        const numHeaders = r.headers.length;
-        this.safeCall("proxy_on_http_call_response", [contextId, callId, numHeaders, r.body.length, r.trailers.length], contextId, [4]);
+        this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId, [4]);
       },
       redisCallResponse: (rootId, token, status, size) => {
         if (!this.vm.failed) this.safeCall("proxy_on_redis_call_response", [rootId, token, status, size], rootId, [REDIS_CALL_RESPONSE_BUFFER]);
@@ -125,8 +147,8 @@ export class Worker {
         const s = this.streams.get(contextId);
         return s ? s.setLocalReply({ status, details, body, headers, grpcStatus: grpc }) : 2;
       },
-      continueStream: (contextId, type) => this.streams.get(contextId)?.continueFromPlugin(type) ?? 2,
-      closeStream: (contextId, type) => this.streams.get(contextId)?.closeFromPlugin(type) ?? 2,
+      continueStream: (contextId, type) => this.streams.get(contextId)?.continueFromPlugin(type) ?? 0,
+      closeStream: (contextId, type) => this.streams.get(contextId)?.closeFromPlugin(type) ?? 0,
       done: (contextId) => this.streams.get(contextId)?.doneFromPlugin() ?? 1,
     };
     return () => hooks;
@@ -142,7 +164,10 @@ export class PluginHost {
   readonly failurePolicy: FailurePolicy;
   readonly allowOnHeadersStopIteration: boolean;
   readonly bufferLimitBytes: number;
+  readonly legacyFailOpen: boolean;
+  readonly reloadBackoffBaseMs: number;
   traps = 0;
+  private seed = 0x2545f491;
   private nextWorker = 0;
 
   private constructor(readonly options: PluginHostOptions) {
@@ -153,6 +178,20 @@ export class PluginHost {
     this.failurePolicy = options.failurePolicy ?? "FAIL_CLOSED";
     this.allowOnHeadersStopIteration = options.allowOnHeadersStopIteration ?? false;
     this.bufferLimitBytes = options.bufferLimitBytes ?? 1024 * 1024;
+    this.legacyFailOpen = options.legacyFailOpen ?? false;
+    // PluginConfig: fail_open true is FAIL_OPEN.
+    if (this.legacyFailOpen) this.failurePolicy = "FAIL_OPEN";
+    this.reloadBackoffBaseMs = options.reloadBackoffBaseMs ?? 1000;
+  }
+
+  /** A deterministic 32-bit random number (xorshift), Envoy's Random::RandomGenerator for the backoff. */
+  random(): number {
+    let x = this.seed;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.seed = x >>> 0;
+    return this.seed;
   }
 
   /** Starts a canary VM (whose configure decides whether the config is accepted), then one VM per worker. */
@@ -214,7 +253,7 @@ export class PluginHost {
   newStream(info: StreamInfo = {}, workerIndex?: number): FilterStream {
     const index = workerIndex ?? this.nextWorker++ % this.workers.length;
     const worker = this.workers[index % this.workers.length];
-    if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.reload();
+    if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.maybeReload();
     return new FilterStream(worker, info);
   }
 

@@ -48,6 +48,11 @@ export interface RootState {
   id: number;
   cancelTick: (() => void) | null;
   tickPeriodMs: number;
+  /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
+   *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure sets BrokenConnection and never
+   *  resets the code; nothing on the success path touches it. */
+  statusCode: number;
+  statusMessage: string;
 }
 
 interface PendingHttpCall {
@@ -66,9 +71,8 @@ export class WasmVm {
   effectiveContextId = 0;
   /** Buffers readable during the current callback. */
   readableBuffers = new Set<number>();
-  /** The HTTP call response being delivered, during proxy_on_http_call_response. */
+  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
-  httpCallStatus = 0;
   /** The Redis reply being delivered, during proxy_on_redis_call_response. */
   redisCallResponse: Uint8Array | null = null;
   /** Redis connections this VM's proxy_redis_init opened. */
@@ -77,8 +81,6 @@ export class WasmVm {
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
-  /** Set when proxy_done is called for a context whose on_done returned false. */
-  doneRequested = new Set<number>();
   private exports: Record<string, WebAssembly.ExportValue>;
 
   constructor(
@@ -152,7 +154,7 @@ export class WasmVm {
 
   createRootContext(): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0 });
+    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0, statusCode: 0, statusMessage: "" });
     this.call("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -174,9 +176,17 @@ export class WasmVm {
     if (periodMs > 0) root.cancelTick = this.options.clock.every(periodMs, onTick);
   }
 
+  /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */
+  rootOf(contextId: number): number | null {
+    if (this.roots.has(contextId)) return contextId;
+    return this.streams.has(contextId) ? (this.roots.keys().next().value ?? null) : null;
+  }
+
+  /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
+   *  is positive (context.cc). */
   registerHttpCall(rootId: number, timeoutMs: number, onTimeout: (callId: number) => void): number {
     const callId = this.nextCallId++;
-    const cancelTimeout = this.options.clock.after(Math.max(1, timeoutMs), () => onTimeout(callId));
+    const cancelTimeout = timeoutMs > 0 ? this.options.clock.after(timeoutMs, () => onTimeout(callId)) : () => {};
     this.pendingCalls.set(callId, { rootId, cancelTimeout });
     return callId;
   }

@@ -21,6 +21,8 @@ export const SIM_START_MS = 1_700_000_000_000;
 
 export interface SimulationOptions {
   wasm?: Uint8Array;
+  /** The stock Envoy build (picker-envoy policy). */
+  wasmEnvoy?: Uint8Array;
   pluginConfig?: string;
   /** Stop sending after this many requests. */
   maxRequests?: number;
@@ -118,6 +120,7 @@ class Simulation {
       workload: this.workload,
       allPods: () => this.pods,
       wasm: this.options.wasm,
+      wasmEnvoy: this.options.wasmEnvoy,
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
       gatewayReplicas: this.options.gatewayReplicas,

@@ -144,7 +144,7 @@ describe("parseConfig round trip", () => {
   });
 
   it("accepts each documented lb_policy", () => {
-    const names = ["endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware"];
+    const names = ["endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware"];
     for (let i = 0; i < names.length; i++) {
       const c = new PickerConfig();
       expect(higress('{"lb_policy": "' + names[i] + '", "lb_config": {"weights": {"queue": 9}}}', c)).toBe("");
@@ -502,7 +502,7 @@ describe("parseConfig lb_policy layout", () => {
   it("rejects an unknown lb_policy", () => {
     const msg = higress('{"lb_policy": "round_robin", "lb_config": {}}');
     expect(msg).toBe(
-      'invalid plugin config: lb_policy: expected one of "endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware", got "round_robin"',
+      'invalid plugin config: lb_policy: expected one of "endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware", got "round_robin"',
     );
   });
 
@@ -531,6 +531,33 @@ describe("parseConfig lb_policy layout", () => {
       higress('{"lb_policy": "prefix_cache", "lb_config": {"lb_policy": "prefix_cache"}}'),
       "lb_config.lb_policy: unknown key",
     );
+  });
+
+  // alibaba/higress plugins/wasm-go/extensions/ai-load-balancer main.go parseConfig and */lb_policy.go.
+  it("accepts Higress's lb_type \"endpoint\" and refuses \"cluster\" with what to write instead", () => {
+    expect(higress('{"lb_type": "endpoint", "lb_policy": "endpoint_metrics", "lb_config": {"metric_policy": "default"}}')).toBe("");
+    const msg = higress('{"lb_type": "cluster", "lb_policy": "cluster_metrics", "lb_config": {"mode": "LeastBusy", "service_list": ["a"]}}');
+    expectMentions(msg, 'lb_type: lb_type "cluster"');
+    expectMentions(msg, 'write lb_type \"endpoint\"');
+    expectMentions(msg, "lb_policy: cluster_metrics (balancing between services) is not supported");
+    expectMentions(msg, "lb_config.mode: a cluster_metrics key");
+    expectMentions(msg, "lb_config.service_list: a cluster_metrics key");
+    expectMentions(higress('{"lb_type": "endpoint"}'), "lb_policy: required when lb_type is given");
+  });
+
+  it("refuses Higress's Redis-based policies and keys, saying what to write instead", () => {
+    let msg = higress('{"lb_policy": "global_least_request", "lb_config": {"serviceFQDN": "redis.static", "servicePort": 6379, "username": "default", "password": "123456"}}');
+    expectMentions(msg, "lb_policy: Higress's Redis-backed global_least_request is not supported in this form: write lb_policy");
+    expectMentions(msg, "lb_config.serviceFQDN: Higress's Redis connection");
+    expectMentions(msg, "lb_config.password: Higress's Redis connection");
+    expect(msg.includes("unknown key")).toBe(false);
+    msg = higress('{"lb_policy": "prefix_cache", "lb_config": {"serviceFQDN": "redis.static", "servicePort": 6379, "redisKeyTTL": 60}}');
+    expectMentions(msg, "lb_config.redisKeyTTL: Higress's Redis connection");
+    expectMentions(msg, "redis.* keys");
+  });
+
+  it("refuses least_busy's criticalModels with the reason", () => {
+    expectMentions(higress('{"lb_policy": "least_busy", "lb_config": {"criticalModels": ["m"]}}'), "lb_config.criticalModels: not supported: this picker schedules every request");
   });
 
   it("reads endpoints from lb_config in the stock build", () => {

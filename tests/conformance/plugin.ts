@@ -24,6 +24,7 @@ function takeString(): string {
 const reader = new HeaderMapReader();
 const writer = new HeaderMapWriter();
 let counterId: u32 = 0;
+let inRequestHeaders = false;
 let ticks = 0;
 
 /** Serializes {"a":"1","b":"22"} (the spec's example) so the test can compare bytes. */
@@ -32,6 +33,11 @@ export function conformance_serialize_example(): usize {
 }
 export function conformance_serialized_length(): i32 {
   return writer.length;
+}
+/** Dispatches GET /metrics to the "metrics" cluster from whatever context is current. */
+export function conformance_http_call(timeoutMs: u32): void {
+  writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+  check("http_call_dispatch", host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs).toString());
 }
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
@@ -133,6 +139,12 @@ class ConformanceRoot extends RootContext {
   }
 
   onTick(): void {
+    if (ticks == 0) {
+      writer.clear();
+      check("root_local_reply", host.sendLocalResponse(500, "root", "", writer).toString());
+      check("root_continue", host.continueStream(StreamType.HttpRequest).toString());
+      check("root_done", host.done().toString());
+    }
     ticks++;
     check("tick", ticks.toString());
     if (ticks >= 2) host.setTickPeriodMs(0);
@@ -144,9 +156,16 @@ class ConformanceRoot extends RootContext {
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
     check("http_response_headers", numHeaders.toString());
+    check("http_response_context", this.id.toString());
+    check("http_response_body_size", bodySize.toString());
+    if (host.getHeaderMapPairs(MapType.HttpCallResponseHeaders, reader) == Status.Ok) {
+      check("http_response_pairs", reader.count.toString());
+      host.returned.release();
+    } else check("http_response_pairs", "error");
     check("effective_context_root", host.setEffectiveContext(this.id).toString());
     check("effective_context_bad", host.setEffectiveContext(99999).toString());
-    check("http_response_status", host.getHttpCallStatus().toString());
+    check("http_response_status", host.httpCallResponseStatus().toString());
+    check("proxy_status_code", host.getStatusCode().toString());
     if (host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize) == Status.Ok) check("http_response_body", takeString());
     else check("http_response_body", "<none>");
     const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
@@ -187,10 +206,17 @@ class ConformanceStream extends HttpContext {
     if (this.scenario == "trap-headers") unreachable();
     if (this.scenario == "local-headers") {
       writer.clear().add("x-local", "1");
-      host.sendLocalResponse(429, "conformance_local", "slow down", writer);
-      return HeadersAction.StopIteration;
+      inRequestHeaders = true;
+      check("local_reply_status", host.sendLocalResponse(429, "conformance local", "slow down", writer).toString());
+      check("second_local_reply_status", host.sendLocalResponse(500, "second", "no", writer).toString());
+      inRequestHeaders = false;
+      return HeadersAction.Continue;
     }
     if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "http-call") {
+      conformance_http_call(1000);
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "set-pairs") {
       writer.clear().add(":method", "POST").add(":path", "/rewritten").add("x-only", "1");
       check("set_pairs", host.setHeaderMapPairs(MapType.HttpRequestHeaders, writer).toString());
@@ -203,7 +229,10 @@ class ConformanceStream extends HttpContext {
     if (this.scenario == "trap-body") unreachable();
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) == Status.Ok) check("body", takeString());
-    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString());
+    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString() + ":" + host.returned.len.toString());
+    host.returned.release();
+    check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
     if (this.scenario == "rewrite-body") {
       check("set_body", host.setBufferBytes(BufferType.HttpRequestBody, 0, bodySize, String.UTF8.encode("new body")).toString());
     }
@@ -220,6 +249,7 @@ class ConformanceStream extends HttpContext {
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    check("response_inside_request_callback", inRequestHeaders.toString());
     const status = host.getHeaderValue(MapType.HttpResponseHeaders, ":status");
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
@@ -234,6 +264,10 @@ class ConformanceStream extends HttpContext {
 
   onLog(): void {
     check("on_log", this.id.toString());
+    check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
+    const add = String.UTF8.encode("x");
+    check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());
     if (counterId != 0) host.incrementMetric(counterId, 1);
   }
 

@@ -1,5 +1,7 @@
 // End to end: a backend killed while chats are running is routed around. Requests in flight on it when it dies
-// may fail; once the gateway's health check has marked it Unhealthy no client request fails and none reaches it.
+// may fail; once the plugin knows (Higress: the gateway's health check marked it Unhealthy; stock Envoy: the
+// plugin's own /metrics poll failed and its snapshot expired, since override_host routes to a named host
+// whatever its health) no client request fails and none reaches it.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -52,10 +54,17 @@ for (const flavor of ["higress", "envoy"] as const satisfies readonly Flavor[]) 
     assert.equal(health(), "Healthy");
 
     // Kill it while a round of turns is in flight: those may fail, they are not counted.
+    const stat = (name: string) => Number(cluster.gateway.host!.stats()[`endpoint_picker.${name}`] ?? 0);
+    const pollFailuresBefore = stat("poll_failures");
     const inFlight = Promise.allSettled(conversations.map((_, c) => turn(c, "second question")));
     await victim.close();
     await inFlight;
     await eventually(() => health() === "Unhealthy");
+    if (flavor === "envoy") {
+      await eventually(() => stat("poll_failures") > pollFailuresBefore);
+      // Each worker re-reads the shared poll results once its snapshot (metrics.snapshotTtlMs, 250 ms) expires.
+      await new Promise((r) => setTimeout(r, 300));
+    }
 
     // Every conversation, including those whose history lives on the dead backend, keeps being answered.
     const served: string[] = [];

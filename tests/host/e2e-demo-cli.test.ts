@@ -1,6 +1,7 @@
-// The demo CLI end to end in its tiny mode: `--quick --json` runs both gateways (picker, round robin) over
-// fresh simulated backends and prints one JSON document; the HTML report lands where --report says. Only the
-// shape and the internal consistency of the figures are checked, never their values.
+// The demo CLI end to end in its tiny mode: `--quick --json` runs the picker with each plugin build (Higress,
+// stock Envoy) and round robin over fresh simulated backends and prints one JSON document; the HTML report
+// lands where --report says. Only the shape and the internal consistency of the figures are checked, never their
+// values.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -11,7 +12,7 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
-test("demo --quick --json prints both runs' figures and writes the HTML report", async () => {
+test("demo --quick --json prints a row per build and round robin, and writes the HTML report", async () => {
   const dir = mkdtempSync(join(tmpdir(), "demo-cli-"));
   try {
     const report = join(dir, "report.html");
@@ -21,9 +22,9 @@ test("demo --quick --json prints both runs' figures and writes the HTML report",
       { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
     );
     const result = JSON.parse(stdout);
-    assert.match(stderr, /KV-aware picker: \d+ requests/, "progress goes to stderr under --json");
+    assert.match(stderr, /KV-aware picker \(stock Envoy build\): \d+ requests/, "progress goes to stderr under --json");
     assert.equal(result.report, report);
-    assert.deepEqual(result.runs.map((r: { mode: string }) => r.mode), ["picker", "round-robin"]);
+    assert.deepEqual(result.runs.map((r: { mode: string; flavor: string | null }) => [r.mode, r.flavor]), [["picker", "higress"], ["picker", "envoy"], ["round-robin", null]]);
     assert.ok(Number.isInteger(result.totalRequests) && result.totalRequests > 0);
     for (const r of result.runs) {
       const s = r.summary;
@@ -38,14 +39,17 @@ test("demo --quick --json prints both runs' figures and writes the HTML report",
       assert.equal(served, s.requests, "every request names the backend that answered it");
       assert.equal(Object.keys(s.byBackend).length <= result.settings.backends, true);
     }
-    const [picker, roundRobin] = result.runs;
+    const [higress, envoy, roundRobin] = result.runs;
     assert.deepEqual(Object.keys(roundRobin.routes), ["no-plugin"]);
     assert.equal(roundRobin.pluginCounters["endpoint_picker.decisions"], undefined);
-    assert.equal(picker.pluginCounters["endpoint_picker.decisions"], picker.summary.requests, "the picker decided every request");
-    assert.equal(result.ratios.cacheHitRate, picker.summary.cacheHitRate / roundRobin.summary.cacheHitRate);
+    for (const picker of [higress, envoy]) {
+      assert.equal(picker.pluginCounters["endpoint_picker.decisions"], picker.summary.requests, `${picker.flavor}: the picker decided every request`);
+      assert.deepEqual(Object.keys(picker.routes), ["override"], `${picker.flavor}: every request went where the picker said`);
+      assert.equal(result.ratiosByFlavor[picker.flavor].cacheHitRate, picker.summary.cacheHitRate / roundRobin.summary.cacheHitRate);
+    }
     const html = readFileSync(report, "utf8");
     assert.match(html, /<svg[^>]*>[\s\S]*<path d="M/);
-    assert.ok(html.includes("KV-aware picker") && html.includes("round robin"));
+    assert.ok(html.includes("KV-aware picker (Higress build)") && html.includes("KV-aware picker (stock Envoy build)") && html.includes("round robin"));
     assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/.test(html), "self-contained: no scripts, no external resources");
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -55,6 +59,6 @@ test("demo --quick --json prints both runs' figures and writes the HTML report",
 test("demo rejects a bad option value", async () => {
   await assert.rejects(
     run(process.execPath, ["--import", "tsx", "src-host/cli/demo.ts", "--flavor", "nginx"], { timeout: 30_000 }),
-    (e: { code?: number; stderr?: string }) => e.code === 2 && /--flavor must be higress or envoy/.test(e.stderr ?? ""),
+    (e: { code?: number; stderr?: string }) => e.code === 2 && /--flavor must be both, higress or envoy/.test(e.stderr ?? ""),
   );
 });

@@ -1,6 +1,7 @@
 // Streams that end early, and traps under each failure policy: a reset before or after the body or after the
-// response headers gives the lease back; a trap lets the request through under FAIL_OPEN, answers 503 under
-// FAIL_CLOSED, and under FAIL_RELOAD answers 503 once and then routes again on a fresh VM.
+// response headers gives the lease back; a trap answers that stream 503 (only the legacy fail_open lets it
+// through), and under FAIL_RELOAD a fresh VM routes again once the reload backoff has passed
+// (tests/conformance/failure-policy.test.ts has the sources).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { FailurePolicy } from "../../src-host/host/abi.ts";
@@ -38,9 +39,9 @@ test("a stream reset before the body, after the body, or after the response head
   completeStream(s5);
 });
 
-function trapping(policy: FailurePolicy) {
+function trapping(policy: FailurePolicy, legacyFailOpen = false) {
   const plan = new FaultPlan();
-  const h = pickerHost({ failurePolicy: policy, fault: plan.hook });
+  const h = pickerHost({ failurePolicy: policy, legacyFailOpen, fault: plan.hook });
   h.setPods(PODS.map((address) => ({ address })));
   plan.fail("proxy_get_buffer_bytes", 1, "trap");
   const s = sendBody(h.host, body(1));
@@ -48,8 +49,8 @@ function trapping(policy: FailurePolicy) {
   return { h, s };
 }
 
-test("FAIL_OPEN: a trap while reading the body lets the request through untouched", () => {
-  const { h, s } = trapping("FAIL_OPEN");
+test("legacy fail_open: a trap while reading the body lets the request through untouched", () => {
+  const { h, s } = trapping("FAIL_OPEN", true);
   assert.equal(h.host.traps, 1);
   assert.equal(s.requestState, "forwarded");
   assert.equal(s.bypass, true);
@@ -69,7 +70,7 @@ test("FAIL_CLOSED: a trap answers 503 and the failed VM keeps answering 503", ()
 test("FAIL_RELOAD: a trap answers 503, then a fresh VM routes the next request", () => {
   const { h, s } = trapping("FAIL_RELOAD");
   assert.equal(s.localReply?.status, 503);
-  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  h.clock.advanceTo(h.clock.nowMs() + 1500);
   const next = sendBody(h.host, body(2));
   assert.equal(h.host.workers[0].reloads, 1);
   assert.equal(next.requestState, "forwarded");

@@ -14,10 +14,10 @@ const { gateway, upstream, onClose } = gatewayHarness();
 const higressFixture = () => compileFixture("tests/gateway-fixtures/higress-target.ts");
 
 for (const where of ["trap-headers", "trap-body"]) {
-  test(`FAIL_OPEN: a trap in ${where} still reaches a backend, untouched`, async () => {
+  test(`legacy fail_open: a trap in ${where} still reaches a backend, untouched`, async () => {
     const a = await upstream("a");
     const logs = new LogCollector();
-    const g = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, failurePolicy: "FAIL_OPEN", logLevel: 5 } }, logs);
+    const g = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, legacyFailOpen: true, logLevel: 5 } }, logs);
     const body = JSON.stringify({ messages: [{ role: "user", content: "still served" }] });
     const r = await send(g.url, { body, headers: { "x-fixture": where, "x-target": "10.9.9.9:1" } });
     assert.equal(r.status, 200);
@@ -29,6 +29,16 @@ for (const where of ["trap-headers", "trap-body"]) {
     assert.equal(next.status, 200);
     assert.equal(a.seen.length, 2);
     assert.deepEqual(logs.requestLines().map((l) => parseRequestLine(l)!.route), ["fallback:no-override", "fallback:no-override"]);
+  });
+
+  test(`failure_policy FAIL_OPEN: a trap in ${where} fails that request with a 503; later ones bypass the filter`, async () => {
+    const a = await upstream("a");
+    const g = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, failurePolicy: "FAIL_OPEN", logLevel: 5 } });
+    const r = await send(g.url, { body: "{}", headers: { "x-fixture": where } });
+    assert.equal(r.status, 503);
+    assert.equal(a.seen.length, 0);
+    assert.equal((await send(g.url, { body: "{}" })).status, 200);
+    assert.equal(a.seen.length, 1);
   });
 }
 
@@ -135,13 +145,13 @@ test("a local reply from the plugin is sent as the plugin built it", async () =>
   assert.equal(a.seen.length, 0);
 });
 
-test("a trap in the response callbacks: FAIL_CLOSED replaces the response with a 503, FAIL_OPEN lets it through", async () => {
+test("a trap in the response callbacks: FAIL_CLOSED replaces the response with a 503, legacy fail_open lets it through", async () => {
   const a = await upstream("a");
   const closed = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, logLevel: 5 } });
   const r = await send(closed.url, { body: "{}", headers: { "x-fixture": "trap-response-headers" } });
   assert.equal(r.status, 503);
   assert.equal(a.seen.length, 1, "the request had reached the upstream");
-  const open = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, failurePolicy: "FAIL_OPEN", logLevel: 5 } });
+  const open = await gateway({ upstreams: [a.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {}, workers: 1, legacyFailOpen: true, logLevel: 5 } });
   const o = await send(open.url, { body: "{}", headers: { "x-fixture": "trap-response-headers" } });
   assert.equal(o.status, 200);
   assert.equal(JSON.parse(o.body).upstream, "a");

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HealthChecker, METRICS_BODY_LIMIT_BYTES } from "../../src-host/gateway/health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "../../src-host/gateway/http-call-cluster.ts";
-import type { HttpCallResponse } from "../../src-host/host/cluster.ts";
+import type { HttpCallOutcome } from "../../src-host/host/cluster.ts";
 import { compileFixture } from "./support/compile.ts";
 import { gatewayHarness } from "./support/gateway-harness.ts";
 import { deadAddress, send } from "../gateway-fixtures/node-upstreams.ts";
@@ -52,7 +52,8 @@ test("Envoy health semantics: Unhealthy until the first pass, thresholds afterwa
   assert.equal(status(), "Healthy", "one failure is below the threshold");
   await checker.checkNow();
   assert.equal(status(), "Unhealthy");
-  assert.equal(checker.hosts()[0].metrics, goodMetrics, "failed checks do not replace the stored metrics");
+  assert.notEqual(goodMetrics, "broken");
+  assert.equal(checker.hosts()[0].metrics, "broken", "a completed probe stores its body whatever its status (tests/conformance/store-metrics.test.ts)");
   assert.equal(checker.status(a.address)?.last?.status, 500);
 
   a.metricsStatus = 200;
@@ -116,14 +117,14 @@ test("Higress: an override naming an Unhealthy host falls back to the healthy on
   assert.deepEqual(g.stats().routes, { "fallback:override-unhealthy-host": 1 });
 });
 
-test("the metrics-<host:port> clusters answer proxy_http_call with the upstream's response, or null", async () => {
+test("the metrics-<host:port> clusters answer proxy_http_call with the upstream's response, or null when nothing answered", async () => {
   const a = await upstream("a");
   const call = (cluster: HttpCallCluster) =>
-    new Promise<HttpCallResponse | null>((resolve) =>
+    new Promise<HttpCallOutcome>((resolve) =>
       cluster.dispatch({ headers: [[":method", "GET"], [":path", "/metrics"], [":authority", "vllm"]], body: new Uint8Array(0), trailers: [], timeoutMs: 1000 }, resolve),
     );
   const res = await call(new HttpCallCluster(metricsClusterName(a.address), a.address));
-  assert.ok(res);
+  assert.ok(res && res !== "reset");
   assert.deepEqual(res.headers[0], [":status", "200"]);
   assert.ok(res.headers.some(([k, v]) => k === "content-type" && v === "text/plain"));
   assert.equal(new TextDecoder().decode(res.body), a.metricsText);

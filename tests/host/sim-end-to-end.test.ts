@@ -40,8 +40,8 @@ test("the CLI prints one JSON object with every policy's figures and writes the 
   const file = join(dir, "tiny.json");
   const report = join(dir, "report.html");
   writeFileSync(file, JSON.stringify({ ...TINY, arrival: { qps: 10, durationS: 5 } }));
-  const withPicker = existsSync("build/higress.wasm");
-  const policies = ["random", "least-request", "consistent-hash", "gie-approx", "oracle", ...(withPicker ? ["picker"] : [])];
+  const withPicker = existsSync("build/higress.wasm") && existsSync("build/envoy.wasm");
+  const policies = ["random", "least-request", "consistent-hash", "gie-approx", "oracle", ...(withPicker ? ["picker", "picker-envoy"] : [])];
   const out = execFileSync(
     process.execPath,
     ["--import", "tsx", "src-host/cli/sim.ts", "--workload", file, "--json", "--policies", policies.join(","), "--report", report],
@@ -58,7 +58,12 @@ test("the CLI prints one JSON object with every policy's figures and writes the 
     }
     assert.ok(json.policies[p].requests > 0);
   }
-  if (withPicker) assert.equal(json.policies.picker.extra.traps, 0, "the plugin never trapped");
+  if (withPicker) {
+    for (const p of ["picker", "picker-envoy"]) assert.equal(json.policies[p].extra.traps, 0, `${p}: the plugin never trapped`);
+    // The stock build decides from its own /metrics polls: most requests carry its override.
+    const e = json.policies["picker-envoy"].extra;
+    assert.ok(e.overrides > e.fallbacks, `stock build: ${e.overrides} overrides, ${e.fallbacks} fallbacks`);
+  }
   const html = readFileSync(report, "utf8");
   assert.match(html, /<svg[^>]*>/);
   assert.match(html, /TTFT CDF/);

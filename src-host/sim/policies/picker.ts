@@ -11,7 +11,8 @@ import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { selectOverrideHost } from "../../host/override-host.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
 import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
@@ -22,7 +23,6 @@ import { SimRedis } from "../sim-redis.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
-const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 const DEBUG_HEADER = "x-endpoint-picker-debug";
 
 interface PickerDecisionState {
@@ -131,7 +131,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
 
   const decided = (stream: FilterStream, candidates: readonly SimPod[], truth: DecisionTruth | null): Decision => {
     const override = stream.overrideHost;
-    const chosen = selectOverrideHost(override, cluster.hostList);
+    const chosen = selectHigressOverrideHost(override, cluster.hostList);
     let pod = chosen ? byAddress.get(chosen.address) : undefined;
     if (pod !== undefined && !pod.up) pod = undefined;
     if (pod !== undefined) {
@@ -157,17 +157,8 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   return {
     name,
     pick(req, candidates) {
-      const body = req.bodyBytes;
       const host = hosts[nextReplica++ % replicas];
-      const stream = host.newStream({ clusterName: PICKER_CLUSTER });
-      stream.decodeHeaders(
-        [
-          [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-          ["content-type", "application/json"], ["content-length", String(body.length)],
-        ],
-        false,
-      );
-      if (stream.requestState !== "local-reply") stream.decodeData(body, true);
+      const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
@@ -183,17 +174,13 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
     },
     onFirstToken(decision) {
       const { stream, truth } = decision.state as PickerDecisionState;
-      stream.encodeHeaders(RESPONSE_HEADERS, false);
+      firstToken(stream);
       if (diagnostics !== null && truth !== null) {
         const header = stream.state.responseHeaders?.get(DEBUG_HEADER);
         diagnostics.record(truth, header === undefined ? null : parseDebugHeader(header));
       }
     },
-    onFinished(decision, _now, ok) {
-      const { stream } = decision.state as PickerDecisionState;
-      if (ok) stream.finish();
-      else stream.reset();
-    },
+    onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
     onPodsChanged: refresh,
     stats() {
       const out: Record<string, number> = {

@@ -14,6 +14,8 @@ export interface PolicyContext {
   allPods(): readonly SimPod[];
   /** The plugin module (picker policy). */
   wasm?: Uint8Array;
+  /** The stock Envoy build of the plugin (picker-envoy policy). */
+  wasmEnvoy?: Uint8Array;
   /** Plugin configuration JSON (picker policy); default "{}". */
   pluginConfig?: string;
   /** How often the gateway refreshes its view of the pods' health and metrics (ms). */

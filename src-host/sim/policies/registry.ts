@@ -4,6 +4,7 @@ import { gieApproxPolicy } from "./gie-approx.ts";
 import { leastRequestPolicy } from "./least-request.ts";
 import { oraclePolicy } from "./oracle.ts";
 import { pickerPolicy, pickerRedisPolicy } from "./picker.ts";
+import { pickerEnvoyPolicy } from "./picker-envoy.ts";
 import type { PolicyFactory } from "./policy.ts";
 import { precisePolicy } from "./precise.ts";
 import { randomPolicy } from "./random.ts";
@@ -19,6 +20,7 @@ export const POLICIES: Readonly<Record<string, PolicyFactory>> = Object.freeze({
   oracle: oraclePolicy,
   picker: pickerPolicy,
   "picker-redis": pickerRedisPolicy,
+  "picker-envoy": pickerEnvoyPolicy,
 });
 
 /** picker-redis only differs from picker with several gateway replicas (--replicas): asked for by name. */
