@@ -1,5 +1,6 @@
 // The scalar keys of docs/config.md with their ranges, and the objects that group them.
 import { PickerConfig } from "./picker-config";
+import { REDIS_FIELDS, REDIS_SECTION } from "./redis-section";
 import {
   FieldSpec,
   FieldValue,
@@ -15,7 +16,7 @@ import {
 
 /** Objects whose keys are listed in CONFIG_FIELDS as "<section>.<key>". */
 export const CONFIG_SECTIONS: Array<string> = [
-  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug",
+  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug", REDIS_SECTION,
 ];
 
 /** The array of endpoint objects, parsed on its own. */
@@ -89,6 +90,10 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
 export function findField(path: string): FieldSpec | null {
   for (let i = 0; i < CONFIG_FIELDS.length; i++) {
     const f = CONFIG_FIELDS[i];
+    if (f.path == path) return f;
+  }
+  for (let i = 0; i < REDIS_FIELDS.length; i++) {
+    const f = REDIS_FIELDS[i];
     if (f.path == path) return f;
   }
   return null;

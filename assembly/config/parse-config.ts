@@ -8,9 +8,10 @@ import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
 import { PluginConfig } from "./plugin-config";
 import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
-import { FieldKind, FieldSpec, FieldValue } from "./field-spec";
+import { FieldKind, FieldSpec, FieldValue, TextFormat } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
+import { REDIS_SECTION } from "./redis-section";
 import { currentString, describeCurrentValue } from "./scanner-values";
 import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
 import { isMatcherKey, parseMatcher } from "./rule-matchers";
@@ -187,6 +188,11 @@ class ConfigParser {
   private parseKey(path: string, shownRoot: string, shown: string): bool {
     const ctx = this.ctx;
     const sc = ctx.sc;
+    if (path == REDIS_SECTION && this.isStockEnvoy) {
+      ctx.error(shown, "only the Higress build can use Redis (its proxy_redis_init/proxy_redis_call host calls); stock Envoy has no Redis call, remove this key");
+      this.rejected.add(path);
+      return ctx.skipValue();
+    }
     if (CONFIG_SECTIONS.includes(path)) {
       if (sc.token == JsonToken.ObjStart) return this.parseObject(path, shownRoot, false);
       ctx.wrongValue(shown, "an object");
@@ -230,7 +236,9 @@ class ConfigParser {
     if (accepted) {
       field.set(this.out, v);
     } else {
-      ctx.wrongValue(shown, field.expectation());
+      // A credential is never echoed.
+      if (kind == FieldKind.Text && field.format == TextFormat.Credential) ctx.error(shown, "expected " + field.expectation() + " (value not shown)");
+      else ctx.wrongValue(shown, field.expectation());
       this.rejected.add(field.path);
     }
     return ctx.skipValue();
@@ -268,6 +276,10 @@ class ConfigParser {
         shownPrefix + "target_metric",
         "required when metric_policy is \"" + METRIC_POLICY_NAMES[out.metricPolicy] + "\"",
       );
+    }
+
+    if (out.redis.seen && !out.redis.enabled && !rejected.has("redis.cluster") && !rejected.has(REDIS_SECTION)) {
+      ctx.error(shownPrefix + "redis.cluster", "required when any redis key is set (the Higress cluster of the Redis service)");
     }
 
     const endpointCount = out.endpoints.length;

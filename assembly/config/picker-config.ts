@@ -1,5 +1,6 @@
 // The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
 import { Weights } from "../scheduling/weights";
+import { RedisConfig } from "./redis-section";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
 export class EndpointConfig {
@@ -63,6 +64,9 @@ export class PickerConfig {
 
   endpoints: Array<EndpointConfig> = [];
 
+  /** redis.* (Higress build): replica-shared hints. */
+  readonly redis: RedisConfig = new RedisConfig();
+
   // limits.*
   maxRequestBodyBytes: i32 = 4194304;
   maxScanSteps: i32 = 1000000;
@@ -116,6 +120,7 @@ export class PickerConfig {
       endpoints[i] = e;
     }
     this.endpoints = endpoints;
+    this.redis.copyFrom(o.redis);
     this.maxRequestBodyBytes = o.maxRequestBodyBytes;
     this.maxScanSteps = o.maxScanSteps;
     this.maxJsonDepth = o.maxJsonDepth;

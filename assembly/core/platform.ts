@@ -1,6 +1,7 @@
 // Where the two builds differ: how the host list and metrics arrive, and how the choice reaches the
 // gateway. Higress has host calls for both; stock Envoy gets metrics by polling and routes on a header.
 import { PickerState } from "./picker-state";
+import { RedisTransport } from "../replica/redis-transport";
 
 export abstract class Platform {
   /** A short name for logs. */
@@ -18,4 +19,8 @@ export abstract class Platform {
   }
   onTick(state: PickerState, nowMs: f64): void {}
   onHttpCallResponse(state: PickerState, callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {}
+  /** The gateway's Redis calls for replica-shared hints; null where the gateway has none (stock Envoy). */
+  redisTransport(): RedisTransport | null {
+    return null;
+  }
 }

@@ -1,7 +1,7 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, Returned, setTickPeriodMs } from "../abi/host";
+import { currentTimeNanos, getBufferBytes, log, returned, Returned, setTickPeriodMs } from "../abi/host";
 import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
@@ -18,6 +18,10 @@ import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
 import { WorkerPickers } from "./worker-pickers";
 import { streamById } from "../abi/context";
+import { PendingCalls } from "../replica/pending-calls";
+import { RedisTelemetry } from "../replica/redis-telemetry";
+import { ReplicaHints } from "../replica/replica-hints";
+import { ReplyKind } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
@@ -116,7 +120,21 @@ export class PickerRoot extends WorkerPickers {
     if (this.workerToken == 0) this.workerToken = takeWorkerToken();
     const base = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32);
     state.scheduler.seed(base ^ (this.workerToken * 0x9e3779b97f4a7c15) ^ <u64>(ruleIndex + 1));
-    return new ConfiguredPicker(state, platform);
+    const picker = new ConfiguredPicker(state, platform);
+    if (config.redis.enabled) {
+      const transport = platform.redisTransport();
+      if (transport === null) {
+        log(LogLevel.Error, "endpoint-picker: invalid plugin config: redis: this build has no Redis calls");
+        return null;
+      }
+      if (this.redisTelemetry === null) this.redisTelemetry = new RedisTelemetry();
+      if (this.redisPending === null) this.redisPending = new PendingCalls();
+      const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
+      // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
+      if (!replica.ready(nowMs())) log(LogLevel.Warn, "endpoint-picker: redis.cluster " + config.redis.cluster + ": proxy_redis_init refused; retrying later");
+      picker.replica = replica;
+    }
+    return picker;
   }
 
   /**
@@ -177,6 +195,33 @@ export class PickerRoot extends WorkerPickers {
     }
   }
 
+  onRedisCallResponse(token: u32, status: u32, responseSize: u32): void {
+    const pending = this.redisPending;
+    if (pending === null) return;
+    const call = pending.find(token);
+    if (call === null) return;
+    const hints = call.hints!;
+    const now = nowMs();
+    let reply = hints.reply;
+    let ok = false;
+    let read = false;
+    if (status != 0) {
+      hints.callFailed(now, call.sentAtMs);
+    } else if (responseSize == 0 || hints.transport.readReply(responseSize) != Status.Ok) {
+      hints.telemetry.count(hints.telemetry.garbage);
+      hints.failed(now);
+    } else {
+      read = true;
+      ok = checkReply(hints, reply.read(returned.ptr, returned.len), call.streamId != 0);
+    }
+    if (call.streamId != 0) {
+      const s = streamById(call.streamId);
+      if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
+    }
+    if (read) returned.release();
+    call.inUse = false;
+  }
+
   createHttpContext(id: u32): HttpContext {
     return new PickerStream(id, this);
   }
@@ -187,4 +232,17 @@ function shortestPollInterval(config: PluginConfig): u32 {
   let period: i32 = config.hasDefault ? config.pollIntervalMs : i32.MAX_VALUE;
   for (let i = 0; i < config.rules.length; i++) period = min(period, config.rules[i].config.pollIntervalMs);
   return period == i32.MAX_VALUE ? 0 : <u32>period;
+}
+
+/** Counts what a reply says; true when it is the reply the command returns (an array for MGET, else an integer). */
+function checkReply(hints: ReplicaHints, kind: i32, isLookup: bool): bool {
+  const t = hints.telemetry;
+  const expected = isLookup ? ReplyKind.Array : ReplyKind.Integer;
+  if (kind == expected) {
+    hints.succeeded();
+    return true;
+  }
+  t.count(kind == ReplyKind.Full ? t.full : kind == ReplyKind.Error ? t.error : t.garbage);
+  hints.failed(nowMs());
+  return false;
 }

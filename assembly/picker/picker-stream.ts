@@ -20,6 +20,11 @@ import { ConfiguredPicker } from "./configured-picker";
 import { PickerState } from "../core/picker-state";
 import { gateRequest, gatedContentLength, UNSIZED_BODY } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+import { addressHash } from "../endpoints/endpoint-registry";
+import { PendingCall, keepMatched } from "../replica/pending-calls";
+import { RespReply } from "../replica/resp";
+import { ReplicaHints } from "../replica/replica-hints";
+import { decideWithReplicaHint, worthAskingRedis } from "./replica-decide";
 
 const STATUS = new Utf8(":status");
 const EMPTY_HEADERS = new HeaderMapWriter();
@@ -52,6 +57,8 @@ export class PickerStream extends HttpContext {
   private announcedLength: i64 = 0;
   /** The configuration this request uses (the default or a matching rule's), chosen on its headers. */
   private active: ConfiguredPicker | null = null;
+  /** The body is held while Redis is asked (see askRedis). */
+  private redisWaiting: bool = false;
 
   constructor(id: u32, readonly picker: WorkerPickers) {
     super(id, picker);
@@ -126,8 +133,7 @@ export class PickerStream extends HttpContext {
     }
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
     this.reading = false;
-    this.decideAndRoute(bodySize);
-    return DataAction.Continue;
+    return this.decideAndRoute(bodySize) ? DataAction.StopIterationAndBuffer : DataAction.Continue;
   }
 
   /** A body followed by trailers: the body is complete when the trailers arrive. */
@@ -137,11 +143,11 @@ export class PickerStream extends HttpContext {
     this.reading = false;
     const size = getBufferSize(BufferType.HttpRequestBody);
     if (size <= 0) return this.failOpen(Fallback.BodyUnavailable);
-    this.decideAndRoute(<u32>size);
-    return HeadersAction.Continue;
+    return this.decideAndRoute(<u32>size) ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
-  private decideAndRoute(bodySize: u32): void {
+  /** Decides and routes; true when the request stays paused until Redis answers. */
+  private decideAndRoute(bodySize: u32): bool {
     const active = this.active!;
     const state = active.state;
     stageEnter(Stage.BodyRead);
@@ -150,7 +156,7 @@ export class PickerStream extends HttpContext {
     if (read != Status.Ok || returned.len == 0) {
       returned.release();
       this.failOpen(Fallback.BodyUnavailable);
-      return;
+      return false;
     }
     // Take ownership of the body buffer; `returned` is reused for the headers below.
     const bodyPtr = returned.ptr;
@@ -184,8 +190,19 @@ export class PickerStream extends HttpContext {
     t.prefixSkip(decision.prefixSkip);
     if (decision.fallback != Fallback.None) {
       this.failOpen(decision.fallback);
-      return;
+      return false;
     }
+    const replica = active.replica;
+    if (replica !== null && worthAskingRedis(state, decision.chainLength) &&
+        this.askRedis(replica, state, decision.chainLength, sessionHash, now)) {
+      return true;
+    }
+    this.routeAndRecord(active, state.chain.hashes, sessionHash, now);
+    return false;
+  }
+
+  private routeAndRecord(active: ConfiguredPicker, hashes: StaticArray<u64>, sessionHash: u64, now: f64): void {
+    const state = active.state;
     stageEnter(Stage.Route);
     const routed = active.platform.route(state, decision.slot);
     stageLeave();
@@ -194,12 +211,90 @@ export class PickerStream extends HttpContext {
       return;
     }
     stageEnter(Stage.Record);
-    this.record(state, now, sessionHash);
+    this.record(state, now, sessionHash, hashes);
     stageLeave();
+    const replica = active.replica;
+    if (replica !== null && decision.chainLength > 0) this.publishToRedis(replica, state, hashes, now);
+  }
+
+  /** Asks the other replicas' hints for this chain; true when the call went out and the request waits. */
+  private askRedis(replica: ReplicaHints, state: PickerState, n: i32, sessionHash: u64, now: f64): bool {
+    const call = this.pendingCall(replica, now);
+    const hashes = state.chain.hashes;
+    if (call === null || !replica.lookup(hashes, n)) return false;
+    call.inUse = true;
+    call.token = replica.transport.token;
+    call.streamId = this.id;
+    call.hints = replica;
+    call.keepChain(hashes, n);
+    call.sessionHash = sessionHash;
+    call.modelHash = state.modelHash;
+    keepMatched(call, state.matched);
+    call.sentAtMs = now;
+    this.redisWaiting = true;
+    return true;
+  }
+
+  /** Fire and forget: the reply is only counted. */
+  private publishToRedis(replica: ReplicaHints, state: PickerState, hashes: StaticArray<u64>, now: f64): void {
+    const call = this.pendingCall(replica, now);
+    const r = state.registry;
+    if (call === null || !replica.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot))) return;
+    call.inUse = true;
+    call.token = replica.transport.token;
+    call.streamId = 0;
+    call.hints = replica;
+    call.chainLength = 0;
+    call.sentAtMs = now;
+  }
+
+  private pendingCall(replica: ReplicaHints, now: f64): PendingCall | null {
+    const call = this.picker.redisPending!.free(now);
+    if (call === null) {
+      replica.telemetry.count(replica.telemetry.busy);
+      return null;
+    }
+    return replica.ready(now) ? call : null;
+  }
+
+  /** Redis answered (reply null: failed or unusable, already counted): decide, route, let the request go. */
+  resumeAfterRedis(call: PendingCall, reply: RespReply | null): void {
+    if (!this.redisWaiting || this.active === null) return;
+    this.redisWaiting = false;
+    const active = this.active!;
+    const state = active.state;
+    const replica = call.hints!;
+    const now = nowMs();
+    setEffectiveContext(this.id);
+    let hintSlot = -1;
+    let hintChunks = 0;
+    if (reply !== null) {
+      const registry = state.registry;
+      for (let i = 0; i < reply.count; i++) {
+        const len = unchecked(reply.elementLen[i]);
+        if (len <= 0) continue;
+        const ptr = unchecked(reply.elementPtr[i]);
+        const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
+        if (slot >= 0 && registry.isActive(slot)) {
+          const chunks = replica.lookupChunks(call.chainLength, i);
+          // Only a match longer than the worker's own is news.
+          if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
+          hintSlot = slot;
+          hintChunks = chunks;
+          break;
+        }
+      }
+      const t = replica.telemetry;
+      t.count(hintSlot >= 0 ? t.hits : t.misses);
+    }
+    decideWithReplicaHint(state, active.platform, decision, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
+    if (decision.fallback != Fallback.None) this.failOpen(decision.fallback);
+    else this.routeAndRecord(active, call.chain, call.sessionHash, now);
+    continueStream(StreamType.HttpRequest);
   }
 
   /** The override stands: take the lease and remember where this prefix went. */
-  private record(state: PickerState, now: f64, sessionHash: u64): void {
+  private record(state: PickerState, now: f64, sessionHash: u64, hashes: StaticArray<u64>): void {
     const cfg = state.config;
     const t = state.telemetry;
     this.leaseSlot = decision.slot;
@@ -209,7 +304,7 @@ export class PickerStream extends HttpContext {
     t.add(t.inflight, 1);
     t.add(t.decisions, 1);
     if (decision.chainLength > 0) {
-      state.index.record(decision.slot, state.chain.hashes, decision.chainLength);
+      state.index.record(decision.slot, hashes, decision.chainLength);
       t.add(t.prefixTotalChars, <i64>decision.chainLength * <i64>cfg.chunkChars);
       t.add(t.prefixMatchedChars, <i64>decision.matchedChunks * <i64>cfg.chunkChars);
       if (decision.matchedChunks > 0) t.add(t.prefixHits, 1);
@@ -218,7 +313,7 @@ export class PickerStream extends HttpContext {
     if (hints !== null && decision.chainLength > 0) {
       const r = state.registry;
       stageEnter(Stage.SharedHints);
-      hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
+      hints.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
       stageLeave();
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);

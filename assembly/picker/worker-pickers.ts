@@ -6,6 +6,8 @@ import { PluginConfig } from "../config/plugin-config";
 import { Telemetry } from "../core/telemetry";
 import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
+import { PendingCalls } from "../replica/pending-calls";
+import { RedisTelemetry } from "../replica/redis-telemetry";
 
 export abstract class WorkerPickers extends RootContext {
   config: PluginConfig | null = null;
@@ -15,6 +17,9 @@ export abstract class WorkerPickers extends RootContext {
   /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
   watchdog: BodyWatchdog | null = null;
   warnedBodyNotDelivered: bool = false;
+  /** Redis calls in flight and the replica counters (made with the first configuration that uses Redis). */
+  redisPending: PendingCalls | null = null;
+  redisTelemetry: RedisTelemetry | null = null;
 
   /**
    * The picker for the current request (its headers are available): the first matching rule's, else the

@@ -8,6 +8,8 @@ import { UpstreamHostsParser } from "../endpoints/upstream-hosts";
 import { PickerState } from "../core/picker-state";
 import { applyEndpointMetrics } from "./endpoint-refresh";
 import { Platform } from "../core/platform";
+import { RedisTransport } from "../replica/redis-transport";
+import { HigressRedisTransport } from "../replica/higress-redis-transport";
 
 const METRICS_CAP: i32 = 65536 + 1024;
 
@@ -74,6 +76,10 @@ export class HigressPlatform extends Platform {
     registry.setFingerprint(slot, fp);
     const len = parser.decodeMetrics(i);
     applyEndpointMetrics(state, slot, parser.scratchPtr, len, parser.metricsTruncated(i), nowMs);
+  }
+
+  redisTransport(): RedisTransport | null {
+    return new HigressRedisTransport();
   }
 
   route(state: PickerState, slot: i32): bool {

@@ -14,6 +14,8 @@ export interface VmHooks {
   tick(rootId: number): void;
   queueReady(rootId: number, queueId: number): void;
   httpCallResponse(rootId: number, callId: number, numHeaders: number, bodySize: number, numTrailers: number): void;
+  /** Higress: a proxy_redis_call finished (redis-imports.ts). */
+  redisCallResponse(rootId: number, token: number, status: number, size: number): void;
   localReply(contextId: number, status: number, details: string, body: Uint8Array, headers: HeaderList, grpc: number): number;
   continueStream(contextId: number, streamType: number): number;
   closeStream(contextId: number, streamType: number): number;
@@ -97,7 +99,8 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   const writableMap = (type: number) => type <= MapType.HttpResponseTrailers;
 
   function buffer(type: number): Uint8Array | null | undefined {
-    if (type < 0 || type > 8) return undefined;
+    // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
+    if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
     if (!vm.readableBuffers.has(type)) return null;
     const s = stream();
     switch (type) {
@@ -111,6 +114,8 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
         return vm.options.vmConfig;
       case BufferType.PluginConfiguration:
         return vm.options.pluginConfig;
+      case 9:
+        return vm.redisCallResponse;
     }
     return null;
   }

@@ -6,6 +6,8 @@ import { ClusterRegistry } from "./cluster.ts";
 import { envoyImports, type VmHooks } from "./envoy-imports.ts";
 import { FilterStream } from "./filter-stream.ts";
 import { higressImports } from "./higress-imports.ts";
+import type { RedisTarget } from "./redis-client.ts";
+import { REDIS_CALL_RESPONSE_BUFFER, redisImports } from "./redis-imports.ts";
 import { ProxyProcess } from "./shared-state.ts";
 import type { StreamInfo } from "./stream.ts";
 import type { StreamWorker } from "./stream-worker.ts";
@@ -42,6 +44,8 @@ export interface PluginHostOptions {
   log?: LogSink;
   logLevel?: number;
   fault?: VmOptions["fault"];
+  /** Higress: where each Redis cluster name leads (e.g. "outbound|6379||redis.local" → tcpRedis(port)). */
+  redis?: Map<string, RedisTarget>;
   /** Test hook: import builders applied after the gateway's own, replacing any import they also define. */
   extraImports?: ImportBuilder[];
 }
@@ -137,6 +141,9 @@ export class WorkerVm implements StreamWorker {
         if (this.vm.failed) return;
         this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId, [4]);
       },
+      redisCallResponse: (rootId, token, status, size) => {
+        if (!this.vm.failed) this.safeCall("proxy_on_redis_call_response", [rootId, token, status, size], rootId, [REDIS_CALL_RESPONSE_BUFFER]);
+      },
       localReply: (contextId, status, details, body, headers, grpc) => {
         const s = this.streams.get(contextId);
         return s ? s.setLocalReply({ status, details, body, headers, grpcStatus: grpc }) : 2;
@@ -220,7 +227,7 @@ export class PluginHost {
     const o = this.options;
     const bytes = (v: string | Uint8Array | undefined) => (v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v);
     const builders: ImportBuilder[] = [(vm) => envoyImports(vm, hooks)];
-    if (o.flavor === "higress") builders.push(higressImports);
+    if (o.flavor === "higress") builders.push(higressImports, (vm) => redisImports(vm, hooks));
     builders.push(...(o.extraImports ?? []));
     return new WasmVm(
       this.module,
@@ -237,6 +244,7 @@ export class PluginHost {
         log: (level, msg, vm) => this.log(level, msg, vm),
         logLevel: o.logLevel ?? LogLevel.Info,
         fault: o.fault,
+        redis: o.redis,
       },
       builders,
     );

@@ -6,6 +6,7 @@ import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
 import type { ProxyProcess } from "./shared-state.ts";
 import type { StreamState } from "./stream.ts";
+import type { RedisConnection, RedisTarget } from "./redis-client.ts";
 
 export type Flavor = "envoy" | "higress";
 export type LogSink = (level: number, message: string, vm: WasmVm) => void;
@@ -37,6 +38,8 @@ export interface VmOptions {
   clusters: ClusterRegistry;
   log: LogSink;
   logLevel: number;
+  /** Higress: Redis clusters by name, for proxy_redis_init / proxy_redis_call. */
+  redis?: Map<string, RedisTarget>;
   /** Test hook: lets a host call fail on demand (fault injection); return a status to force it. */
   fault?: (importName: string) => number | undefined;
 }
@@ -70,6 +73,10 @@ export class WasmVm {
   readableBuffers = new Set<number>();
   /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
+  /** The Redis reply being delivered, during proxy_on_redis_call_response. */
+  redisCallResponse: Uint8Array | null = null;
+  /** Redis connections this VM's proxy_redis_init opened. */
+  readonly redisConnections = new Set<RedisConnection>();
   private nextCallId = 1;
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
@@ -198,5 +205,7 @@ export class WasmVm {
     for (const r of this.roots.values()) r.cancelTick?.();
     for (const p of this.pendingCalls.values()) p.cancelTimeout();
     this.pendingCalls.clear();
+    for (const c of this.redisConnections) c.close();
+    this.redisConnections.clear();
   }
 }

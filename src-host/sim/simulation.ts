@@ -30,6 +30,10 @@ export interface SimulationOptions {
   healthCheckIntervalMs?: number;
   /** Period of pod queue samples (ms). Default 1000. */
   queueSampleMs?: number;
+  /** Gateway replicas in front of the pods (picker policies). Default 1. */
+  gatewayReplicas?: number;
+  /** Round-trip time of the shared Redis (picker-redis), ms. */
+  redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
   /** The picker reports its index accuracy against the pods' real caches (turns its debug header on). */
@@ -54,6 +58,8 @@ interface InFlight {
   decision: Decision;
   uncached: number;
   firstToken: boolean;
+  /** Time the gateway held the request before it reached the pod (a Redis lookup). */
+  gatewayWaitMs: number;
 }
 
 export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
@@ -86,6 +92,8 @@ class Simulation {
   private readonly eventBuf: EngineEvent[] = [];
   private readonly blockTokens: number;
   private readonly stageEnds: number[] = [];
+  /** Requests whose policy decides later. */
+  private deferred = 0;
 
   constructor(
     readonly workload: Workload,
@@ -115,6 +123,12 @@ class Simulation {
       wasmEnvoy: this.options.wasmEnvoy,
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
+      gatewayReplicas: this.options.gatewayReplicas,
+      redisRttMs: this.options.redisRttMs,
+      resume: (req, decision) => {
+        this.deferred--;
+        this.dispatch(req, decision, this.clock.nowMs());
+      },
       diagnose: this.options.diagnose ?? false,
     };
     this.policy = await factory(ctx);
@@ -136,7 +150,7 @@ class Simulation {
           policy: name, virtualS: (clock.nowMs() - SIM_START_MS) / 1000, totalVirtualS, requests: this.nextRequestId,
         });
       }
-      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0) break;
+      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0 && this.deferred === 0) break;
       const tPod = this.podHeap.peekTime();
       const tEvent = this.events.peekTime();
       const tTimer = clock.nextDue();
@@ -214,6 +228,15 @@ class Simulation {
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
     const decision = this.policy.pick(req, this.candidates, now);
+    if (decision.deferred) {
+      this.deferred++;
+      return;
+    }
+    this.dispatch(req, decision, now);
+  }
+
+  private dispatch(req: SimRequest, decision: Decision, now: number): void {
+    const spec = req.spec;
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
     const len = req.promptTokens.length;
@@ -230,7 +253,7 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs });
     this.podHeap.update(pod);
   }
 
@@ -264,7 +287,7 @@ class Simulation {
     if (ev.type === "first_token") {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
-      this.stats.firstToken(ev.time, ev.ttftMs, ev.cachedTokens, ev.promptTokens);
+      this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       this.policy.onFirstToken?.(f.decision, ev.time);
     } else if (ev.type === "finished") {
       this.inflight.delete(ev.id as number);

@@ -12,6 +12,7 @@ import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
 import { ConfigRejectedError, PluginHost } from "../../src-host/host/plugin-host.ts";
 import type { Flavor } from "../../src-host/host/vm.ts";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
+import { tcpRedis, type RedisTarget } from "../../src-host/host/redis-client.ts";
 
 type Obj = Record<string, any>;
 
@@ -27,6 +28,14 @@ interface Outcome {
   warnings: string[];
 }
 
+/** The gateway knows the example's Redis Service as a cluster (the plugin connects lazily; nothing listens). */
+function exampleRedisClusters(): Map<string, RedisTarget> {
+  const names = loadDocs("examples/higress/wasmplugin.yaml")
+    .filter((d) => d.kind === "Service")
+    .flatMap((svc) => svc.spec.ports.map((p: Obj) => `outbound|${p.port}||${svc.metadata.name}.${svc.metadata.namespace}.svc.cluster.local`));
+  return new Map(names.map((n: string) => [n, tcpRedis(1)]));
+}
+
 function configure(flavor: Flavor, config: unknown, clusters = new ClusterRegistry()): Outcome {
   const logs: string[] = [];
   const warnings: string[] = [];
@@ -39,6 +48,7 @@ function configure(flavor: Flavor, config: unknown, clusters = new ClusterRegist
       vmId: "endpoint_picker",
       clock: new VirtualClock(),
       clusters,
+      redis: exampleRedisClusters(),
       log: (level, message) => {
         logs.push(message);
         if (level >= LogLevel.Warn) warnings.push(message);

@@ -8,8 +8,11 @@ import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { MissingImportsError, WasmVm } from "../../src-host/host/vm.ts";
 import { envoyImports } from "../../src-host/host/envoy-imports.ts";
 import { higressImports } from "../../src-host/host/higress-imports.ts";
+import { redisImports } from "../../src-host/host/redis-imports.ts";
 
-const HIGRESS_ONLY = ["env.proxy_get_upstream_hosts", "env.proxy_set_upstream_override_host"];
+const HIGRESS_ONLY = [
+  "env.proxy_get_upstream_hosts", "env.proxy_set_upstream_override_host", "env.proxy_redis_init", "env.proxy_redis_call",
+];
 const REQUIRED_EXPORTS = [
   "proxy_abi_version_0_2_1", "malloc", "memory", "proxy_on_context_create", "proxy_on_vm_start", "proxy_on_configure",
   "proxy_on_request_headers", "proxy_on_request_body", "proxy_on_response_headers", "proxy_on_response_body",
@@ -20,7 +23,7 @@ const REQUIRED_EXPORTS = [
 function provided(flavor: "envoy" | "higress"): Set<string> {
   const fakeVm = { options: {} } as unknown as WasmVm;
   const names = Object.keys(envoyImports(fakeVm, () => ({}) as any));
-  if (flavor === "higress") names.push(...Object.keys(higressImports(fakeVm)));
+  if (flavor === "higress") names.push(...Object.keys(higressImports(fakeVm)), ...Object.keys(redisImports(fakeVm, () => ({}) as any)));
   return new Set(names);
 }
 
@@ -35,6 +38,7 @@ for (const flavor of ["envoy", "higress"] as const) {
     else for (const name of HIGRESS_ONLY) assert.ok(!imports.includes(name), `${name} must not be imported`);
     const exports = WebAssembly.Module.exports(mod).map((e) => e.name);
     for (const name of REQUIRED_EXPORTS) assert.ok(exports.includes(name), `exports ${name}`);
+    assert.equal(exports.includes("proxy_on_redis_call_response"), flavor === "higress", "only the Higress build takes Redis replies");
   });
 }
 

@@ -111,6 +111,19 @@ test("Higress: rules name the example's Ingress and Service, and the Ingress rou
   assert.deepEqual(serviceRefs, [fqdn]);
 });
 
+test("Higress: the plugin's redis.cluster is the cluster of the example's Redis Service", () => {
+  const [plugin] = byKind("WasmPlugin");
+  const m = /^outbound\|(\d+)\|\|([^.]+)\.([^.]+)\.svc\.cluster\.local$/.exec(plugin.spec.defaultConfig.redis.cluster);
+  assert.ok(m, "outbound|<port>||<service FQDN>");
+  const svc = byKind("Service").find((s: Obj) => s.metadata.name === m[2] && s.metadata.namespace === m[3]);
+  assert.ok(svc, "the Service exists");
+  assert.ok(svc.spec.ports.some((p: Obj) => p.port === Number(m[1])), "on that port");
+  const deployment = byKind("Deployment").find((d: Obj) => d.spec.template.metadata.labels.app === svc.spec.selector.app);
+  assert.ok(deployment, "a Deployment backs it");
+  const args: string[] = deployment.spec.template.spec.containers[0].args;
+  assert.ok(args.includes("volatile-ttl") || args.includes("volatile-lru"), "when full, Redis evicts keys that have a TTL (all of ours)");
+});
+
 test("Higress: the Service's cluster gets a /metrics health check with store_metrics", () => {
   const [svc] = byKind("Service");
   const [filter] = byKind("EnvoyFilter");

@@ -31,7 +31,7 @@ function cluster(n: number): SimPod[] {
 }
 
 function ctx(pods: SimPod[]): PolicyContext {
-  return { seed: 1, clock: new VirtualClock(0), workload, allPods: () => pods, healthCheckIntervalMs: 1000 };
+  return { seed: 1, clock: new VirtualClock(0), workload, allPods: () => pods, healthCheckIntervalMs: 1000, resume: () => {} };
 }
 
 let nextId = 0;

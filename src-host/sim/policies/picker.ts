@@ -1,5 +1,8 @@
 // Our plugin, run the way the gateway runs it: the Higress build under the proxy-wasm host on the
-// simulator's virtual clock, two worker VMs taking streams in turn. The route's cluster lists every pod as
+// simulator's virtual clock, two worker VMs taking streams in turn, in each of `gatewayReplicas` gateway
+// replicas (requests spread over them in turn, so a conversation's turns reach different replicas). With
+// sharing (picker-redis) the replicas share prefix hints through a simulated Redis (sim-redis.ts) reached by
+// the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when the reply arrives. The route's cluster lists every pod as
 // 10.0.0.<n>:8000 with its health and /metrics text (rendered from the pod's state, refreshed every health
 // check interval, cut at 64 KiB). Per request: headers, the whole body, then the override host decides;
 // response headers at the first token, stream end (on_log) at completion. Without an override (or one
@@ -14,7 +17,9 @@ import { PluginHost } from "../../host/plugin-host.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
 import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
-import type { Policy, PolicyContext } from "./policy.ts";
+import type { Decision, Policy, PolicyContext } from "./policy.ts";
+import type { SimRequest } from "../sim-request.ts";
+import { SimRedis } from "../sim-redis.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
@@ -34,7 +39,17 @@ function diagnosticConfig(config: string): { config: string; weights: Diagnostic
   return { config: JSON.stringify(parsed), weights: { ...DEFAULT_DIAGNOSTIC_WEIGHTS, ...w } };
 }
 
+export const SIM_REDIS_CLUSTER = "outbound|6379||redis.sim.svc.cluster.local";
+
 export function pickerPolicy(ctx: PolicyContext): Policy {
+  return replicatedPicker(ctx, "picker", false);
+}
+
+export function pickerRedisPolicy(ctx: PolicyContext): Policy {
+  return replicatedPicker(ctx, "picker-redis", true);
+}
+
+function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): Policy {
   if (ctx.wasm === undefined) throw new Error("the picker policy needs the plugin module (--wasm)");
   const cluster = new StaticCluster(PICKER_CLUSTER);
   const byAddress = new Map<string, SimPod>();
@@ -56,6 +71,7 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   refresh();
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
   let wasmWarnings = 0;
+  const redis = sharing ? new SimRedis(ctx.clock, ctx.redisRttMs ?? 0.5) : null;
   let pluginConfig = ctx.pluginConfig ?? "{}";
   let diagnostics: IndexDiagnostics | null = null;
   if (ctx.diagnose) {
@@ -63,48 +79,98 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
     pluginConfig = d.config;
     diagnostics = new IndexDiagnostics(d.weights);
   }
-  const host = PluginHost.create({
-    wasm: ctx.wasm,
-    flavor: "higress",
-    pluginConfig,
-    clock: ctx.clock,
-    clusters: new ClusterRegistry().add(cluster),
-    workers: 2,
-    log: () => {
-      wasmWarnings++;
-    },
-    logLevel: LogLevel.Warn,
-  });
-  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0 };
+  if (redis !== null) {
+    const config = JSON.parse(pluginConfig);
+    config.redis = { cluster: SIM_REDIS_CLUSTER, ...(config.redis ?? {}) };
+    pluginConfig = JSON.stringify(config);
+  }
+  // Installed before the replicas start: their configure already connects (proxy_redis_init).
+  if (redis !== null) {
+    const connect = redis.connect.bind(redis);
+    redis.connect = (options) => {
+      const c = connect(options);
+      return {
+        send: (query, onReply) => c.send(query, (reply) => {
+          onReply(reply);
+          ctx.clock.after(0, releaseWaiting);
+        }),
+        close: c.close,
+      };
+    };
+  }
+
+  const replicas = Math.max(1, ctx.gatewayReplicas ?? 1);
+  const hosts = Array.from({ length: replicas }, () =>
+    PluginHost.create({
+      wasm: ctx.wasm!,
+      flavor: "higress",
+      pluginConfig,
+      clock: ctx.clock,
+      clusters: new ClusterRegistry().add(cluster),
+      workers: 2,
+      redis: redis !== null ? new Map([[SIM_REDIS_CLUSTER, redis]]) : undefined,
+      log: () => {
+        wasmWarnings++;
+      },
+      logLevel: LogLevel.Warn,
+    }),
+  );
+  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
+  let nextReplica = 0;
+  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[]; truth: DecisionTruth | null }>();
+
+  // What the pods really hold for this request when it is decided (diagnostics only).
+  const truthFor = (req: SimRequest, candidates: readonly SimPod[]): DecisionTruth | null => {
+    if (diagnostics === null) return null;
+    const len = req.promptTokens.length;
+    const truth: DecisionTruth = { promptTokens: len, cachedTokens: new Map() };
+    for (const c of candidates) truth.cachedTokens.set(c.address, c.cachedTokens(req.blockHashes, len));
+    return truth;
+  };
+
+  const decided = (stream: FilterStream, candidates: readonly SimPod[], truth: DecisionTruth | null): Decision => {
+    const override = stream.overrideHost;
+    const chosen = selectHigressOverrideHost(override, cluster.hostList);
+    let pod = chosen ? byAddress.get(chosen.address) : undefined;
+    if (pod !== undefined && !pod.up) pod = undefined;
+    if (pod !== undefined) {
+      counters.overrides++;
+    } else {
+      if (override !== null) counters.invalidOverrides++;
+      counters.fallbacks++;
+      const up = candidates.filter((p) => p.up);
+      pod = up.length > 0 ? up[rr++ % up.length] : undefined;
+    }
+    const state: PickerDecisionState = { stream, truth };
+    return { pod: pod ?? null, state };
+  };
+  // After each Redis reply reaches the plugin (the host delivers it on a zero-delay timer queued before this
+  // one), the requests it released go on.
+  const releaseWaiting = () => {
+    for (const [stream, w] of waiting) {
+      if (stream.requestState === "paused") continue;
+      waiting.delete(stream);
+      ctx.resume(w.req, decided(stream, w.candidates, w.truth));
+    }
+  };
   return {
-    name: "picker",
+    name,
     pick(req, candidates) {
+      const host = hosts[nextReplica++ % replicas];
       const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
         return { pod: null };
       }
-      const override = stream.overrideHost;
-      const chosen = selectHigressOverrideHost(override, cluster.hostList);
-      let pod = chosen ? byAddress.get(chosen.address) : undefined;
-      if (pod !== undefined && !pod.up) pod = undefined;
-      if (pod !== undefined) {
-        counters.overrides++;
-      } else {
-        if (override !== null) counters.invalidOverrides++;
-        counters.fallbacks++;
-        pod = candidates[rr++ % candidates.length];
+      const truth = truthFor(req, candidates);
+      if (stream.requestState === "paused") {
+        counters.redisWaits++;
+        waiting.set(stream, { req, candidates, truth });
+        return { pod: null, deferred: true };
       }
-      let truth: DecisionTruth | null = null;
-      if (diagnostics !== null) {
-        const len = req.promptTokens.length;
-        truth = { promptTokens: len, cachedTokens: new Map() };
-        for (const c of candidates) truth.cachedTokens.set(c.address, c.cachedTokens(req.blockHashes, len));
-      }
-      const state: PickerDecisionState = { stream, truth };
-      return { pod, state };
+      return decided(stream, candidates, truth);
     },
     onFirstToken(decision) {
       const { stream, truth } = decision.state as PickerDecisionState;
@@ -117,11 +183,19 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
     onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
     onPodsChanged: refresh,
     stats() {
-      return { ...counters, wasmWarnings, traps: host.traps, ...(diagnostics?.summary() ?? {}) };
+      const out: Record<string, number> = {
+        ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas, ...(diagnostics?.summary() ?? {}),
+      };
+      if (redis !== null) {
+        out.redisCalls = redis.counters.calls;
+        out.redisTimeouts = redis.counters.timeouts;
+        out.redisMaxKeys = redis.counters.maxKeys;
+      }
+      return out;
     },
     close() {
       cancel();
-      host.close();
+      for (const h of hosts) h.close();
     },
   };
 }
