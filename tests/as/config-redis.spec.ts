@@ -1,9 +1,9 @@
-import { PickerConfig } from "../../assembly/config/picker-config";
+import { PluginConfig } from "../../assembly/config/plugin-config";
 import { ONE_ENDPOINT, expectInvalid, expectMentions, expectNotMentions, higress, stock } from "./support/config-parse";
 
 describe("redis.* (replica-shared hints)", () => {
   it("is off by default, with the documented defaults", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress("{}", c)).toBe("");
     expect(c.redis.enabled).toBe(false);
     expect(c.redis.cluster).toBe("");
@@ -15,7 +15,7 @@ describe("redis.* (replica-shared hints)", () => {
   });
 
   it("takes every key in the Higress build", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     const doc = '{"redis": {"cluster": "outbound|6379||redis.default.svc.cluster.local", "username": "u", "password": "p w", "timeoutMs": 35, "keyPrefix": "kv:", "ttlMs": 120000}}';
     expect(higress(doc, c)).toBe("");
     expect(c.redis.enabled).toBe(true);
