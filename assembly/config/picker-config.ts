@@ -1,6 +1,6 @@
 // The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
 import { Weights } from "../scheduling/weights";
-import { RedisConfig } from "./redis-section";
+import { RedisConfig } from "./redis-config";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
 export class EndpointConfig {

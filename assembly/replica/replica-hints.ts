@@ -6,7 +6,7 @@
 // A failure of any kind backs off (doubling, capped) so a lost Redis costs one timeout now and then, not one
 // per request.
 import { Status } from "../abi/types";
-import { RedisConfig } from "../config/redis-section";
+import { RedisConfig } from "../config/redis-config";
 import { RedisTransport } from "./redis-transport";
 import { RedisTelemetry } from "./redis-telemetry";
 import { RespReply, RespWriter } from "./resp";
