@@ -56,6 +56,7 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
 
   numberField("scoring.queueSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.queueSpan = v.number; }),
   numberField("scoring.inflightSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.inflightSpan = v.number; }),
+  booleanField("scoring.shareLoadAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareLoadAcrossWorkers = v.flag; }),
 
   zeroOrNumberField("loadGuard.factor", 1, 100, (c: PickerConfig, v: FieldValue): void => { c.guardFactor = v.number; }),
   numberField("loadGuard.slack", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.guardSlack = v.number; }),

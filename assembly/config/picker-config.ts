@@ -47,6 +47,7 @@ export class PickerConfig {
   // loadGuard.*
   queueSpan: f64 = 4;
   inflightSpan: f64 = 4;
+  shareLoadAcrossWorkers: bool = true;
   guardFactor: f64 = 2;
   guardSlack: f64 = 2;
 
@@ -104,6 +105,7 @@ export class PickerConfig {
     this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
     this.queueSpan = o.queueSpan;
     this.inflightSpan = o.inflightSpan;
+    this.shareLoadAcrossWorkers = o.shareLoadAcrossWorkers;
     this.guardFactor = o.guardFactor;
     this.guardSlack = o.guardSlack;
     this.sessionHeader = o.sessionHeader;

@@ -12,6 +12,8 @@ import { Scheduler } from "../scheduling/scheduler";
 import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
 import { RateLimitWindow } from "./rate-limit-window";
+import { SharedLoad } from "./shared-load";
+import { RestartDetector } from "./restart-detector";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
 
@@ -28,6 +30,13 @@ export class PickerState {
   /** Prefix hints shared with the other workers of the process (null when disabled). */
   readonly hints: SharedPrefixHints | null;
   readonly rateWindow: RateLimitWindow;
+  /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
+  readonly load: SharedLoad | null;
+  /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
+  readonly restarts: RestartDetector;
+  /** Per slot, from `load` at the current decision. */
+  readonly sharedInflight: StaticArray<i32>;
+  readonly sharedPending: StaticArray<i32>;
   readonly matched: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
   /** Candidate index → registry slot, for the current decision. */
@@ -57,6 +66,10 @@ export class PickerState {
     this.candidateSlot = new StaticArray<i32>(n);
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
+    this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
+    this.restarts = new RestartDetector(n);
+    this.sharedInflight = new StaticArray<i32>(n);
+    this.sharedPending = new StaticArray<i32>(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
     const s = this.scheduler;
@@ -83,6 +96,7 @@ export class PickerState {
   forget(slot: i32): void {
     this.index.purge(slot);
     this.rateWindow.forget(slot);
+    this.restarts.forget(slot);
     unchecked((this.appliedCapacity[slot] = 0));
   }
 }

@@ -31,6 +31,11 @@ export class EndpointMetrics {
   blockSize: i32 = 0;
   hasCacheConfig: bool = false;
 
+  // vLLM's cumulative queried and hit prompt tokens of the prefix cache (summed over engines).
+  prefixQueries: f64 = 0;
+  prefixHits: f64 = 0;
+  hasPrefixCounters: bool = false;
+
   engine: i32 = Engine.Unknown;
 
   // Sum over series of the caller's target metric (Higress `target_metric`), see parsePrometheusWithTarget.
@@ -51,6 +56,9 @@ export class EndpointMetrics {
     this.numGpuBlocks = 0;
     this.blockSize = 0;
     this.hasCacheConfig = false;
+    this.prefixQueries = 0;
+    this.prefixHits = 0;
+    this.hasPrefixCounters = false;
     this.engine = Engine.Unknown;
     this.targetValue = 0;
     this.hasTarget = false;
@@ -70,6 +78,9 @@ export class EndpointMetrics {
     this.numGpuBlocks = src.numGpuBlocks;
     this.blockSize = src.blockSize;
     this.hasCacheConfig = src.hasCacheConfig;
+    this.prefixQueries = src.prefixQueries;
+    this.prefixHits = src.prefixHits;
+    this.hasPrefixCounters = src.hasPrefixCounters;
     this.engine = src.engine;
     this.targetValue = src.targetValue;
     this.hasTarget = src.hasTarget;

@@ -155,6 +155,24 @@ export class EndpointRegistry {
     return -1;
   }
 
+  /** The slot whose address has this hash, or -1 (64-bit hashes of addresses do not collide in practice). */
+  slotForHash(addrHash: u64): i32 {
+    const mask = this.tableMask;
+    let b = homeBucket(addrHash, mask);
+    while (true) {
+      const entry = unchecked(this.table[b]);
+      if (entry == 0) return -1;
+      if (unchecked(this.addressHashes[entry - 1]) == addrHash) return entry - 1;
+      b = (b + 1) & mask;
+    }
+    return -1;
+  }
+
+  /** The hash of the slot's address (0 for a bad slot). */
+  addressHashOf(slot: i32): u64 {
+    return this.isActive(slot) ? unchecked(this.addressHashes[slot]) : 0;
+  }
+
   /** Whether the slot currently holds an endpoint. */
   isActive(slot: i32): bool {
     return this.validSlot(slot) && unchecked(this.inUse[slot]);

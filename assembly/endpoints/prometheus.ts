@@ -22,6 +22,8 @@ enum Family {
   KvUsageLegacy = 4,
   LoraInfo = 5,
   CacheConfig = 6,
+  PrefixQueries = 7,
+  PrefixHits = 8,
 }
 
 enum Label {
@@ -35,6 +37,10 @@ enum Label {
 
 // Per-parse accumulators; module state keeps the parse allocation-free (Wasm runs one call at a time).
 let waitingSum: f64 = 0;
+let prefixQueriesSum: f64 = 0;
+let prefixHitsSum: f64 = 0;
+let hasPrefixQueries = false;
+let hasPrefixHits = false;
 let runningSum: f64 = 0;
 let kvMax: f64 = 0;
 let kvLegacyMax: f64 = 0;
@@ -121,6 +127,11 @@ export function parsePrometheusWithTarget(
     out.kvUsage = kvLegacyMax;
     out.hasKv = true;
   }
+  if (hasPrefixQueries && hasPrefixHits) {
+    out.prefixQueries = prefixQueriesSum;
+    out.prefixHits = prefixHitsSum;
+    out.hasPrefixCounters = true;
+  }
   out.hasLora = hasLora;
   out.engine = engine;
   if (hasTargetSample) {
@@ -132,6 +143,10 @@ export function parsePrometheusWithTarget(
 
 function resetAccumulators(): void {
   waitingSum = 0;
+  prefixQueriesSum = 0;
+  prefixHitsSum = 0;
+  hasPrefixQueries = false;
+  hasPrefixHits = false;
   runningSum = 0;
   kvMax = 0;
   kvLegacyMax = 0;
@@ -283,6 +298,10 @@ function matchFamily(lineEngine: i32, s: usize, end: usize): Family {
       if (nameIs(s, end, "lora_requests_info")) return Family.LoraInfo;
     } else if (first == 0x63 /* c */) {
       if (nameIs(s, end, "cache_config_info")) return Family.CacheConfig;
+    } else if (first == 0x70 /* p */) {
+      // vLLM V1's prefix cache counters, in tokens (vllm/v1/metrics/loggers.py).
+      if (nameIs(s, end, "prefix_cache_queries_total")) return Family.PrefixQueries;
+      if (nameIs(s, end, "prefix_cache_hits_total")) return Family.PrefixHits;
     }
   } else {
     if (first == 0x6e /* n */) {
@@ -417,6 +436,18 @@ function applySample(family: Family, v: f64, out: EndpointMetrics): bool {
       out.loraMax = maxLora >= 0 && maxLora <= i32.MAX_VALUE ? <i32>maxLora : 0;
       readAdapterList(runningStart, runningEnd, out.runningAdapters);
       readAdapterList(waitingStart, waitingEnd, out.waitingAdapters);
+      break;
+    }
+    case Family.PrefixQueries: {
+      if (!isCount(v)) return false;
+      prefixQueriesSum += v;
+      hasPrefixQueries = true;
+      break;
+    }
+    case Family.PrefixHits: {
+      if (!isCount(v)) return false;
+      prefixHitsSum += v;
+      hasPrefixHits = true;
       break;
     }
     case Family.CacheConfig: {

@@ -1,5 +1,5 @@
 // The x-endpoint-picker-debug response header (debug.header: true): the chosen endpoint and each
-// candidate's signal scores. It names endpoints and numbers only, never request content.
+// candidate's signal scores and matched chunks (m). It names endpoints and numbers only, never request content.
 import { Decision } from "./decide";
 import { PickerState } from "../core/picker-state";
 

@@ -93,6 +93,8 @@ export function decide(
   }
   stageLeave();
 
+  if (state.load !== null) readSharedLoad(state, nowMs);
+
   stageEnter(Stage.Scoring);
   scoreAndPick(state, d, chainLength, sessionHash);
   stageLeave();
@@ -129,6 +131,7 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const sessionSlot = state.sessions.slotFor(sessionHash);
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
+  const shared = state.load !== null;
   c.clear();
   let healthy = 0;
   for (let i = 0; i < active; i++) {
@@ -139,8 +142,17 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
     if (ok) healthy++;
     const hasMetrics = m.hasWaiting || m.hasRunning || m.hasKv;
     const lora = m.hasLora && state.modelHash != 0 ? m.isAdapterLoaded(state.modelHash) : LoraState.Unknown;
+    // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
+    // is at least that long, however old the metrics are.
+    let waiting = m.waiting;
+    let inflight = state.leases.count(slot, gen);
+    if (shared) {
+      const pending = <f64>unchecked(state.sharedPending[slot]);
+      if (!(waiting >= pending)) waiting = pending;
+      inflight = unchecked(state.sharedInflight[slot]);
+    }
     const k = c.add(
-      slot, ok, hasMetrics, m.waiting, m.running, m.kvUsage, m.hasKv, state.leases.count(slot, gen),
+      slot, ok, hasMetrics, waiting, m.running, m.kvUsage, m.hasKv, inflight,
       unchecked(matched[slot]), lora, state.failures.value(slot, gen), sessionSlot == slot && sessionGeneration == gen,
     );
     if (k < 0) break;
@@ -161,6 +173,25 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   d.slot = unchecked(c.slot[pick]);
   d.generation = registry.generation(d.slot);
   d.matchedChunks = unchecked(c.prefixMatched[pick]);
+}
+
+/** This gateway's load per active endpoint, as all its workers see it. */
+function readSharedLoad(state: PickerState, nowMs: f64): void {
+  const registry = state.registry;
+  const slots = registry.activeSlots;
+  for (let i = 0; i < registry.activeCount; i++) {
+    const slot = unchecked(slots[i]);
+    unchecked((state.sharedInflight[slot] = 0));
+    unchecked((state.sharedPending[slot] = 0));
+  }
+  const load = state.load!;
+  if (!load.read()) return;
+  for (let i = 0; i < load.records; i++) {
+    const slot = registry.slotForHash(load.addressHash(i));
+    if (slot < 0 || !registry.isActive(slot)) continue;
+    unchecked((state.sharedInflight[slot] = load.inflight(i, nowMs)));
+    unchecked((state.sharedPending[slot] = load.pending(i, nowMs)));
+  }
 }
 
 /** Lets a longer match that another worker published count for its endpoint. */

@@ -50,6 +50,10 @@ export class PickerStream extends HttpContext {
   private leaseSlot: i32 = -1;
   private leaseGeneration: u32 = 0;
   private leaseHeld: bool = false;
+  /** The request counts in the process-wide load (shared-load.ts) under this address hash. */
+  private loadCounted: bool = false;
+  private awaitingFirstByte: bool = false;
+  private loadAddressHash: u64 = 0;
   private responseStatus: i32 = 0;
   private debugText: string | null = null;
   private watchHandle: i32 = -1;
@@ -301,6 +305,12 @@ export class PickerStream extends HttpContext {
     this.leaseGeneration = decision.generation;
     this.leaseHeld = true;
     state.leases.acquire(decision.slot, decision.generation);
+    const load = state.load;
+    if (load !== null) {
+      this.loadAddressHash = state.registry.addressHashOf(decision.slot);
+      this.loadCounted = load.add(this.loadAddressHash, 1, 1, now);
+      this.awaitingFirstByte = this.loadCounted;
+    }
     t.add(t.inflight, 1);
     t.add(t.decisions, 1);
     if (decision.chainLength > 0) {
@@ -324,8 +334,30 @@ export class PickerStream extends HttpContext {
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     stageEnter(Stage.Response);
     this.readResponseHeaders();
+    if (endOfStream) this.firstByteArrived();
     stageLeave();
     return HeadersAction.Continue;
+  }
+
+  onResponseBody(bodySize: u32, endOfStream: bool): i32 {
+    if (this.awaitingFirstByte && (bodySize > 0 || endOfStream)) {
+      stageEnter(Stage.Response);
+      this.firstByteArrived();
+      stageLeave();
+    }
+    return DataAction.Continue;
+  }
+
+  /**
+   * The endpoint started answering (a streamed response's first chunk comes with the first token): the request
+   * no longer waits in its queue.
+   */
+  private firstByteArrived(): void {
+    if (!this.awaitingFirstByte) return;
+    const active = this.active;
+    if (active === null || active.state.load === null) return;
+    // Kept awaiting when the update is dropped, so the release takes it back with the in-flight count.
+    if (active.state.load!.add(this.loadAddressHash, 0, -1, nowMs())) this.awaitingFirstByte = false;
   }
 
   private readResponseHeaders(): void {
@@ -366,6 +398,12 @@ export class PickerStream extends HttpContext {
     if (active === null) return;
     const state = active.state;
     state.leases.release(this.leaseSlot, this.leaseGeneration);
+    const load = state.load;
+    if (load !== null && this.loadCounted) {
+      this.loadCounted = false;
+      load.add(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, nowMs());
+      this.awaitingFirstByte = false;
+    }
     state.telemetry.add(state.telemetry.inflight, -1);
     // No response headers (reset) or a 5xx counts as a failure of the endpoint.
     const failed = this.responseStatus == 0 || this.responseStatus >= 500;

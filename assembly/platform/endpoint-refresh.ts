@@ -18,6 +18,8 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
     if (len > 0) state.telemetry.add(state.telemetry.metricsParseErrors, 1);
   }
   state.registry.setUpdatedMs(slot, nowMs);
+  // A restarted engine holds nothing the index remembers.
+  if (ok && state.restarts.restarted(slot, m)) state.index.purge(slot);
   applyCapacity(state, slot, m);
 }
 

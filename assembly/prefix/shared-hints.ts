@@ -1,24 +1,34 @@
 // Cross-worker prefix hints. Envoy runs one VM per worker thread, so each worker's prefix index only knows
 // the requests that worker routed; a conversation whose turns arrive on different connections would look new
 // to every other worker. After each decision the picker also writes, in process-wide shared data, which
-// endpoint got the chain at a few positions (hintPositions); a worker whose own index knows less probes them. The table is bounded: a fixed number of keys, each holding the last hint whose hash maps there
-// (a collision just overwrites an older hint), so shared memory stays constant however long Envoy runs.
+// endpoint got the chain at a few positions (hintPositions); a worker whose own index knows less probes them.
+// Two of the positions also carry the chain's tail (conversation-tail.ts), so the next turn of a conversation,
+// on any worker, is credited with the whole previous turn. The table is bounded: a fixed number of keys, each
+// holding the last hint whose hash maps there (a collision just overwrites an older hint), so shared memory
+// stays constant however long Envoy runs.
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
 import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
 import { xxh64 } from "./xxh64";
+import { extendsTail, tailCarriers } from "./conversation-tail";
 
 /** Landmark spacing near the end of a chain. */
 const STRIDE: i32 = 16;
 /** Positions written per decision, and probed per lookup, at most. */
 const MAX_POSITIONS: i32 = 8;
+/** Positions probed below what the worker's own index knows (a tail hint there may reach beyond it). */
+const BELOW_KNOWN: i32 = 2;
 /** Entries of the per-worker memo of hints already published (direct-mapped). */
 const MEMO_SIZE: i32 = 4096;
 const KEY_PREFIX = "endpoint_picker/hint/";
 const HEX_DIGITS: i32 = 6;
 const MAX_ADDRESS: i32 = 64;
-// Value layout: [chain hash u64][written at, ms f64][address length u8][address bytes].
-const VALUE_FIXED: i32 = 17;
+// Value layout: [chain hash u64][written at, ms f64][tail chunks u32][tail hash u64][address length u8][address
+// bytes]; tail chunks 0 when the position carries no tail.
+const TAIL_CHUNKS_AT: usize = 16;
+const TAIL_HASH_AT: usize = 20;
+const ADDRESS_LEN_AT: usize = 28;
+const VALUE_FIXED: i32 = 29;
 
 /**
  * The chunk positions at which a chain of n chunks is published and probed, longest first, into `out`; returns
@@ -64,6 +74,7 @@ export class SharedPrefixHints {
   private readonly memoHash: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
   private readonly memoAddress: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
   private readonly memoAt: StaticArray<f64> = new StaticArray<f64>(MEMO_SIZE);
+  private readonly memoTail: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
 
   constructor(buckets: i32, readonly maxAgeMs: f64) {
     let b: i32 = 1;
@@ -89,35 +100,49 @@ export class SharedPrefixHints {
   /** Publishes that the endpoint got this chain, at its hint positions. */
   publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
+    if (n > hashes.length) n = hashes.length;
+    if (n <= 0) return;
     store<f64>(this.value, nowMs, 8);
-    store<u8>(this.value, <u8>addrLen, 16);
+    store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
     const addressId = xxh64(addrPtr, <usize>addrLen, 0);
     const refreshAfter = this.maxAgeMs * 0.25;
-    const count = hintPositions(min(n, hashes.length), this.positions);
+    const count = hintPositions(n, this.positions);
+    const carriers = tailCarriers(this.positions, count);
+    const tailHash = unchecked(hashes[n - 1]);
     for (let i = 0; i < count; i++) {
       const h = unchecked(hashes[unchecked(this.positions[i])]);
+      const withTail = (carriers & (<u32>1 << <u32>i)) != 0;
+      const tail: u64 = withTail ? tailHash : 0;
       const m = <i32>(h & <u64>(MEMO_SIZE - 1));
-      if (unchecked(this.memoHash[m]) == h && unchecked(this.memoAddress[m]) == addressId && nowMs - unchecked(this.memoAt[m]) < refreshAfter) continue;
+      if (
+        unchecked(this.memoHash[m]) == h && unchecked(this.memoAddress[m]) == addressId &&
+        unchecked(this.memoTail[m]) == tail && nowMs - unchecked(this.memoAt[m]) < refreshAfter
+      ) continue;
       unchecked((this.memoHash[m] = h));
       unchecked((this.memoAddress[m] = addressId));
+      unchecked((this.memoTail[m] = tail));
       unchecked((this.memoAt[m] = nowMs));
       store<u64>(this.value, h);
+      store<u32>(this.value + TAIL_CHUNKS_AT, withTail ? <u32>n : 0);
+      store<u64>(this.value + TAIL_HASH_AT, tail);
       this.setKey(h);
       proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
     }
   }
 
   /**
-   * Looks for the longest hint position beyond `knownChunks` that a worker published. True when found:
+   * Looks for the longest hint, beyond `knownChunks`, that a worker published. True when found:
    * `addressPtr/addressLen` name the endpoint (valid until the next lookup) and `matchedChunks` is the
-   * position's length.
+   * position's length, or the publishing chain's whole length when this chain extends it. Positions up to
+   * BELOW_KNOWN under `knownChunks` are probed too, for a tail that reaches past what this worker knows.
    */
   lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64): bool {
     const count = hintPositions(min(n, hashes.length), this.positions);
+    let below = 0;
     for (let i = 0; i < count; i++) {
       const p = unchecked(this.positions[i]);
-      if (p < knownChunks) break;
+      if (p < knownChunks && ++below > BELOW_KNOWN) break;
       const h = unchecked(hashes[p]);
       this.setKey(h);
       clearOutParams();
@@ -126,17 +151,19 @@ export class SharedPrefixHints {
       const len = <i32>load<u32>(OUT_LEN);
       let found = false;
       if (ptr != 0 && len >= VALUE_FIXED && load<u64>(ptr) == h && nowMs - load<f64>(ptr, 8) <= this.maxAgeMs) {
-        const addrLen = <i32>load<u8>(ptr, 16);
+        const addrLen = <i32>load<u8>(ptr + ADDRESS_LEN_AT);
         if (addrLen > 0 && addrLen <= MAX_ADDRESS && VALUE_FIXED + addrLen <= len) {
           memory.copy(this.value, ptr + VALUE_FIXED, <usize>addrLen);
           this.addressPtr = this.value;
           this.addressLen = addrLen;
-          this.matchedChunks = p + 1;
+          const tailChunks = <i32>load<u32>(ptr + TAIL_CHUNKS_AT);
+          const extended = tailChunks > p + 1 && extendsTail(hashes, n, tailChunks, load<u64>(ptr + TAIL_HASH_AT));
+          this.matchedChunks = extended ? tailChunks : p + 1;
           found = true;
         }
       }
       if (ptr != 0) heap.free(ptr);
-      if (found) return true;
+      if (found && this.matchedChunks > knownChunks) return true;
     }
     return false;
   }

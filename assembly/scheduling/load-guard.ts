@@ -12,12 +12,14 @@ function countOrZero(x: f64): f64 {
   return x >= 0 && x < Infinity ? x : 0;
 }
 
-// load = waiting + running (0 without metrics) + this worker's inflight.
+// load = waiting (0 without metrics) + requests in flight. Running requests are left out: a pod decoding many long
+// conversations is not overloaded (a new request's first token waits for the queue, not for the decodes), and
+// counting them stripped the cache credit of exactly the pods holding those conversations.
 // @ts-ignore: decorator
 @inline
 function loadOf(c: Candidates, i: i32): f64 {
   let load = <f64>max<i32>(unchecked(c.inflight[i]), 0);
-  if (unchecked(c.hasMetrics[i])) load += countOrZero(unchecked(c.waiting[i])) + countOrZero(unchecked(c.running[i]));
+  if (unchecked(c.hasMetrics[i])) load += countOrZero(unchecked(c.waiting[i]));
   return load;
 }
 

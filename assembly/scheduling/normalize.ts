@@ -93,10 +93,13 @@ export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
   }
 }
 
-// Cached prefix: lambda * (m / n) + (1 - lambda) * min(1, m * chunkChars / lengthCreditChars), m matched chunks
-// of a chain of n. The first term rewards covering the request; the second rewards the absolute amount of prefill
-// saved, so a long shared system prompt counts even when the request is much longer. n <= 0 -> 0 for everyone.
-// lengthCreditChars <= 0 gives the length term in full to any match.
+// Cached prefix: lambda * (m / n) + (1 - lambda) * max(0, 1 - (hi - m) * chunkChars / lengthCreditChars), m matched
+// chunks of a chain of n, hi the most matched over the healthy candidates. The first term rewards covering the
+// request; the second is the prefill a candidate would add over the best one: a candidate lengthCreditChars or
+// more behind the best earns none of it, whatever beginning (a long shared system prompt) it does hold, so a
+// conversation's history counts in full against a pod holding only its system prompt, and a candidate a chunk
+// behind loses only that chunk's share. When every candidate matches the same length the term is 0 for all (no
+// candidate saves prefill over another). n <= 0 -> 0 for everyone.
 export function normalizePrefix(
   c: Candidates,
   chainLength: i32,
@@ -108,14 +111,23 @@ export function normalizePrefix(
   const n = c.boundedCount(out.length);
   const l = unitClamp(lambda);
   const fractionScale = chainLength > 0 ? l / <f64>chainLength : 0;
-  const creditPerChunk = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : 0;
+  let lo: i32 = i32.MAX_VALUE;
+  let hi: i32 = 0;
+  for (let i = 0; i < n; i++) {
+    if (!unchecked(c.healthy[i])) continue;
+    const m = min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), max<i32>(chainLength, 0));
+    if (m < lo) lo = m;
+    if (m > hi) hi = m;
+  }
+  // Share of the term lost per chunk behind the best; lengthCreditChars <= 0 charges any deficit in full.
+  const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
+  const marginalWeight = hi > lo ? 1 - l : 0;
   for (let i = 0; i < n; i++) {
     let s: f64 = 0;
     if (chainLength > 0 && unchecked(c.healthy[i])) {
-      const m = <f64>min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), chainLength);
-      let lengthTerm: f64 = m > 0 ? 1 : 0;
-      if (lengthCreditChars > 0) lengthTerm = min<f64>(1, m * creditPerChunk);
-      s = fractionScale * m + (1 - l) * lengthTerm;
+      const m = min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), chainLength);
+      const behind = <f64>(hi - m) * deficitScale;
+      s = fractionScale * <f64>m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
     }
     unchecked((out[i] = s));
   }

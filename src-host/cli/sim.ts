@@ -1,5 +1,6 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
 //                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--redis-rtt-ms MS]
+//                [--seed N] [--diagnose]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -16,6 +17,7 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --policies a,b,c       policies to compare (default: ${DEFAULT_POLICIES.join(",")})
   --requests N           stop sending after N requests
   --scale F              multiply arrival durations and fault times by F (quick runs)
+  --seed N               replace the workload's seed (arrivals, content, pods), to repeat a run on other draws
   --json                 print one JSON object {"policies": {...}} instead of the table
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
@@ -25,8 +27,8 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))
-  --diagnose             the picker reports its index accuracy against the pods' real caches: precision and
-                         recall on the chosen pod, and which signal made a pod with a longer cached prefix lose`;
+  --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
+                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
         policies: { type: "string" },
         requests: { type: "string" },
         scale: { type: "string" },
+        seed: { type: "string" },
         json: { type: "boolean", default: false },
         report: { type: "string", default: "build/sim-report.html" },
         wasm: { type: "string", default: "build/higress.wasm" },
@@ -72,6 +75,11 @@ async function main(): Promise<void> {
     throw e;
   }
   if (args.scale !== undefined) workload = scaleWorkload(workload, Number(args.scale));
+  if (args.seed !== undefined) {
+    const seed = Number(args.seed);
+    if (!(Number.isInteger(seed) && seed >= 0)) die("--seed must be a non-negative integer");
+    workload = { ...workload, seed };
+  }
 
   const policies = args.policies ? args.policies.split(",").map((p) => p.trim()).filter(Boolean) : DEFAULT_POLICIES;
   for (const p of policies) {

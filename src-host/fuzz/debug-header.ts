@@ -1,21 +1,21 @@
 // Reads the plugin's x-endpoint-picker-debug response header back into per-endpoint scores, so a decision made
 // inside the plugin can be compared with the reference model.
-export interface DebugScores {
-  endpoint: string;
-  scores: Map<string, DebugEndpointScores | "excluded">;
-  chain: number;
-  matched: number;
-}
-
-export interface DebugEndpointScores {
+export interface EndpointScores {
   t: number;
   q: number;
   kv: number;
   p: number;
   i: number;
-  /** Leading chunks of the chain the plugin believes the endpoint holds. */
+  /** Leading chunks of the chain the picker believed the endpoint holds. */
   m: number;
   guarded: boolean;
+}
+
+export interface DebugScores {
+  endpoint: string;
+  chain: number;
+  matched: number;
+  scores: Map<string, EndpointScores | "excluded">;
 }
 
 export function parseDebugHeader(value: string): DebugScores | null {

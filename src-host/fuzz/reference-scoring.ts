@@ -108,13 +108,22 @@ function inflightScores(c: Candidate[], span: number): number[] {
 function prefixScores(c: Candidate[], chainLength: number, p: ScoringParams): number[] {
   const l = unitClamp(p.lambda);
   const fractionScale = chainLength > 0 ? l / chainLength : 0;
-  const creditPerChunk = p.lengthCreditChars > 0 ? Math.max(p.chunkChars | 0, 0) / p.lengthCreditChars : 0;
+  const matched = (e: Candidate) => Math.min(nonNegative(e.prefixMatched), Math.max(chainLength, 0));
+  let lo = 2147483647;
+  let hi = 0;
+  for (const e of c) {
+    if (!e.healthy) continue;
+    const m = matched(e);
+    if (m < lo) lo = m;
+    if (m > hi) hi = m;
+  }
+  const deficitScale = p.lengthCreditChars > 0 ? Math.max(p.chunkChars | 0, 0) / p.lengthCreditChars : Number.MAX_VALUE;
+  const marginalWeight = hi > lo ? 1 - l : 0;
   return c.map((e) => {
     if (!(chainLength > 0 && e.healthy)) return 0;
-    const m = Math.min(nonNegative(e.prefixMatched), chainLength);
-    let lengthTerm = m > 0 ? 1 : 0;
-    if (p.lengthCreditChars > 0) lengthTerm = Math.min(1, m * creditPerChunk);
-    return fractionScale * m + (1 - l) * lengthTerm;
+    const m = matched(e);
+    const behind = (hi - m) * deficitScale;
+    return fractionScale * m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
   });
 }
 
@@ -123,7 +132,7 @@ function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session:
   if (!(p.guardFactor > 0)) return guarded;
   const loadOf = (e: Candidate) => {
     let load = nonNegative(e.inflight);
-    if (e.hasMetrics) load += countOrZero(e.waiting) + countOrZero(e.running);
+    if (e.hasMetrics) load += countOrZero(e.waiting);
     return load;
   };
   let sum = 0;

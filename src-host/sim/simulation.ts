@@ -6,6 +6,7 @@ import { EngineRequestError, type EngineEvent } from "../backend/engine.ts";
 import type { Tokenizer } from "../backend/tokenizer.ts";
 import { VirtualClock } from "../host/clock.ts";
 import { EventQueue } from "./event-queue.ts";
+import { IndexDiagnostics, type DecisionTruth } from "./index-diagnostics.ts";
 import { createGenerator } from "./generators/create-generator.ts";
 import type { RequestSpec, TrafficGenerator } from "./generators/traffic-generator.ts";
 import { PodHeap } from "./pod-heap.ts";
@@ -36,7 +37,7 @@ export interface SimulationOptions {
   redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
-  /** The picker reports its index accuracy against the pods' real caches (turns its debug header on). */
+  /** Policies that explain their decisions (the picker) are checked against the pods' real caches. */
   diagnose?: boolean;
   /** Where progress lines go during a long run (stderr from the CLI); at most one every `progressEveryMs`. */
   onProgress?: (line: string) => void;
@@ -60,6 +61,8 @@ interface InFlight {
   firstToken: boolean;
   /** Time the gateway held the request before it reached the pod (a Redis lookup). */
   gatewayWaitMs: number;
+  /** What every candidate held at the pick (only for policies that explain their decisions). */
+  truth: DecisionTruth | null;
 }
 
 export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
@@ -94,6 +97,7 @@ class Simulation {
   private readonly stageEnds: number[] = [];
   /** Requests whose policy decides later. */
   private deferred = 0;
+  private readonly diagnostics = new IndexDiagnostics();
 
   constructor(
     readonly workload: Workload,
@@ -113,6 +117,10 @@ class Simulation {
     this.refreshCandidates();
   }
 
+  private get diagnosing(): boolean {
+    return this.options.diagnose === true && this.policy.explain !== undefined;
+  }
+
   async start(factory: PolicyFactory): Promise<void> {
     const ctx: PolicyContext = {
       seed: this.workload.seed,
@@ -127,7 +135,7 @@ class Simulation {
       redisRttMs: this.options.redisRttMs,
       resume: (req, decision) => {
         this.deferred--;
-        this.dispatch(req, decision, this.clock.nowMs());
+        this.dispatch(req, decision, this.clock.nowMs(), null);
       },
       diagnose: this.options.diagnose ?? false,
     };
@@ -183,7 +191,7 @@ class Simulation {
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
     return {
       policy: name,
-      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}),
+      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined),
       timeline: this.stats.timeline(),
       ttftCdf: cdf,
     };
@@ -227,19 +235,20 @@ class Simulation {
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
+    const truth = this.diagnosing ? this.truthAt(req) : null;
     const decision = this.policy.pick(req, this.candidates, now);
     if (decision.deferred) {
       this.deferred++;
       return;
     }
-    this.dispatch(req, decision, now);
+    this.dispatch(req, decision, now, truth);
   }
 
-  private dispatch(req: SimRequest, decision: Decision, now: number): void {
+  private dispatch(req: SimRequest, decision: Decision, now: number, truth: DecisionTruth | null): void {
     const spec = req.spec;
+    const len = req.promptTokens.length;
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
-    const len = req.promptTokens.length;
     try {
       pod.engine.submit(
         { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes },
@@ -253,8 +262,15 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs, truth });
     this.podHeap.update(pod);
+  }
+
+  private truthAt(req: SimRequest): DecisionTruth {
+    const len = req.promptTokens.length;
+    const cachedByPod = new Map<string, number>();
+    for (const pod of this.candidates) cachedByPod.set(pod.address, pod.cachedTokens(req.blockHashes, len));
+    return { promptTokens: len, cachedByPod };
   }
 
   private fail(spec: RequestSpec, now: number): void {
@@ -289,6 +305,10 @@ class Simulation {
       f.pod.pendingPrefillTokens -= f.uncached;
       this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       this.policy.onFirstToken?.(f.decision, ev.time);
+      if (f.truth !== null) {
+        const belief = this.policy.explain!(f.decision);
+        if (belief !== null) this.diagnostics.add(f.truth, belief);
+      }
     } else if (ev.type === "finished") {
       this.inflight.delete(ev.id as number);
       f.pod.inflight--;

@@ -1,4 +1,5 @@
 // What one policy run measured, and its summary figures.
+import type { IndexDiagnosticsSummary } from "./index-diagnostics.ts";
 
 export interface PolicySummary {
   requests: number;
@@ -17,6 +18,8 @@ export interface PolicySummary {
   sim_duration_s: number;
   wall_s: number;
   extra: Record<string, number>;
+  /** Index accuracy of policies that explain their decisions (the picker). */
+  index?: IndexDiagnosticsSummary;
 }
 
 export interface TimelinePoint {
@@ -85,7 +88,7 @@ export class RunStats {
     }));
   }
 
-  summary(wallS: number, extra: Record<string, number> = {}): PolicySummary {
+  summary(wallS: number, extra: Record<string, number> = {}, index?: IndexDiagnosticsSummary): PolicySummary {
     const ttft = Float64Array.from(this.ttftMs).sort();
     const e2e = Float64Array.from(this.e2eMs).sort();
     const span = (this.lastFinishMs - this.firstArrivalMs) / 1000;
@@ -105,6 +108,7 @@ export class RunStats {
       sim_duration_s: Number.isFinite(span) ? span : 0,
       wall_s: wallS,
       extra,
+      ...(index !== undefined ? { index } : {}),
     };
   }
 }

@@ -1,4 +1,5 @@
 // The per-policy text table the CLI prints.
+import { diagnosticsText } from "./index-diagnostics.ts";
 import type { PolicyRun } from "./simulation.ts";
 
 const COLUMNS: Array<[string, (r: PolicyRun) => string]> = [
@@ -29,6 +30,7 @@ export function summaryTable(runs: readonly PolicyRun[]): string {
   for (const r of runs) {
     const extra = Object.entries(r.summary.extra);
     if (extra.length > 0) out.push(`${r.policy}: ${extra.map(([k, v]) => `${k}=${v}`).join(" ")}`);
+    if (r.summary.index !== undefined) out.push(diagnosticsText(r.policy, r.summary.index));
   }
   return out.join("\n");
 }

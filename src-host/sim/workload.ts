@@ -45,6 +45,12 @@ export interface MultiTurnSpec {
   turns: [number, number];
   systemTokens: number;
   userTokens: [number, number];
+  /** The first user message (an agent's task) when it differs from the later ones (tool outputs). */
+  firstUserTokens?: [number, number];
+  /** Distinct system prompts (agents' tool prompts); each conversation draws one. */
+  systemPrompts: number;
+  /** Zipf exponent of system-prompt popularity; 0 = uniform. */
+  systemSkew: number;
   assistantTokens: [number, number];
   thinkTimeS: [number, number];
 }
@@ -81,7 +87,7 @@ type Field =
   | { kind: "int"; min?: number; max?: number; optional?: boolean; default?: number }
   | { kind: "number"; min?: number; max?: number; exclusiveMin?: boolean; optional?: boolean; default?: number }
   | { kind: "string"; optional?: boolean; default?: string }
-  | { kind: "intRange"; min?: number }
+  | { kind: "intRange"; min?: number; optional?: boolean }
   | { kind: "numberRange"; min?: number };
 
 type Fields = Record<string, Field>;
@@ -125,6 +131,7 @@ function checkObject(v: unknown, path: string, fields: Fields, extra: Record<str
         if (f.default !== undefined) out[key] = f.default;
         continue;
       }
+      if (f.kind === "intRange" && f.optional) continue;
       fail(p, "is required");
     }
     switch (f.kind) {
@@ -174,6 +181,9 @@ const TRAFFIC_FIELDS: Record<TrafficSpec["type"], Fields> = {
     turns: { kind: "intRange", min: 1 },
     systemTokens: { kind: "int", min: 0 },
     userTokens: { kind: "intRange", min: 1 },
+    firstUserTokens: { kind: "intRange", min: 1, optional: true },
+    systemPrompts: { kind: "int", min: 1, default: 1 },
+    systemSkew: { kind: "number", min: 0, default: 0 },
     assistantTokens: { kind: "intRange", min: 1 },
     thinkTimeS: { kind: "numberRange", min: 0 },
   },

@@ -103,6 +103,23 @@ describe("parsePrometheus on a vLLM v0.10 page", () => {
   });
 });
 
+describe("parsePrometheus prefix cache counters", () => {
+  it("sums vLLM's queried and hit prompt tokens over engines, and needs both", () => {
+    expect(parse(VLLM_PAGE)).toBe(true);
+    expect(metrics.hasPrefixCounters).toBe(false, "the page has queries but no hits");
+    const page =
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n' +
+      'vllm:prefix_cache_queries_total{engine="1",model_name="m"} 500.0\n' +
+      'vllm:prefix_cache_hits_total{engine="1",model_name="m"} 100.0\n' +
+      'vllm:prefix_cache_hits_created{engine="1",model_name="m"} 1.7e9\n';
+    expect(parse(page)).toBe(true);
+    expect(metrics.hasPrefixCounters).toBe(true);
+    expect(metrics.prefixQueries).toBe(1500.0);
+    expect(metrics.prefixHits).toBe(350.0);
+  });
+});
+
 describe("parsePrometheus families", () => {
   it("uses the deprecated gpu_cache_usage_perc when kv_cache_usage_perc is absent", () => {
     expect<bool>(

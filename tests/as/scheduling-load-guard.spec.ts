@@ -20,9 +20,9 @@ function endpoint(waiting: f64, running: f64, inflight: i32): i32 {
 describe("applyLoadGuard", () => {
   it("zeroes cache scores of endpoints above factor * mean + slack", () => {
     c.clear();
-    endpoint(10, 6, 4); // load 20
-    endpoint(0, 1, 0); // load 1
-    endpoint(1, 1, 1); // load 3
+    endpoint(16, 6, 4); // load 20 (running requests do not count)
+    endpoint(1, 9, 0); // load 1
+    endpoint(2, 1, 1); // load 3
     const factor = 1.5;
     const slack = 2.0;
     const limit = factor * ((20.0 + 1.0 + 3.0) / 3.0) + slack; // 14
@@ -52,11 +52,11 @@ describe("applyLoadGuard", () => {
         if ((seed >> 8) % 4 == 0) c.hasMetrics[i] = false;
       }
       let sum: f64 = 0;
-      for (let k = 0; k < n; k++) sum += (c.hasMetrics[k] ? c.waiting[k] + c.running[k] : 0) + <f64>c.inflight[k];
+      for (let k = 0; k < n; k++) sum += (c.hasMetrics[k] ? c.waiting[k] : 0) + <f64>c.inflight[k];
       const limit = 1.25 * (sum / <f64>n) + 1.0;
       applyLoadGuard(c, 1.25, 1.0, prefix, session, guarded);
       for (let k = 0; k < n; k++) {
-        const load = (c.hasMetrics[k] ? c.waiting[k] + c.running[k] : 0) + <f64>c.inflight[k];
+        const load = (c.hasMetrics[k] ? c.waiting[k] : 0) + <f64>c.inflight[k];
         expect<bool>(guarded[k]).toBe(load > limit);
         expect<f64>(prefix[k]).toBe(load > limit ? 0.0 : 1.0);
       }
@@ -65,7 +65,7 @@ describe("applyLoadGuard", () => {
 
   it("stays quiet at low load thanks to the slack", () => {
     c.clear();
-    endpoint(0, 2, 0);
+    endpoint(2, 0, 0);
     endpoint(0, 0, 0);
     endpoint(0, 0, 0);
     // mean 2/3: without slack the first endpoint (2 > 1.5 * 2/3) would be guarded
@@ -73,6 +73,16 @@ describe("applyLoadGuard", () => {
     expect<bool>(guarded[0]).toBe(false);
     applyLoadGuard(c, 1.5, 0.0, prefix, session, guarded);
     expect<bool>(guarded[0]).toBe(true);
+  });
+
+  it("does not count running requests: a pod decoding many conversations keeps its cache credit", () => {
+    c.clear();
+    endpoint(0, 40, 0);
+    endpoint(0, 1, 0);
+    endpoint(0, 1, 0);
+    applyLoadGuard(c, 1.5, 0.0, prefix, session, guarded);
+    expect<bool>(guarded[0]).toBe(false);
+    expect<f64>(prefix[0]).toBe(1.0);
   });
 
   it("is disabled by factor 0 and ignores unhealthy endpoints", () => {

@@ -136,7 +136,7 @@ describe("normalizeKv", () => {
 });
 
 describe("normalizePrefix", () => {
-  it("mixes the matched fraction and the matched length", () => {
+  it("mixes the matched fraction and the prefill a candidate saves against the best one", () => {
     c.clear();
     c.prefixMatched[c.addSlot(0)] = 0;
     c.prefixMatched[c.addSlot(1)] = 4;
@@ -145,12 +145,39 @@ describe("normalizePrefix", () => {
     const n = 10;
     const chunk = 512;
     const lambda = 0.25;
-    const credit: f64 = 4096;
+    const credit: f64 = 4096; // 8 chunks behind the best earn nothing of the second term
     normalizePrefix(c, n, chunk, lambda, credit, out);
     expect<f64>(out[0]).toBe(0.0);
-    expect<f64>(out[1]).toBeCloseTo(lambda * (4.0 / 10.0) + (1 - lambda) * Math.min(1, (4.0 * 512.0) / credit));
+    expect<f64>(out[1]).toBeCloseTo(lambda * (4.0 / 10.0) + (1 - lambda) * (1 - (6.0 * 512.0) / credit));
     expect<f64>(out[2]).toBeCloseTo(lambda * 1.0 + (1 - lambda) * 1.0);
     expect<f64>(out[3]).toBe(out[2]);
+  });
+
+  it("gives a shared beginning no edge: what every candidate holds earns only its fraction", () => {
+    c.clear();
+    // Every endpoint holds the 40-chunk system prompt; one also holds the conversation (100 of 104 chunks).
+    for (let i = 0; i < 4; i++) c.prefixMatched[c.addSlot(i)] = 40;
+    c.prefixMatched[2] = 100;
+    normalizePrefix(c, 104, 512, 0.5, 8192, out);
+    expect<f64>(out[2]).toBeCloseTo(0.5 * (100.0 / 104.0) + 0.5);
+    expect<f64>(out[0]).toBeCloseTo(0.5 * (40.0 / 104.0), 12);
+    expect<f64>(out[2] - out[0]).toBeGreaterThan(0.75);
+    // All equal: nobody saves anything over another; only the fraction remains.
+    c.prefixMatched[2] = 40;
+    normalizePrefix(c, 104, 512, 0.5, 8192, out);
+    for (let i = 0; i < 4; i++) expect<f64>(out[i]).toBeCloseTo(0.5 * (40.0 / 104.0), 12);
+  });
+
+  it("ignores unhealthy candidates for the best match", () => {
+    c.clear();
+    c.prefixMatched[c.addSlot(0)] = 50;
+    c.prefixMatched[c.addSlot(1)] = 10;
+    c.healthy[0] = false;
+    c.prefixMatched[c.addSlot(2)] = 10;
+    normalizePrefix(c, 60, 512, 0.5, 8192, out);
+    expect<f64>(out[0]).toBe(0.0);
+    expect<f64>(out[1]).toBe(out[2]);
+    expect<f64>(out[1]).toBeCloseTo(0.5 * (10.0 / 60.0), 12);
   });
 
   it("scores 0 for everyone when the chain is empty", () => {

@@ -36,11 +36,11 @@ describe("Scheduler.pick scenarios", () => {
   it("sends an overloaded endpoint's cached prefix to an idle one (load guard)", () => {
     const s = freshScheduler();
     c.clear();
-    // A 64-chunk prompt fully cached on a busy endpoint (load 0 + 10 + 4 = 14), against loads 2 and 1.
-    const hot = endpoint(0, 10, 0.5, 4, 64);
+    // A 64-chunk prompt fully cached on a busy endpoint (load: 0 waiting + 14 in flight), against loads 1 and 0.
+    const hot = endpoint(0, 10, 0.5, 14, 64);
     endpoint(1, 1, 0.5, 0, 0);
     const idle = endpoint(0, 1, 0.5, 0, 0);
-    const limit = s.guardFactor * ((14.0 + 2.0 + 1.0) / 3.0) + s.guardSlack;
+    const limit = s.guardFactor * ((14.0 + 1.0 + 0.0) / 3.0) + s.guardSlack;
     expect<bool>(14.0 > limit).toBe(true);
     // Without the guard the cache alone carries the busy endpoint.
     s.guardFactor = 0;
@@ -115,12 +115,15 @@ describe("Scheduler scores", () => {
     const n = 16;
     s.pick(c, n);
     // endpoint 0: lowest queue and inflight -> 1 each; kv 1 - 0.25; prefix from its formula
-    const prefix0 = 0.5 * (8.0 / 16.0) + 0.5 * Math.min(1, (8.0 * 256.0) / 8192.0);
+    const prefix0 = 0.5 * (8.0 / 16.0) + 0.5; // the best match: the whole second term
     const w = s.weights;
     const sum = w.queue + w.kvCache + w.prefixCache + w.inflight;
     expect<f64>(s.prefixScore[0]).toBeCloseTo(prefix0);
     expect<f64>(s.total[0]).toBeCloseTo((w.queue * 1 + w.kvCache * 0.75 + w.prefixCache * prefix0 + w.inflight * 1) / sum);
-    expect<f64>(s.total[1]).toBeCloseTo((w.queue * 0 + w.kvCache * 0.25 + w.prefixCache * 0 + w.inflight * 0) / sum);
+    // endpoint 1 matches nothing: 8 chunks behind the best, it keeps 1 - 8 * 256 / 8192 of the second term
+    const prefix1 = 0.5 * (1 - (8.0 * 256.0) / 8192.0);
+    expect<f64>(s.prefixScore[1]).toBeCloseTo(prefix1);
+    expect<f64>(s.total[1]).toBeCloseTo((w.queue * 0 + w.kvCache * 0.25 + w.prefixCache * prefix1 + w.inflight * 0) / sum);
     expect<i32>(s.lastPick).toBe(0);
     expect<i32>(s.scoredCount).toBe(2);
   });

@@ -1,4 +1,5 @@
 import { hintPositions } from "../../assembly/prefix/shared-hints";
+import { extendsTail, tailCarriers } from "../../assembly/prefix/conversation-tail";
 
 function positions(n: i32): Array<i32> {
   const out = new StaticArray<i32>(8);
@@ -52,6 +53,34 @@ describe("shared prefix hint positions", () => {
       for (let i = 0; i < a.length; i++) if (isPowerLandmark(a[i]) && a[i] < shared && b.includes(a[i])) common = max(common, a[i]);
       expect(common >= 0).toBe(true);
       expect(common + 1 > shared / 2).toBe(true);
+    }
+  });
+});
+
+describe("conversation tails", () => {
+  it("a chain extends a tail exactly when it holds the tail's last hash at the tail's last position", () => {
+    const hashes = new StaticArray<u64>(10);
+    for (let i = 0; i < 10; i++) hashes[i] = <u64>(1000 + i);
+    expect(extendsTail(hashes, 10, 6, 1005)).toBe(true);
+    expect(extendsTail(hashes, 10, 10, 1009)).toBe(true);
+    expect(extendsTail(hashes, 10, 6, 1006)).toBe(false);
+    expect(extendsTail(hashes, 5, 6, 1005)).toBe(false, "a tail longer than the chain");
+    expect(extendsTail(hashes, 10, 0, 1000)).toBe(false);
+  });
+
+  it("are carried by the longest landmark and the longest power-of-two landmark", () => {
+    const out = new StaticArray<i32>(8);
+    for (let n = 12; n <= 3000; n += 11) {
+      const count = hintPositions(n, out);
+      const mask = tailCarriers(out, count);
+      expect(mask & 1).toBe(1);
+      let firstPower = -1;
+      for (let i = 0; i < count; i++) if (isPowerLandmark(out[i])) { firstPower = i; break; }
+      for (let i = 1; i < count; i++) expect((mask >> <u32>i) & 1).toBe(i == firstPower ? 1 : 0);
+      // Every longer chain probes the power-of-two carrier, however much it grew (past a one-chunk chain, whose
+      // position 0 falls off the end of a long chain's eight positions).
+      const carrier = out[firstPower];
+      for (let grow = 1; grow <= 200; grow += 37) expect(positions(n + grow).includes(carrier)).toBe(true);
     }
   });
 });

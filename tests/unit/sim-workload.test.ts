@@ -173,3 +173,32 @@ test("generators are deterministic by seed", () => {
   assert.deepEqual(draw(1), draw(1));
   assert.notDeepEqual(draw(1), draw(2));
 });
+
+test("multi-turn as agent sessions: each session draws one of several tool prompts, the first message has its own size", () => {
+  const g = createGenerator(
+    spec("multi-turn", {
+      conversations: 40, turns: [2, 2], systemTokens: 30, systemPrompts: 3, systemSkew: 0,
+      firstUserTokens: [50, 50], userTokens: [5, 5], assistantTokens: [3, 3], thinkTimeS: [0, 0],
+    }),
+    0, 8,
+  );
+  const systems = new Set<string>();
+  const first: RequestSpec[] = [];
+  for (let i = 0; i < 40; i++) first.push(g.next(0)!);
+  for (const s of first) {
+    assert.equal(bpe.encode(s.messages[0].content).length, 30);
+    assert.equal(bpe.encode(s.messages[1].content).length, 50, "the task");
+    systems.add(s.messages[0].content);
+    g.complete(s, 0);
+    g.release(s.slot);
+  }
+  assert.equal(systems.size, 3, "sessions spread over the three tool prompts");
+  const second = g.next(0)!;
+  assert.equal(second.messages.length, 4);
+  assert.equal(bpe.encode(second.messages[3].content).length, 5, "later messages (tool outputs) use userTokens");
+  const single = createGenerator(
+    spec("multi-turn", { conversations: 1, turns: [1, 1], systemTokens: 30, systemPrompts: 1, systemSkew: 0, userTokens: [5, 5], assistantTokens: [3, 3], thinkTimeS: [0, 0] }),
+    0, 8,
+  );
+  assert.ok(systems.has(single.next(0)!.messages[0].content), "prompt 0 is the single-prompt shape's system prompt");
+});

@@ -3,16 +3,20 @@
 // send until its answer plus the user's think time; an arrival takes a random ready conversation. A
 // conversation that used its turns is replaced by a new one. Answers are deterministic text whose token ids
 // the pod emits, so turn N+1 shares its whole token prefix with turn N's prompt and answer.
+// Agentic sessions are the same shape: one of `systemPrompts` long tool prompts (Zipf `systemSkew`), a task
+// (`firstUserTokens`), then per turn a short tool call (the answer) and its tool output (the next user message).
 import { pseudoText, type PseudoText } from "../pseudo-text.ts";
 import { Rng, hashString } from "../rng.ts";
 import type { MultiTurnSpec } from "../workload.ts";
-import type { ChatMessage, RequestSpec, TrafficGenerator } from "./traffic-generator.ts";
+import { Memo, type ChatMessage, type RequestSpec, type TrafficGenerator } from "./traffic-generator.ts";
+import { ZipfPick } from "./zipf-pick.ts";
 
 interface Conversation {
   id: number;
   rng: Rng;
   turns: number;
   turn: number;
+  system: number;
   history: ChatMessage[];
   pendingQuestion: PseudoText | null;
   pendingAnswer: PseudoText | null;
@@ -23,7 +27,8 @@ export class MultiTurnGenerator implements TrafficGenerator {
   private readonly slots: Conversation[] = [];
   private readonly ready: number[] = [];
   private nextConversation = 0;
-  private system: PseudoText | null = null;
+  private readonly systems = new Memo<PseudoText>(1024);
+  private readonly systemPick: ZipfPick;
 
   constructor(
     private readonly spec: MultiTurnSpec,
@@ -31,6 +36,7 @@ export class MultiTurnGenerator implements TrafficGenerator {
     private readonly seed: number,
     private readonly rng: Rng,
   ) {
+    this.systemPick = new ZipfPick(spec.systemPrompts, spec.systemSkew);
     for (let s = 0; s < spec.conversations; s++) {
       this.slots.push(this.newConversation());
       this.ready.push(s);
@@ -41,8 +47,10 @@ export class MultiTurnGenerator implements TrafficGenerator {
     return this.ready.length;
   }
 
-  systemText(): PseudoText {
-    return (this.system ??= pseudoText(this.seed, `t${this.index}/chat-system`, this.spec.systemTokens));
+  systemText(system = 0): PseudoText {
+    // System prompt 0 keeps the key of the single-prompt shape, so existing workloads replay unchanged.
+    const key = system === 0 ? `t${this.index}/chat-system` : `t${this.index}/chat-system/${system}`;
+    return this.systems.get(key, () => pseudoText(this.seed, key, this.spec.systemTokens));
   }
 
   next(): RequestSpec | null {
@@ -52,13 +60,13 @@ export class MultiTurnGenerator implements TrafficGenerator {
     this.ready[k] = this.ready[this.ready.length - 1];
     this.ready.pop();
     const c = this.slots[slot];
-    const [uLo, uHi] = this.spec.userTokens;
+    const [uLo, uHi] = c.turn === 0 ? (this.spec.firstUserTokens ?? this.spec.userTokens) : this.spec.userTokens;
     const [aLo, aHi] = this.spec.assistantTokens;
     const key = `t${this.index}/conv/${c.id}/${c.turn}`;
     c.pendingQuestion = pseudoText(this.seed, `${key}/user`, c.rng.range(uLo, uHi));
     c.pendingAnswer = pseudoText(this.seed, `${key}/assistant`, c.rng.range(aLo, aHi));
     const messages: ChatMessage[] = [];
-    if (this.spec.systemTokens > 0) messages.push({ role: "system", content: this.systemText().text });
+    if (this.spec.systemTokens > 0) messages.push({ role: "system", content: this.systemText(c.system).text });
     for (const m of c.history) messages.push(m);
     messages.push({ role: "user", content: c.pendingQuestion.text });
     return {
@@ -86,6 +94,8 @@ export class MultiTurnGenerator implements TrafficGenerator {
     const id = this.nextConversation++;
     const rng = new Rng(hashString(`t${this.index}/conv/${id}`, this.seed));
     const [lo, hi] = this.spec.turns;
-    return { id, rng, turns: rng.range(lo, hi), turn: 0, history: [], pendingQuestion: null, pendingAnswer: null };
+    const turns = rng.range(lo, hi);
+    const system = this.spec.systemPrompts > 1 ? this.systemPick.next(rng) : 0;
+    return { id, rng, turns, turn: 0, system, history: [], pendingQuestion: null, pendingAnswer: null };
   }
 }

@@ -2,15 +2,16 @@
 // system prompts, each followed by one of `promptsPerGroup` fixed questions. Each arrival picks a group
 // (uniformly, or Zipf-skewed for hot spots) and a question uniformly.
 import { pseudoText, type PseudoText } from "../pseudo-text.ts";
-import { Rng } from "../rng.ts";
+import type { Rng } from "../rng.ts";
 import type { SharedPrefixSpec } from "../workload.ts";
+import { ZipfPick } from "./zipf-pick.ts";
 import { Memo, type ChatMessage, type RequestSpec, type TrafficGenerator } from "./traffic-generator.ts";
 
 export class SharedPrefixGenerator implements TrafficGenerator {
   readonly type = "shared-prefix";
   private readonly systems = new Memo<PseudoText>(4096);
   private readonly questions = new Memo<PseudoText>(16_384);
-  private readonly cumulative: Float64Array | null;
+  private readonly groups: ZipfPick;
 
   constructor(
     private readonly spec: SharedPrefixSpec,
@@ -18,13 +19,7 @@ export class SharedPrefixGenerator implements TrafficGenerator {
     private readonly seed: number,
     private readonly rng: Rng,
   ) {
-    if (spec.groupSkew > 0) {
-      this.cumulative = new Float64Array(spec.groups);
-      let sum = 0;
-      for (let g = 0; g < spec.groups; g++) this.cumulative[g] = sum += 1 / Math.pow(g + 1, spec.groupSkew);
-    } else {
-      this.cumulative = null;
-    }
+    this.groups = new ZipfPick(spec.groups, spec.groupSkew);
   }
 
   systemText(group: number): PseudoText {
@@ -38,7 +33,7 @@ export class SharedPrefixGenerator implements TrafficGenerator {
   }
 
   next(): RequestSpec {
-    const group = this.pickGroup();
+    const group = this.groups.next(this.rng);
     const prompt = this.rng.int(this.spec.promptsPerGroup);
     const messages: ChatMessage[] = [];
     if (this.spec.systemTokens > 0) messages.push({ role: "system", content: this.systemText(group).text });
@@ -51,18 +46,4 @@ export class SharedPrefixGenerator implements TrafficGenerator {
   }
 
   release(): void {}
-
-  private pickGroup(): number {
-    const c = this.cumulative;
-    if (c === null) return this.rng.int(this.spec.groups);
-    const x = this.rng.next() * c[c.length - 1];
-    let lo = 0;
-    let hi = c.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (c[mid] > x) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo;
-  }
 }

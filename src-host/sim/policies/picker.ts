@@ -15,7 +15,7 @@ import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
 import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
-import { DEFAULT_DIAGNOSTIC_WEIGHTS, IndexDiagnostics, type DecisionTruth, type DiagnosticWeights } from "../index-diagnostics.ts";
+import type { DecisionExplanation, PodBelief } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Decision, Policy, PolicyContext } from "./policy.ts";
 import type { SimRequest } from "../sim-request.ts";
@@ -27,16 +27,35 @@ const DEBUG_HEADER = "x-endpoint-picker-debug";
 
 interface PickerDecisionState {
   stream: FilterStream;
-  truth: DecisionTruth | null;
 }
 
-/** The configuration with the debug header on, and the scoring weights it sets, for the diagnostics. */
-function diagnosticConfig(config: string): { config: string; weights: DiagnosticWeights } {
-  const parsed = JSON.parse(config) as Record<string, unknown>;
-  const debug = (parsed.debug ?? {}) as Record<string, unknown>;
-  parsed.debug = { ...debug, header: true };
-  const w = (parsed.weights ?? {}) as Partial<DiagnosticWeights>;
-  return { config: JSON.stringify(parsed), weights: { ...DEFAULT_DIAGNOSTIC_WEIGHTS, ...w } };
+const DEFAULT_WEIGHTS = { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1 };
+
+/**
+ * The plugin configuration with the debug header on (the simulator reads each decision's per-endpoint scores
+ * from it), and the load and prefix weights it scores with.
+ */
+export function withDebugHeader(pluginConfig: string | undefined): { config: string; weights: typeof DEFAULT_WEIGHTS } {
+  const config = JSON.parse(pluginConfig ?? "{}") as Record<string, any>;
+  config.debug = { ...(config.debug ?? {}), header: true };
+  const weights = { ...DEFAULT_WEIGHTS, ...(config.weights ?? {}) };
+  return { config: JSON.stringify(config), weights };
+}
+
+/** The decision's debug header as beliefs per pod: predicted share of the prompt and weighted signal scores. */
+function explainFromHeader(header: string | undefined, weights: typeof DEFAULT_WEIGHTS): DecisionExplanation | null {
+  const parsed = header === undefined ? null : parseDebugHeader(header);
+  if (parsed === null) return null;
+  const pods = new Map<string, PodBelief>();
+  for (const [address, s] of parsed.scores) {
+    if (s === "excluded") continue;
+    pods.set(address, {
+      predictedFraction: parsed.chain > 0 && s.m >= 0 ? s.m / parsed.chain : 0,
+      contributions: { queue: weights.queue * s.q, kvCache: weights.kvCache * s.kv, prefix: weights.prefixCache * s.p, inflight: weights.inflight * s.i },
+      guarded: s.guarded,
+    });
+  }
+  return { chosen: parsed.endpoint, pods };
 }
 
 export const SIM_REDIS_CLUSTER = "outbound|6379||redis.sim.svc.cluster.local";
@@ -72,13 +91,8 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
   let wasmWarnings = 0;
   const redis = sharing ? new SimRedis(ctx.clock, ctx.redisRttMs ?? 0.5) : null;
-  let pluginConfig = ctx.pluginConfig ?? "{}";
-  let diagnostics: IndexDiagnostics | null = null;
-  if (ctx.diagnose) {
-    const d = diagnosticConfig(pluginConfig);
-    pluginConfig = d.config;
-    diagnostics = new IndexDiagnostics(d.weights);
-  }
+  // With diagnostics on, the debug header tells the simulator what the plugin believed about each pod.
+  let { config: pluginConfig, weights } = ctx.diagnose ? withDebugHeader(ctx.pluginConfig) : { config: ctx.pluginConfig ?? "{}", weights: DEFAULT_WEIGHTS };
   if (redis !== null) {
     const config = JSON.parse(pluginConfig);
     config.redis = { cluster: SIM_REDIS_CLUSTER, ...(config.redis ?? {}) };
@@ -118,18 +132,9 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
   let nextReplica = 0;
-  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[]; truth: DecisionTruth | null }>();
+  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[] }>();
 
-  // What the pods really hold for this request when it is decided (diagnostics only).
-  const truthFor = (req: SimRequest, candidates: readonly SimPod[]): DecisionTruth | null => {
-    if (diagnostics === null) return null;
-    const len = req.promptTokens.length;
-    const truth: DecisionTruth = { promptTokens: len, cachedTokens: new Map() };
-    for (const c of candidates) truth.cachedTokens.set(c.address, c.cachedTokens(req.blockHashes, len));
-    return truth;
-  };
-
-  const decided = (stream: FilterStream, candidates: readonly SimPod[], truth: DecisionTruth | null): Decision => {
+  const decided = (stream: FilterStream, candidates: readonly SimPod[]): Decision => {
     const override = stream.overrideHost;
     const chosen = selectHigressOverrideHost(override, cluster.hostList);
     let pod = chosen ? byAddress.get(chosen.address) : undefined;
@@ -142,7 +147,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       const up = candidates.filter((p) => p.up);
       pod = up.length > 0 ? up[rr++ % up.length] : undefined;
     }
-    const state: PickerDecisionState = { stream, truth };
+    const state: PickerDecisionState = { stream };
     return { pod: pod ?? null, state };
   };
   // After each Redis reply reaches the plugin (the host delivers it on a zero-delay timer queued before this
@@ -151,7 +156,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
     for (const [stream, w] of waiting) {
       if (stream.requestState === "paused") continue;
       waiting.delete(stream);
-      ctx.resume(w.req, decided(stream, w.candidates, w.truth));
+      ctx.resume(w.req, decided(stream, w.candidates));
     }
   };
   return {
@@ -164,27 +169,23 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
         stream.finish();
         return { pod: null };
       }
-      const truth = truthFor(req, candidates);
       if (stream.requestState === "paused") {
         counters.redisWaits++;
-        waiting.set(stream, { req, candidates, truth });
+        waiting.set(stream, { req, candidates });
         return { pod: null, deferred: true };
       }
-      return decided(stream, candidates, truth);
+      return decided(stream, candidates);
     },
-    onFirstToken(decision) {
-      const { stream, truth } = decision.state as PickerDecisionState;
-      firstToken(stream);
-      if (diagnostics !== null && truth !== null) {
-        const header = stream.state.responseHeaders?.get(DEBUG_HEADER);
-        diagnostics.record(truth, header === undefined ? null : parseDebugHeader(header));
-      }
-    },
+    onFirstToken: (decision) => firstToken((decision.state as PickerDecisionState).stream),
     onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
+    explain(decision) {
+      if (!ctx.diagnose) return null;
+      return explainFromHeader((decision.state as PickerDecisionState).stream.state.responseHeaders?.get(DEBUG_HEADER), weights);
+    },
     onPodsChanged: refresh,
     stats() {
       const out: Record<string, number> = {
-        ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas, ...(diagnostics?.summary() ?? {}),
+        ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas,
       };
       if (redis !== null) {
         out.redisCalls = redis.counters.calls;

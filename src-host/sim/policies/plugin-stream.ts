@@ -5,6 +5,9 @@ import type { PluginHost } from "../../host/plugin-host.ts";
 import type { StreamInfo } from "../../host/stream.ts";
 
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
+// A streamed answer reaches the gateway as the first token's chunk, then (much later) the end of the stream.
+const FIRST_CHUNK = new TextEncoder().encode('data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n');
+const LAST_CHUNK = new TextEncoder().encode("data: [DONE]\n\n");
 
 /** Sends the request's headers and body; the stream holds the plugin's decision (or its local reply). */
 export function sendThroughPlugin(host: PluginHost, info: StreamInfo, body: Uint8Array): FilterStream {
@@ -22,9 +25,14 @@ export function sendThroughPlugin(host: PluginHost, info: StreamInfo, body: Uint
 
 export function firstToken(stream: FilterStream): void {
   stream.encodeHeaders(RESPONSE_HEADERS, false);
+  stream.encodeData(FIRST_CHUNK, false);
 }
 
 export function finished(stream: FilterStream, ok: boolean): void {
-  if (ok) stream.finish();
-  else stream.reset();
+  if (ok) {
+    stream.encodeData(LAST_CHUNK, true);
+    stream.finish();
+  } else {
+    stream.reset();
+  }
 }

@@ -1,6 +1,7 @@
 // The routing policy interface the simulator drives: one pick per request among the pods that are up,
 // then lifecycle callbacks (first token, finished) so stateful policies see realistic timing.
 import type { VirtualClock } from "../../host/clock.ts";
+import type { DecisionExplanation } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { SimRequest } from "../sim-request.ts";
 import type { Workload } from "../workload.ts";
@@ -48,6 +49,11 @@ export interface Policy {
   onFinished?(decision: Decision, nowMs: number, ok: boolean): void;
   /** The pod set or a pod's health changed. */
   onPodsChanged?(nowMs: number): void;
+  /**
+   * What the policy believed about each candidate when it made this decision (after its first token), for the
+   * index diagnostics; policies without an approximate index leave it out.
+   */
+  explain?(decision: Decision): DecisionExplanation | null;
   /** Extra counters for the report. */
   stats?(): Record<string, number>;
   close?(): void;

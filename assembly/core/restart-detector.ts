@@ -1,0 +1,32 @@
+// Notices that an endpoint's engine restarted, from its cumulative prefix-cache counters (vLLM's
+// prefix_cache_queries_total / prefix_cache_hits_total): a counter that goes backwards belongs to a new process
+// with an empty KV cache, so nothing the index remembers for the endpoint is there any more. The address, and so
+// the registry slot, is the same across the restart; only the counters tell.
+import { EndpointMetrics } from "../endpoints/endpoint-metrics";
+
+export class RestartDetector {
+  private readonly lastQueries: StaticArray<f64>;
+  private readonly lastHits: StaticArray<f64>;
+  private readonly seen: StaticArray<bool>;
+
+  constructor(readonly maxEndpoints: i32) {
+    this.lastQueries = new StaticArray<f64>(maxEndpoints);
+    this.lastHits = new StaticArray<f64>(maxEndpoints);
+    this.seen = new StaticArray<bool>(maxEndpoints);
+  }
+
+  /** The slot's metrics were refreshed; true when its counters went backwards since the last refresh. */
+  restarted(slot: i32, m: EndpointMetrics): bool {
+    if (<u32>slot >= <u32>this.maxEndpoints || !m.hasPrefixCounters) return false;
+    const back = unchecked(this.seen[slot]) && (m.prefixQueries < unchecked(this.lastQueries[slot]) || m.prefixHits < unchecked(this.lastHits[slot]));
+    unchecked((this.lastQueries[slot] = m.prefixQueries));
+    unchecked((this.lastHits[slot] = m.prefixHits));
+    unchecked((this.seen[slot] = true));
+    return back;
+  }
+
+  /** The slot's endpoint left; its successor starts unseen. */
+  forget(slot: i32): void {
+    if (<u32>slot < <u32>this.maxEndpoints) unchecked((this.seen[slot] = false));
+  }
+}
