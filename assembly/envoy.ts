@@ -4,7 +4,7 @@ export * from "./abi/exports";
 import "./abi/abort";
 import { RootContext, setRootContextFactory } from "./abi/context";
 import { PickerRoot } from "./picker/picker-root";
-import { EnvoyPlatform } from "./route/envoy-platform";
-import { Platform } from "./route/platform";
+import { EnvoyPlatform } from "./platform/envoy-platform";
+import { Platform } from "./core/platform";
 
 setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform(ruleIndex)));

@@ -9,6 +9,8 @@ export class RootContext {
   onTick(): void {}
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {}
   onQueueReady(queueId: u32): void {}
+  /** Higress: the reply (or failure) of a proxy_redis_call. */
+  onRedisCallResponse(token: u32, status: u32, responseSize: u32): void {}
   onDone(): bool { return true; }
   onLog(): void {}
   onDelete(): void {}

@@ -2,8 +2,9 @@
 // take `string` encode it to UTF-8 (an allocation); hot paths use the `...Raw` forms with pre-encoded bytes.
 import * as env from "./imports";
 import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams } from "./memory";
+export { Returned } from "./memory";
 import { HeaderMapReader, HeaderMapWriter } from "./header-map";
-import { Status } from "./types";
+import { MapType, Status } from "./types";
 
 /** UTF-8 bytes of a string, kept for repeated host calls. */
 export class Utf8 {
@@ -15,7 +16,8 @@ export class Utf8 {
   @inline get len(): usize { return <usize>this.buf.byteLength; }
 }
 
-/** The buffer returned by the last successful getter below; release it when done. */
+/** The buffer returned by the last successful getter below that was not given its own `out`; release it when
+ *  done. A caller that keeps the bytes across host calls passes its own Returned instead. */
 export const returned = new Returned();
 
 // ---- logging and time ----
@@ -54,11 +56,11 @@ export function propertyPath(segments: string[]): ArrayBuffer {
   return String.UTF8.encode(joined);
 }
 
-/** Reads a property into `returned`; returns the host status. */
-export function getProperty(path: ArrayBuffer): i32 {
+/** Reads a property into `out`; returns the host status. */
+export function getProperty(path: ArrayBuffer, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_property(changetype<usize>(path), path.byteLength, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -75,11 +77,11 @@ export function setProperty(path: ArrayBuffer, value: ArrayBuffer): i32 {
 
 // ---- buffers ----
 
-/** Reads up to maxSize bytes of a buffer into `returned`; returns the host status. */
-export function getBufferBytes(type: i32, start: u32, maxSize: u32): i32 {
+/** Reads up to maxSize bytes of a buffer into `out`; returns the host status. */
+export function getBufferBytes(type: i32, start: u32, maxSize: u32, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_buffer_bytes(type, start, maxSize, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -117,11 +119,11 @@ export function setHeaderMapPairs(type: i32, writer: HeaderMapWriter): i32 {
   return env.proxy_set_header_map_pairs(type, ptr, writer.length);
 }
 
-/** Reads one header value into `returned`; returns the host status (NotFound when absent). */
-export function getHeaderValueRaw(type: i32, key: Utf8): i32 {
+/** Reads one header value into `out`; returns the host status (NotFound when absent). */
+export function getHeaderValueRaw(type: i32, key: Utf8, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_header_map_value(type, key.ptr, key.len, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -149,12 +151,12 @@ export function removeHeader(type: i32, key: Utf8): i32 {
 /** The CAS token of the last successful getSharedData. */
 export let sharedDataCas: u32 = 0;
 
-/** Reads a shared value into `returned` and its CAS into `sharedDataCas`; returns the host status. */
-export function getSharedData(key: Utf8): i32 {
+/** Reads a shared value into `out` and its CAS into `sharedDataCas`; returns the host status. */
+export function getSharedData(key: Utf8, out: Returned = returned): i32 {
   clearOutParams();
   const s = env.proxy_get_shared_data(key.ptr, key.len, OUT_PTR, OUT_LEN, OUT_EXTRA);
   if (s == Status.Ok) {
-    returned.take();
+    out.take();
     sharedDataCas = load<u32>(OUT_EXTRA);
   }
   return s;
@@ -235,12 +237,34 @@ export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: 
   return s;
 }
 
-/** The status code of the HTTP call being answered, or 0. */
-export function getHttpCallStatus(): u32 {
+/** proxy_get_status: the root context's status code (Envoy: 0, or BrokenConnection once an HTTP call has
+ *  failed; it is never reset). Not an HTTP status: see httpCallResponseStatus. */
+export function getStatusCode(): u32 {
   clearOutParams();
   if (env.proxy_get_status(OUT_EXTRA, OUT_PTR, OUT_LEN) != Status.Ok) return 0;
   returned.take().release();
   return load<u32>(OUT_EXTRA);
+}
+
+const STATUS_HEADER = new Utf8(":status");
+
+/** The HTTP status of the call being answered, from the `:status` header of its response map (where
+ *  Envoy puts it); 0 when the call failed (Envoy then has no response map) or the value is not 3 digits. */
+export function httpCallResponseStatus(): i32 {
+  if (getHeaderValueRaw(MapType.HttpCallResponseHeaders, STATUS_HEADER) != Status.Ok) return 0;
+  let status = 0;
+  if (returned.len == 3) {
+    for (let i: usize = 0; i < 3; i++) {
+      const d = <i32>load<u8>(returned.ptr + i) - 48;
+      if (d < 0 || d > 9) {
+        status = 0;
+        break;
+      }
+      status = status * 10 + d;
+    }
+  }
+  returned.release();
+  return status;
 }
 
 export function sendLocalResponse(status: u32, details: string, body: string, headers: HeaderMapWriter): i32 {

@@ -8,22 +8,22 @@
 @external("bench_profile", "stage_leave") declare function stage_leave(): void;
 
 /** Stage ids; the bench names them in the same order (src-host/bench/stage-profile.ts STAGE_NAMES). */
-export namespace Stage {
-  export const Gc: i32 = 1;
-  export const Context: i32 = 2;
-  export const Gate: i32 = 3;
-  export const BodyRead: i32 = 4;
-  export const Headers: i32 = 5;
-  export const Extract: i32 = 6;
-  export const ChunkHash: i32 = 7;
-  export const Snapshot: i32 = 8;
-  export const IndexLookup: i32 = 9;
-  export const SharedHints: i32 = 10;
-  export const Scoring: i32 = 11;
-  export const Route: i32 = 12;
-  export const Record: i32 = 13;
-  export const Telemetry: i32 = 14;
-  export const Response: i32 = 15;
+export enum Stage {
+  Gc = 1,
+  Context = 2,
+  Gate = 3,
+  BodyRead = 4,
+  Headers = 5,
+  Extract = 6,
+  ChunkHash = 7,
+  Snapshot = 8,
+  IndexLookup = 9,
+  SharedHints = 10,
+  Scoring = 11,
+  Route = 12,
+  Record = 13,
+  Telemetry = 14,
+  Response = 15,
 }
 
 // @ts-ignore: decorator

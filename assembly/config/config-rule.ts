@@ -12,17 +12,17 @@ export const MATCH_SERVICE_KEY = "_match_service_";
  * Which matcher list selects a rule's requests. Like Higress's wasm-go RuleMatcher, a rule matches by one kind
  * only, chosen by the lists it has in this precedence; lists of a lower precedence are ignored.
  */
-export namespace RuleKind {
+export enum RuleKind {
   /** `route_name` equals one of `_match_route_`. */
-  export const Route: i32 = 0;
+  Route = 0,
   /** `route_name` equals one of `_match_route_` and `cluster_name` matches one of `_match_service_`. */
-  export const RouteAndService: i32 = 1;
+  RouteAndService = 1,
   /** `:authority` (without port) matches one of `_match_domain_`. */
-  export const Domain: i32 = 2;
+  Domain = 2,
   /** `cluster_name` matches one of `_match_service_`. */
-  export const Service: i32 = 3;
+  Service = 3,
   /** `route_name` starts with one of `_match_route_prefix_`. */
-  export const RoutePrefix: i32 = 4;
+  RoutePrefix = 4,
 }
 
 export class ConfigRule {

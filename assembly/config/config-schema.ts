@@ -1,5 +1,6 @@
 // The scalar keys of docs/config.md with their ranges, and the objects that group them.
 import { PickerConfig } from "./picker-config";
+import { REDIS_FIELDS, REDIS_SECTION } from "./redis-section";
 import {
   FieldSpec,
   FieldValue,
@@ -15,7 +16,7 @@ import {
 
 /** Objects whose keys are listed in CONFIG_FIELDS as "<section>.<key>". */
 export const CONFIG_SECTIONS: Array<string> = [
-  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug",
+  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug", REDIS_SECTION,
 ];
 
 /** The array of endpoint objects, parsed on its own. */
@@ -24,8 +25,10 @@ export const ENDPOINTS_KEY = "endpoints";
 /** Order matches MetricPolicy. */
 export const METRIC_POLICY_NAMES: Array<string> = ["default", "least", "most"];
 
-/** Higress `ai-load-balancer` policies that select this picker. */
-export const LB_POLICY_NAMES: Array<string> = ["endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware"];
+/** Higress `ai-load-balancer` policies that select this picker ("metrics_based" is Higress's old name of
+ *  endpoint_metrics, "least_busy" an older one; "kv_cache_aware" is this picker's own). Refused ones:
+ *  higress-migration.ts. */
+export const LB_POLICY_NAMES: Array<string> = ["endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware"];
 
 export const LB_POLICY_FIELD: FieldSpec = choiceField("lb_policy", LB_POLICY_NAMES, (c: PickerConfig, v: FieldValue): void => {
   c.lbPolicy = v.text;
@@ -88,6 +91,10 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
 export function findField(path: string): FieldSpec | null {
   for (let i = 0; i < CONFIG_FIELDS.length; i++) {
     const f = CONFIG_FIELDS[i];
+    if (f.path == path) return f;
+  }
+  for (let i = 0; i < REDIS_FIELDS.length; i++) {
+    const f = REDIS_FIELDS[i];
     if (f.path == path) return f;
   }
   return null;

@@ -1,26 +1,32 @@
 // Description of one scalar configuration key: its JSON type, accepted values and where the value goes.
 import { PickerConfig } from "./picker-config";
-import { isHeaderName, isHttpPath, isMetricName } from "./string-formats";
+import { isHeaderName, isHttpPath, isMetricName, isVisibleText } from "./string-formats";
 
-export namespace FieldKind {
+export enum FieldKind {
   /** Any finite number in the range. */
-  export const Number: i32 = 0;
+  Number = 0,
   /** An integral number in the range. */
-  export const Integer: i32 = 1;
-  export const Boolean: i32 = 2;
+  Integer = 1,
+  Boolean = 2,
   /** A string checked by its TextFormat. */
-  export const Text: i32 = 3;
+  Text = 3,
   /** One of a fixed list of strings; the value's number is the option's index. */
-  export const Choice: i32 = 4;
+  Choice = 4,
 }
 
-export namespace TextFormat {
+export enum TextFormat {
   /** A header name stored lower-cased, or "" to disable. */
-  export const HeaderName: i32 = 0;
+  HeaderName = 0,
   /** An origin-form path starting with "/". */
-  export const HttpPath: i32 = 1;
+  HttpPath = 1,
   /** A Prometheus metric name, or "". */
-  export const MetricName: i32 = 2;
+  MetricName = 2,
+  /** A gateway cluster name: 1..255 visible ASCII characters. */
+  ClusterName = 3,
+  /** A credential: any string up to 1024 characters (never echoed in messages). */
+  Credential = 4,
+  /** A key prefix: up to 64 visible ASCII characters, or "". */
+  KeyPrefix = 5,
 }
 
 /** A checked value ready to store. */
@@ -60,6 +66,9 @@ export class FieldSpec {
     if (kind == FieldKind.Text) {
       if (this.format == TextFormat.HeaderName) return "\"\" or a header name (HTTP token characters)";
       if (this.format == TextFormat.HttpPath) return "a path starting with \"/\" (visible ASCII)";
+      if (this.format == TextFormat.ClusterName) return "a cluster name (1 to 255 visible ASCII characters)";
+      if (this.format == TextFormat.Credential) return "a string of at most 1024 characters";
+      if (this.format == TextFormat.KeyPrefix) return "\"\" or up to 64 visible ASCII characters";
       return "\"\" or a Prometheus metric name";
     }
     const range =
@@ -94,7 +103,13 @@ export class FieldSpec {
       out.text = s.toLowerCase();
       return true;
     }
-    if (format == TextFormat.HttpPath) {
+    if (format == TextFormat.ClusterName) {
+      if (s.length == 0 || s.length > 255 || !isVisibleText(s)) return false;
+    } else if (format == TextFormat.Credential) {
+      if (s.length > 1024) return false;
+    } else if (format == TextFormat.KeyPrefix) {
+      if (s.length > 64 || !isVisibleText(s)) return false;
+    } else if (format == TextFormat.HttpPath) {
       if (!isHttpPath(s)) return false;
     } else if (s.length != 0 && !isMetricName(s)) {
       return false;

@@ -1,4 +1,4 @@
-// Parsing and validation of the plugin configuration JSON (docs/config.md) into a PickerConfig.
+// Parsing and validation of the plugin configuration JSON (docs/config.md) into a PluginConfig.
 //
 // Every bad field is collected and reported in one line; only broken JSON stops parsing early. Duplicate keys
 // in one object are rejected (a repeated key is more likely a mistake than an intended override). Higress's
@@ -6,13 +6,16 @@
 import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
+import { PluginConfig } from "./plugin-config";
 import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
-import { FieldKind, FieldSpec, FieldValue } from "./field-spec";
+import { FieldKind, FieldSpec, FieldValue, TextFormat } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
+import { REDIS_SECTION } from "./redis-section";
 import { currentString, describeCurrentValue } from "./scanner-values";
 import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
 import { isMatcherKey, parseMatcher } from "./rule-matchers";
+import { LB_TYPE_KEY, lbTypeProblem, refusedLbConfigKeyProblem, refusedPolicyProblem } from "./higress-migration";
 
 const ERROR_PREFIX = "invalid plugin config: ";
 const LB_POLICY_KEY = "lb_policy";
@@ -34,6 +37,7 @@ class ConfigParser {
   private endpointsRejected: bool = false;
   private lbPolicySeen: bool = false;
   private lbConfigSeen: bool = false;
+  private lbTypeSeen: bool = false;
   /** Top-level keys of the plain layout, which may not sit next to lb_policy/lb_config. */
   private readonly plainTopKeys: Array<string> = [];
   /** The document is valid JSON but not an object. */
@@ -52,6 +56,8 @@ class ConfigParser {
     readonly ctx: ParseContext,
     readonly base: string,
     readonly rule: ConfigRule | null,
+    /** The document being parsed (where `_rules_` go) when this parses its top level, else null. */
+    readonly document: PluginConfig | null,
   ) {}
 
   /** Reads the document; false if it is not valid JSON. */
@@ -66,7 +72,7 @@ class ConfigParser {
       return true;
     }
     if (!this.parseObject("", "", true)) return false;
-    this.out.hasDefault = this.hasConfigKeys || !this.rulesSeen;
+    this.document!.hasDefault = this.hasConfigKeys || !this.rulesSeen;
     return sc.next() == JsonToken.End;
   }
 
@@ -90,10 +96,26 @@ class ConfigParser {
         ok = this.rule === null ? this.parseRules(shown) : this.notInRule(shown);
       } else if (isDocument && this.rule !== null && isMatcherKey(key)) {
         ok = parseMatcher(ctx, key, shown, this.rule!);
+      } else if (isDocument && key == LB_TYPE_KEY) {
+        this.hasConfigKeys = true;
+        this.lbTypeSeen = true;
+        const problem = sc.token == JsonToken.String ? lbTypeProblem(currentString(sc)) : "expected \"endpoint\"";
+        if (problem.length > 0) ctx.error(shown, problem);
+        ok = ctx.skipValue();
       } else if (isDocument && key == LB_POLICY_KEY) {
         this.hasConfigKeys = true;
         this.lbPolicySeen = true;
-        ok = this.parseField(LB_POLICY_FIELD, shown);
+        const problem = sc.token == JsonToken.String ? refusedPolicyProblem(currentString(sc)) : "";
+        if (problem.length > 0) {
+          ctx.error(shown, problem);
+          ok = ctx.skipValue();
+        } else {
+          ok = this.parseField(LB_POLICY_FIELD, shown);
+        }
+      } else if (!isDocument && schemaPrefix.length == 0 && refusedLbConfigKeyProblem(key).length > 0) {
+        // A Higress-only key directly inside lb_config.
+        ctx.error(shown, refusedLbConfigKeyProblem(key));
+        ok = ctx.skipValue();
       } else if (isDocument && key == LB_CONFIG_KEY) {
         this.hasConfigKeys = true;
         this.lbConfigSeen = true;
@@ -142,7 +164,7 @@ class ConfigParser {
         continue;
       }
       const rule = new ConfigRule();
-      const parser = new ConfigParser(rule.config, this.isStockEnvoy, ctx, at, rule);
+      const parser = new ConfigParser(rule.config, this.isStockEnvoy, ctx, at, rule, null);
       if (!parser.parseObject("", at, true)) return false;
       if (!rule.hasMatchers()) {
         ctx.error(
@@ -157,7 +179,7 @@ class ConfigParser {
         }
       }
       parser.checkRelations();
-      this.out.rules.push(rule);
+      this.document!.rules.push(rule);
     }
     return false; // unreachable: every iteration costs a scanner step
   }
@@ -166,6 +188,11 @@ class ConfigParser {
   private parseKey(path: string, shownRoot: string, shown: string): bool {
     const ctx = this.ctx;
     const sc = ctx.sc;
+    if (path == REDIS_SECTION && this.isStockEnvoy) {
+      ctx.error(shown, "only the Higress build can use Redis (its proxy_redis_init/proxy_redis_call host calls); stock Envoy has no Redis call, remove this key");
+      this.rejected.add(path);
+      return ctx.skipValue();
+    }
     if (CONFIG_SECTIONS.includes(path)) {
       if (sc.token == JsonToken.ObjStart) return this.parseObject(path, shownRoot, false);
       ctx.wrongValue(shown, "an object");
@@ -209,7 +236,9 @@ class ConfigParser {
     if (accepted) {
       field.set(this.out, v);
     } else {
-      ctx.wrongValue(shown, field.expectation());
+      // A credential is never echoed.
+      if (kind == FieldKind.Text && field.format == TextFormat.Credential) ctx.error(shown, "expected " + field.expectation() + " (value not shown)");
+      else ctx.wrongValue(shown, field.expectation());
       this.rejected.add(field.path);
     }
     return ctx.skipValue();
@@ -220,12 +249,14 @@ class ConfigParser {
     const ctx = this.ctx;
     const out = this.out;
     const rejected = this.rejected;
-    const lbLayout = this.lbPolicySeen || this.lbConfigSeen;
+    const lbLayout = this.lbPolicySeen || this.lbConfigSeen || this.lbTypeSeen;
     const base = this.base;
     const root = this.lbConfigSeen ? childPath(base, LB_CONFIG_KEY) : base;
     const shownPrefix = root.length == 0 ? "" : root + ".";
 
-    if (this.lbConfigSeen && !this.lbPolicySeen) ctx.error(childPath(base, LB_POLICY_KEY), "required when lb_config is given");
+    if ((this.lbConfigSeen || this.lbTypeSeen) && !this.lbPolicySeen) {
+      ctx.error(childPath(base, LB_POLICY_KEY), "required when " + (this.lbConfigSeen ? LB_CONFIG_KEY : LB_TYPE_KEY) + " is given");
+    }
     if (lbLayout) {
       for (let i = 0; i < this.plainTopKeys.length; i++) {
         ctx.error(this.plainTopKeys[i], "not allowed next to lb_policy/lb_config (move it into lb_config)");
@@ -247,8 +278,14 @@ class ConfigParser {
       );
     }
 
+    if (out.redis.seen && !out.redis.enabled && !rejected.has("redis.cluster") && !rejected.has(REDIS_SECTION)) {
+      ctx.error(shownPrefix + "redis.cluster", "required when any redis key is set (the Higress cluster of the Redis service)");
+    }
+
     const endpointCount = out.endpoints.length;
-    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && out.hasDefault) {
+    // A document with only `_rules_` needs no endpoints of its own (a rule always does).
+    const usedAsIs = this.document === null || this.document!.hasDefault;
+    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && usedAsIs) {
       ctx.error(
         shownPrefix + ENDPOINTS_KEY,
         "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}",
@@ -324,9 +361,9 @@ class ConfigParser {
  * non-empty `endpoints` adds a warning and is ignored. `out` is reset to the defaults first; when the result is
  * not "" its contents are unspecified and must not be used.
  */
-export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PickerConfig): string {
-  out.copyFrom(new PickerConfig());
-  const parser = new ConfigParser(out, isStockEnvoy, new ParseContext(), "", null);
+export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: PluginConfig): string {
+  out.reset();
+  const parser = new ConfigParser(out, isStockEnvoy, new ParseContext(), "", null, out);
   if (!isBlank(ptr, len)) {
     if (!parser.parseDocument(ptr, len)) return ERROR_PREFIX + parser.jsonProblem(ptr, len);
   }
@@ -346,7 +383,7 @@ export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: Pic
  * Every configuration in use (the default one, if any, and each rule) gets its own prefix index; together their
  * worst cases must fit within the largest limits.maxIndexBytes any of them sets.
  */
-function checkTotalIndexSize(ctx: ParseContext, out: PickerConfig): void {
+function checkTotalIndexSize(ctx: ParseContext, out: PluginConfig): void {
   const rules = out.rules;
   if (rules.length == 0) return;
   let total: u64 = 0;

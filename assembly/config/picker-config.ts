@@ -1,6 +1,6 @@
 // The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
 import { Weights } from "../scheduling/weights";
-import { ConfigRule } from "./config-rule";
+import { RedisConfig } from "./redis-config";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
 export class EndpointConfig {
@@ -22,10 +22,10 @@ export class EndpointConfig {
 }
 
 /** Higress `metric_policy`. */
-export namespace MetricPolicy {
-  export const Default: i32 = 0;
-  export const Least: i32 = 1;
-  export const Most: i32 = 2;
+export enum MetricPolicy {
+  Default = 0,
+  Least = 1,
+  Most = 2,
 }
 
 export class PickerConfig {
@@ -65,6 +65,9 @@ export class PickerConfig {
 
   endpoints: Array<EndpointConfig> = [];
 
+  /** redis.* (Higress build): replica-shared hints. */
+  readonly redis: RedisConfig = new RedisConfig();
+
   // limits.*
   maxRequestBodyBytes: i32 = 4194304;
   maxScanSteps: i32 = 1000000;
@@ -87,13 +90,7 @@ export class PickerConfig {
   /** Non-fatal notes (e.g. endpoints given to the Higress build). */
   warnings: Array<string> = [];
 
-  /** Higress `_rules_`, in order (top level only; a rule's own config has none). */
-  rules: Array<ConfigRule> = [];
-  /** False when the document held only `_rules_` (Higress defaultConfigDisable): requests that no rule
-   *  matches are left alone. */
-  hasDefault: bool = true;
-
-  /** Makes this a deep copy of o (endpoints and warnings are copied, not shared; rules are shared). */
+  /** Makes this a deep copy of o (endpoints and warnings are copied, not shared). */
   copyFrom(o: PickerConfig): void {
     this.weights.copyFrom(o.weights);
     this.chunkChars = o.chunkChars;
@@ -125,6 +122,7 @@ export class PickerConfig {
       endpoints[i] = e;
     }
     this.endpoints = endpoints;
+    this.redis.copyFrom(o.redis);
     this.maxRequestBodyBytes = o.maxRequestBodyBytes;
     this.maxScanSteps = o.maxScanSteps;
     this.maxJsonDepth = o.maxJsonDepth;
@@ -138,7 +136,5 @@ export class PickerConfig {
     this.windowSize = o.windowSize;
     this.lbPolicy = o.lbPolicy;
     this.warnings = o.warnings.slice(0);
-    this.rules = o.rules.slice(0);
-    this.hasDefault = o.hasDefault;
   }
 }

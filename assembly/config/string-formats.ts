@@ -30,6 +30,12 @@ export function isHttpPath(s: string): bool {
   return true;
 }
 
+/** Visible ASCII only ("" included). */
+export function isVisibleText(s: string): bool {
+  for (let i = 0; i < s.length; i++) if (!isVisibleAscii(s.charCodeAt(i))) return false;
+  return true;
+}
+
 /** host or host:port for an :authority header: visible ASCII without "/", "?", "#" or "@". */
 export function isAuthority(s: string): bool {
   if (s.length == 0) return false;

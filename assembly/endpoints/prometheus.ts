@@ -3,6 +3,8 @@
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { AdapterSet } from "./adapter-set";
 import { NAME_HASH_SEED, nameHashStep } from "./name-hash";
+import { DecimalSyntax, parseDecimal } from "../json/number";
+import { equalsIgnoreCase } from "../text/ascii";
 
 const LF: u32 = 0x0a;
 const CR: u32 = 0x0d;
@@ -530,12 +532,6 @@ function readAdapterList(s: usize, e: usize, set: AdapterSet): void {
   if (nameLen > 0) set.add(h);
 }
 
-// Powers of ten exactly representable as f64.
-const EXACT_POW10: StaticArray<f64> = [
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-  1e20, 1e21, 1e22,
-];
-
 // Parses a sample value (Go ParseFloat syntax as Prometheus writes it: decimals, exponents, NaN, +Inf, -Inf) at q.
 // Sets sampleValue and returns the position after it, or 0 if the text there is not a value followed by a blank,
 // '\r' or the line end.
@@ -553,73 +549,25 @@ function parseSampleValue(q: usize, end: usize): usize {
   }
   let v: f64;
   if (c == 0x6e /* n */) {
-    if (end - q < 3 || !lowerEquals(q, "nan")) return 0;
+    if (end - q < 3 || !equalsIgnoreCase(q, 3, "nan")) return 0;
     q += 3;
     v = NaN;
   } else if (c == 0x69 /* i */) {
-    if (end - q < 3 || !lowerEquals(q, "inf")) return 0;
+    if (end - q < 3 || !equalsIgnoreCase(q, 3, "inf")) return 0;
     q += 3;
-    if (end - q >= 5 && lowerEquals(q, "inity")) q += 5;
+    if (end - q >= 5 && equalsIgnoreCase(q, 5, "inity")) q += 5;
     v = Infinity;
   } else {
-    let mantissa: u64 = 0;
-    let digits = 0; // significant digits kept in mantissa
-    let exp10: i32 = 0;
-    let sawDigit = false;
-    while (q < end) {
-      const d = <u32>load<u8>(q) - 0x30;
-      if (d > 9) break;
-      sawDigit = true;
-      if (digits < 19) {
-        if (mantissa != 0 || d != 0) {
-          mantissa = mantissa * 10 + <u64>d;
-          digits++;
-        }
-      } else {
-        exp10++;
-      }
-      q++;
+    // The number runs to the blank (or '\r', or the line end) that must follow it.
+    let t = q;
+    while (t < end) {
+      const b = <u32>load<u8>(t);
+      if (isBlank(b) || b == CR) break;
+      t++;
     }
-    if (q < end && <u32>load<u8>(q) == 0x2e /* . */) {
-      q++;
-      while (q < end) {
-        const d = <u32>load<u8>(q) - 0x30;
-        if (d > 9) break;
-        sawDigit = true;
-        if (digits < 19) {
-          if (mantissa != 0 || d != 0) {
-            mantissa = mantissa * 10 + <u64>d;
-            digits++;
-          }
-          exp10--;
-        }
-        q++;
-      }
-    }
-    if (!sawDigit) return 0;
-    if (q < end && (<u32>load<u8>(q) | 0x20) == 0x65 /* e */) {
-      q++;
-      let expNegative = false;
-      if (q < end) {
-        const s = <u32>load<u8>(q);
-        if (s == 0x2b || s == 0x2d) {
-          expNegative = s == 0x2d;
-          q++;
-        }
-      }
-      let e: i32 = 0;
-      let expDigits = 0;
-      while (q < end) {
-        const d = <u32>load<u8>(q) - 0x30;
-        if (d > 9) break;
-        if (e < 100000) e = e * 10 + <i32>d;
-        expDigits++;
-        q++;
-      }
-      if (expDigits == 0) return 0;
-      exp10 += expNegative ? -e : e;
-    }
-    v = scaleByPow10(mantissa, exp10);
+    v = parseDecimal(q, t, DecimalSyntax.Unsigned);
+    if (isNaN(v)) return 0;
+    q = t;
   }
   if (q < end) {
     const t = <u32>load<u8>(q);
@@ -629,29 +577,3 @@ function parseSampleValue(q: usize, end: usize): usize {
   return q;
 }
 
-function lowerEquals(p: usize, lit: string): bool {
-  const n = lit.length;
-  const s = changetype<usize>(lit);
-  for (let i = 0; i < n; i++) {
-    if ((<u32>load<u8>(p + i) | 0x20) != <u32>load<u16>(s + (i << 1))) return false;
-  }
-  return true;
-}
-
-function scaleByPow10(mantissa: u64, exp10: i32): f64 {
-  if (mantissa == 0) return 0;
-  let v = <f64>mantissa;
-  // Exact when both operands are exact (mantissa < 2^53, |exp10| <= 22): the common case for metrics.
-  if (exp10 >= 0) {
-    if (exp10 <= 22) return v * unchecked(EXACT_POW10[exp10]);
-    if (exp10 > 400) return Infinity;
-    return v * Math.pow(10, <f64>exp10);
-  }
-  if (exp10 >= -22) return v / unchecked(EXACT_POW10[-exp10]);
-  if (exp10 < -400) return 0;
-  if (exp10 < -300) {
-    v /= 1e300;
-    exp10 += 300;
-  }
-  return v / Math.pow(10, <f64>-exp10);
-}

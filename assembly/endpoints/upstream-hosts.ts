@@ -6,6 +6,7 @@ import { HeaderMapReader } from "../abi/header-map";
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
 import { xxh64 } from "../prefix/xxh64";
+import { equalsIgnoreCase } from "../text/ascii";
 import { addressHash } from "./endpoint-registry";
 
 /** Envoy health status names, as Higress reports them. */
@@ -29,30 +30,30 @@ const MAX_JSON_DEPTH: i32 = 16;
 // Longest health status name decoded (Unhealthy = 9 bytes).
 const HEALTH_NAME_CAP: i32 = 16;
 
-// Envoy serves traffic to degraded hosts (when too few are healthy), so they stay candidates; unhealthy, timed-out,
-// draining and unknown hosts do not.
+// Only "Healthy" hosts are candidates, exactly as Higress's own ai-load-balancer decides (alibaba/higress
+// plugins/wasm-go/extensions/ai-load-balancer: endpoint_metrics, prefix_cache and global_least_request
+// lb_policy.go keep a host iff gjson's unescaped health_status == "Healthy", case-sensitive). Degraded,
+// unhealthy, timed-out, draining and unknown hosts are left to the gateway's own load balancer.
 function isUsable(health: i32): bool {
-  return health == HostHealth.Healthy || health == HostHealth.Degraded;
+  return health == HostHealth.Healthy;
 }
 
-// ASCII case-insensitive equality of n bytes at p with the lower-case literal lit.
-function equalsLower(p: usize, n: i32, lit: string): bool {
+// Byte equality of n bytes at p with the ASCII literal lit.
+function equalsExactly(p: usize, n: i32, lit: string): bool {
   if (n != lit.length) return false;
   const s = changetype<usize>(lit);
   for (let i = 0; i < n; i++) {
-    let c = <u32>load<u8>(p + <usize>i);
-    if (c - 0x41 < 26) c |= 0x20;
-    if (c != <u32>load<u16>(s + (<usize>i << 1))) return false;
+    if (<u32>load<u8>(p + <usize>i) != <u32>load<u16>(s + (<usize>i << 1))) return false;
   }
   return true;
 }
 
 function healthFromName(p: usize, n: i32): i32 {
-  if (equalsLower(p, n, "healthy")) return HostHealth.Healthy;
-  if (equalsLower(p, n, "unhealthy")) return HostHealth.Unhealthy;
-  if (equalsLower(p, n, "degraded")) return HostHealth.Degraded;
-  if (equalsLower(p, n, "timeout")) return HostHealth.Timeout;
-  if (equalsLower(p, n, "draining")) return HostHealth.Draining;
+  if (equalsExactly(p, n, "Healthy")) return HostHealth.Healthy;
+  if (equalsExactly(p, n, "Unhealthy")) return HostHealth.Unhealthy;
+  if (equalsExactly(p, n, "Degraded")) return HostHealth.Degraded;
+  if (equalsExactly(p, n, "Timeout")) return HostHealth.Timeout;
+  if (equalsExactly(p, n, "Draining")) return HostHealth.Draining;
   return HostHealth.Unknown;
 }
 
@@ -172,7 +173,7 @@ export class UpstreamHostsParser {
     return this.valid(i) ? unchecked(this.healths[i]) : HostHealth.Unknown;
   }
 
-  /** Healthy or Degraded, and its metadata was readable. */
+  /** "Healthy" (as Higress's ai-load-balancer requires), and its metadata was readable. */
   healthy(i: i32): bool {
     return this.valid(i) && !unchecked(this.hostErrors[i]) && isUsable(unchecked(this.healths[i]));
   }

@@ -1,6 +1,15 @@
-// Budget-free conversion of a JSON number span to f64 (for configuration and metrics values).
+// Budget-free conversion of a decimal number span to f64: JSON numbers (configuration and metrics values) and
+// the unsigned decimal forms of Go's ParseFloat that Prometheus writes (endpoints/prometheus.ts).
 
-// Exactly representable powers of ten: a mantissa below 2^53 scaled by one of them rounds correctly.
+/** The grammar a span must follow. */
+export enum DecimalSyntax {
+  /** RFC 8259: an optional '-', integer digits, an optional '.' with digits, an optional exponent. */
+  Json,
+  /** No sign (the caller reads it); digits before or after an optional '.' ("5.", ".5"), an optional exponent. */
+  Unsigned,
+}
+
+// Powers of ten exactly representable as f64.
 const EXACT_POWERS: StaticArray<f64> = [
   1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -8,9 +17,15 @@ const EXACT_POWERS: StaticArray<f64> = [
 
 /** Parses the RFC 8259 number in [start, end); NaN if the span is not exactly one number. */
 export function parseNumberF64(start: usize, end: usize): f64 {
+  return parseDecimal(start, end, DecimalSyntax.Json);
+}
+
+/** Parses the number in [start, end) written in `syntax`; NaN if the span is not exactly one number. */
+export function parseDecimal(start: usize, end: usize, syntax: DecimalSyntax): f64 {
+  const json = syntax == DecimalSyntax.Json;
   let p = start;
   if (p >= end) return NaN;
-  const negative = load<u8>(p) == 0x2d;
+  const negative = json && load<u8>(p) == 0x2d;
   if (negative) p++;
   let mantissa: u64 = 0;
   let digits = 0; // significant digits kept in mantissa (at most 19)
@@ -27,10 +42,10 @@ export function parseNumberF64(start: usize, end: usize): f64 {
     intDigits++;
     p++;
   }
-  if (intDigits == 0) return NaN;
+  if (json && intDigits == 0) return NaN;
+  let fracDigits = 0;
   if (p < end && load<u8>(p) == 0x2e) {
     p++;
-    let fracDigits = 0;
     while (p < end && <u32>load<u8>(p) - 0x30 < 10) {
       const d = <u32>load<u8>(p) - 0x30;
       if (digits < 19) {
@@ -41,8 +56,9 @@ export function parseNumberF64(start: usize, end: usize): f64 {
       fracDigits++;
       p++;
     }
-    if (fracDigits == 0) return NaN;
+    if (json && fracDigits == 0) return NaN;
   }
+  if (intDigits + fracDigits == 0) return NaN;
   if (p < end && (load<u8>(p) | 0x20) == 0x65) {
     p++;
     let expNegative = false;
@@ -61,21 +77,26 @@ export function parseNumberF64(start: usize, end: usize): f64 {
     scale += expNegative ? -e : e;
   }
   if (p != end) return NaN;
-  let value: f64;
-  if (mantissa == 0) {
-    value = 0;
-  } else if (mantissa < (<u64>1 << 53) && scale >= -22 && scale <= 22) {
-    value = <f64>mantissa;
-    value = scale >= 0 ? value * unchecked(EXACT_POWERS[scale]) : value / unchecked(EXACT_POWERS[-scale]);
-  } else if (scale < -400) {
-    value = 0;
-  } else if (scale > 400) {
-    value = Infinity;
-  } else if (scale < -300) {
-    // Two steps so that the power of ten itself does not underflow before the denormal range.
-    value = <f64>mantissa * Math.pow(10, <f64>(scale + 300)) * 1e-300;
-  } else {
-    value = <f64>mantissa * Math.pow(10, <f64>scale);
-  }
+  const value = scaleByPowerOfTen(mantissa, scale);
   return negative ? -value : value;
+}
+
+// mantissa * 10^scale. Exact when both operands are exact (mantissa < 2^53, |scale| <= 22), the common case;
+// dividing by 10^-scale rounds correctly more often than multiplying by its inexact inverse.
+function scaleByPowerOfTen(mantissa: u64, scale: i32): f64 {
+  if (mantissa == 0) return 0;
+  let v = <f64>mantissa;
+  if (scale >= 0) {
+    if (scale <= 22) return v * unchecked(EXACT_POWERS[scale]);
+    if (scale > 400) return Infinity;
+    return v * Math.pow(10, <f64>scale);
+  }
+  if (scale >= -22) return v / unchecked(EXACT_POWERS[-scale]);
+  if (scale < -400) return 0;
+  // Two steps so that the power of ten itself does not overflow before the denormal range.
+  if (scale < -300) {
+    v /= 1e300;
+    scale += 300;
+  }
+  return v / Math.pow(10, <f64>-scale);
 }

@@ -1,7 +1,7 @@
 // The x-endpoint-picker-debug response header (debug.header: true): the chosen endpoint and each
 // candidate's signal scores and matched chunks (m). It names endpoints and numbers only, never request content.
 import { Decision } from "./decide";
-import { PickerState } from "./picker-state";
+import { PickerState } from "../core/picker-state";
 
 function fixed3(v: f64): string {
   if (!isFinite(v)) return "0";

@@ -8,10 +8,10 @@ import { chainSeed } from "../prefix/chain";
 import { ExtractStatus, PrefixSkipReason } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
-import { Platform } from "../route/platform";
-import { Fallback } from "./fallback";
-import { PickerState } from "./picker-state";
-import { PrefixSkip } from "./prefix-skip";
+import { Platform } from "../core/platform";
+import { Fallback } from "../core/fallback";
+import { PickerState } from "../core/picker-state";
+import { PrefixSkip } from "../core/prefix-skip";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** The outcome of `decide`, reused for every request of the worker. */
@@ -76,23 +76,12 @@ export function decide(
   }
   d.chainLength = chainLength;
 
-  stageEnter(Stage.Snapshot);
-  const refreshed = platform.refresh(state, nowMs);
-  stageLeave();
-  if (!refreshed) {
-    d.fallback = Fallback.HostsUnavailable;
-    return;
-  }
+  if (!refreshEndpoints(state, platform, d, nowMs)) return;
   const registry = state.registry;
   const active = registry.activeCount;
-  if (active == 0) {
-    d.fallback = Fallback.NoEndpoints;
-    return;
-  }
   const slots = registry.activeSlots;
   const matched = state.matched;
   stageEnter(Stage.IndexLookup);
-  for (let i = 0; i < active; i++) unchecked((matched[unchecked(slots[i])] = 0));
   if (chainLength > 0) {
     state.index.match(state.chain.hashes, chainLength, slots, active, matched);
     const hints = state.hints;
@@ -111,8 +100,28 @@ export function decide(
   stageLeave();
 }
 
+/** The snapshot of endpoints, with no prefix match yet; false (fallback set) when there is none to pick from. */
+export function refreshEndpoints(state: PickerState, platform: Platform, d: Decision, nowMs: f64): bool {
+  stageEnter(Stage.Snapshot);
+  const refreshed = platform.refresh(state, nowMs);
+  stageLeave();
+  if (!refreshed) {
+    d.fallback = Fallback.HostsUnavailable;
+    return false;
+  }
+  const registry = state.registry;
+  const active = registry.activeCount;
+  if (active == 0) {
+    d.fallback = Fallback.NoEndpoints;
+    return false;
+  }
+  const slots = registry.activeSlots;
+  for (let i = 0; i < active; i++) unchecked((state.matched[unchecked(slots[i])] = 0));
+  return true;
+}
+
 /** Candidates from the active endpoints, the configured filters, the scheduler's pick. */
-function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
+export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
   const cfg = state.config;
   const registry = state.registry;
   const active = registry.activeCount;
@@ -241,10 +250,10 @@ function skipOverShare(state: PickerState): void {
   const limit = state.config.rateLimit;
   let remaining = 0;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) <= limit) remaining++;
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) <= limit) remaining++;
   }
   if (remaining == 0) return;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.window.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
   }
 }

@@ -1,21 +1,28 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, returned, setTickPeriodMs } from "../abi/host";
-import { HttpContext, RootContext } from "../abi/context";
+import { currentTimeNanos, getBufferBytes, log, returned, Returned, setTickPeriodMs } from "../abi/host";
+import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
+import { PluginConfig } from "../config/plugin-config";
 import { parseConfig } from "../config/parse-config";
-import { Platform } from "../route/platform";
-import { PickerState } from "./picker-state";
+import { Platform } from "../core/platform";
+import { PickerState } from "../core/picker-state";
+import { nowMs } from "../core/clock";
 import { PickerStream } from "./picker-stream";
-import { Telemetry } from "./telemetry";
-import { takeWorkerToken } from "./worker-token";
+import { Telemetry } from "../core/telemetry";
+import { takeWorkerToken } from "../core/worker-token";
 import { BodyWatchdog } from "./body-watchdog";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
+import { WorkerPickers } from "./worker-pickers";
 import { streamById } from "../abi/context";
-import { LOAD_TICK_MS } from "./shared-load";
+import { LOAD_TICK_MS } from "../core/shared-load";
+import { PendingCalls } from "../replica/pending-calls";
+import { RedisTelemetry } from "../replica/redis-telemetry";
+import { ReplicaHints } from "../replica/replica-hints";
+import { ReplyKind } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
@@ -28,9 +35,7 @@ function resumeStream(contextId: u32): void {
   if (s !== null) (s as PickerStream).resumeWithoutBody();
 }
 
-export class PickerRoot extends RootContext {
-  config: PickerConfig | null = null;
-  telemetry: Telemetry | null = null;
+export class PickerRoot extends WorkerPickers {
   /** The default configuration's picker; null when the document held only `_rules_`. */
   defaultPicker: ConfiguredPicker | null = null;
   /** Per rule: its picker once a request matched it. */
@@ -38,11 +43,6 @@ export class PickerRoot extends RootContext {
   /** Per rule: its platform refused it (logged once; its requests fail open). */
   ruleFailed: Array<bool> = [];
   selector: RuleSelector | null = null;
-  /** The last select() found a rule whose platform refused it. */
-  selectionFailed: bool = false;
-  /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
-  watchdog: BodyWatchdog | null = null;
-  warnedBodyNotDelivered: bool = false;
   private tickPeriod: u32 = 0;
   readonly platformName: string;
 
@@ -56,19 +56,14 @@ export class PickerRoot extends RootContext {
   }
 
   onConfigure(configSize: u32): bool {
-    let ptr: usize = 0;
-    let len: usize = 0;
-    if (configSize > 0) {
-      if (getBufferBytes(BufferType.PluginConfiguration, 0, configSize) != Status.Ok) {
-        log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
-        return false;
-      }
-      ptr = returned.ptr;
-      len = returned.len;
+    const document = new Returned();
+    if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize, document) != Status.Ok) {
+      log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
+      return false;
     }
-    const config = new PickerConfig();
-    const error = parseConfig(ptr, len, this.isStockEnvoy, config);
-    if (len > 0) returned.release();
+    const config = new PluginConfig();
+    const error = parseConfig(document.ptr, document.len, this.isStockEnvoy, config);
+    document.release();
     if (error.length > 0) {
       log(LogLevel.Error, "endpoint-picker: " + error);
       return false;
@@ -126,7 +121,21 @@ export class PickerRoot extends RootContext {
     if (this.workerToken == 0) this.workerToken = takeWorkerToken();
     const base = config.seed != 0 ? config.seed : currentTimeNanos() ^ (<u64>this.id << 32);
     state.scheduler.seed(base ^ (this.workerToken * 0x9e3779b97f4a7c15) ^ <u64>(ruleIndex + 1));
-    return new ConfiguredPicker(state, platform);
+    const picker = new ConfiguredPicker(state, platform);
+    if (config.redis.enabled) {
+      const transport = platform.redisTransport();
+      if (transport === null) {
+        log(LogLevel.Error, "endpoint-picker: invalid plugin config: redis: this build has no Redis calls");
+        return null;
+      }
+      if (this.redisTelemetry === null) this.redisTelemetry = new RedisTelemetry();
+      if (this.redisPending === null) this.redisPending = new PendingCalls();
+      const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
+      // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
+      if (!replica.ready(nowMs())) log(LogLevel.Warn, "endpoint-picker: redis.cluster " + config.redis.cluster + ": proxy_redis_init refused; retrying later");
+      picker.replica = replica;
+    }
+    return picker;
   }
 
   /**
@@ -189,25 +198,61 @@ export class PickerRoot extends RootContext {
     }
   }
 
+  onRedisCallResponse(token: u32, status: u32, responseSize: u32): void {
+    const pending = this.redisPending;
+    if (pending === null) return;
+    const call = pending.find(token);
+    if (call === null) return;
+    const hints = call.hints!;
+    const now = nowMs();
+    let reply = hints.reply;
+    let ok = false;
+    let read = false;
+    if (status != 0) {
+      hints.callFailed(now, call.sentAtMs);
+    } else if (responseSize == 0 || hints.transport.readReply(responseSize) != Status.Ok) {
+      hints.telemetry.count(hints.telemetry.garbage);
+      hints.failed(now);
+    } else {
+      read = true;
+      ok = checkReply(hints, reply.read(returned.ptr, returned.len), call.streamId != 0);
+    }
+    if (call.streamId != 0) {
+      const s = streamById(call.streamId);
+      if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
+    }
+    if (read) returned.release();
+    call.inUse = false;
+  }
+
   createHttpContext(id: u32): HttpContext {
     return new PickerStream(id, this);
   }
 }
 
 /** Whether any configuration counts load in shared data. */
-function sharesLoad(config: PickerConfig): bool {
+function sharesLoad(config: PluginConfig): bool {
   if (config.hasDefault && config.shareLoadAcrossWorkers) return true;
   for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.shareLoadAcrossWorkers) return true;
   return false;
 }
 
 /** The stock build polls each configuration's endpoints every metrics.pollIntervalMs. */
-function shortestPollInterval(config: PickerConfig): u32 {
+function shortestPollInterval(config: PluginConfig): u32 {
   let period: i32 = config.hasDefault ? config.pollIntervalMs : i32.MAX_VALUE;
   for (let i = 0; i < config.rules.length; i++) period = min(period, config.rules[i].config.pollIntervalMs);
   return period == i32.MAX_VALUE ? 0 : <u32>period;
 }
 
-export function nowMs(): f64 {
-  return <f64>(currentTimeNanos() / 1_000_000);
+/** Counts what a reply says; true when it is the reply the command returns (an array for MGET, else an integer). */
+function checkReply(hints: ReplicaHints, kind: i32, isLookup: bool): bool {
+  const t = hints.telemetry;
+  const expected = isLookup ? ReplyKind.Array : ReplyKind.Integer;
+  if (kind == expected) {
+    hints.succeeded();
+    return true;
+  }
+  t.count(kind == ReplyKind.Full ? t.full : kind == ReplyKind.Error ? t.error : t.garbage);
+  hints.failed(nowMs());
+  return false;
 }

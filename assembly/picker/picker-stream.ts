@@ -10,15 +10,21 @@ import { HttpContext } from "../abi/context";
 import { BufferType, DataAction, HeadersAction, LogLevel, MapType, Status, StreamType } from "../abi/types";
 import { hashNameBytes } from "../endpoints/name-hash";
 import { xxh64 } from "../prefix/xxh64";
-import { OVERRIDE_HEADER } from "../route/override-header";
+import { OVERRIDE_HEADER } from "../core/override-header";
 import { formatDebugHeader } from "./debug-header";
 import { Decision, decide } from "./decide";
-import { FALLBACK_NAMES, Fallback } from "./fallback";
-import { PickerRoot, nowMs } from "./picker-root";
+import { FALLBACK_NAMES, Fallback } from "../core/fallback";
+import { nowMs } from "../core/clock";
+import { WorkerPickers } from "./worker-pickers";
 import { ConfiguredPicker } from "./configured-picker";
-import { PickerState } from "./picker-state";
-import { gateRequest, gatedContentLength } from "./request-gate";
+import { PickerState } from "../core/picker-state";
+import { gateRequest, gatedContentLength, UNSIZED_BODY } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+import { addressHash } from "../endpoints/endpoint-registry";
+import { PendingCall, keepMatched } from "../replica/pending-calls";
+import { RespReply } from "../replica/resp";
+import { ReplicaHints } from "../replica/replica-hints";
+import { decideWithReplicaHint, worthAskingRedis } from "./replica-decide";
 
 const STATUS = new Utf8(":status");
 const EMPTY_HEADERS = new HeaderMapWriter();
@@ -55,8 +61,10 @@ export class PickerStream extends HttpContext {
   private announcedLength: i64 = 0;
   /** The configuration this request uses (the default or a matching rule's), chosen on its headers. */
   private active: ConfiguredPicker | null = null;
+  /** The body is held while Redis is asked (see askRedis). */
+  private redisWaiting: bool = false;
 
-  constructor(id: u32, readonly picker: PickerRoot) {
+  constructor(id: u32, readonly picker: WorkerPickers) {
     super(id, picker);
   }
 
@@ -87,7 +95,12 @@ export class PickerStream extends HttpContext {
     const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);
-    this.announcedLength = gatedContentLength;
+    if (gatedContentLength == UNSIZED_BODY) {
+      state.telemetry.add(state.telemetry.unsizedBodies, 1);
+      this.announcedLength = <i64>state.config.maxRequestBodyBytes;
+    } else {
+      this.announcedLength = gatedContentLength;
+    }
     this.reading = true;
     const watchdog = this.picker.watchdog;
     if (watchdog !== null) this.watchHandle = watchdog.watch(this.id, nowMs());
@@ -118,14 +131,13 @@ export class PickerStream extends HttpContext {
     if (!this.reading) return DataAction.Continue;
     const state = this.active!.state;
     if (<i64>bodySize > <i64>state.config.maxRequestBodyBytes || <i64>bodySize > this.announcedLength) {
-      // The body outgrew what its Content-Length announced.
+      // The body outgrew what its Content-Length announced, or the limit.
       this.reading = false;
       return this.failOpen(Fallback.BodyTooLarge);
     }
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
     this.reading = false;
-    this.decideAndRoute(bodySize);
-    return DataAction.Continue;
+    return this.decideAndRoute(bodySize) ? DataAction.StopIterationAndBuffer : DataAction.Continue;
   }
 
   /** A body followed by trailers: the body is complete when the trailers arrive. */
@@ -135,11 +147,11 @@ export class PickerStream extends HttpContext {
     this.reading = false;
     const size = getBufferSize(BufferType.HttpRequestBody);
     if (size <= 0) return this.failOpen(Fallback.BodyUnavailable);
-    this.decideAndRoute(<u32>size);
-    return HeadersAction.Continue;
+    return this.decideAndRoute(<u32>size) ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
-  private decideAndRoute(bodySize: u32): void {
+  /** Decides and routes; true when the request stays paused until Redis answers. */
+  private decideAndRoute(bodySize: u32): bool {
     const active = this.active!;
     const state = active.state;
     stageEnter(Stage.BodyRead);
@@ -148,7 +160,7 @@ export class PickerStream extends HttpContext {
     if (read != Status.Ok || returned.len == 0) {
       returned.release();
       this.failOpen(Fallback.BodyUnavailable);
-      return;
+      return false;
     }
     // Take ownership of the body buffer; `returned` is reused for the headers below.
     const bodyPtr = returned.ptr;
@@ -182,8 +194,19 @@ export class PickerStream extends HttpContext {
     t.prefixSkip(decision.prefixSkip);
     if (decision.fallback != Fallback.None) {
       this.failOpen(decision.fallback);
-      return;
+      return false;
     }
+    const replica = active.replica;
+    if (replica !== null && worthAskingRedis(state, decision.chainLength) &&
+        this.askRedis(replica, state, decision.chainLength, sessionHash, now)) {
+      return true;
+    }
+    this.routeAndRecord(active, state.chain.hashes, sessionHash, now);
+    return false;
+  }
+
+  private routeAndRecord(active: ConfiguredPicker, hashes: StaticArray<u64>, sessionHash: u64, now: f64): void {
+    const state = active.state;
     stageEnter(Stage.Route);
     const routed = active.platform.route(state, decision.slot);
     stageLeave();
@@ -192,12 +215,90 @@ export class PickerStream extends HttpContext {
       return;
     }
     stageEnter(Stage.Record);
-    this.record(state, now, sessionHash);
+    this.record(state, now, sessionHash, hashes);
     stageLeave();
+    const replica = active.replica;
+    if (replica !== null && decision.chainLength > 0) this.publishToRedis(replica, state, hashes, now);
+  }
+
+  /** Asks the other replicas' hints for this chain; true when the call went out and the request waits. */
+  private askRedis(replica: ReplicaHints, state: PickerState, n: i32, sessionHash: u64, now: f64): bool {
+    const call = this.pendingCall(replica, now);
+    const hashes = state.chain.hashes;
+    if (call === null || !replica.lookup(hashes, n)) return false;
+    call.inUse = true;
+    call.token = replica.transport.token;
+    call.streamId = this.id;
+    call.hints = replica;
+    call.keepChain(hashes, n);
+    call.sessionHash = sessionHash;
+    call.modelHash = state.modelHash;
+    keepMatched(call, state.matched);
+    call.sentAtMs = now;
+    this.redisWaiting = true;
+    return true;
+  }
+
+  /** Fire and forget: the reply is only counted. */
+  private publishToRedis(replica: ReplicaHints, state: PickerState, hashes: StaticArray<u64>, now: f64): void {
+    const call = this.pendingCall(replica, now);
+    const r = state.registry;
+    if (call === null || !replica.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot))) return;
+    call.inUse = true;
+    call.token = replica.transport.token;
+    call.streamId = 0;
+    call.hints = replica;
+    call.chainLength = 0;
+    call.sentAtMs = now;
+  }
+
+  private pendingCall(replica: ReplicaHints, now: f64): PendingCall | null {
+    const call = this.picker.redisPending!.free(now);
+    if (call === null) {
+      replica.telemetry.count(replica.telemetry.busy);
+      return null;
+    }
+    return replica.ready(now) ? call : null;
+  }
+
+  /** Redis answered (reply null: failed or unusable, already counted): decide, route, let the request go. */
+  resumeAfterRedis(call: PendingCall, reply: RespReply | null): void {
+    if (!this.redisWaiting || this.active === null) return;
+    this.redisWaiting = false;
+    const active = this.active!;
+    const state = active.state;
+    const replica = call.hints!;
+    const now = nowMs();
+    setEffectiveContext(this.id);
+    let hintSlot = -1;
+    let hintChunks = 0;
+    if (reply !== null) {
+      const registry = state.registry;
+      for (let i = 0; i < reply.count; i++) {
+        const len = unchecked(reply.elementLen[i]);
+        if (len <= 0) continue;
+        const ptr = unchecked(reply.elementPtr[i]);
+        const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
+        if (slot >= 0 && registry.isActive(slot)) {
+          const chunks = replica.lookupChunks(call.chainLength, i);
+          // Only a match longer than the worker's own is news.
+          if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
+          hintSlot = slot;
+          hintChunks = chunks;
+          break;
+        }
+      }
+      const t = replica.telemetry;
+      t.count(hintSlot >= 0 ? t.hits : t.misses);
+    }
+    decideWithReplicaHint(state, active.platform, decision, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
+    if (decision.fallback != Fallback.None) this.failOpen(decision.fallback);
+    else this.routeAndRecord(active, call.chain, call.sessionHash, now);
+    continueStream(StreamType.HttpRequest);
   }
 
   /** The override stands: take the lease and remember where this prefix went. */
-  private record(state: PickerState, now: f64, sessionHash: u64): void {
+  private record(state: PickerState, now: f64, sessionHash: u64, hashes: StaticArray<u64>): void {
     const cfg = state.config;
     const t = state.telemetry;
     this.leaseSlot = decision.slot;
@@ -214,7 +315,7 @@ export class PickerStream extends HttpContext {
     t.add(t.inflight, 1);
     t.add(t.decisions, 1);
     if (decision.chainLength > 0) {
-      state.index.record(decision.slot, state.chain.hashes, decision.chainLength);
+      state.index.record(decision.slot, hashes, decision.chainLength);
       t.add(t.prefixTotalChars, <i64>decision.chainLength * <i64>cfg.chunkChars);
       t.add(t.prefixMatchedChars, <i64>decision.matchedChunks * <i64>cfg.chunkChars);
       if (decision.matchedChunks > 0) t.add(t.prefixHits, 1);
@@ -223,11 +324,11 @@ export class PickerStream extends HttpContext {
     if (hints !== null && decision.chainLength > 0) {
       const r = state.registry;
       stageEnter(Stage.SharedHints);
-      hints.publish(state.chain.hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
+      hints.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
       stageLeave();
     }
     state.sessions.remember(sessionHash, decision.slot, decision.generation);
-    if (cfg.rateLimit < 1.0) state.window.push(decision.slot);
+    if (cfg.rateLimit < 1.0) state.rateWindow.push(decision.slot);
     if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);
   }
 

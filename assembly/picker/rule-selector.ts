@@ -1,7 +1,7 @@
 // Chooses the configuration of a request from Higress's `_rules_`, as Higress's wasm-go RuleMatcher does: rules
 // in order, first match wins, each rule matched by its one kind (route, route and service, domain, service,
 // route prefix). Patterns are encoded once; a request costs at most three host reads and no allocation.
-import { getHeaderValueRaw, getProperty, returned, Utf8 } from "../abi/host";
+import { getHeaderValueRaw, getProperty, Returned, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { ConfigRule, RuleKind } from "../config/config-rule";
 
@@ -10,12 +10,12 @@ const ROUTE_NAME_PROPERTY = String.UTF8.encode("route_name");
 const CLUSTER_NAME_PROPERTY = String.UTF8.encode("cluster_name");
 
 /** How a `_match_domain_` entry compares with the host. */
-namespace DomainMatch {
-  export const Exact: i32 = 0;
+enum DomainMatch {
+  Exact = 0,
   /** `*.example.com`: the host ends with `.example.com`. */
-  export const Suffix: i32 = 1;
+  Suffix = 1,
   /** `www.*`: the host starts with `www.`. */
-  export const Prefix: i32 = 2;
+  Prefix = 2,
 }
 
 function bytesEqual(a: usize, aLen: usize, b: ArrayBuffer): bool {
@@ -149,6 +149,10 @@ class RulePatterns {
 export class RuleSelector {
   private readonly rules: Array<RulePatterns> = [];
   private readonly cluster: ClusterName = new ClusterName();
+  // The request's route name, `:authority` and cluster name while select() reads them.
+  private readonly routeName: Returned = new Returned();
+  private readonly authority: Returned = new Returned();
+  private readonly clusterName: Returned = new Returned();
   private readonly readsRoute: bool;
   private readonly readsAuthority: bool;
   private readonly readsCluster: bool;
@@ -172,34 +176,16 @@ export class RuleSelector {
 
   /** The index of the first rule the current request matches, or -1. Reads only what the rules need. */
   select(): i32 {
-    let routePtr: usize = 0;
-    let routeLen: usize = 0;
-    let hostPtr: usize = 0;
-    let hostLen: usize = 0;
-    let clusterPtr: usize = 0;
-    let clusterLen: usize = 0;
-    if (this.readsRoute && getProperty(ROUTE_NAME_PROPERTY) == Status.Ok) {
-      routePtr = returned.ptr;
-      routeLen = returned.len;
-      returned.ptr = 0;
-      returned.len = 0;
-    }
-    if (this.readsAuthority && getHeaderValueRaw(MapType.HttpRequestHeaders, AUTHORITY) == Status.Ok) {
-      hostPtr = returned.ptr;
-      hostLen = returned.len;
-      returned.ptr = 0;
-      returned.len = 0;
-    }
-    if (this.readsCluster && getProperty(CLUSTER_NAME_PROPERTY) == Status.Ok) {
-      clusterPtr = returned.ptr;
-      clusterLen = returned.len;
-      returned.ptr = 0;
-      returned.len = 0;
-    }
-    const index = this.match(routePtr, routeLen, hostPtr, hostLen, clusterPtr, clusterLen);
-    if (routePtr != 0) heap.free(routePtr);
-    if (hostPtr != 0) heap.free(hostPtr);
-    if (clusterPtr != 0) heap.free(clusterPtr);
+    const route = this.routeName;
+    const host = this.authority;
+    const cluster = this.clusterName;
+    if (this.readsRoute) getProperty(ROUTE_NAME_PROPERTY, route);
+    if (this.readsAuthority) getHeaderValueRaw(MapType.HttpRequestHeaders, AUTHORITY, host);
+    if (this.readsCluster) getProperty(CLUSTER_NAME_PROPERTY, cluster);
+    const index = this.match(route.ptr, route.len, host.ptr, host.len, cluster.ptr, cluster.len);
+    route.release();
+    host.release();
+    cluster.release();
     return index;
   }
 

@@ -3,10 +3,25 @@
 //
 // Layout: each endpoint slot owns a fixed partition of the entry pool, [slot * capacityPerEndpoint, +capacity),
 // so an entry's slot is implied by its index and never stored. An entry is its 64-bit chain hash plus i32
-// prev/next links of its slot's LRU list (16 bytes). The open-addressing table (linear probing, load factor
-// <= 0.5, backward-shift deletion, so no tombstones) stores entry index + 1, with 0 meaning empty.
+// prev/next links of its slot's LRU list, side by side in one 16-byte record so touching an entry costs one
+// cache line. The open-addressing table (load factor <= 0.5) is a Robin
+// Hood table of 32-bit buckets: entry index + 1 (0 = empty, 23 bits), the bucket's distance from its home
+// (5 bits) and a 4-bit tag of the key. A probe compares tags inside the table and reads an entry's key only on a tag match; it stops
+// as soon as it meets a bucket closer to its home than the probe is (Robin Hood keeps runs sorted by distance);
+// deletion shifts the run back using the stored distances, without reading keys. So the cost of an operation
+// does not grow with fill: a full index touches the same few cache lines as an empty one. Probe distance is
+// bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
+// never a wrong one), which also bounds what crafted colliding prompts can cost.
 
 const NIL: i32 = -1;
+/** Longest distance a bucket may sit from its home. At load factor 0.5 Robin Hood stays far below it. */
+export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
+// Bucket layout: [tag 4][distance 5][entry + 1: 23]. PREFIX_INDEX_MAX_ENTRIES (2^22) + 1 fits 23 bits.
+const ENTRY_MASK: u32 = (1 << 23) - 1;
+const DISTANCE_SHIFT: u32 = 23;
+const DISTANCE_MASK: u32 = 31;
+const TAG_SHIFT: u32 = 28;
+const TAG_BITS: u64 = 4;
 const SLOT_MIX: u64 = 0x9e3779b97f4a7c15;
 const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
@@ -35,9 +50,10 @@ export class PrefixIndex {
   readonly maxEndpoints: i32;
   readonly capacityPerEndpoint: i32;
 
-  private readonly keys: StaticArray<u64>;
-  private readonly prev: StaticArray<i32>;
-  private readonly next: StaticArray<i32>;
+  /** Entry records: [chain hash u64][prev i32][next i32]. */
+  private readonly records: StaticArray<u64>;
+  private readonly recordsBase: usize;
+  private readonly entryCount: i32;
   private readonly table: StaticArray<u32>;
   private readonly tableMask: u32;
   private readonly bucketShift: u64;
@@ -51,6 +67,8 @@ export class PrefixIndex {
   private readonly fresh: StaticArray<i32>; // entries [0, fresh) of the partition have been handed out
 
   private total: i32 = 0;
+  /** Hashes not recorded because their insertion would exceed MAX_PROBE. */
+  skipped: i32 = 0;
 
   constructor(maxEndpoints: i32, capacityPerEndpoint: i32) {
     const endpoints = clampEndpoints(maxEndpoints);
@@ -59,9 +77,10 @@ export class PrefixIndex {
     const tableSize = tableSizeFor(entries);
     this.maxEndpoints = endpoints;
     this.capacityPerEndpoint = capacity;
-    this.keys = new StaticArray<u64>(entries);
-    this.prev = new StaticArray<i32>(entries);
-    this.next = new StaticArray<i32>(entries);
+    const records = new StaticArray<u64>(entries * 2);
+    this.records = records;
+    this.recordsBase = changetype<usize>(records);
+    this.entryCount = entries;
     this.table = new StaticArray<u32>(<i32>tableSize);
     this.tableMask = tableSize - 1;
     this.bucketShift = <u64>(64 - ctz<u32>(tableSize));
@@ -146,8 +165,12 @@ export class PrefixIndex {
       }
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
       if (unchecked(this.sizes[slot]) >= cap) this.evictLeastRecent(slot);
+      if (!this.canInsert(hash, slot)) {
+        this.skipped++;
+        continue;
+      }
       const entry = this.allocate(slot);
-      unchecked((this.keys[entry] = hash));
+      this.setKey(entry, hash);
       this.insertIntoTable(entry, hash, slot);
       this.pushFront(entry, slot);
       unchecked((this.sizes[slot] += 1));
@@ -160,7 +183,7 @@ export class PrefixIndex {
     if (!this.validSlot(slot)) return;
     let entry = unchecked(this.head[slot]);
     while (entry != NIL) {
-      const following = unchecked(this.next[entry]);
+      const following = this.nextOf(entry);
       this.removeFromTable(entry, slot);
       entry = following;
     }
@@ -187,10 +210,9 @@ export class PrefixIndex {
     const mask = this.tableMask;
     let longest: u32 = 0;
     for (let b: u32 = 0; b <= mask; b++) {
-      const stored = unchecked(this.table[b]);
-      if (stored == 0) continue;
-      const entry = <i32>stored - 1;
-      const distance = (b - this.home(unchecked(this.keys[entry]), entry / this.capacityPerEndpoint)) & mask;
+      const word = unchecked(this.table[b]);
+      if (word == 0) continue;
+      const distance = distanceOf(word);
       if (distance > longest) longest = distance;
     }
     return <i32>longest;
@@ -205,13 +227,17 @@ export class PrefixIndex {
     const mask = this.tableMask;
     let occupied = 0;
     for (let b: u32 = 0; b <= mask; b++) {
-      const stored = unchecked(this.table[b]);
-      if (stored == 0) continue;
+      const word = unchecked(this.table[b]);
+      if (word == 0) continue;
       occupied++;
-      const entry = <i32>stored - 1;
-      if (entry >= this.keys.length) return false;
+      const entry = entryOf(word);
+      if (entry < 0 || entry >= this.entryCount) return false;
       const slot = entry / this.capacityPerEndpoint;
-      if (this.find(unchecked(this.keys[entry]), slot) != entry) return false;
+      const key = this.keyOf(entry);
+      // The stored distance and tag agree with the key, and the bucket is reachable from its home.
+      if (((b - this.home(key, slot)) & mask) != distanceOf(word) || tagOf(word) != this.tag(key, slot)) return false;
+      if (distanceOf(word) > PREFIX_INDEX_MAX_PROBE) return false;
+      if (this.find(key, slot) != entry) return false;
     }
     if (occupied != this.total) return false;
     let listed = 0;
@@ -222,12 +248,12 @@ export class PrefixIndex {
       let entry = unchecked(this.head[slot]);
       while (entry != NIL) {
         if (entry < base || entry >= base + this.capacityPerEndpoint) return false;
-        if (unchecked(this.prev[entry]) != before) return false;
-        if (this.find(unchecked(this.keys[entry]), slot) != entry) return false;
+        if (this.prevOf(entry) != before) return false;
+        if (this.find(this.keyOf(entry), slot) != entry) return false;
         count++;
         if (count > unchecked(this.caps[slot])) return false;
         before = entry;
-        entry = unchecked(this.next[entry]);
+        entry = this.nextOf(entry);
       }
       if (unchecked(this.tail[slot]) != before) return false;
       if (count != unchecked(this.sizes[slot])) return false;
@@ -241,59 +267,130 @@ export class PrefixIndex {
     return <u32>slot < <u32>this.maxEndpoints;
   }
 
-  // Home bucket of (hash, slot). The slot is mixed in so a prefix shared by many endpoints spreads over the table.
   // @ts-ignore: decorator
-  @inline private home(hash: u64, slot: i32): u32 {
-    const key = hash ^ (<u64>(slot + 1) * SLOT_MIX);
-    return <u32>((key * BUCKET_MIX) >> this.bucketShift);
+  @inline private keyOf(entry: i32): u64 {
+    return load<u64>(this.recordsBase + (<usize>entry << 4));
   }
 
-  /** Entry index of (hash, slot), or NIL. Terminates: the table is at most half full. */
+  // @ts-ignore: decorator
+  @inline private prevOf(entry: i32): i32 {
+    return load<i32>(this.recordsBase + (<usize>entry << 4), 8);
+  }
+
+  // @ts-ignore: decorator
+  @inline private nextOf(entry: i32): i32 {
+    return load<i32>(this.recordsBase + (<usize>entry << 4), 12);
+  }
+
+  // @ts-ignore: decorator
+  @inline private setKey(entry: i32, hash: u64): void {
+    store<u64>(this.recordsBase + (<usize>entry << 4), hash);
+  }
+
+  // @ts-ignore: decorator
+  @inline private setPrev(entry: i32, value: i32): void {
+    store<i32>(this.recordsBase + (<usize>entry << 4), value, 8);
+  }
+
+  // @ts-ignore: decorator
+  @inline private setNext(entry: i32, value: i32): void {
+    store<i32>(this.recordsBase + (<usize>entry << 4), value, 12);
+  }
+
+  // Home bucket of (hash, slot): the top bits of the mixed key. The slot is mixed in so a prefix shared by many
+  // endpoints spreads over the table.
+  // @ts-ignore: decorator
+  @inline private home(hash: u64, slot: i32): u32 {
+    return <u32>(mixKey(hash, slot) >> this.bucketShift);
+  }
+
+  // 4 bits of the mixed key just below the home bits: a probe reads a key for one bucket in 16 that is not it.
+  // @ts-ignore: decorator
+  @inline private tag(hash: u64, slot: i32): u32 {
+    return <u32>((mixKey(hash, slot) >> (this.bucketShift - TAG_BITS)) & ((<u64>1 << TAG_BITS) - 1));
+  }
+
+  /** Entry index of (hash, slot), or NIL. At most MAX_PROBE + 1 buckets. */
   private find(hash: u64, slot: i32): i32 {
     const table = this.table;
-    const keys = this.keys;
     const mask = this.tableMask;
     const base = <u32>(slot * this.capacityPerEndpoint);
     const span = <u32>this.capacityPerEndpoint;
-    let bucket = this.home(hash, slot);
-    while (true) {
-      const stored = unchecked(table[bucket]);
-      if (stored == 0) return NIL;
-      const entry = stored - 1;
-      if (unchecked(keys[entry]) == hash && entry - base < span) return <i32>entry;
+    const mixed = mixKey(hash, slot);
+    let bucket = <u32>(mixed >> this.bucketShift);
+    const tag = <u32>((mixed >> (this.bucketShift - TAG_BITS)) & ((<u64>1 << TAG_BITS) - 1));
+    for (let distance: u32 = 0; distance <= PREFIX_INDEX_MAX_PROBE; distance++) {
+      const word = unchecked(table[bucket]);
+      // Empty, or a bucket nearer its home than this probe: Robin Hood would have placed the key before it.
+      if (word == 0 || distanceOf(word) < distance) return NIL;
+      if (tagOf(word) == tag) {
+        const entry = (word & ENTRY_MASK) - 1;
+        if (entry - base < span && this.keyOf(entry) == hash) return <i32>entry;
+      }
       bucket = (bucket + 1) & mask;
     }
     return NIL;
   }
 
+  /** Whether inserting (hash, slot) keeps every bucket within MAX_PROBE of its home. Read-only. */
+  private canInsert(hash: u64, slot: i32): bool {
+    const table = this.table;
+    const mask = this.tableMask;
+    let bucket = this.home(hash, slot);
+    let distance: u32 = 0;
+    // Our own place: the first empty bucket or the first resident nearer its home than we are.
+    while (true) {
+      if (distance > PREFIX_INDEX_MAX_PROBE) return false;
+      const word = unchecked(table[bucket]);
+      if (word == 0) return true;
+      if (distanceOf(word) < distance) break;
+      bucket = (bucket + 1) & mask;
+      distance++;
+    }
+    // Every resident from there to the next empty bucket moves one further from its home.
+    for (let shifted: u32 = 0; shifted <= mask; shifted++) {
+      const word = unchecked(table[bucket]);
+      if (word == 0) return true;
+      if (distanceOf(word) >= PREFIX_INDEX_MAX_PROBE) return false;
+      bucket = (bucket + 1) & mask;
+    }
+    return false;
+  }
+
+  /** Robin Hood insertion: a key takes the place of the first resident nearer its home, which moves on. */
   private insertIntoTable(entry: i32, hash: u64, slot: i32): void {
     const table = this.table;
     const mask = this.tableMask;
     let bucket = this.home(hash, slot);
-    while (unchecked(table[bucket]) != 0) bucket = (bucket + 1) & mask;
-    unchecked((table[bucket] = <u32>entry + 1));
+    let carried = packBucket(entry, 0, this.tag(hash, slot));
+    while (true) {
+      const word = unchecked(table[bucket]);
+      if (word == 0) {
+        unchecked((table[bucket] = carried));
+        return;
+      }
+      if (distanceOf(word) < distanceOf(carried)) {
+        unchecked((table[bucket] = carried));
+        carried = word;
+      }
+      bucket = (bucket + 1) & mask;
+      carried += <u32>1 << DISTANCE_SHIFT;
+    }
   }
 
-  /** Deletes entry from the table, shifting later members of its probe run back so lookups need no tombstones. */
+  /** Deletes entry from the table, shifting the rest of its run back one bucket: no tombstones, no key reads. */
   private removeFromTable(entry: i32, slot: i32): void {
     const table = this.table;
-    const keys = this.keys;
     const mask = this.tableMask;
-    const stored = <u32>entry + 1;
-    let hole = this.home(unchecked(keys[entry]), slot);
-    while (unchecked(table[hole]) != stored) hole = (hole + 1) & mask;
-    let probe = hole;
+    const stored = <u32>(entry + 1);
+    let hole = this.home(this.keyOf(entry), slot);
+    while ((unchecked(table[hole]) & ENTRY_MASK) != stored) hole = (hole + 1) & mask;
     while (true) {
-      probe = (probe + 1) & mask;
-      const moved = unchecked(table[probe]);
-      if (moved == 0) break;
-      const movedEntry = <i32>moved - 1;
-      const movedHome = this.home(unchecked(keys[movedEntry]), movedEntry / this.capacityPerEndpoint);
-      // The entry may fill the hole unless its home lies cyclically in (hole, probe].
-      if (((probe - movedHome) & mask) >= ((probe - hole) & mask)) {
-        unchecked((table[hole] = moved));
-        hole = probe;
-      }
+      const following = (hole + 1) & mask;
+      const word = unchecked(table[following]);
+      if (word == 0 || distanceOf(word) == 0) break;
+      unchecked((table[hole] = word - (<u32>1 << DISTANCE_SHIFT)));
+      hole = following;
     }
     unchecked((table[hole] = 0));
   }
@@ -301,7 +398,7 @@ export class PrefixIndex {
   private allocate(slot: i32): i32 {
     const released = unchecked(this.freeHead[slot]);
     if (released != NIL) {
-      unchecked((this.freeHead[slot] = unchecked(this.next[released])));
+      unchecked((this.freeHead[slot] = this.nextOf(released)));
       return released;
     }
     // size < capacity <= capacityPerEndpoint, so an unused entry remains in the partition.
@@ -315,26 +412,26 @@ export class PrefixIndex {
     if (entry == NIL) return;
     this.removeFromTable(entry, slot);
     this.unlink(entry, slot);
-    unchecked((this.next[entry] = unchecked(this.freeHead[slot])));
+    this.setNext(entry, unchecked(this.freeHead[slot]));
     unchecked((this.freeHead[slot] = entry));
     unchecked((this.sizes[slot] -= 1));
     this.total--;
   }
 
   private unlink(entry: i32, slot: i32): void {
-    const before = unchecked(this.prev[entry]);
-    const after = unchecked(this.next[entry]);
-    if (before != NIL) unchecked((this.next[before] = after));
+    const before = this.prevOf(entry);
+    const after = this.nextOf(entry);
+    if (before != NIL) this.setNext(before, after);
     else unchecked((this.head[slot] = after));
-    if (after != NIL) unchecked((this.prev[after] = before));
+    if (after != NIL) this.setPrev(after, before);
     else unchecked((this.tail[slot] = before));
   }
 
   private pushFront(entry: i32, slot: i32): void {
     const first = unchecked(this.head[slot]);
-    unchecked((this.prev[entry] = NIL));
-    unchecked((this.next[entry] = first));
-    if (first != NIL) unchecked((this.prev[first] = entry));
+    this.setPrev(entry, NIL);
+    this.setNext(entry, first);
+    if (first != NIL) this.setPrev(first, entry);
     else unchecked((this.tail[slot] = entry));
     unchecked((this.head[slot] = entry));
   }
@@ -344,4 +441,34 @@ export class PrefixIndex {
     this.unlink(entry, slot);
     this.pushFront(entry, slot);
   }
+}
+
+// @ts-ignore: decorator
+@inline
+export function mixKey(hash: u64, slot: i32): u64 {
+  return (hash ^ (<u64>(slot + 1) * SLOT_MIX)) * BUCKET_MIX;
+}
+
+// @ts-ignore: decorator
+@inline
+function packBucket(entry: i32, distance: u32, tag: u32): u32 {
+  return (<u32>entry + 1) | (distance << DISTANCE_SHIFT) | (tag << TAG_SHIFT);
+}
+
+// @ts-ignore: decorator
+@inline
+function entryOf(word: u32): i32 {
+  return <i32>(word & ENTRY_MASK) - 1;
+}
+
+// @ts-ignore: decorator
+@inline
+function distanceOf(word: u32): u32 {
+  return (word >> DISTANCE_SHIFT) & DISTANCE_MASK;
+}
+
+// @ts-ignore: decorator
+@inline
+function tagOf(word: u32): u32 {
+  return word >> TAG_SHIFT;
 }

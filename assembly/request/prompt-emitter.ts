@@ -11,19 +11,19 @@ import { StreamWriter } from "./stream-writer";
 import { FS, GS, RS, SUB, US } from "./stream-format";
 
 /** Why emission stopped early. */
-export namespace EmitHalt {
-  export const None: i32 = 0;
-  export const Budget: i32 = 1;
-  export const StreamFull: i32 = 2;
-  export const TokenArray: i32 = 3;
-  export const InvalidJson: i32 = 4;
+export enum EmitHalt {
+  None = 0,
+  Budget = 1,
+  StreamFull = 2,
+  TokenArray = 3,
+  InvalidJson = 4,
 }
 
 /** Conversation sections that can be written inline. */
-export namespace Section {
-  export const Messages: i32 = 0;
-  export const Input: i32 = 1;
-  export const Prompt: i32 = 2;
+export enum Section {
+  Messages = 0,
+  Input = 1,
+  Prompt = 2,
 }
 
 // Members of a message (chat, Anthropic) or Responses input item.

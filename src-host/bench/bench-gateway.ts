@@ -1,8 +1,6 @@
 // One gateway worker for the benches: a PluginHost with a single VM, the bench endpoints in a static cluster,
 // and a virtual clock that moves only when the bench moves it; plus every plugin callback Envoy runs for one
 // request through it (context create, request headers, body, response headers, log, done, delete).
-import { readFileSync, existsSync } from "node:fs";
-import path from "node:path";
 import { VirtualClock } from "../host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
@@ -10,7 +8,6 @@ import type { HeaderList } from "../host/header-map.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import type { ImportBuilder } from "../host/vm.ts";
 import { BENCH_CLUSTER, benchEndpoints } from "./bench-endpoints.ts";
-import { REPO_ROOT } from "../wasm/compile-as.ts";
 
 export const PICKER_ROOT_ID = "endpoint_picker";
 
@@ -20,12 +17,6 @@ const RESPONSE_HEADERS: HeaderList = [
   [":status", "200"],
   ["content-type", "text/event-stream"],
 ];
-
-export function readPickerBuild(flavor: "higress" | "envoy" = "higress"): Uint8Array {
-  const file = path.join(REPO_ROOT, "build", `${flavor}.wasm`);
-  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
-  return readFileSync(file);
-}
 
 export interface BenchGatewayOptions {
   /** Endpoints in the cluster (default 8). */

@@ -2,13 +2,13 @@
 // build, 8 healthy endpoints with vLLM metrics, a warm prefix index), against V8's JSON.parse of the same body,
 // measured side by side in interleaved rounds. Two baselines built like the plugin show the host's share: a
 // plugin whose callbacks are empty, and one that only copies the body into linear memory.
-import { BenchGateway, readPickerBuild } from "./bench-gateway.ts";
+import { BenchGateway } from "./bench-gateway.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 import { chatBody, type ChatBody } from "./chat-body.ts";
 import { compileAs } from "../wasm/compile-as.ts";
+import { BASELINE_PLUGIN_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, median, medianRatio, type Contender } from "./interleaved-rounds.ts";
 import { configForEndpoints } from "./stage-profile.ts";
-
-export const BASELINE_PLUGIN_ENTRY = "tests/wasm/bench-baseline-plugin.ts";
 
 export interface DecisionCostOptions {
   sizes: number[];
@@ -88,7 +88,7 @@ function requestContender(name: string, gateway: BenchGateway, bodies: ChatBody[
 let sink: unknown = null;
 
 export async function decisionCost(options: DecisionCostOptions): Promise<DecisionCostResult> {
-  const picker = new BenchGateway(readPickerBuild(), "{}");
+  const picker = new BenchGateway(readBuiltPlugin("higress"), "{}");
   const baselineWasm = new WebAssembly.Module((await compileAs(BASELINE_PLUGIN_ENTRY, "release")) as Uint8Array<ArrayBuffer>);
   const emptyPlugin = new BenchGateway(baselineWasm, "", "bench_baseline");
   const bodyCopyPlugin = new BenchGateway(baselineWasm, "read-body", "bench_baseline");

@@ -1,11 +1,10 @@
 // Prefix-index cost by fill level: one operation is what a request does to the index (match a chain against
-// the active endpoints, then record it for the chosen one), looped inside wasm by tests/wasm/bench-prefix-index.ts
+// the active endpoints, then record it for the chosen one), looped inside wasm by src-host/guest/bench-prefix-index.ts
 // on a default-sized index. Fill levels run in interleaved rounds; the cost at 100% against 1% shows whether
 // it stays O(1) (what remains is the memory hierarchy: a full index no longer fits in the CPU caches).
 import { compileAs } from "../wasm/compile-as.ts";
+import { INDEX_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
-
-export const INDEX_HARNESS_ENTRY = "tests/wasm/bench-prefix-index.ts";
 
 export interface IndexHarness {
   defaultMaxEndpoints(): number;

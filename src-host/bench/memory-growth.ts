@@ -3,7 +3,8 @@
 // as in a busy worker). Half the requests repeat one of 64 popular conversations, half start a new one, so
 // the prefix index fills up and then evicts. Memory is sampled after a warm-up and at checkpoints; after the
 // warm-up it must stay flat. Also reports the index's preallocated bytes per entry.
-import { BenchGateway, readPickerBuild } from "./bench-gateway.ts";
+import { BenchGateway } from "./bench-gateway.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 import { BENCH_MODEL, prose } from "./chat-body.ts";
 import { loadIndexHarness } from "./index-cost.ts";
 
@@ -69,7 +70,7 @@ function writeDigits(bytes: Uint8Array, at: number, value: number): void {
 
 export async function memoryGrowth(options: MemoryGrowthOptions): Promise<MemoryGrowthResult> {
   const started = performance.now();
-  const gateway = new BenchGateway(readPickerBuild(), "{}");
+  const gateway = new BenchGateway(readBuiltPlugin("higress"), "{}");
   const { bytes, digitsAt } = conversationTemplate();
   const afterStartBytes = gateway.memoryBytes();
   const marks = [...new Set([...options.checkpoints, options.requests])].filter((n) => n > options.warmupRequests && n <= options.requests).sort((a, b) => a - b);

@@ -2,17 +2,14 @@
 // endpoint counts. A bench-only build of the plugin (compileAs "profile": the release build with
 // PROFILE_STAGES defined) calls the host at every stage boundary (assembly/abi/stage-profile.ts); the host
 // timestamps each call and charges the time since the previous one to the innermost open stage. One mark's
-// own cost is measured on empty stages (tests/wasm/bench-stage-calibration.ts) and taken out of every
+// own cost is measured on empty stages (src-host/guest/bench-stage-calibration.ts) and taken out of every
 // interval. The product build, timed in the same rounds, shows how far the marks distort the whole.
 import { BenchGateway } from "./bench-gateway.ts";
 import { chatBody } from "./chat-body.ts";
-import { BASELINE_PLUGIN_ENTRY } from "./decision-cost.ts";
 import { interleavedRounds, median, type Contender } from "./interleaved-rounds.ts";
 import { compileAs } from "../wasm/compile-as.ts";
+import { BASELINE_PLUGIN_ENTRY, CALIBRATION_ENTRY, PICKER_PLUGIN_ENTRY } from "../wasm/guest-entries.ts";
 import type { ImportBuilder } from "../host/vm.ts";
-
-export const PROFILE_PLUGIN_ENTRY = "assembly/higress.ts";
-export const CALIBRATION_ENTRY = "tests/wasm/bench-stage-calibration.ts";
 
 /** Index = the stage id of assembly/abi/stage-profile.ts (0: outside every stage). */
 export const STAGE_NAMES = [
@@ -122,8 +119,8 @@ async function markCostUs(clock: StageClock): Promise<number> {
 export async function stageProfile(options: StageProfileOptions): Promise<StageProfileResult> {
   const clock = new StageClock();
   const markUs = await markCostUs(clock);
-  const profileWasm = new WebAssembly.Module(await compileAs(PROFILE_PLUGIN_ENTRY, "profile"));
-  const pickerWasm = new WebAssembly.Module(await compileAs(PROFILE_PLUGIN_ENTRY, "release"));
+  const profileWasm = new WebAssembly.Module(await compileAs(PICKER_PLUGIN_ENTRY, "profile"));
+  const pickerWasm = new WebAssembly.Module(await compileAs(PICKER_PLUGIN_ENTRY, "release"));
   const baselineWasm = new WebAssembly.Module(await compileAs(BASELINE_PLUGIN_ENTRY, "release"));
   const rows: StageProfileRow[] = [];
 

@@ -4,9 +4,8 @@
 // copies the input into our memory before hashing, the like-for-like comparison with h64Raw.
 import xxhash from "xxhash-wasm";
 import { compileAs } from "../wasm/compile-as.ts";
+import { XXH64_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, medianRatio } from "./interleaved-rounds.ts";
-
-export const XXH64_HARNESS_ENTRY = "tests/wasm/xxh64-harness.ts";
 
 export interface Xxh64Options {
   bytes: number;

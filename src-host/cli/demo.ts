@@ -1,23 +1,25 @@
 // The main demo (`npm start`): simulated vLLM backends behind the local gateway, a multi-turn chat workload
-// through the official openai client, once with the KV-aware picker and once with plain round robin.
-//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor higress|envoy]
+// through the official openai client, once with the KV-aware picker per plugin build and once with plain round robin.
+//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor both|higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
 import { demoReportHtml } from "../demo/html-report.ts";
 import { ProgressLine } from "../demo/progress-line.ts";
-import { resultTable, MODE_LABELS } from "../demo/result-table.ts";
-import { DEFAULT_ENGINE, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
+import { resultTable } from "../demo/result-table.ts";
+import { DEFAULT_ENGINE, FLAVOR_NAMES, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
+import type { Flavor } from "../host/vm.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 
 const { values } = parseArgs({
   options: {
     backends: { type: "string" },
     conversations: { type: "string" },
     speed: { type: "string" },
-    flavor: { type: "string", default: "higress" },
+    flavor: { type: "string", default: "both" },
     workers: { type: "string", default: "2" },
     connections: { type: "string", default: "session" },
     quick: { type: "boolean", default: false },
@@ -41,7 +43,8 @@ function positiveInt(name: string, v: string | undefined, fallback: number): num
 
 const quick = values.quick!;
 const flavor = values.flavor;
-if (flavor !== "higress" && flavor !== "envoy") fail(`--flavor must be higress or envoy, got "${flavor}"`);
+if (flavor !== "higress" && flavor !== "envoy" && flavor !== "both") fail(`--flavor must be both, higress or envoy, got "${flavor}"`);
+const flavors: Flavor[] = flavor === "both" ? ["higress", "envoy"] : [flavor];
 const connections = values.connections;
 if (connections !== "session" && connections !== "pooled") fail(`--connections must be session or pooled, got "${connections}"`);
 const speedText = values.speed;
@@ -54,7 +57,7 @@ const settings: DemoSettings = {
   workload: { ...baseWorkload, conversations: positiveInt("conversations", values.conversations, baseWorkload.conversations) },
   speed,
   engine: { ...DEFAULT_ENGINE },
-  flavor,
+  flavors,
   workers: positiveInt("workers", values.workers, 2),
   connections,
   // Metrics refresh every modelled second: the speed factor compresses the health-check interval too.
@@ -62,12 +65,13 @@ const settings: DemoSettings = {
   modelName: "sim-model",
 };
 
-const wasmPath = `build/${flavor}.wasm`;
-let wasm: Uint8Array;
-try {
-  wasm = new Uint8Array(readFileSync(wasmPath));
-} catch {
-  fail(`${wasmPath} is missing: run \`npm run build\` first`);
+const wasm: Partial<Record<Flavor, Uint8Array>> = {};
+for (const f of flavors) {
+  try {
+    wasm[f] = readBuiltPlugin(f);
+  } catch (e) {
+    fail((e as Error).message);
+  }
 }
 
 const json = values.json!;
@@ -76,14 +80,14 @@ const out = json ? process.stderr : process.stdout;
 const progress = new ProgressLine(out);
 out.write(
   `demo: ${settings.backends} simulated vLLM backends, ${settings.workload.conversations} conversations, speed ${speed}x, ` +
-    `${flavor} plugin on ${settings.workers} gateway workers, ${connections === "session" ? "one connection per conversation" : "pooled connections"}\n`,
+    `picker runs with the ${flavors.map((f) => FLAVOR_NAMES[f]).join(" and the ")} on ${settings.workers} gateway workers, ${connections === "session" ? "one connection per conversation" : "pooled connections"}\n`,
 );
 
 const result = await runComparison(settings, wasm, {
-  onProgress: (mode, p) => progress.update(MODE_LABELS[mode], p),
+  onProgress: (label, p) => progress.update(label, p),
   onRunDone: (r) => {
     const s = r.summary;
-    progress.done(`${MODE_LABELS[r.mode]}: ${s.requests} requests, ${s.errors} errors in ${s.wallSeconds.toFixed(1)} s`);
+    progress.done(`${r.label}: ${s.requests} requests, ${s.errors} errors in ${s.wallSeconds.toFixed(1)} s`);
   },
 });
 

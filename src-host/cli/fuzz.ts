@@ -1,6 +1,7 @@
 // Seeded fuzzing of the built picker: request bodies, upstream-host answers, plugin configs, and the scheduler
-// against its reference model. Failing inputs are saved under tests/corpus/<target>/.
-//   npm run fuzz -- --iterations 20000 --seed 7 [--target bodies,hosts] [--only 123] [--no-save]
+// against its reference model. Failing inputs are saved under build/fuzz-findings/<target>/ (or --save-dir);
+// copy one into tests/corpus/<target>/ to have the tests replay it.
+//   npm run fuzz -- --iterations 20000 --seed 7 [--target bodies,hosts] [--only 123] [--no-save] [--save-dir D]
 //   npm run fuzz -- --soak 5000000 --seed 7      (lease/memory soak only)
 import { runLeaseSoak } from "../fuzz/lease-soak.ts";
 import { runFuzz, TARGET_NAMES, type TargetName } from "../fuzz/run-fuzz.ts";
@@ -30,7 +31,7 @@ for (const t of targets) {
   }
 }
 if (!(iterations > 0) || !Number.isInteger(seed)) {
-  console.error("usage: fuzz --iterations N --seed S [--target a,b] [--only I] [--no-save]");
+  console.error("usage: fuzz --iterations N --seed S [--target a,b] [--only I] [--no-save] [--save-dir DIR]");
   process.exit(2);
 }
 
@@ -40,6 +41,7 @@ const reports = await runFuzz({
   seed,
   only,
   save: !process.argv.includes("--no-save"),
+  saveDir: arg("save-dir"),
   // Each config iteration builds two VMs; keep their share of the time reasonable.
   iterationsFor: { configs: Math.max(1, Math.ceil(iterations / 10)) },
   log: (line) => console.log(line),

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import type { FailurePolicy } from "../host/abi.ts";
 import { startGateway, type GatewayPluginOptions } from "../gateway/gateway.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
+import { builtPluginPath } from "../wasm/built-plugin.ts";
 
 const { values } = parseArgs({
   options: {
@@ -54,7 +55,7 @@ if (!policies.includes(values["failure-policy"]!)) fail(`--failure-policy must b
 
 let plugin: GatewayPluginOptions | undefined;
 if (!values["no-plugin"]) {
-  const wasmPath = values.plugin ?? `build/${flavor}.wasm`;
+  const wasmPath = values.plugin ?? builtPluginPath(flavor);
   let config: object | string = {};
   if (values["plugin-config"]) {
     const text = readFileSync(values["plugin-config"], "utf8");

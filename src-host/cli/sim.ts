@@ -1,5 +1,6 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
-//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--seed N] [--diagnose]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--redis-rtt-ms MS]
+//                [--seed N] [--diagnose]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -20,8 +21,11 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --json                 print one JSON object {"policies": {...}} instead of the table
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
+  --wasm-envoy PATH      stock Envoy build for the picker-envoy policy (default build/envoy.wasm)
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
+  --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
+  --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))
   --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
                          recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)`;
@@ -44,9 +48,12 @@ async function main(): Promise<void> {
         json: { type: "boolean", default: false },
         report: { type: "string", default: "build/sim-report.html" },
         wasm: { type: "string", default: "build/higress.wasm" },
+        "wasm-envoy": { type: "string", default: "build/envoy.wasm" },
         config: { type: "string" },
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
+        replicas: { type: "string" },
+        "redis-rtt-ms": { type: "string" },
         diagnose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -87,20 +94,33 @@ async function main(): Promise<void> {
   const healthCheckIntervalMs = args["health-check-ms"] !== undefined ? Number(args["health-check-ms"]) : undefined;
   if (healthCheckIntervalMs !== undefined && !(healthCheckIntervalMs > 0)) die("--health-check-ms must be > 0");
 
+  const gatewayReplicas = args.replicas !== undefined ? Number(args.replicas) : undefined;
+  if (gatewayReplicas !== undefined && !(Number.isInteger(gatewayReplicas) && gatewayReplicas >= 1)) die("--replicas must be a positive integer");
+  const redisRttMs = args["redis-rtt-ms"] !== undefined ? Number(args["redis-rtt-ms"]) : undefined;
+  if (redisRttMs !== undefined && !(redisRttMs >= 0)) die("--redis-rtt-ms must be >= 0");
+
   const parallel = args.parallel !== undefined ? Number(args.parallel) : Math.min(2, availableParallelism());
   if (!(Number.isInteger(parallel) && parallel >= 1)) die("--parallel must be a positive integer");
 
   let wasm: Uint8Array | undefined;
-  if (policies.includes("picker")) {
+  if (policies.some((p) => p.startsWith("picker"))) {
     try {
       wasm = readFileSync(args.wasm);
     } catch {
       die(`cannot read the plugin module ${args.wasm} (run npm run build, or pass --wasm)`);
     }
   }
+  let wasmEnvoy: Uint8Array | undefined;
+  if (policies.includes("picker-envoy")) {
+    try {
+      wasmEnvoy = readFileSync(args["wasm-envoy"]);
+    } catch {
+      die(`cannot read the plugin module ${args["wasm-envoy"]} (run npm run build, or pass --wasm-envoy)`);
+    }
+  }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose,
+  const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, redisRttMs,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });

@@ -54,9 +54,14 @@ export async function startDemoCluster(opts: DemoClusterOptions): Promise<DemoCl
     const upstreams = backends.map((b) => `127.0.0.1:${b.port}`);
     const p = opts.plugin;
     // The stock build needs its endpoints and their metrics clusters in the config; Higress reads the cluster.
+    // Both builds see load at the same pace: the stock build polls as often as Higress's health check runs.
     const config =
       p?.flavor === "envoy"
-        ? { endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })), ...p.config }
+        ? {
+            endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })),
+            metrics: { pollIntervalMs: opts.healthIntervalMs },
+            ...p.config,
+          }
         : { ...p?.config };
     gateway = await startGateway({
       upstreams,

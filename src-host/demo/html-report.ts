@@ -1,12 +1,12 @@
 // The demo's HTML report: the settings, the comparison table and the client-side TTFT CDF of both runs as
 // inline SVG; one self-contained file.
-import { boundsLine, MODE_LABELS, TABLE_COLUMNS } from "./result-table.ts";
-import type { DemoResult } from "./run-comparison.ts";
-import { cdfChartSvg } from "./ttft-cdf-svg.ts";
+import { boundsLine, TABLE_COLUMNS } from "./result-table.ts";
+import { FLAVOR_NAMES, type DemoResult } from "./run-comparison.ts";
+import { cdfChartSvg } from "../report/cdf-chart-svg.ts";
 
 const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-const COLORS: Record<string, string> = { picker: "#1f77b4", "round-robin": "#d62728" };
+const COLORS: Record<string, string> = { higress: "#1f77b4", envoy: "#2ca02c", "round-robin": "#d62728" };
 
 export function demoReportHtml(result: DemoResult): string {
   const s = result.settings;
@@ -17,14 +17,18 @@ export function demoReportHtml(result: DemoResult): string {
     ...result.runs.map((r) => `<tr>${TABLE_COLUMNS.map((c) => `<td>${esc(c.cell(r))}</td>`).join("")}</tr>`),
     "</table>",
   ].join("\n");
-  const r = result.ratios;
+  const ratioLines = Object.entries(result.ratiosByFlavor).map(
+    ([flavor, r]) =>
+      `Picker (${esc(FLAVOR_NAMES[flavor as keyof typeof FLAVOR_NAMES])}) / round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}×, ` +
+      `TTFT p50 ${r.ttftP50.toFixed(2)}×, TTFT p90 ${r.ttftP90.toFixed(2)}×, output tokens/s ${r.outputTokensPerSecond.toFixed(2)}×.`,
+  );
   const chart = cdfChartSvg(
-    result.runs.map((run) => ({ label: MODE_LABELS[run.mode], color: COLORS[run.mode] ?? "#333", values: run.ttftsMs })),
+    result.runs.map((run) => ({ label: run.label, color: COLORS[run.flavor ?? "round-robin"] ?? "#333", values: run.ttftsMs })),
     { xLabel: "time to first token, ms (client-side, log scale)" },
   );
   const settings = [
     `${s.backends} simulated vLLM backends (KV ${s.engine.kvTokens ?? "default"} tokens each, speed ${s.speed}x)`,
-    `gateway: ${s.workers} workers, ${s.flavor} plugin build for the picker run, no plugin for round robin`,
+    `gateway: ${s.workers} workers; picker runs with the ${s.flavors.map((f) => FLAVOR_NAMES[f]).join(" and the ")}, no plugin for round robin`,
     `${w.conversations} conversations of ${w.turns[0]}–${w.turns[1]} turns over ${w.systemPromptTokens.length} shared system prompts ` +
       `(${w.systemPromptTokens.join(", ")} tokens); questions ${w.userTokens[0]}–${w.userTokens[1]} tokens, ` +
       `answers ${w.answerTokens[0]}–${w.answerTokens[1]} tokens, think time ${w.thinkSeconds[0]}–${w.thinkSeconds[1]} s (modelled)`,
@@ -48,8 +52,7 @@ th:first-child, td:first-child { text-align: left; }
 ${settings.map((line) => `<li>${esc(line)}</li>`).join("\n")}
 </ul>
 ${table}
-<p>Picker / round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}×, TTFT p50 ${r.ttftP50.toFixed(2)}×, TTFT p90 ${r.ttftP90.toFixed(2)}×,
-output tokens/s ${r.outputTokensPerSecond.toFixed(2)}×. Cache hit rate is token-weighted, from the backends' own counters
+<p>${ratioLines.join("<br>\n")} Cache hit rate is token-weighted, from the backends' own counters
 (sum of <code>vllm:prefix_cache_hits_total</code> / sum of <code>vllm:prefix_cache_queries_total</code>).</p>
 <p>${esc(boundsLine(result))}.</p>
 <h2>TTFT distribution</h2>

@@ -1,10 +1,6 @@
-// The comparison table printed at the end of the demo: one row per run, then picker / round-robin ratios.
-import type { DemoResult, ModeResult } from "./run-comparison.ts";
-
-export const MODE_LABELS: Record<ModeResult["mode"], string> = {
-  picker: "KV-aware picker",
-  "round-robin": "round robin",
-};
+// The comparison table printed at the end of the demo: one row per run (a picker run per plugin build, then
+// round robin), then each build's picker / round-robin ratios.
+import { FLAVOR_NAMES, type DemoResult, type ModeResult } from "./run-comparison.ts";
 
 export interface TableColumn {
   title: string;
@@ -14,7 +10,7 @@ export interface TableColumn {
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 export const TABLE_COLUMNS: TableColumn[] = [
-  { title: "gateway", cell: (r) => MODE_LABELS[r.mode] },
+  { title: "gateway", cell: (r) => r.label },
   { title: "requests", cell: (r) => String(r.summary.requests) },
   { title: "errors", cell: (r) => String(r.summary.errors) },
   { title: "cache hit rate", cell: (r) => `${(100 * r.summary.cacheHitRate).toFixed(1)} %` },
@@ -34,15 +30,16 @@ export function resultTable(result: DemoResult): string {
   const widths = TABLE_COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row: string[]) => row.map((cell, i) => pad(cell, widths[i], i === 0)).join("  ");
   const out = [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)];
-  const r = result.ratios;
-  out.push(
-    "",
-    `picker vs round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}x, TTFT p50 ${r.ttftP50.toFixed(2)}x, ` +
-      `TTFT p90 ${r.ttftP90.toFixed(2)}x, output tok/s ${r.outputTokensPerSecond.toFixed(2)}x`,
-    boundsLine(result),
-  );
+  out.push("");
+  for (const [flavor, r] of Object.entries(result.ratiosByFlavor)) {
+    out.push(
+      `picker (${FLAVOR_NAMES[flavor as keyof typeof FLAVOR_NAMES]}) vs round robin: cache hit rate ${r.cacheHitRate.toFixed(2)}x, ` +
+        `TTFT p50 ${r.ttftP50.toFixed(2)}x, TTFT p90 ${r.ttftP90.toFixed(2)}x, output tok/s ${r.outputTokensPerSecond.toFixed(2)}x`,
+    );
+  }
+  out.push(boundsLine(result));
   for (const run of result.runs) {
-    for (const message of run.summary.errorMessages) out.push(`${MODE_LABELS[run.mode]} error: ${message}`);
+    for (const message of run.summary.errorMessages) out.push(`${run.label} error: ${message}`);
   }
   return out.join("\n");
 }

@@ -1,5 +1,5 @@
-// The demo itself: the same scripted chat workload twice, each time on fresh backends behind the gateway,
-// once with the picker plugin and once with plain round robin (no plugin), and the figures of both runs.
+// The demo itself: the same scripted chat workload on fresh backends behind the gateway, once with the picker
+// plugin per build (Higress, stock Envoy) and once with plain round robin (no plugin), and the figures of each run.
 import type { EngineConfigInput } from "../backend/engine.ts";
 import type { Flavor } from "../host/vm.ts";
 import { buildChatWorkload, type ChatWorkloadSpec } from "./chat-workload.ts";
@@ -17,7 +17,8 @@ export interface DemoSettings {
   speed: number;
   /** Modelled GPU of every backend (speed is taken from `speed`). */
   engine: EngineConfigInput;
-  flavor: Flavor;
+  /** The plugin builds to run, one picker run each. */
+  flavors: Flavor[];
   /** Gateway worker VMs. */
   workers: number;
   connections: ConnectionMode;
@@ -27,6 +28,10 @@ export interface DemoSettings {
 
 export interface ModeResult {
   mode: DemoMode;
+  /** The plugin build of a picker run; null for round robin. */
+  flavor: Flavor | null;
+  /** "KV-aware picker (Higress build)", ..., "round robin". */
+  label: string;
   summary: RunSummary;
   /** Successful requests' client-side TTFTs, ascending. */
   ttftsMs: number[];
@@ -40,14 +45,29 @@ export interface DemoResult {
   settings: DemoSettings;
   totalRequests: number;
   runs: ModeResult[];
-  /** picker / round robin. */
-  ratios: { cacheHitRate: number; ttftP50: number; ttftP90: number; outputTokensPerSecond: number };
+  /** The first picker run / round robin. */
+  ratios: Ratios;
+  /** Each picker run / round robin, by build. */
+  ratiosByFlavor: Partial<Record<Flavor, Ratios>>;
   /** What the workload's token counts allow (see hit-rate-bounds.ts). */
   hitRateBounds: HitRateBounds;
 }
 
+export interface Ratios {
+  cacheHitRate: number;
+  ttftP50: number;
+  ttftP90: number;
+  outputTokensPerSecond: number;
+}
+
+export const FLAVOR_NAMES: Record<Flavor, string> = { higress: "Higress build", envoy: "stock Envoy build" };
+
+export function runLabel(flavor: Flavor | null): string {
+  return flavor === null ? "round robin" : `KV-aware picker (${FLAVOR_NAMES[flavor]})`;
+}
+
 export interface DemoHooks {
-  onProgress?: (mode: DemoMode, p: RunProgress) => void;
+  onProgress?: (label: string, p: RunProgress) => void;
   onRunDone?: (result: ModeResult) => void;
 }
 
@@ -62,13 +82,14 @@ export const DEFAULT_ENGINE: Readonly<EngineConfigInput> = Object.freeze({
   decodePerSeqMs: 0.2,
 });
 
-async function runMode(mode: DemoMode, settings: DemoSettings, wasm: Uint8Array | null, hooks: DemoHooks): Promise<ModeResult> {
+async function runMode(flavor: Flavor | null, settings: DemoSettings, wasm: Uint8Array | null, hooks: DemoHooks): Promise<ModeResult> {
   const workload = buildChatWorkload(settings.workload, settings.speed);
+  const label = runLabel(flavor);
   const cluster = await startDemoCluster({
     backends: settings.backends,
     engine: { ...settings.engine, speed: settings.speed },
     modelName: settings.modelName,
-    plugin: mode === "picker" ? { wasm: wasm!, flavor: settings.flavor, workers: settings.workers } : null,
+    plugin: flavor !== null ? { wasm: wasm!, flavor, workers: settings.workers } : null,
     healthIntervalMs: settings.healthIntervalMs,
   });
   try {
@@ -76,7 +97,7 @@ async function runMode(mode: DemoMode, settings: DemoSettings, wasm: Uint8Array 
       baseURL: `${cluster.gateway.url}/v1`,
       model: settings.modelName,
       connections: settings.connections,
-      onRequestDone: (_s, p) => hooks.onProgress?.(mode, p),
+      onRequestDone: (_s, p) => hooks.onProgress?.(label, p),
     });
     const counters = await cluster.prefixCacheCounters();
     const pluginCounters: Record<string, number> = {};
@@ -84,7 +105,9 @@ async function runMode(mode: DemoMode, settings: DemoSettings, wasm: Uint8Array 
       if (k.startsWith("endpoint_picker.") && typeof v === "number") pluginCounters[k] = v;
     }
     const result: ModeResult = {
-      mode,
+      mode: flavor === null ? "round-robin" : "picker",
+      flavor,
+      label,
       summary: summarizeRun(run.samples, counters, run.wallMs),
       ttftsMs: sortedTtfts(run.samples),
       routes: cluster.gateway.stats().routes,
@@ -99,22 +122,27 @@ async function runMode(mode: DemoMode, settings: DemoSettings, wasm: Uint8Array 
 
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 
-export async function runComparison(settings: DemoSettings, wasm: Uint8Array, hooks: DemoHooks = {}): Promise<DemoResult> {
-  const picker = await runMode("picker", settings, wasm, hooks);
-  const roundRobin = await runMode("round-robin", settings, null, hooks);
-  const p = picker.summary;
+/** `wasm` holds the module of each build in settings.flavors. */
+export async function runComparison(settings: DemoSettings, wasm: Partial<Record<Flavor, Uint8Array>>, hooks: DemoHooks = {}): Promise<DemoResult> {
+  const pickers: ModeResult[] = [];
+  for (const flavor of settings.flavors) pickers.push(await runMode(flavor, settings, wasm[flavor]!, hooks));
+  const roundRobin = await runMode(null, settings, null, hooks);
   const r = roundRobin.summary;
+  const ratiosOf = (p: RunSummary): Ratios => ({
+    cacheHitRate: ratio(p.cacheHitRate, r.cacheHitRate),
+    ttftP50: ratio(p.ttftMs.p50, r.ttftMs.p50),
+    ttftP90: ratio(p.ttftMs.p90, r.ttftMs.p90),
+    outputTokensPerSecond: ratio(p.outputTokensPerSecond, r.outputTokensPerSecond),
+  });
+  const ratiosByFlavor: Partial<Record<Flavor, Ratios>> = {};
+  for (const p of pickers) ratiosByFlavor[p.flavor!] = ratiosOf(p.summary);
   const workload = buildChatWorkload(settings.workload, settings.speed);
   return {
     settings,
     totalRequests: workload.totalRequests,
-    runs: [picker, roundRobin],
-    ratios: {
-      cacheHitRate: ratio(p.cacheHitRate, r.cacheHitRate),
-      ttftP50: ratio(p.ttftMs.p50, r.ttftMs.p50),
-      ttftP90: ratio(p.ttftMs.p90, r.ttftMs.p90),
-      outputTokensPerSecond: ratio(p.outputTokensPerSecond, r.outputTokensPerSecond),
-    },
+    runs: [...pickers, roundRobin],
+    ratios: ratiosOf(pickers[0].summary),
+    ratiosByFlavor,
     hitRateBounds: hitRateBounds(workload, settings.backends),
   };
 }

@@ -6,7 +6,8 @@ import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import type { Flavor } from "../host/vm.ts";
 import { vllmPage } from "./metrics-text.ts";
-import { completeStream, pickerCounters, pickerModule, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { generateBody } from "./request-bodies.ts";
 import type { FuzzRng } from "./rng.ts";
 import { b64, type FuzzTarget } from "./target.ts";
@@ -29,7 +30,7 @@ function makeHost(flavor: Flavor, log: (m: string) => void): PluginHost {
   );
   const config = flavor === "envoy" ? { endpoints: BODY_PODS.slice(0, 3).map((address, i) => ({ address, metricsCluster: `m${i}` })) } : {};
   return PluginHost.create({
-    wasm: pickerModule(flavor),
+    wasm: builtPluginModule(flavor),
     flavor,
     pluginConfig: JSON.stringify({ ...config, limits: { maxRequestBodyBytes: 1 << 20 } }),
     allowOnHeadersStopIteration: true,

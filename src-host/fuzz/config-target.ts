@@ -6,7 +6,8 @@ import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import { ConfigRejectedError, PluginHost } from "../host/plugin-host.ts";
 import type { Flavor } from "../host/vm.ts";
 import { vllmPage } from "./metrics-text.ts";
-import { completeStream, pickerCounters, pickerModule, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { generateConfig } from "./plugin-configs.ts";
 import type { FuzzRng } from "./rng.ts";
 import type { FuzzTarget } from "./target.ts";
@@ -33,7 +34,7 @@ export class ConfigTarget implements FuzzTarget<ConfigInput> {
     let host: PluginHost;
     try {
       host = PluginHost.create({
-        wasm: pickerModule(input.flavor),
+        wasm: builtPluginModule(input.flavor),
         flavor: input.flavor,
         pluginConfig: input.config,
         allowOnHeadersStopIteration: true,

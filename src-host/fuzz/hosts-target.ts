@@ -6,7 +6,8 @@ import { VirtualClock } from "../host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import { parseDebugHeader } from "./debug-header.ts";
-import { completeStream, outcomeOf, pickerCounters, pickerModule, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream, outcomeOf, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { rawUpstreamHosts } from "./raw-upstream-hosts.ts";
 import { bestCandidates, DEFAULT_PARAMS, LoraState, scoreCandidates, type Candidate } from "./reference-scoring.ts";
 import type { FuzzRng } from "./rng.ts";
@@ -28,7 +29,7 @@ export interface HostsInput {
 /** The reference model's candidates for clean hosts: fresh metrics, nothing in flight, no prefix match. */
 export function cleanCandidates(hosts: CleanHost[]): Candidate[] {
   return hosts.map((h) => ({
-    healthy: h.health === "Healthy" || h.health === "Degraded",
+    healthy: h.health === "Healthy",
     hasMetrics: true,
     waiting: h.load.waiting,
     running: h.load.running,
@@ -50,7 +51,7 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
 
   constructor() {
     this.host = PluginHost.create({
-      wasm: pickerModule("higress"),
+      wasm: builtPluginModule("higress"),
       flavor: "higress",
       // A fresh host list on every request, and the scores in a response header.
       pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true } }),
@@ -83,7 +84,7 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
     s.encodeData(new TextEncoder().encode("{}"), true);
     s.finish();
     if (input.clean && o.decisions === 1) v.push(...this.compareWithModel(input.clean, o.chosen!, debug));
-    if (input.clean && input.clean.some((h) => h.health === "Healthy" || h.health === "Degraded") && o.decisions !== 1) {
+    if (input.clean && input.clean.some((h) => h.health === "Healthy") && o.decisions !== 1) {
       v.push(`clean host list with a healthy host, but fail-open ${JSON.stringify([...o.fallbacks.keys()])}`);
     }
     const inflight = pickerCounters(host).get("inflight") ?? 0;

@@ -1,13 +1,14 @@
 // A long run of short requests through the Higress build with endpoints coming and going, overlapping streams
 // that end every way a stream can (200, 5xx, reset before or after the body, a 413 local reply, an invalid body),
-// to show that leases always come back and memory stays flat. Used by tests/host/leases-soak.test.ts and the
+// to show that leases always come back and memory stays flat. Used by tests/integration/leases-soak.test.ts and the
 // `--soak` mode of the fuzz CLI.
 import { VirtualClock } from "../host/clock.ts";
 import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
 import { PluginHost } from "../host/plugin-host.ts";
 import { vllmPage } from "./metrics-text.ts";
-import { chosenEndpoint, pickerCounters, pickerModule, sendBody } from "./picker-driver.ts";
+import { chosenEndpoint, pickerCounters, sendBody } from "./picker-driver.ts";
+import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { FuzzRng } from "./rng.ts";
 
 export const SOAK_ADDRESSES = Array.from({ length: 12 }, (_, i) => `10.6.0.${i + 1}:8000`);
@@ -44,7 +45,7 @@ export function makeSoakHost(workers: number): { host: PluginHost; cluster: Stat
   const clock = new VirtualClock();
   const cluster = new StaticCluster("backends");
   const host = PluginHost.create({
-    wasm: pickerModule("higress"),
+    wasm: builtPluginModule("higress"),
     flavor: "higress",
     // Inflight only, so that a lost or stray lease shows in where requests go.
     // Each worker's own leases decide (not the process-wide counts), so its held-open requests spread evenly.

@@ -2,29 +2,10 @@
 // request, and judges the outcome against the properties every request must satisfy whatever its input —
 // no trap, the request goes upstream, and either exactly one decision (to a routable endpoint) or exactly one
 // counted fail-open (no override at all).
-import { readFileSync, existsSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { OVERRIDE_HEADER } from "../host/override-host.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
-import type { Flavor } from "../host/vm.ts";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const modules = new Map<Flavor, WebAssembly.Module>();
-
-/** The compiled build/<flavor>.wasm, compiled once per process. */
-export function pickerModule(flavor: Flavor): WebAssembly.Module {
-  let m = modules.get(flavor);
-  if (!m) {
-    const file = path.join(repoRoot, `build/${flavor}.wasm`);
-    if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
-    m = new WebAssembly.Module(readFileSync(file));
-    modules.set(flavor, m);
-  }
-  return m;
-}
 
 /** A value no client may route with; every fuzzed request carries it. */
 export const CLIENT_OVERRIDE = "6.6.6.6:666";

@@ -1,6 +1,6 @@
 // Runs fuzz targets for a number of iterations from a seed. Iteration i of a target draws its input from a
 // generator seeded by (seed, target, i), so any single failure is reproducible on its own. Failing inputs go to
-// the corpus. Targets that reuse one plugin VM get a leak check: after the run, the last inputs are replayed,
+// a findings folder. Targets that reuse one plugin VM get a leak check: after the run, the last inputs are replayed,
 // and the replay must not grow linear memory (the run was the warm-up).
 import { BodyTarget } from "./body-target.ts";
 import { ConfigTarget } from "./config-target.ts";
@@ -19,8 +19,9 @@ export interface FuzzOptions {
   seed: number;
   /** Run only this iteration (to reproduce one failure). */
   only?: number;
-  /** Save failing inputs to the corpus (default true). */
+  /** Save failing inputs (default true), into saveDir (default corpus.ts's FINDINGS_DIR). */
   save?: boolean;
+  saveDir?: string;
   /** Inputs replayed by the leak check (default 200). */
   replay?: number;
   /** Per-target iteration count overrides (configs are slower: each makes a VM). */
@@ -83,7 +84,7 @@ export async function runFuzz(o: FuzzOptions): Promise<TargetReport[]> {
       const input = target.generate(new FuzzRng(iterationSeed(o.seed, name, i)));
       const violations = runSafely(target, input);
       if (violations.length > 0) {
-        const file = o.save === false ? null : saveCorpusEntry({ target: name, violations, seed: o.seed, iteration: i, input: target.toJson(input) });
+        const file = o.save === false ? null : saveCorpusEntry({ target: name, violations, seed: o.seed, iteration: i, input: target.toJson(input) }, o.saveDir);
         failures.push({ iteration: i, violations, file });
         log(`${name} #${i}: ${violations.join("; ")}${file ? ` (saved ${file})` : ""}`);
       }

@@ -1,9 +1,8 @@
-// Compiles tests/wasm/fuzz-scheduler-harness.ts (the plugin's Scheduler behind a few exports) with the release
+// Compiles src-host/guest/fuzz-scheduler-harness.ts (the plugin's Scheduler behind a few exports) with the release
 // build's optimization flags and runs candidate sets through it.
 import { compileAs } from "../wasm/compile-as.ts";
+import { SCHEDULER_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import type { Candidate, ScoringParams, Scores } from "./reference-scoring.ts";
-
-const ENTRY = "tests/wasm/fuzz-scheduler-harness.ts";
 
 interface Exports {
   capacity(): number;
@@ -23,7 +22,7 @@ export class SchedulerHarness {
   private constructor(private readonly x: Exports) {}
 
   static async compile(): Promise<SchedulerHarness> {
-    const binary = (await compileAs(ENTRY, "standalone")) as Uint8Array<ArrayBuffer>;
+    const binary = (await compileAs(SCHEDULER_HARNESS_ENTRY, "standalone")) as Uint8Array<ArrayBuffer>;
     const instance = new WebAssembly.Instance(new WebAssembly.Module(binary), {
       env: {
         abort: () => {

@@ -103,7 +103,7 @@ const PRINTABLE_ADDRESS = /^[\x21-\x7e]{1,64}$/;
 /**
  * The addresses a correct reader may route to: pairs of a well-formed map (count and lengths within the bytes),
  * among the first maxHosts, with a printable address of at most 64 bytes seen for the first time, and metadata
- * that is a JSON object whose health_status (last one wins) is Healthy or Degraded in any case.
+ * that is a JSON object whose health_status (last one wins) is exactly "Healthy" (Higress's ai-load-balancer rule).
  * null when the map itself is malformed (the plugin must then fail open).
  */
 export function routableAddresses(bytes: Uint8Array, maxHosts: number): Set<string> | null {
@@ -133,7 +133,7 @@ export function routableAddresses(bytes: Uint8Array, maxHosts: number): Set<stri
     }
     if (!meta || typeof meta !== "object" || Array.isArray(meta)) continue;
     const health = (meta as Record<string, unknown>).health_status;
-    if (typeof health === "string" && ["healthy", "degraded"].includes(health.toLowerCase())) out.add(key);
+    if (health === "Healthy") out.add(key);
   }
   return out;
 }

@@ -24,6 +24,8 @@ export interface GatewayPluginOptions {
   workers?: number;
   /** Default FAIL_CLOSED (Envoy's default). */
   failurePolicy?: FailurePolicy;
+  /** Envoy's deprecated `fail_open: true` (see PluginHostOptions.legacyFailOpen). */
+  legacyFailOpen?: boolean;
   /** Stock Envoy 1.35+ `allow_on_headers_stop_iteration`. */
   allowOnHeadersStopIteration?: boolean;
   vmConfig?: string;
@@ -91,6 +93,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       vmConfig: p.vmConfig,
       workers: p.workers ?? 2,
       failurePolicy: p.failurePolicy,
+      legacyFailOpen: p.legacyFailOpen,
       allowOnHeadersStopIteration: p.allowOnHeadersStopIteration,
       bufferLimitBytes: opts.bufferLimitBytes,
       clusters,

@@ -1,10 +1,17 @@
 // Active health checking of the upstream hosts, as Envoy does it for Higress's `store_metrics` check: each host's
-// `GET /metrics` is polled; the body of the last successful check (cut at 64 KiB, a plain byte cut) is what
-// proxy_get_upstream_hosts reports as the host's metrics. Envoy semantics for the status:
+// `GET /metrics` is polled and the host's metrics are what Higress's patched HTTP health checker stores
+// (higress-group/envoy source/extensions/health_checkers/http/health_checker_impl.cc):
+// - every completed probe stores its body, whatever its status (HttpActiveHealthCheckSession::
+//   healthCheckResult calls setEndpointMetrics before checking the status), cut at 64 KiB (decodeData keeps
+//   StoreMetricsResponseBodyLimit bytes and drains the rest until the end of the response);
+// - a probe that times out, is reset or loses its connection stores "" (invalidateProbeResponse), so a Healthy
+//   host can report empty metrics until its next completed probe.
+// Envoy semantics for the status:
 // - a host starts Unhealthy (Envoy's FAILED_ACTIVE_HC on a new host) unless `startHealthy` is set, and at start-up
 //   one passing check is enough to make it Healthy;
+// - a probe passes on status 200 only (HttpStatusChecker's default expected range is [200, 201));
 // - a Healthy host turns Unhealthy after `unhealthyThreshold` consecutive failures (connection error, timeout,
-//   non-2xx status);
+//   another status);
 // - an Unhealthy host that was Healthy before needs `healthyThreshold` consecutive successes to come back.
 import { request } from "node:http";
 import type { Cluster, UpstreamHost } from "../host/cluster.ts";
@@ -27,10 +34,13 @@ export interface HealthCheckOptions {
 
 /** What one check found. */
 export interface CheckResult {
+  /** The probe passed (status 200). */
   ok: boolean;
+  /** The response arrived whole (any status); false on a timeout, reset or connection error. */
+  completed: boolean;
   /** HTTP status, or 0 when no response arrived. */
   status: number;
-  /** The body cut at METRICS_BODY_LIMIT_BYTES, decoded as UTF-8 ("" on failure). */
+  /** The body cut at METRICS_BODY_LIMIT_BYTES, decoded as UTF-8 ("" when the probe did not complete). */
   body: string;
   error: string | null;
 }
@@ -58,29 +68,25 @@ export function checkOnce(address: string, path: string, timeoutMs: number): Pro
       req.destroy();
       resolve(r);
     };
-    const fail = (status: number, error: string) => done({ ok: false, status, body: "", error });
+    const fail = (status: number, error: string) => done({ ok: false, completed: false, status, body: "", error });
     const { hostname, port } = splitAddress(address);
     const req = request({ host: hostname, port, path, method: "GET", agent: false, headers: { host: address, accept: "text/plain" } });
     const timer = setTimeout(() => fail(0, `timeout after ${timeoutMs} ms`), timeoutMs);
     req.on("error", (e) => fail(0, e.message));
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;
-      if (status < 200 || status > 299) {
-        res.resume();
-        fail(status, `status ${status}`);
-        return;
-      }
       const body = Buffer.alloc(METRICS_BODY_LIMIT_BYTES);
       let size = 0;
-      const finish = () => done({ ok: true, status, body: decoder.decode(body.subarray(0, size)), error: null });
       res.on("data", (chunk: Buffer) => {
+        // Past the limit the rest is read and dropped: the probe completes at the end of the response.
         const take = Math.min(chunk.length, METRICS_BODY_LIMIT_BYTES - size);
         chunk.copy(body, size, 0, take);
         size += take;
-        // The rest of a longer page is not needed.
-        if (size === METRICS_BODY_LIMIT_BYTES) finish();
       });
-      res.on("end", finish);
+      res.on("end", () => {
+        const ok = status === 200;
+        done({ ok, completed: true, status, body: decoder.decode(body.subarray(0, size)), error: ok ? null : `status ${status}` });
+      });
       res.on("aborted", () => fail(status, "response aborted"));
       res.on("error", (e) => fail(status, e.message));
     });
@@ -192,8 +198,9 @@ export class HealthChecker implements Cluster {
   record(h: HostHealth, r: CheckResult): void {
     h.checks++;
     h.last = r;
+    // health_checker_impl.cc: healthCheckResult stores every completed body; invalidateProbeResponse clears.
+    h.host.metrics = r.completed ? r.body : "";
     if (r.ok) {
-      h.host.metrics = r.body;
       h.consecutiveFailures = 0;
       h.consecutiveSuccesses++;
       if (!h.everPassed || h.consecutiveSuccesses >= this.healthyThreshold) h.host.healthStatus = "Healthy";

@@ -1,12 +1,14 @@
 // A single-host cluster the plugin reaches with proxy_http_call: the stock Envoy build polls each endpoint's
 // /metrics through one such cluster per upstream, named `metrics-<host:port>` (metricsClusterName).
 import { request } from "node:http";
-import type { Cluster, HttpCallRequest, HttpCallResponse, UpstreamHost } from "../host/cluster.ts";
+import type { Cluster, HttpCallOutcome, HttpCallRequest, UpstreamHost } from "../host/cluster.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { splitAddress } from "./health-checker.ts";
 
 /** Responses larger than this fail the call (Envoy's async client buffers the whole body). */
 const MAX_CALL_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** The host enforces the call's own timeout; this only bounds a socket nobody answers (timeout 0 = none). */
+const SOCKET_GUARD_MS = 60_000;
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te"]);
 
@@ -29,13 +31,15 @@ export class HttpCallCluster implements Cluster {
     return [this.host];
   }
 
-  dispatch(call: HttpCallRequest, respond: (res: HttpCallResponse | null) => void): void {
+  /** Reports a failure before response headers as `null`, after them (or a body over the limit) as
+   *  "reset": what Envoy's async client sees as a router local reply vs. onFailure (host/http-call.ts). */
+  dispatch(call: HttpCallRequest, respond: (res: HttpCallOutcome) => void): void {
     let settled = false;
-    const settle = (res: HttpCallResponse | null) => {
+    const settle = (res: HttpCallOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (res === null) req.destroy();
+      if (res === null || res === "reset") req.destroy();
       respond(res);
     };
     let method = "GET";
@@ -53,14 +57,14 @@ export class HttpCallCluster implements Cluster {
     if (call.body.length || method !== "GET") headers.push(["content-length", String(call.body.length)]);
     const { hostname, port } = splitAddress(this.address);
     const req = request({ host: hostname, port, method, path, agent: false, headers: headers.flat() });
-    const timer = setTimeout(() => settle(null), Math.max(1, call.timeoutMs || 5000));
+    const timer = setTimeout(() => settle(null), call.timeoutMs > 0 ? call.timeoutMs + 1000 : SOCKET_GUARD_MS);
     req.on("error", () => settle(null));
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
         size += c.length;
-        if (size > MAX_CALL_RESPONSE_BYTES) settle(null);
+        if (size > MAX_CALL_RESPONSE_BYTES) settle("reset");
         else chunks.push(c);
       });
       res.on("end", () => {
@@ -71,8 +75,8 @@ export class HttpCallCluster implements Cluster {
         }
         settle({ headers: out, body: new Uint8Array(Buffer.concat(chunks)), trailers: [] });
       });
-      res.on("aborted", () => settle(null));
-      res.on("error", () => settle(null));
+      res.on("aborted", () => settle("reset"));
+      res.on("error", () => settle("reset"));
     });
     req.end(call.body.length ? Buffer.from(call.body) : undefined);
   }

@@ -3,7 +3,7 @@
 // x-gateway-destination-endpoint request header; anything else goes to the fallback policy, round robin over
 // the healthy hosts (over all hosts when none is healthy, like Envoy's panic mode).
 import type { Cluster, UpstreamHost } from "../host/cluster.ts";
-import { OVERRIDE_HEADER, selectOverrideHost } from "../host/override-host.ts";
+import { OVERRIDE_HEADER, selectHigressOverrideHost, selectOverrideHost } from "../host/override-host.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import type { Flavor } from "../host/vm.ts";
 
@@ -41,7 +41,7 @@ export class Router {
     if (this.flavor === null || stream === null) return { host: this.roundRobin(hosts), reason: "no-plugin" };
     const requested = this.flavor === "higress" ? stream.overrideHost : headerValue(stream.requestHeaders, OVERRIDE_HEADER);
     if (!requested) return { host: this.roundRobin(hosts), reason: "fallback:no-override" };
-    const chosen = this.flavor === "higress" ? higressOverride(requested, hosts) : selectOverrideHost(requested, hosts);
+    const chosen = this.flavor === "higress" ? selectHigressOverrideHost(requested, hosts) : selectOverrideHost(requested, hosts);
     if (chosen) return { host: chosen, reason: "override" };
     const named = requested.split(",").map((s) => s.trim());
     const known = hosts.some((h) => named.includes(h.address));
@@ -54,12 +54,6 @@ export class Router {
     const pool = healthy.length ? healthy : hosts;
     return pool[this.next++ % pool.length];
   }
-}
-
-/** Higress names exactly one host; it must be in the cluster and not Unhealthy. */
-function higressOverride(value: string, hosts: UpstreamHost[]): UpstreamHost | null {
-  const address = value.trim();
-  return hosts.find((h) => h.address === address && h.healthStatus !== "Unhealthy") ?? null;
 }
 
 function headerValue(headers: HeaderList, name: string): string | null {

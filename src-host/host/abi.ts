@@ -11,6 +11,7 @@ export const Status = {
   Empty: 7,
   CasMismatch: 8,
   InternalFailure: 10,
+  BrokenConnection: 11,
   Unimplemented: 12,
 } as const;
 

@@ -5,7 +5,7 @@ import type { HeaderList } from "./header-map.ts";
 export interface UpstreamHost {
   /** "ip:port" */
   address: string;
-  /** Envoy health status name as Higress reports it: "Healthy", "Unhealthy", "Degraded", "Timeout", ... */
+  /** Health status name as Higress reports it; Higress's ai-load-balancer takes only "Healthy" hosts. */
   healthStatus: string;
   /** Body of the last /metrics health check, cut at 64 KiB (Higress store_metrics). */
   metrics: string;
@@ -24,11 +24,20 @@ export interface HttpCallResponse {
   trailers: HeaderList;
 }
 
+/**
+ * How an HTTP call ended, as the cluster saw it. Envoy's async client turns these into the plugin's view
+ * (envoy-imports.ts proxy_http_call): a response is delivered whatever its status; `null` (no response: the
+ * connection failed or was reset before response headers) becomes the router's local 503 reply, delivered
+ * as a response too; only `"reset"` (reset after response headers, or a body over the buffer limit) is the
+ * async client's onFailure, which the plugin sees as zero headers.
+ */
+export type HttpCallOutcome = HttpCallResponse | null | "reset";
+
 export interface Cluster {
   readonly name: string;
   hosts(): UpstreamHost[];
-  /** Sends an HTTP call; `respond(null)` means the call failed (connection error or reset). */
-  dispatch?(req: HttpCallRequest, respond: (res: HttpCallResponse | null) => void): void;
+  /** Sends an HTTP call and reports how it ended (see HttpCallOutcome). */
+  dispatch?(req: HttpCallRequest, respond: (res: HttpCallOutcome) => void): void;
 }
 
 export class ClusterRegistry {

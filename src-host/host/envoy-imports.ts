@@ -3,6 +3,8 @@
 import { BufferType, LogLevel, MapType, Status, StreamType } from "./abi.ts";
 import { deserializeHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
 import { InvalidMemoryAccess } from "./guest-memory.ts";
+import { deliveredResponse } from "./http-call.ts";
+import type { HttpCallOutcome } from "./cluster.ts";
 import { resolveProperty } from "./properties.ts";
 import { HeaderMap } from "./stream.ts";
 import type { WasmVm } from "./vm.ts";
@@ -11,7 +13,9 @@ import type { WasmVm } from "./vm.ts";
 export interface VmHooks {
   tick(rootId: number): void;
   queueReady(rootId: number, queueId: number): void;
-  httpCallResponse(contextId: number, callId: number): void;
+  httpCallResponse(rootId: number, callId: number, numHeaders: number, bodySize: number, numTrailers: number): void;
+  /** Higress: a proxy_redis_call finished (redis-imports.ts). */
+  redisCallResponse(rootId: number, token: number, status: number, size: number): void;
   localReply(contextId: number, status: number, details: string, body: Uint8Array, headers: HeaderList, grpc: number): number;
   continueStream(contextId: number, streamType: number): number;
   closeStream(contextId: number, streamType: number): number;
@@ -20,6 +24,8 @@ export interface VmHooks {
 
 
 type Fn = (...args: any[]) => number | void;
+
+const enc = new TextEncoder();
 
 /** Wraps a host call: fault injection first, then the call; a bad guest pointer becomes a status.
  *  Fixed arity (no rest parameters) keeps the wrapper off the allocation path; no call takes more than 10. */
@@ -56,24 +62,28 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   let nextMetricId = 1;
 
   const stream = () => vm.streams.get(vm.effectiveContextId) ?? null;
-  const rootOf = (contextId: number): number | null => {
-    if (vm.roots.has(contextId)) return contextId;
-    return vm.streams.has(contextId) ? (vm.roots.keys().next().value ?? null) : null;
-  };
+  const rootOf = (contextId: number): number | null => vm.rootOf(contextId);
 
   const ret = (retPtr: number, retLen: number, value: Uint8Array | string): number =>
     mem().returnBytes(retPtr, retLen, value) ? Status.Ok : Status.InternalFailure;
 
-  function headerMap(type: number): HeaderMap | null | undefined {
+  // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
+  // them (a headers callback that returned Continue, or continue_stream, drops them); on_log reads the
+  // access log's copies; nothing is writable then.
+  function headerMap(type: number, write = false): HeaderMap | null | undefined {
     // undefined: unknown map type; null: known but not available now.
     const s = stream();
     switch (type) {
       case MapType.HttpRequestHeaders:
-        return s ? s.requestHeaders : null;
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.requestHeaders;
+        return s.requestHeadersHeld ? s.requestHeaders : null;
       case MapType.HttpRequestTrailers:
         return s ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
-        return s ? s.responseHeaders : null;
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.responseHeaders;
+        return s.responseHeadersHeld ? s.responseHeaders : null;
       case MapType.HttpResponseTrailers:
         return s ? s.responseTrailers : null;
       case MapType.HttpCallResponseHeaders:
@@ -89,7 +99,8 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   const writableMap = (type: number) => type <= MapType.HttpResponseTrailers;
 
   function buffer(type: number): Uint8Array | null | undefined {
-    if (type < 0 || type > 8) return undefined;
+    // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
+    if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
     if (!vm.readableBuffers.has(type)) return null;
     const s = stream();
     switch (type) {
@@ -103,6 +114,8 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
         return vm.options.vmConfig;
       case BufferType.PluginConfiguration:
         return vm.options.pluginConfig;
+      case 9:
+        return vm.redisCallResponse;
     }
     return null;
   }
@@ -146,13 +159,16 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       return Status.Ok;
     },
 
+    // cpp-host exports.cc get_buffer_bytes: start + length overflowing is BadArgument; a start past the end
+    // (or a zero length) is Ok with a null pointer and size 0; a longer length is cut at the end.
     "env.proxy_get_buffer_bytes": (type: number, start: number, maxSize: number, retPtr: number, retLen: number) => {
       const b = buffer(type);
       if (b === undefined) return Status.BadArgument;
       if (b === null) return Status.NotFound;
       start >>>= 0;
       maxSize >>>= 0;
-      if (start > b.length) return Status.BadArgument;
+      if (start + maxSize > 0xffffffff) return Status.BadArgument;
+      if (start >= b.length) return ret(retPtr, retLen, "");
       return ret(retPtr, retLen, b.subarray(start, Math.min(b.length, start + maxSize)));
     },
     "env.proxy_get_buffer_status": (type: number, retSize: number, retFlags: number) => {
@@ -180,19 +196,23 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       return Status.Ok;
     },
 
+    // context.cc Context::getHeaderMapSize: only the stream's own (mutable) maps, measured as Envoy's
+    // HeaderMap::byteSize() (key and value bytes), not as the serialized size.
     "env.proxy_get_header_map_size": (type: number, retSize: number) => {
-      const m = headerMap(type);
+      const m = writableMap(type) ? headerMap(type, true) : null;
       if (m === undefined || m === null) return Status.BadArgument;
-      mem().writeU32(retSize, serializeHeaderMap(m.pairs).length);
+      mem().writeU32(retSize, m.pairs.reduce((n, [k, v]) => n + enc.encode(k).length + enc.encode(v).length, 0));
       return Status.Ok;
     },
+    // context.cc Context::getHeaderMapPairs: always Ok; a map that is not available now reads as empty.
+    // cpp-host exports.cc get_header_map_pairs returns an empty map as zero bytes.
     "env.proxy_get_header_map_pairs": (type: number, retPtr: number, retLen: number) => {
       const m = headerMap(type);
-      if (m === undefined || m === null) return Status.BadArgument;
-      return ret(retPtr, retLen, serializeHeaderMap(m.pairs));
+      if (m === undefined) return Status.BadArgument;
+      return ret(retPtr, retLen, m === null || m.pairs.length === 0 ? "" : serializeHeaderMap(m.pairs));
     },
     "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       let pairs: HeaderList;
       try {
@@ -203,26 +223,28 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       m.set(pairs);
       return Status.Ok;
     },
+    // context.cc Context::getHeaderMapValue: an unavailable map is BadArgument, or NotFound in the access-log phase.
     "env.proxy_get_header_map_value": (type: number, kPtr: number, kLen: number, retPtr: number, retLen: number) => {
       const m = headerMap(type);
-      if (m === undefined || m === null) return Status.BadArgument;
+      if (m === undefined) return Status.BadArgument;
+      if (m === null) return stream()?.accessLogPhase ? Status.NotFound : Status.BadArgument;
       const v = m.get(mem().readString(kPtr, kLen));
       return v === undefined ? Status.NotFound : ret(retPtr, retLen, v);
     },
     "env.proxy_add_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.add(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
       return Status.Ok;
     },
     "env.proxy_replace_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.replace(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
       return Status.Ok;
     },
     "env.proxy_remove_header_map_value": (type: number, kPtr: number, kLen: number) => {
-      const m = headerMap(type);
+      const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
       m.remove(mem().readString(kPtr, kLen));
       return Status.Ok;
@@ -281,6 +303,10 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       return Status.Ok;
     },
 
+    // cpp-host exports.cc http_call: the call belongs to the root context of the calling context, so the
+    // answer comes to proxy_on_http_call_response on the root context whoever dispatched it. Envoy's
+    // Context::httpCall (context.cc): a negative timeout, an unknown cluster, or headers without :path,
+    // :method and :authority are BadArgument; a timeout of 0 means no timeout.
     "env.proxy_http_call": (
       uPtr: number, uLen: number, hPtr: number, hLen: number, bPtr: number, bLen: number,
       tPtr: number, tLen: number, timeoutMs: number, retId: number,
@@ -295,38 +321,54 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
         return Status.BadArgument;
       }
       const body = mem().read(bPtr, bLen);
-      const names = new Set(headers.map(([k]) => k.toLowerCase()));
-      if (!names.has(":authority") || !names.has(":method") || !names.has(":path")) return Status.BadArgument;
+      mem().writeU32(retId, 0);
+      if ((timeoutMs | 0) < 0) return Status.BadArgument;
       const cluster = vm.options.clusters.get(clusterName);
       if (!cluster || !cluster.dispatch) return Status.BadArgument;
-      const contextId = vm.effectiveContextId;
-      const deliver = (callId: number, res: import("./cluster.ts").HttpCallResponse | null) => {
+      const names = new Set(headers.map(([k]) => k.toLowerCase()));
+      if (!names.has(":authority") || !names.has(":method") || !names.has(":path")) return Status.BadArgument;
+      const rootId = vm.rootOf(vm.effectiveContextId);
+      if (rootId === null) return Status.BadArgument;
+      const deliver = (callId: number, outcome: HttpCallOutcome | "timeout") => {
         if (vm.finishHttpCall(callId) === null) return;
-        vm.httpCallResponse = res ?? { headers: [], body: new Uint8Array(0), trailers: [] };
-        vm.httpCallStatus = res ? Number(new HeaderMap(res.headers).get(":status") ?? 0) : 0;
+        const root = vm.roots.get(rootId);
+        if (!root) return;
+        const res = deliveredResponse(outcome);
+        vm.httpCallResponse = res;
+        if (res === null) {
+          // context.cc Context::onHttpCallFailure.
+          root.statusCode = Status.BrokenConnection;
+          root.statusMessage = "reset";
+        }
         try {
-          hooks().httpCallResponse(contextId, callId);
+          hooks().httpCallResponse(rootId, callId, res ? res.headers.length : 0, res ? res.body.length : 0, res ? res.trailers.length : 0);
         } finally {
           vm.httpCallResponse = null;
-          vm.httpCallStatus = 0;
+          root.statusMessage = "";
         }
       };
-      const callId = vm.registerHttpCall(contextId, timeoutMs >>> 0, (id) => deliver(id, null));
+      const callId = vm.registerHttpCall(rootId, timeoutMs >>> 0, (id) => deliver(id, "timeout"));
       mem().writeU32(retId, callId);
       // Envoy answers on a later event-loop turn, never inside the call that dispatched it.
-      cluster.dispatch({ headers, body, trailers, timeoutMs: timeoutMs >>> 0 }, (res) => {
-        vm.options.clock.after(0, () => deliver(callId, res));
+      cluster.dispatch({ headers, body, trailers, timeoutMs: timeoutMs >>> 0 }, (outcome) => {
+        vm.options.clock.after(0, () => deliver(callId, outcome));
       });
       return Status.Ok;
     },
+    // cpp-host exports.cc get_status: the root context's status_code_ and status_message_ — not an HTTP
+    // status. 0 unless an HTTP call failed (Context::onHttpCallFailure), and it stays BrokenConnection
+    // after that; the message is "reset" only during the failed call's callback.
     "env.proxy_get_status": (retCode: number, retMsgPtr: number, retMsgLen: number) => {
-      mem().writeU32(retCode, vm.httpCallStatus);
-      return ret(retMsgPtr, retMsgLen, "");
+      const root = vm.roots.get(vm.rootOf(vm.effectiveContextId) ?? -1);
+      mem().writeU32(retCode, root ? root.statusCode : 0);
+      return ret(retMsgPtr, retMsgLen, root ? root.statusMessage : "");
     },
+    // context.cc Context::sendLocalResponse: Ok whatever the context; a root context (no decoder callbacks)
+    // sends nothing. The reply itself is deferred to after the current callback (FilterStream.setLocalReply).
     "env.proxy_send_local_response": (
       status: number, dPtr: number, dLen: number, bPtr: number, bLen: number, hPtr: number, hLen: number, grpc: number,
     ) => {
-      if (!stream()) return Status.BadArgument;
+      if (!stream()) return Status.Ok;
       let headers: HeaderList;
       try {
         headers = deserializeHeaderMap(mem().read(hPtr, hLen));
@@ -335,13 +377,15 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       }
       return hooks().localReply(vm.effectiveContextId, status >>> 0, mem().readString(dPtr, dLen), mem().read(bPtr, bLen), headers, grpc);
     },
+    // context.cc Context::continueStream / closeStream: Ok for request and response (nothing happens on a
+    // context without decoder/encoder callbacks, such as a root context).
     "env.proxy_continue_stream": (type: number) => {
       if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
-      return hooks().continueStream(vm.effectiveContextId, type);
+      return stream() ? hooks().continueStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_close_stream": (type: number) => {
       if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
-      return hooks().closeStream(vm.effectiveContextId, type);
+      return stream() ? hooks().closeStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_set_effective_context": (contextId: number) => {
       if (!vm.roots.has(contextId) && !vm.streams.has(contextId)) return Status.BadArgument;

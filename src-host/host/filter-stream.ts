@@ -1,11 +1,19 @@
 // One HTTP stream through the Wasm filter, with Envoy's semantics: the callback order (request headers,
 // body per chunk, response callbacks, then on_log before on_done, then delete), header StopIteration
 // mapping, cumulative body buffering with the 413 limit, local replies and the failure policy on a trap.
+//
+// A failed VM (proxy-wasm-cpp-host src/context.cc CHECK_FAIL, run before and after every HTTP callback):
+// with the plugin's fail_open_ (Envoy sets it only from the deprecated PluginConfig.fail_open, plugin.h
+// Plugin) the callback returns Continue; otherwise the stream is failed once (envoy context.cc
+// Context::failStream: a local 503 "wasm_fail_stream") and the filter stops iterating. That holds for the
+// stream whose callback trapped and for every other stream in flight on that VM at its next callback;
+// a stream that gets no further callback (paused waiting for continue_stream) waits for Envoy's timeouts.
+// on_log, on_done and on_delete are skipped on a failed VM (ContextBase::onLog/onDone/onDelete).
 import { BufferType, DataStatus, HeadersStatus, LogLevel, Status, StreamType } from "./abi.ts";
 import type { HeaderList } from "./header-map.ts";
-import type { Worker } from "./plugin-host.ts";
 import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
+import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
@@ -30,14 +38,17 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-export class FilterStream {
+export class FilterStream implements PluginStreamCalls {
   readonly state: StreamState;
   readonly contextId: number;
   requestState: RequestState = "headers";
   /** Names of the module callbacks invoked for this stream, in order. */
   readonly calls: string[] = [];
-  /** True when the filter is bypassed (FAIL_OPEN after a failure): the stream goes on untouched. */
+  /** True when the filter is out of the way: not added to a new stream (FAIL_OPEN on a failed VM), or
+   *  continuing after a failure with the legacy fail_open. The stream goes on untouched. */
   bypass = false;
+  /** The stream got Context::failStream's 503 (stream_failed_ / failure_local_reply_sent_). */
+  private streamFailed = false;
   /** Called when the request becomes forwardable or is answered outside a decode call (continue_stream). */
   onChange: (() => void) | null = null;
   private released: Uint8Array[] = [];
@@ -45,12 +56,13 @@ export class FilterStream {
   private responseHeld = false;
   private inCallback = 0;
   private finished = false;
-  private awaitingDone = false;
+  /** A local reply the plugin asked for during a callback, sent when the callback returns. */
+  private deferredReply: LocalReply | null = null;
   // The VM this stream started on; a FAIL_RELOAD may give the worker a new one meanwhile.
   private readonly vm: WasmVm;
 
   constructor(
-    private readonly worker: Worker,
+    private readonly worker: StreamWorker,
     info: StreamInfo,
   ) {
     const vm = (this.vm = worker.vm);
@@ -58,12 +70,15 @@ export class FilterStream {
     this.contextId = vm.failed ? 0 : vm.allocateContextId();
     this.state = new StreamState(this.contextId, info, host.clock.nowMs());
     if (vm.failed) {
-      this.applyFailurePolicy("new stream on a failed VM");
+      // envoy source/extensions/common/wasm/wasm.cc PluginConfig::createContext on a failed VM: FAIL_OPEN
+      // adds no filter; otherwise an empty Context, whose first callback fails the stream (503).
+      if (host.failurePolicy === "FAIL_OPEN") this.bypass = true;
       return;
     }
     vm.streams.set(this.contextId, this.state);
     worker.streams.set(this.contextId, this);
-    this.invoke("proxy_on_context_create", [this.contextId, worker.rootContextId]);
+    // cpp-host ContextBase::onCreate: no CHECK_FAIL; a failure shows at the next HTTP callback.
+    this.invoke("proxy_on_context_create", [this.contextId, worker.rootContextId], [], false);
   }
 
   get localReply(): LocalReply | null {
@@ -95,6 +110,8 @@ export class FilterStream {
     const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
     if (r === HeadersStatus.Continue) {
+      // context.cc Context::decodeHeaders: after Continue the filter no longer holds the header map.
+      this.state.requestHeadersHeld = false;
       this.requestState = "forwarded";
     } else if (r === HeadersStatus.StopIteration && (this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration)) {
       this.requestState = "paused";
@@ -150,8 +167,11 @@ export class FilterStream {
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
     if (this.bypass) return;
+    this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     this.responseHeld = r !== null && r !== HeadersStatus.Continue;
+    // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
+    if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
 
   /** Whether the response headers may be sent downstream now. */
@@ -175,19 +195,20 @@ export class FilterStream {
     return new Uint8Array(0);
   }
 
-  /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does. */
+  /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does.
+   *  on_done's return value is ignored for a stream (context.cc Context::onDestroy calls onDone() then
+   *  onDelete(); only a root context's false defers its deletion, cpp-host wasm.cc WasmBase::done). */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
     if (this.contextId === 0) return;
     const vm = this.vm;
     if (!vm.failed && vm.streams.has(this.contextId)) {
-      this.invoke("proxy_on_log", [this.contextId]);
-      const done = this.invoke("proxy_on_done", [this.contextId]);
-      if (done === 0 && !vm.failed) {
-        this.awaitingDone = true;
-        return;
-      }
+      // Context::log runs in the access-log phase: the request and response header maps are readable.
+      this.state.accessLogPhase = true;
+      this.invoke("proxy_on_log", [this.contextId], [], false);
+      this.state.accessLogPhase = false;
+      this.invoke("proxy_on_done", [this.contextId], [], false);
     }
     this.delete();
   }
@@ -200,18 +221,27 @@ export class FilterStream {
 
   // ---- called by host functions through the worker's hooks ----
 
+  /** context.cc Context::sendLocalResponse: always Ok; the reply is sent after the current VM call
+   *  returns (addAfterVmCallAction), so this filter's own response callbacks never run re-entrantly; a
+   *  second reply while one is pending or sent changes nothing. */
   setLocalReply(reply: LocalReply): number {
-    if (this.state.localReply || this.requestState === "reset") return Status.BadArgument;
-    this.sendLocal(reply);
+    if (this.state.localReply || this.deferredReply || this.requestState === "reset") return Status.Ok;
+    // StringUtil::replaceAllEmptySpace on the details.
+    const details = reply.details.replace(/\s/g, "_");
+    if (this.inCallback > 0) this.deferredReply = { ...reply, details };
+    else this.sendLocal({ ...reply, details });
     return Status.Ok;
   }
 
   continueFromPlugin(type: number): number {
     if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestState === "stalled")) {
       this.forward();
+      // context.cc Context::continueStream drops the filter's request header map.
+      this.state.requestHeadersHeld = false;
       this.notify();
     } else if (type === StreamType.HttpResponse && this.responseHeld) {
       this.responseHeld = false;
+      this.state.responseHeadersHeld = false;
       this.notify();
     }
     return Status.Ok;
@@ -224,11 +254,9 @@ export class FilterStream {
     return Status.Ok;
   }
 
+  /** cpp-host wasm.cc WasmBase::done: only a root context being shut down is pending; a stream gets NotFound. */
   doneFromPlugin(): number {
-    if (!this.awaitingDone) return Status.NotFound;
-    this.awaitingDone = false;
-    this.delete();
-    return Status.Ok;
+    return Status.NotFound;
   }
 
   // ---- internals ----
@@ -269,38 +297,54 @@ export class FilterStream {
     if (this.inCallback === 0) this.onChange?.();
   }
 
-  /** Calls a stream callback; on a trap applies the failure policy and returns null. */
-  private invoke(name: string, args: number[], readable: number[] = []): number | null {
-    if (this.contextId === 0 || this.vm.failed) return null;
+  /** Calls a stream callback. An HTTP callback (httpCallback) on a failed VM, or one that traps, goes
+   *  through CHECK_FAIL and returns null. */
+  private invoke(name: string, args: number[], readable: number[] = [], httpCallback = true): number | null {
+    if (this.contextId === 0 || this.vm.failed) {
+      if (httpCallback) this.checkFail(name);
+      return null;
+    }
     this.calls.push(name);
     this.inCallback++;
     const r = this.worker.safeCallOn(this.vm, name, args, this.contextId, readable);
     this.inCallback--;
+    // cpp-host DeferAfterCallActions: actions the callback queued run when it returns.
+    const deferred = this.deferredReply;
+    if (deferred && this.inCallback === 0) {
+      this.deferredReply = null;
+      this.sendLocal(deferred);
+    }
     if (!r.ok) {
-      this.applyFailurePolicy(name);
+      if (httpCallback) this.checkFail(name);
       return null;
     }
     return r.value;
   }
 
-  private applyFailurePolicy(where: string): void {
+  /** cpp-host context.cc CHECK_FAIL for a callback of this stream on a failed VM. */
+  private checkFail(where: string): void {
     const host = this.worker.host;
-    if (host.failurePolicy === "FAIL_OPEN") {
+    if (this.bypass || this.finished) return;
+    if (host.legacyFailOpen) {
+      // plugin_->fail_open_: every callback returns Continue from now on.
       this.bypass = true;
-      if (this.requestState === "paused" || this.requestState === "stalled") this.forward();
-      else if (this.requestState === "headers" && this.contextId !== 0) this.requestState = "forwarded";
-      this.worker.host.log(LogLevel.Warn, `FAIL_OPEN: bypassing the filter after failure in ${where}`, this.vm);
+      if (this.requestState === "paused") this.forward();
+      else if (this.requestState === "headers") this.requestState = "forwarded";
+      this.responseHeld = false;
+      host.log(LogLevel.Warn, `fail_open: continuing the stream after a VM failure in ${where}`, this.vm);
       return;
     }
-    // FAIL_CLOSED, and FAIL_RELOAD for the stream that saw the failure: Envoy answers 503.
-    if (this.requestState === "local-reply" || this.finished) return;
-    this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: -1 });
+    if (this.streamFailed) return;
+    this.streamFailed = true;
+    // Context::failStream(Request): one local 503, unless the stream already has a reply.
+    if (this.requestState === "local-reply" || this.state.localReply) return;
+    this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: 14 });
   }
 
   private delete(): void {
     if (this.contextId === 0) return;
     const vm = this.vm;
-    if (!vm.failed && vm.streams.has(this.contextId)) this.invoke("proxy_on_delete", [this.contextId]);
+    if (!vm.failed && vm.streams.has(this.contextId)) this.invoke("proxy_on_delete", [this.contextId], [], false);
     vm.streams.delete(this.contextId);
     this.worker.streams.delete(this.contextId);
   }

@@ -19,7 +19,11 @@ export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportVal
       const clusterName = stream?.info.clusterName;
       const cluster = clusterName ? vm.options.clusters.get(clusterName) : undefined;
       if (!cluster) return Status.NotFound;
-      return vm.memory.returnBytes(retPtr, retLen, upstreamHostsPayload(cluster.hosts())) ? Status.Ok : Status.InternalFailure;
+      // higress-group/proxy-wasm-cpp-host exports.cc get_upstream_hosts: an empty list is Ok with a null
+      // pointer and size 0 (copyToPointerSize("")), not an empty serialized map.
+      const hosts = cluster.hosts();
+      const payload = hosts.length === 0 ? new Uint8Array(0) : upstreamHostsPayload(hosts);
+      return vm.memory.returnBytes(retPtr, retLen, payload) ? Status.Ok : Status.InternalFailure;
     }) as WebAssembly.ImportValue,
     "env.proxy_set_upstream_override_host": guarded(vm, "proxy_set_upstream_override_host", (ptr: number, len: number) => {
       const stream = vm.streams.get(vm.effectiveContextId);

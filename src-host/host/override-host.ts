@@ -1,21 +1,30 @@
-// How a router picks the upstream host once the plugin has spoken. Stock Envoy: the
-// envoy.load_balancing_policies.override_host policy reads a header whose value may list several
-// "ip:port" entries; the first that names a host of the cluster wins, otherwise the fallback policy decides.
-// Higress: proxy_set_upstream_override_host names the host directly, with the same fallback.
+// How a router picks the upstream host once the plugin has spoken.
+// - Stock Envoy, envoy.load_balancing_policies.override_host (envoy source/extensions/load_balancing_policies/
+//   override_host/load_balancer.cc): the first value of the header, split on commas; the first entry that is
+//   a host of the cluster wins whatever its health (findHost looks the address up in crossPriorityHostMap and
+//   does not check health); no such entry: the fallback policy decides.
+// - Higress, proxy_set_upstream_override_host: Envoy's upstream override host (load_balancer_context_base.cc
+//   LoadBalancerContextBase::selectOverrideHost): the host is taken only if its health is in the cluster's
+//   CommonLbConfig.override_host_status, by default UNKNOWN, HEALTHY and DEGRADED; else the fallback decides.
 import type { UpstreamHost } from "./cluster.ts";
 
 export const OVERRIDE_HEADER = "x-gateway-destination-endpoint";
 
-const ADDRESS = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
-
-/** The host the override selects, or null when the fallback load balancer must decide. */
+/** Stock Envoy's override_host policy: the host the header selects, or null for the fallback policy. */
 export function selectOverrideHost(value: string | null | undefined, hosts: UpstreamHost[]): UpstreamHost | null {
   if (!value) return null;
   for (const raw of value.split(",")) {
     const entry = raw.trim();
-    if (!ADDRESS.test(entry)) continue;
+    if (!entry) continue;
     const host = hosts.find((h) => h.address === entry);
-    if (host && host.healthStatus !== "Unhealthy") return host;
+    if (host) return host;
   }
   return null;
+}
+
+/** Higress: the overridden host if its health is one override_host_status admits by default, else null. */
+export function selectHigressOverrideHost(value: string | null | undefined, hosts: UpstreamHost[]): UpstreamHost | null {
+  if (!value) return null;
+  const address = value.trim();
+  return hosts.find((h) => h.address === address && h.healthStatus !== "Unhealthy" && h.healthStatus !== "Timeout" && h.healthStatus !== "Draining") ?? null;
 }

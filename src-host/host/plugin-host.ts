@@ -6,8 +6,11 @@ import { ClusterRegistry } from "./cluster.ts";
 import { envoyImports, type VmHooks } from "./envoy-imports.ts";
 import { FilterStream } from "./filter-stream.ts";
 import { higressImports } from "./higress-imports.ts";
+import type { RedisTarget } from "./redis-client.ts";
+import { REDIS_CALL_RESPONSE_BUFFER, redisImports } from "./redis-imports.ts";
 import { ProxyProcess } from "./shared-state.ts";
 import type { StreamInfo } from "./stream.ts";
+import type { StreamWorker } from "./stream-worker.ts";
 import { WasmTrap, WasmVm, type Flavor, type ImportBuilder, type LogSink, type VmOptions } from "./vm.ts";
 
 const enc = new TextEncoder();
@@ -22,8 +25,15 @@ export interface PluginHostOptions {
   pluginName?: string;
   /** Worker threads; each gets its own VM. Default 1. */
   workers?: number;
-  /** Envoy's default (UNSPECIFIED) is FAIL_CLOSED. */
+  /** Envoy's default (UNSPECIFIED) is FAIL_CLOSED (envoy source/extensions/common/wasm/wasm.cc PluginConfig). */
   failurePolicy?: FailurePolicy;
+  /** Envoy's deprecated PluginConfig.fail_open: true (Istio before 1.25 sets it for failStrategy FAIL_OPEN). It
+   *  means FAIL_OPEN and also sets the plugin's fail_open_, which lets the streams already on a failed VM
+   *  continue (cpp-host context.cc CHECK_FAIL); failure_policy FAIL_OPEN alone fails them with a 503. */
+  legacyFailOpen?: boolean;
+  /** FAIL_RELOAD: reload_config.backoff.base_interval; a failed VM is reloaded no sooner than a random
+   *  [base, 1.5 × base) after its last load (JitteredLowerBoundBackOffStrategy). Default 1000. */
+  reloadBackoffBaseMs?: number;
   /** Stock Envoy 1.35+: honour StopIteration from the headers callback instead of mapping it to StopAll. */
   allowOnHeadersStopIteration?: boolean;
   /** Request body bytes the filter may buffer before Envoy answers 413. Default 1 MiB (Envoy's default). */
@@ -34,6 +44,8 @@ export interface PluginHostOptions {
   log?: LogSink;
   logLevel?: number;
   fault?: VmOptions["fault"];
+  /** Higress: where each Redis cluster name leads (e.g. "outbound|6379||redis.local" → tcpRedis(port)). */
+  redis?: Map<string, RedisTarget>;
   /** Test hook: import builders applied after the gateway's own, replacing any import they also define. */
   extraImports?: ImportBuilder[];
 }
@@ -44,12 +56,14 @@ const defaultLog: LogSink = (level, message, vm) => {
   process.stderr.write(`[wasm ${LOG_LEVEL_NAMES[level]}] ${vm.options.rootId}: ${message}\n`);
 };
 
-/** One worker thread's VM and its root context. */
-export class Worker {
+/** One worker thread's VM and its root context (not a Node worker thread: the host runs every VM in this one). */
+export class WorkerVm implements StreamWorker {
   vm!: WasmVm;
   rootContextId = 0;
   readonly streams = new Map<number, FilterStream>();
   reloads = 0;
+  /** When this worker last (re)loaded its VM (envoy wasm.cc SinglePluginHandle last_load). */
+  lastLoadMs = 0;
 
   constructor(
     readonly host: PluginHost,
@@ -62,6 +76,7 @@ export class Worker {
 
   /** Creates the VM, the root context, then vm_start and configure. Returns false if either refuses or traps. */
   start(): boolean {
+    this.lastLoadMs = this.host.clock.nowMs();
     this.vm = this.host.createVm(this.hooks());
     try {
       this.vm.initialize();
@@ -77,11 +92,24 @@ export class Worker {
     }
   }
 
-  /** FAIL_RELOAD: a fresh VM replaces a failed one before the next stream. */
-  reload(): boolean {
-    this.vm.shutdown();
+  /** FAIL_RELOAD as envoy wasm.cc PluginConfig::maybeReloadHandleIfNeeded does it when a stream starts: a VM
+   *  failed at run time is replaced once the jittered backoff since its last load has passed; the new VM is
+   *  kept only if it starts. Until then streams get the failed VM (a 503). */
+  maybeReload(): void {
+    if (!this.vm.failed) return;
+    const base = this.host.reloadBackoffBaseMs;
+    const interval = base + (this.host.random() % Math.max(1, Math.floor(base / 2)));
+    const now = this.host.clock.nowMs();
+    if (now - this.lastLoadMs < interval) return;
+    const failed = this.vm;
     this.reloads++;
-    return this.start();
+    if (this.start()) {
+      failed.shutdown();
+    } else {
+      this.vm.shutdown();
+      this.vm = failed;
+      this.lastLoadMs = now;
+    }
   }
 
   /** Calls the module; a trap is logged and reported as false. */
@@ -108,18 +136,20 @@ export class Worker {
       queueReady: (rootId, queueId) => {
         if (!this.vm.failed) this.safeCall("proxy_on_queue_ready", [rootId, queueId], rootId);
       },
-      httpCallResponse: (contextId, callId) => {
+      // cpp-host context.cc ContextBase::onHttpCallResponse: nothing on a failed VM.
+      httpCallResponse: (rootId, callId, numHeaders, bodySize, numTrailers) => {
         if (this.vm.failed) return;
-        const r = this.vm.httpCallResponse!;
-        const numHeaders = r.headers.length;
-        this.safeCall("proxy_on_http_call_response", [contextId, callId, numHeaders, r.body.length, r.trailers.length], contextId, [4]);
+        this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId, [4]);
+      },
+      redisCallResponse: (rootId, token, status, size) => {
+        if (!this.vm.failed) this.safeCall("proxy_on_redis_call_response", [rootId, token, status, size], rootId, [REDIS_CALL_RESPONSE_BUFFER]);
       },
       localReply: (contextId, status, details, body, headers, grpc) => {
         const s = this.streams.get(contextId);
         return s ? s.setLocalReply({ status, details, body, headers, grpcStatus: grpc }) : 2;
       },
-      continueStream: (contextId, type) => this.streams.get(contextId)?.continueFromPlugin(type) ?? 2,
-      closeStream: (contextId, type) => this.streams.get(contextId)?.closeFromPlugin(type) ?? 2,
+      continueStream: (contextId, type) => this.streams.get(contextId)?.continueFromPlugin(type) ?? 0,
+      closeStream: (contextId, type) => this.streams.get(contextId)?.closeFromPlugin(type) ?? 0,
       done: (contextId) => this.streams.get(contextId)?.doneFromPlugin() ?? 1,
     };
     return () => hooks;
@@ -128,14 +158,17 @@ export class Worker {
 
 export class PluginHost {
   readonly module: WebAssembly.Module;
-  readonly workers: Worker[] = [];
+  readonly workers: WorkerVm[] = [];
   readonly process: ProxyProcess;
   readonly clusters: ClusterRegistry;
   readonly clock: Clock;
   readonly failurePolicy: FailurePolicy;
   readonly allowOnHeadersStopIteration: boolean;
   readonly bufferLimitBytes: number;
+  readonly legacyFailOpen: boolean;
+  readonly reloadBackoffBaseMs: number;
   traps = 0;
+  private seed = 0x2545f491;
   private nextWorker = 0;
 
   private constructor(readonly options: PluginHostOptions) {
@@ -146,19 +179,33 @@ export class PluginHost {
     this.failurePolicy = options.failurePolicy ?? "FAIL_CLOSED";
     this.allowOnHeadersStopIteration = options.allowOnHeadersStopIteration ?? false;
     this.bufferLimitBytes = options.bufferLimitBytes ?? 1024 * 1024;
+    this.legacyFailOpen = options.legacyFailOpen ?? false;
+    // PluginConfig: fail_open true is FAIL_OPEN.
+    if (this.legacyFailOpen) this.failurePolicy = "FAIL_OPEN";
+    this.reloadBackoffBaseMs = options.reloadBackoffBaseMs ?? 1000;
+  }
+
+  /** A deterministic 32-bit random number (xorshift), Envoy's Random::RandomGenerator for the backoff. */
+  random(): number {
+    let x = this.seed;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.seed = x >>> 0;
+    return this.seed;
   }
 
   /** Starts a canary VM (whose configure decides whether the config is accepted), then one VM per worker. */
   static create(options: PluginHostOptions): PluginHost {
     const host = new PluginHost(options);
-    const canary = new Worker(host, -1);
+    const canary = new WorkerVm(host, -1);
     if (!canary.start()) {
       canary.vm?.shutdown();
       throw new ConfigRejectedError(`plugin ${host.rootId} rejected its configuration`);
     }
     canary.vm.shutdown();
     for (let i = 0; i < (options.workers ?? 1); i++) {
-      const w = new Worker(host, i);
+      const w = new WorkerVm(host, i);
       if (!w.start()) throw new ConfigRejectedError(`plugin ${host.rootId} failed to start on worker ${i}`);
       host.workers.push(w);
     }
@@ -180,7 +227,7 @@ export class PluginHost {
     const o = this.options;
     const bytes = (v: string | Uint8Array | undefined) => (v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v);
     const builders: ImportBuilder[] = [(vm) => envoyImports(vm, hooks)];
-    if (o.flavor === "higress") builders.push(higressImports);
+    if (o.flavor === "higress") builders.push(higressImports, (vm) => redisImports(vm, hooks));
     builders.push(...(o.extraImports ?? []));
     return new WasmVm(
       this.module,
@@ -197,6 +244,7 @@ export class PluginHost {
         log: (level, msg, vm) => this.log(level, msg, vm),
         logLevel: o.logLevel ?? LogLevel.Info,
         fault: o.fault,
+        redis: o.redis,
       },
       builders,
     );
@@ -206,7 +254,7 @@ export class PluginHost {
   newStream(info: StreamInfo = {}, workerIndex?: number): FilterStream {
     const index = workerIndex ?? this.nextWorker++ % this.workers.length;
     const worker = this.workers[index % this.workers.length];
-    if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.reload();
+    if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.maybeReload();
     return new FilterStream(worker, info);
   }
 

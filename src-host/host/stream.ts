@@ -70,6 +70,12 @@ export class StreamState {
   requestBodySize = 0;
   responseBodySize = 0;
   closedByPlugin = false;
+  /** The filter still holds the request / response header map (envoy context.cc request_headers_ /
+   *  response_headers_, dropped when a headers callback returns Continue or on continue_stream). */
+  requestHeadersHeld = true;
+  responseHeadersHeld = false;
+  /** During on_log (context.cc Context::log, access_log_phase_): the header maps are readable, not writable. */
+  accessLogPhase = false;
   /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
   readonly properties = new Map<string, Uint8Array>();
 

@@ -6,6 +6,7 @@ import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
 import type { ProxyProcess } from "./shared-state.ts";
 import type { StreamState } from "./stream.ts";
+import type { RedisConnection, RedisTarget } from "./redis-client.ts";
 
 export type Flavor = "envoy" | "higress";
 export type LogSink = (level: number, message: string, vm: WasmVm) => void;
@@ -37,6 +38,8 @@ export interface VmOptions {
   clusters: ClusterRegistry;
   log: LogSink;
   logLevel: number;
+  /** Higress: Redis clusters by name, for proxy_redis_init / proxy_redis_call. */
+  redis?: Map<string, RedisTarget>;
   /** Test hook: lets a host call fail on demand (fault injection); return a status to force it. */
   fault?: (importName: string) => number | undefined;
 }
@@ -45,6 +48,11 @@ export interface RootState {
   id: number;
   cancelTick: (() => void) | null;
   tickPeriodMs: number;
+  /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
+   *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure sets BrokenConnection and never
+   *  resets the code; nothing on the success path touches it. */
+  statusCode: number;
+  statusMessage: string;
 }
 
 interface PendingHttpCall {
@@ -63,15 +71,16 @@ export class WasmVm {
   effectiveContextId = 0;
   /** Buffers readable during the current callback. */
   readableBuffers = new Set<number>();
-  /** The HTTP call response being delivered, during proxy_on_http_call_response. */
+  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
-  httpCallStatus = 0;
+  /** The Redis reply being delivered, during proxy_on_redis_call_response. */
+  redisCallResponse: Uint8Array | null = null;
+  /** Redis connections this VM's proxy_redis_init opened. */
+  readonly redisConnections = new Set<RedisConnection>();
   private nextCallId = 1;
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
-  /** Set when proxy_done is called for a context whose on_done returned false. */
-  doneRequested = new Set<number>();
   private exports: Record<string, WebAssembly.ExportValue>;
 
   constructor(
@@ -145,7 +154,7 @@ export class WasmVm {
 
   createRootContext(): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0 });
+    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0, statusCode: 0, statusMessage: "" });
     this.call("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -167,9 +176,17 @@ export class WasmVm {
     if (periodMs > 0) root.cancelTick = this.options.clock.every(periodMs, onTick);
   }
 
+  /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */
+  rootOf(contextId: number): number | null {
+    if (this.roots.has(contextId)) return contextId;
+    return this.streams.has(contextId) ? (this.roots.keys().next().value ?? null) : null;
+  }
+
+  /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
+   *  is positive (context.cc). */
   registerHttpCall(rootId: number, timeoutMs: number, onTimeout: (callId: number) => void): number {
     const callId = this.nextCallId++;
-    const cancelTimeout = this.options.clock.after(Math.max(1, timeoutMs), () => onTimeout(callId));
+    const cancelTimeout = timeoutMs > 0 ? this.options.clock.after(timeoutMs, () => onTimeout(callId)) : () => {};
     this.pendingCalls.set(callId, { rootId, cancelTimeout });
     return callId;
   }
@@ -188,5 +205,7 @@ export class WasmVm {
     for (const r of this.roots.values()) r.cancelTick?.();
     for (const p of this.pendingCalls.values()) p.cancelTimeout();
     this.pendingCalls.clear();
+    for (const c of this.redisConnections) c.close();
+    this.redisConnections.clear();
   }
 }

@@ -1,14 +1,11 @@
 // A self-contained HTML report with inline SVG: TTFT CDF per policy and token hit rate over time.
+import { cdfChartSvg, escapeXml as esc } from "../report/cdf-chart-svg.ts";
 import type { SimResult } from "./run-policies.ts";
 
 const COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 const W = 640;
 const H = 360;
 const M = { left: 56, right: 150, top: 20, bottom: 40 };
-
-function esc(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
 
 interface Series {
   name: string;
@@ -57,10 +54,10 @@ function fmt(v: number): string {
 }
 
 export function htmlReport(result: SimResult, title = `Simulation: ${result.workload}`): string {
-  const cdf: Series[] = result.runs.map((r) => ({
-    name: r.policy,
-    points: r.ttftCdf.map((t, i) => [t, r.ttftCdf.length > 1 ? i / (r.ttftCdf.length - 1) : 1] as [number, number]),
-  }));
+  const cdf = cdfChartSvg(
+    result.runs.map((r, i) => ({ label: r.policy, color: COLORS[i % COLORS.length], values: r.ttftCdf })),
+    { width: W, height: H, xLabel: "TTFT (s, log scale)" },
+  );
   const hit: Series[] = result.runs.map((r) => ({
     name: r.policy,
     points: r.timeline.filter((p) => p.requests > 0).map((p) => [p.t_s, p.hit_rate] as [number, number]),
@@ -85,7 +82,7 @@ export function htmlReport(result: SimResult, title = `Simulation: ${result.work
 ${rows}
 </table>
 <h2>TTFT CDF</h2>
-${chart("TTFT CDF", "TTFT (s)", "fraction of requests", cdf, 1)}
+${cdf}
 <h2>Token hit rate over time</h2>
 ${chart("Prompt tokens served from cache", "time (s)", "hit rate", hit, 1)}
 </body></html>

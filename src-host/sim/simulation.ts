@@ -22,6 +22,8 @@ export const SIM_START_MS = 1_700_000_000_000;
 
 export interface SimulationOptions {
   wasm?: Uint8Array;
+  /** The stock Envoy build (picker-envoy policy). */
+  wasmEnvoy?: Uint8Array;
   pluginConfig?: string;
   /** Stop sending after this many requests. */
   maxRequests?: number;
@@ -29,6 +31,10 @@ export interface SimulationOptions {
   healthCheckIntervalMs?: number;
   /** Period of pod queue samples (ms). Default 1000. */
   queueSampleMs?: number;
+  /** Gateway replicas in front of the pods (picker policies). Default 1. */
+  gatewayReplicas?: number;
+  /** Round-trip time of the shared Redis (picker-redis), ms. */
+  redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
   /** Policies that explain their decisions (the picker) are checked against the pods' real caches. */
@@ -53,6 +59,8 @@ interface InFlight {
   decision: Decision;
   uncached: number;
   firstToken: boolean;
+  /** Time the gateway held the request before it reached the pod (a Redis lookup). */
+  gatewayWaitMs: number;
   /** What every candidate held at the pick (only for policies that explain their decisions). */
   truth: DecisionTruth | null;
 }
@@ -87,6 +95,8 @@ class Simulation {
   private readonly eventBuf: EngineEvent[] = [];
   private readonly blockTokens: number;
   private readonly stageEnds: number[] = [];
+  /** Requests whose policy decides later. */
+  private deferred = 0;
   private readonly diagnostics = new IndexDiagnostics();
 
   constructor(
@@ -118,8 +128,15 @@ class Simulation {
       workload: this.workload,
       allPods: () => this.pods,
       wasm: this.options.wasm,
+      wasmEnvoy: this.options.wasmEnvoy,
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
+      gatewayReplicas: this.options.gatewayReplicas,
+      redisRttMs: this.options.redisRttMs,
+      resume: (req, decision) => {
+        this.deferred--;
+        this.dispatch(req, decision, this.clock.nowMs(), null);
+      },
       diagnose: this.options.diagnose ?? false,
     };
     this.policy = await factory(ctx);
@@ -141,7 +158,7 @@ class Simulation {
           policy: name, virtualS: (clock.nowMs() - SIM_START_MS) / 1000, totalVirtualS, requests: this.nextRequestId,
         });
       }
-      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0) break;
+      if (this.arrivalsDone && this.inflight.size === 0 && this.backlogSize === 0 && this.deferred === 0) break;
       const tPod = this.podHeap.peekTime();
       const tEvent = this.events.peekTime();
       const tTimer = clock.nextDue();
@@ -218,9 +235,18 @@ class Simulation {
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
-    const len = req.promptTokens.length;
     const truth = this.diagnosing ? this.truthAt(req) : null;
     const decision = this.policy.pick(req, this.candidates, now);
+    if (decision.deferred) {
+      this.deferred++;
+      return;
+    }
+    this.dispatch(req, decision, now, truth);
+  }
+
+  private dispatch(req: SimRequest, decision: Decision, now: number, truth: DecisionTruth | null): void {
+    const spec = req.spec;
+    const len = req.promptTokens.length;
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
     try {
@@ -236,7 +262,7 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, truth });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs, truth });
     this.podHeap.update(pod);
   }
 
@@ -277,7 +303,7 @@ class Simulation {
     if (ev.type === "first_token") {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
-      this.stats.firstToken(ev.time, ev.ttftMs, ev.cachedTokens, ev.promptTokens);
+      this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       this.policy.onFirstToken?.(f.decision, ev.time);
       if (f.truth !== null) {
         const belief = this.policy.explain!(f.decision);

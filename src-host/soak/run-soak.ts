@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { startGateway, type GatewayHandle, type GatewayStats } from "../gateway/gateway.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import type { Flavor } from "../host/vm.ts";
+import { readBuiltPlugin } from "../wasm/built-plugin.ts";
 import { EventLoopDelayMonitor, type LoopDelay } from "./event-loop-delay.ts";
 import type { LatencySummary } from "./latency-summary.ts";
 import { MemorySeries, memoryVerdict, type MemorySample } from "./memory-series.ts";
@@ -156,7 +157,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     direct: o.direct ?? true,
   };
   const progress = o.progress ?? (() => {});
-  const wasm = new Uint8Array(readFileSync(o.wasmPath ?? `build/${config.flavor}.wasm`));
+  const wasm = o.wasmPath !== undefined ? new Uint8Array(readFileSync(o.wasmPath)) : readBuiltPlugin(config.flavor);
 
   const internalErrors: string[] = [];
   let internalCount = 0;

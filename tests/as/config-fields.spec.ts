@@ -1,14 +1,14 @@
 // Properties every scalar key of the schema must have, checked through parseConfig.
 import { CONFIG_FIELDS } from "../../assembly/config/config-schema";
 import { FieldKind, FieldSpec, formatNumber } from "../../assembly/config/field-spec";
-import { PickerConfig } from "../../assembly/config/picker-config";
+import { PluginConfig } from "../../assembly/config/plugin-config";
 import { parseConfig } from "../../assembly/config/parse-config";
 
 let held: ArrayBuffer = new ArrayBuffer(0);
 
 function higress(doc: string): string {
   held = String.UTF8.encode(doc);
-  return parseConfig(changetype<usize>(held), <usize>held.byteLength, false, new PickerConfig());
+  return parseConfig(changetype<usize>(held), <usize>held.byteLength, false, new PluginConfig());
 }
 
 /**

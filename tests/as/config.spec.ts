@@ -1,4 +1,5 @@
 import { EndpointConfig, MetricPolicy, PickerConfig } from "../../assembly/config/picker-config";
+import { PluginConfig } from "../../assembly/config/plugin-config";
 import { ONE_ENDPOINT, expectInvalid, expectMentions, higress, stock } from "./support/config-parse";
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 
@@ -96,7 +97,7 @@ function expectAllKeys(c: PickerConfig): void {
 
 describe("parseConfig defaults", () => {
   it("gives the documented defaults for {}", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress("{}", c)).toBe("");
     expectDocumentedDefaults(c);
   });
@@ -104,14 +105,14 @@ describe("parseConfig defaults", () => {
   it("gives the documented defaults for empty and blank input", () => {
     const blanks = ["", " ", " \n\t\r "];
     for (let i = 0; i < blanks.length; i++) {
-      const c = new PickerConfig();
+      const c = new PluginConfig();
       expect(higress(blanks[i], c)).toBe("");
       expectDocumentedDefaults(c);
     }
   });
 
   it("resets a used config to the defaults before parsing", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress("{" + ALL_KEYS + "}", c)).toBe("");
     expect(higress("{}", c)).toBe("");
     expectDocumentedDefaults(c);
@@ -130,42 +131,42 @@ describe("parseConfig defaults", () => {
 
 describe("parseConfig round trip", () => {
   it("reads every key back", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress("{" + ALL_KEYS + "}", c)).toBe("");
     expectAllKeys(c);
     expect(c.lbPolicy).toBe("");
   });
 
   it("reads every key back from lb_config of the Higress layout", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress('{"lb_config": {' + ALL_KEYS + '}, "lb_policy": "prefix_cache"}', c)).toBe("");
     expectAllKeys(c);
     expect(c.lbPolicy).toBe("prefix_cache");
   });
 
   it("accepts each documented lb_policy", () => {
-    const names = ["endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware"];
+    const names = ["endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware"];
     for (let i = 0; i < names.length; i++) {
-      const c = new PickerConfig();
+      const c = new PluginConfig();
       expect(higress('{"lb_policy": "' + names[i] + '", "lb_config": {"weights": {"queue": 9}}}', c)).toBe("");
       expect(c.lbPolicy).toBe(names[i]);
       expect(c.weights.queue).toBe(9);
     }
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress('{"lb_policy": "least_busy"}', c)).toBe("");
     expect(c.lbPolicy).toBe("least_busy");
     expect(c.weights.queue).toBe(2);
   });
 
   it("reads metric_policy most", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress('{"metric_policy": "most", "target_metric": "vllm:gpu_cache_usage_perc"}', c)).toBe("");
     expect(c.metricPolicy).toBe(MetricPolicy.Most);
     expect(c.targetMetric).toBe("vllm:gpu_cache_usage_perc");
   });
 
   it("reads the endpoints of the stock build; metricsPath defaults to metrics.path", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     const msg = stock(
       '{"endpoints": [' +
         '{"address": "10.0.0.1:8000", "metricsCluster": "vllm-0", "metricsPath": "/m", "authority": "vllm-0.local:8000"},' +
@@ -191,20 +192,20 @@ describe("parseConfig round trip", () => {
   });
 
   it("uses /metrics for endpoints when metrics.path is not set", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(stock("{" + ONE_ENDPOINT + "}", c)).toBe("");
     expect(c.endpoints[0].metricsPath).toBe("/metrics");
   });
 
   it("lower-cases header names and accepts every token character", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress('{"prefix": {"saltHeader": "X-Cache-SALT"}, "session": {"header": "Az09!#$%&\'*+-.^_`|~"}}', c)).toBe("");
     expect(c.saltHeader).toBe("x-cache-salt");
     expect(c.sessionHeader).toBe("az09!#$%&'*+-.^_`|~");
   });
 
   it("accepts the boundaries of the ranges", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     const msg = higress(
       '{"weights": {"queue": 1000, "kvCache": 0}, "prefix": {"chunkChars": 16, "maxChunks": 65536, "charsPerToken": 0.5,' +
         ' "lambda": 1, "lengthCreditChars": 1e9}, "loadGuard": {"factor": 0, "slack": 1e6},' +
@@ -224,7 +225,7 @@ describe("parseConfig round trip", () => {
     expect(c.maxScanSteps).toBe(100000000);
     expect(c.windowSize).toBe(100000);
     // Integral numbers may be written with a fraction or an exponent.
-    const d = new PickerConfig();
+    const d = new PluginConfig();
     expect(higress('{"prefix": {"chunkChars": 64.0, "maxChunks": 1.5e2}}', d)).toBe("");
     expect(d.chunkChars).toBe(64);
     expect(d.maxChunks).toBe(150);
@@ -403,13 +404,13 @@ describe("parseConfig errors", () => {
   });
 
   it("the Higress build ignores endpoints with a warning", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(higress("{" + ONE_ENDPOINT + "}", c)).toBe("");
     expect(c.endpoints.length).toBe(0);
     expect(c.warnings.length).toBe(1);
     expect(c.warnings[0].startsWith("endpoints: ")).toBe(true, c.warnings[0]);
     // Empty endpoints is not worth a warning.
-    const d = new PickerConfig();
+    const d = new PluginConfig();
     expect(higress('{"endpoints": []}', d)).toBe("");
     expect(d.warnings.length).toBe(0);
   });
@@ -502,7 +503,7 @@ describe("parseConfig lb_policy layout", () => {
   it("rejects an unknown lb_policy", () => {
     const msg = higress('{"lb_policy": "round_robin", "lb_config": {}}');
     expect(msg).toBe(
-      'invalid plugin config: lb_policy: expected one of "endpoint_metrics", "prefix_cache", "least_busy", "kv_cache_aware", got "round_robin"',
+      'invalid plugin config: lb_policy: expected one of "endpoint_metrics", "metrics_based", "prefix_cache", "least_busy", "kv_cache_aware", got "round_robin"',
     );
   });
 
@@ -533,8 +534,35 @@ describe("parseConfig lb_policy layout", () => {
     );
   });
 
+  // alibaba/higress plugins/wasm-go/extensions/ai-load-balancer main.go parseConfig and */lb_policy.go.
+  it("accepts Higress's lb_type \"endpoint\" and refuses \"cluster\" with what to write instead", () => {
+    expect(higress('{"lb_type": "endpoint", "lb_policy": "endpoint_metrics", "lb_config": {"metric_policy": "default"}}')).toBe("");
+    const msg = higress('{"lb_type": "cluster", "lb_policy": "cluster_metrics", "lb_config": {"mode": "LeastBusy", "service_list": ["a"]}}');
+    expectMentions(msg, 'lb_type: lb_type "cluster"');
+    expectMentions(msg, 'write lb_type \"endpoint\"');
+    expectMentions(msg, "lb_policy: cluster_metrics (balancing between services) is not supported");
+    expectMentions(msg, "lb_config.mode: a cluster_metrics key");
+    expectMentions(msg, "lb_config.service_list: a cluster_metrics key");
+    expectMentions(higress('{"lb_type": "endpoint"}'), "lb_policy: required when lb_type is given");
+  });
+
+  it("refuses Higress's Redis-based policies and keys, saying what to write instead", () => {
+    let msg = higress('{"lb_policy": "global_least_request", "lb_config": {"serviceFQDN": "redis.static", "servicePort": 6379, "username": "default", "password": "123456"}}');
+    expectMentions(msg, "lb_policy: Higress's Redis-backed global_least_request is not supported in this form: write lb_policy");
+    expectMentions(msg, "lb_config.serviceFQDN: Higress's Redis connection");
+    expectMentions(msg, "lb_config.password: Higress's Redis connection");
+    expect(msg.includes("unknown key")).toBe(false);
+    msg = higress('{"lb_policy": "prefix_cache", "lb_config": {"serviceFQDN": "redis.static", "servicePort": 6379, "redisKeyTTL": 60}}');
+    expectMentions(msg, "lb_config.redisKeyTTL: Higress's Redis connection");
+    expectMentions(msg, "redis.* keys");
+  });
+
+  it("refuses least_busy's criticalModels with the reason", () => {
+    expectMentions(higress('{"lb_policy": "least_busy", "lb_config": {"criticalModels": ["m"]}}'), "lb_config.criticalModels: not supported: this picker schedules every request");
+  });
+
   it("reads endpoints from lb_config in the stock build", () => {
-    const c = new PickerConfig();
+    const c = new PluginConfig();
     expect(stock('{"lb_policy": "kv_cache_aware", "lb_config": {' + ONE_ENDPOINT + "}}", c)).toBe("");
     expect(c.endpoints.length).toBe(1);
     expect(c.endpoints[0].metricsCluster).toBe("vllm");

@@ -1,4 +1,4 @@
-import { PrefixIndex } from "../../assembly/prefix/prefix-index";
+import { PREFIX_INDEX_MAX_PROBE, PrefixIndex, mixKey } from "../../assembly/prefix/prefix-index";
 
 function chain(values: Array<u64>): StaticArray<u64> {
   const out = new StaticArray<u64>(values.length);
@@ -362,6 +362,54 @@ describe("PrefixIndex table layout", () => {
     // Keyed on the hash alone, the 64 copies of each hash would share a home bucket: displacement >= 63.
     expect<bool>(index.maxDisplacement() < 40).toBe(true);
     expect<bool>(index.isConsistent()).toBe(true);
+  });
+});
+
+describe("PrefixIndex probe bound", () => {
+  it("keeps every bucket within the probe bound when completely full, with eviction order unchanged", () => {
+    const index = new PrefixIndex(8, 512);
+    let x: u64 = 0x243f6a8885a308d3;
+    const hashes = new StaticArray<u64>(64);
+    for (let round = 0; round < 200; round++) {
+      for (let i = 0; i < 64; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        hashes[i] = x;
+      }
+      index.record(round & 7, hashes, 64);
+    }
+    expect<i32>(index.totalEntries()).toBe(8 * 512);
+    expect<bool>(index.maxDisplacement() <= <i32>PREFIX_INDEX_MAX_PROBE).toBe(true);
+    expect<bool>(index.isConsistent()).toBe(true);
+    // The last chain recorded is fully present, head first.
+    const active = slots([7]);
+    const out = new StaticArray<i32>(8);
+    index.match(hashes, 64, active, 1, out);
+    expect<i32>(out[7]).toBe(64);
+  });
+
+  it("skips a hash whose insertion would exceed the probe bound, and stays correct for the rest", () => {
+    // One endpoint x 64 entries: a 128-bucket table, home = the top 7 bits of the mixed key.
+    const index = new PrefixIndex(1, 64);
+    const colliding = new StaticArray<u64>(40);
+    let found = 0;
+    for (let h: u64 = 1; found < 40; h++) {
+      if ((mixKey(h, 0) >> 57) == 5) colliding[found++] = h;
+    }
+    // Recorded one by one (each its own one-hash chain), so the probe run from bucket 5 only grows.
+    let recorded = 0;
+    for (let i = 0; i < 40; i++) {
+      const one = new StaticArray<u64>(1);
+      one[0] = colliding[i];
+      index.record(0, one, 1);
+      if (index.has(0, colliding[i])) recorded++;
+    }
+    expect<i32>(recorded).toBe(<i32>PREFIX_INDEX_MAX_PROBE + 1);
+    expect<i32>(index.skipped).toBe(40 - recorded);
+    expect<bool>(index.maxDisplacement() <= <i32>PREFIX_INDEX_MAX_PROBE).toBe(true);
+    expect<bool>(index.isConsistent()).toBe(true);
+    for (let i = 0; i < recorded; i++) expect<bool>(index.has(0, colliding[i])).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { EndpointMetrics } from "../../assembly/endpoints/endpoint-metrics";
-import { RestartDetector } from "../../assembly/picker/restart-detector";
+import { RestartDetector } from "../../assembly/core/restart-detector";
 
 const m = new EndpointMetrics();
 

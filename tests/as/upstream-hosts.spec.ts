@@ -148,17 +148,17 @@ describe("UpstreamHostsParser on Higress answers", () => {
     const json = '{"metrics":"a\\/b caf\u00e9\\r\\n\ud83d\ude80 \\u00e9\\ud83d\\ude80","health_status":"Degraded"}';
     expect<i32>(parse(p, ["10.1.1.1:80"], [json])).toBe(1);
     expect<string>(decoded(p, 0)).toBe("a/b caf\u00e9\r\n\ud83d\ude80 \u00e9\ud83d\ude80");
-    expect<bool>(p.healthy(0)).toBe(true);
+    expect<bool>(p.healthy(0)).toBe(false);
     expect<i32>(p.health(0)).toBe(HostHealth.Degraded);
   });
 
-  it("treats only Healthy and Degraded as usable", () => {
+  it("treats only \"Healthy\" as usable, case-sensitive, as Higress's ai-load-balancer does", () => {
     const p = new UpstreamHostsParser(16);
     const names = ["Healthy", "Unhealthy", "Degraded", "Timeout", "Draining", "Unknown", "HEALTHY", "degraded", "Healthy ", "Bogus", "H\\u0065althy"];
-    const usable = [true, false, true, false, false, false, true, true, false, false, true];
+    const usable = [true, false, false, false, false, false, false, false, false, false, true];
     const codes = [
       HostHealth.Healthy, HostHealth.Unhealthy, HostHealth.Degraded, HostHealth.Timeout, HostHealth.Draining,
-      HostHealth.Unknown, HostHealth.Healthy, HostHealth.Degraded, HostHealth.Unknown, HostHealth.Unknown,
+      HostHealth.Unknown, HostHealth.Unknown, HostHealth.Unknown, HostHealth.Unknown, HostHealth.Unknown,
       HostHealth.Healthy,
     ];
     const keys = new Array<string>();

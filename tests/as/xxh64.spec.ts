@@ -2,7 +2,7 @@ import { xxh64, xxh64Bytes } from "../../assembly/prefix/xxh64";
 
 // Published vectors from the xxHash reference sanity check (xxhsum, tests/sanity_test_vectors / xsum_sanity_check.c):
 // the input is a pseudo-random buffer whose bytes are the top byte of a generator that starts at PRIME32 and is
-// multiplied by PRIME64 after each byte. The bit-exactness proof over many inputs is tests/host/xxh64-oracle.test.ts.
+// multiplied by PRIME64 after each byte. The bit-exactness proof over many inputs is tests/integration/xxh64-oracle.test.ts.
 const PRIME32: u64 = 2654435761;
 const PRIME64: u64 = 11400714785074694797;
 

@@ -1,5 +1,8 @@
 // Our plugin, run the way the gateway runs it: the Higress build under the proxy-wasm host on the
-// simulator's virtual clock, two worker VMs taking streams in turn. The route's cluster lists every pod as
+// simulator's virtual clock, two worker VMs taking streams in turn, in each of `gatewayReplicas` gateway
+// replicas (requests spread over them in turn, so a conversation's turns reach different replicas). With
+// sharing (picker-redis) the replicas share prefix hints through a simulated Redis (sim-redis.ts) reached by
+// the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when the reply arrives. The route's cluster lists every pod as
 // 10.0.0.<n>:8000 with its health and /metrics text (rendered from the pod's state, refreshed every health
 // check interval, cut at 64 KiB). Per request: headers, the whole body, then the override host decides;
 // response headers at the first token, stream end (on_log) at completion. Without an override (or one
@@ -8,20 +11,24 @@ import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { selectOverrideHost } from "../../host/override-host.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { PluginHost } from "../../host/plugin-host.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
 import type { DecisionExplanation, PodBelief } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
-import type { Policy, PolicyContext } from "./policy.ts";
+import type { Decision, Policy, PolicyContext } from "./policy.ts";
+import type { SimRequest } from "../sim-request.ts";
+import { SimRedis } from "../sim-redis.ts";
 
 export const PICKER_CLUSTER = "sim-pods";
 export const METRICS_LIMIT_BYTES = 65_536;
-const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 const DEBUG_HEADER = "x-endpoint-picker-debug";
-// A streamed answer reaches the gateway as the first token's chunk, then (much later) the end of the stream.
-const FIRST_CHUNK = new TextEncoder().encode('data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n');
-const LAST_CHUNK = new TextEncoder().encode("data: [DONE]\n\n");
+
+interface PickerDecisionState {
+  stream: FilterStream;
+}
+
 const DEFAULT_WEIGHTS = { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1 };
 
 /**
@@ -51,7 +58,17 @@ function explainFromHeader(header: string | undefined, weights: typeof DEFAULT_W
   return { chosen: parsed.endpoint, pods };
 }
 
+export const SIM_REDIS_CLUSTER = "outbound|6379||redis.sim.svc.cluster.local";
+
 export function pickerPolicy(ctx: PolicyContext): Policy {
+  return replicatedPicker(ctx, "picker", false);
+}
+
+export function pickerRedisPolicy(ctx: PolicyContext): Policy {
+  return replicatedPicker(ctx, "picker-redis", true);
+}
+
+function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): Policy {
   if (ctx.wasm === undefined) throw new Error("the picker policy needs the plugin module (--wasm)");
   const cluster = new StaticCluster(PICKER_CLUSTER);
   const byAddress = new Map<string, SimPod>();
@@ -72,79 +89,114 @@ export function pickerPolicy(ctx: PolicyContext): Policy {
   };
   refresh();
   const cancel = ctx.clock.every(ctx.healthCheckIntervalMs, refresh);
-  // With diagnostics on, the debug header tells the simulator what the plugin believed about each pod.
-  const { config: pluginConfig, weights } = ctx.diagnose ? withDebugHeader(ctx.pluginConfig) : { config: ctx.pluginConfig ?? "{}", weights: DEFAULT_WEIGHTS };
   let wasmWarnings = 0;
-  const host = PluginHost.create({
-    wasm: ctx.wasm,
-    flavor: "higress",
-    pluginConfig,
-    clock: ctx.clock,
-    clusters: new ClusterRegistry().add(cluster),
-    workers: 2,
-    log: () => {
-      wasmWarnings++;
-    },
-    logLevel: LogLevel.Warn,
-  });
-  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0 };
+  const redis = sharing ? new SimRedis(ctx.clock, ctx.redisRttMs ?? 0.5) : null;
+  // With diagnostics on, the debug header tells the simulator what the plugin believed about each pod.
+  let { config: pluginConfig, weights } = ctx.diagnose ? withDebugHeader(ctx.pluginConfig) : { config: ctx.pluginConfig ?? "{}", weights: DEFAULT_WEIGHTS };
+  if (redis !== null) {
+    const config = JSON.parse(pluginConfig);
+    config.redis = { cluster: SIM_REDIS_CLUSTER, ...(config.redis ?? {}) };
+    pluginConfig = JSON.stringify(config);
+  }
+  // Installed before the replicas start: their configure already connects (proxy_redis_init).
+  if (redis !== null) {
+    const connect = redis.connect.bind(redis);
+    redis.connect = (options) => {
+      const c = connect(options);
+      return {
+        send: (query, onReply) => c.send(query, (reply) => {
+          onReply(reply);
+          ctx.clock.after(0, releaseWaiting);
+        }),
+        close: c.close,
+      };
+    };
+  }
+
+  const replicas = Math.max(1, ctx.gatewayReplicas ?? 1);
+  const hosts = Array.from({ length: replicas }, () =>
+    PluginHost.create({
+      wasm: ctx.wasm!,
+      flavor: "higress",
+      pluginConfig,
+      clock: ctx.clock,
+      clusters: new ClusterRegistry().add(cluster),
+      workers: 2,
+      redis: redis !== null ? new Map([[SIM_REDIS_CLUSTER, redis]]) : undefined,
+      log: () => {
+        wasmWarnings++;
+      },
+      logLevel: LogLevel.Warn,
+    }),
+  );
+  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
+  let nextReplica = 0;
+  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[] }>();
+
+  const decided = (stream: FilterStream, candidates: readonly SimPod[]): Decision => {
+    const override = stream.overrideHost;
+    const chosen = selectHigressOverrideHost(override, cluster.hostList);
+    let pod = chosen ? byAddress.get(chosen.address) : undefined;
+    if (pod !== undefined && !pod.up) pod = undefined;
+    if (pod !== undefined) {
+      counters.overrides++;
+    } else {
+      if (override !== null) counters.invalidOverrides++;
+      counters.fallbacks++;
+      const up = candidates.filter((p) => p.up);
+      pod = up.length > 0 ? up[rr++ % up.length] : undefined;
+    }
+    const state: PickerDecisionState = { stream };
+    return { pod: pod ?? null, state };
+  };
+  // After each Redis reply reaches the plugin (the host delivers it on a zero-delay timer queued before this
+  // one), the requests it released go on.
+  const releaseWaiting = () => {
+    for (const [stream, w] of waiting) {
+      if (stream.requestState === "paused") continue;
+      waiting.delete(stream);
+      ctx.resume(w.req, decided(stream, w.candidates));
+    }
+  };
   return {
-    name: "picker",
+    name,
     pick(req, candidates) {
-      const body = req.bodyBytes;
-      const stream = host.newStream({ clusterName: PICKER_CLUSTER });
-      stream.decodeHeaders(
-        [
-          [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-          ["content-type", "application/json"], ["content-length", String(body.length)],
-        ],
-        false,
-      );
-      if (stream.requestState !== "local-reply") stream.decodeData(body, true);
+      const host = hosts[nextReplica++ % replicas];
+      const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();
         return { pod: null };
       }
-      const override = stream.overrideHost;
-      const chosen = selectOverrideHost(override, cluster.hostList);
-      let pod = chosen ? byAddress.get(chosen.address) : undefined;
-      if (pod !== undefined && !pod.up) pod = undefined;
-      if (pod !== undefined) {
-        counters.overrides++;
-      } else {
-        if (override !== null) counters.invalidOverrides++;
-        counters.fallbacks++;
-        pod = candidates[rr++ % candidates.length];
+      if (stream.requestState === "paused") {
+        counters.redisWaits++;
+        waiting.set(stream, { req, candidates });
+        return { pod: null, deferred: true };
       }
-      return { pod, state: stream };
+      return decided(stream, candidates);
     },
-    onFirstToken(decision) {
-      const stream = decision.state as FilterStream;
-      stream.encodeHeaders(RESPONSE_HEADERS, false);
-      stream.encodeData(FIRST_CHUNK, false);
-    },
-    onFinished(decision, _now, ok) {
-      const stream = decision.state as FilterStream;
-      if (ok) {
-        stream.encodeData(LAST_CHUNK, true);
-        stream.finish();
-      } else {
-        stream.reset();
-      }
-    },
+    onFirstToken: (decision) => firstToken((decision.state as PickerDecisionState).stream),
+    onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
     explain(decision) {
       if (!ctx.diagnose) return null;
-      return explainFromHeader((decision.state as FilterStream).state.responseHeaders?.get(DEBUG_HEADER), weights);
+      return explainFromHeader((decision.state as PickerDecisionState).stream.state.responseHeaders?.get(DEBUG_HEADER), weights);
     },
     onPodsChanged: refresh,
     stats() {
-      return { ...counters, wasmWarnings, traps: host.traps };
+      const out: Record<string, number> = {
+        ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas,
+      };
+      if (redis !== null) {
+        out.redisCalls = redis.counters.calls;
+        out.redisTimeouts = redis.counters.timeouts;
+        out.redisMaxKeys = redis.counters.maxKeys;
+      }
+      return out;
     },
     close() {
       cancel();
-      host.close();
+      for (const h of hosts) h.close();
     },
   };
 }

@@ -15,10 +15,18 @@ export interface PolicyContext {
   allPods(): readonly SimPod[];
   /** The plugin module (picker policy). */
   wasm?: Uint8Array;
+  /** The stock Envoy build of the plugin (picker-envoy policy). */
+  wasmEnvoy?: Uint8Array;
   /** Plugin configuration JSON (picker policy); default "{}". */
   pluginConfig?: string;
   /** How often the gateway refreshes its view of the pods' health and metrics (ms). */
   healthCheckIntervalMs: number;
+  /** Gateway replicas in front of the pods (picker policies; each has its own worker VMs). Default 1. */
+  gatewayReplicas?: number;
+  /** Round-trip time of the simulated Redis the replicas share (picker-redis), ms. Default 0.5. */
+  redisRttMs?: number;
+  /** A decision made later (the policy returned `deferred`): the request goes to the pod now. */
+  resume(req: SimRequest, decision: Decision): void;
   /** Compare the policy's view of the pods' caches with the truth, decision by decision (picker). */
   diagnose?: boolean;
 }
@@ -28,6 +36,8 @@ export interface Decision {
   pod: SimPod | null;
   /** Policy-private per-request state handed back to the lifecycle callbacks. */
   state?: unknown;
+  /** The policy decides later (e.g. it waits for Redis) and then calls PolicyContext.resume. */
+  deferred?: boolean;
 }
 
 export interface Policy {

@@ -3,7 +3,8 @@ import { consistentHashPolicy } from "./consistent-hash.ts";
 import { gieApproxPolicy } from "./gie-approx.ts";
 import { leastRequestPolicy } from "./least-request.ts";
 import { oraclePolicy } from "./oracle.ts";
-import { pickerPolicy } from "./picker.ts";
+import { pickerPolicy, pickerRedisPolicy } from "./picker.ts";
+import { pickerEnvoyPolicy } from "./picker-envoy.ts";
 import type { PolicyFactory } from "./policy.ts";
 import { precisePolicy } from "./precise.ts";
 import { randomPolicy } from "./random.ts";
@@ -18,9 +19,12 @@ export const POLICIES: Readonly<Record<string, PolicyFactory>> = Object.freeze({
   precise: precisePolicy,
   oracle: oraclePolicy,
   picker: pickerPolicy,
+  "picker-redis": pickerRedisPolicy,
+  "picker-envoy": pickerEnvoyPolicy,
 });
 
-export const DEFAULT_POLICIES = Object.keys(POLICIES);
+/** picker-redis only differs from picker with several gateway replicas (--replicas): asked for by name. */
+export const DEFAULT_POLICIES = Object.keys(POLICIES).filter((p) => p !== "picker-redis");
 
 export function policyFactory(name: string): PolicyFactory {
   const f = POLICIES[name];

@@ -1,23 +1,23 @@
 // Helpers shared by the configuration specs: parse a JSON document for either build, and check the one-line
 // error message.
-import { PickerConfig } from "../../../assembly/config/picker-config";
+import { PluginConfig } from "../../../assembly/config/plugin-config";
 import { parseConfig } from "../../../assembly/config/parse-config";
 
 // Keeps the encoded document alive while parseConfig reads it.
 let held: ArrayBuffer = new ArrayBuffer(0);
 
-export function parse(doc: string, stock: bool, out: PickerConfig): string {
+export function parse(doc: string, stock: bool, out: PluginConfig): string {
   held = String.UTF8.encode(doc);
   return parseConfig(changetype<usize>(held), <usize>held.byteLength, stock, out);
 }
 
 /** Result of parsing doc for the Higress build (no endpoints required). */
-export function higress(doc: string, out: PickerConfig = new PickerConfig()): string {
+export function higress(doc: string, out: PluginConfig = new PluginConfig()): string {
   return parse(doc, false, out);
 }
 
 /** Result of parsing doc for the stock Envoy build. */
-export function stock(doc: string, out: PickerConfig = new PickerConfig()): string {
+export function stock(doc: string, out: PluginConfig = new PluginConfig()): string {
   return parse(doc, true, out);
 }
 

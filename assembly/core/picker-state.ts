@@ -1,0 +1,102 @@
+// Everything one worker's picker keeps between requests, allocated once at configure time so that the
+// request path allocates nothing: the config, the extractor and chain buffers, the prefix index, the
+// endpoint registry with its metrics, the scheduler and the feedback state.
+import { PickerConfig } from "../config/picker-config";
+import { EndpointRegistry } from "../endpoints/endpoint-registry";
+import { PrefixIndex } from "../prefix/prefix-index";
+import { ChainHasher } from "../prefix/chain";
+import { SharedPrefixHints } from "../prefix/shared-hints";
+import { RequestExtractor } from "../request/extract";
+import { Candidates } from "../scheduling/candidates";
+import { Scheduler } from "../scheduling/scheduler";
+import { FailureTracker } from "./failure-tracker";
+import { InflightLeases } from "./leases";
+import { RateLimitWindow } from "./rate-limit-window";
+import { SharedLoad } from "./shared-load";
+import { RestartDetector } from "./restart-detector";
+import { SessionAffinity } from "./session-affinity";
+import { Telemetry } from "./telemetry";
+
+export class PickerState {
+  readonly extractor: RequestExtractor;
+  readonly chain: ChainHasher;
+  readonly index: PrefixIndex;
+  readonly registry: EndpointRegistry;
+  readonly scheduler: Scheduler;
+  readonly candidates: Candidates;
+  readonly leases: InflightLeases;
+  readonly failures: FailureTracker;
+  readonly sessions: SessionAffinity = new SessionAffinity();
+  /** Prefix hints shared with the other workers of the process (null when disabled). */
+  readonly hints: SharedPrefixHints | null;
+  readonly rateWindow: RateLimitWindow;
+  /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
+  readonly load: SharedLoad | null;
+  /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
+  readonly restarts: RestartDetector;
+  /** Per slot, from `load` at the current decision. */
+  readonly sharedInflight: StaticArray<i32>;
+  readonly sharedPending: StaticArray<i32>;
+  readonly matched: StaticArray<i32>;
+  readonly evicted: StaticArray<i32>;
+  /** Candidate index → registry slot, for the current decision. */
+  readonly candidateSlot: StaticArray<i32>;
+  /** Per-slot capacity last applied to the index (derived from cache_config_info). */
+  readonly appliedCapacity: StaticArray<i32>;
+  /** The model hash of the current request (for LoRA affinity). */
+  modelHash: u64 = 0;
+  /** UTF-8 name of the Higress-compatible target metric ("" when unused). */
+  readonly targetMetric: ArrayBuffer;
+
+  constructor(readonly config: PickerConfig, readonly telemetry: Telemetry) {
+    const n = config.maxEndpoints;
+    // The canonical stream never needs more than maxChunks full chunks of up to 4 UTF-8 bytes per character.
+    const streamCap = <i64>config.chunkChars * <i64>config.maxChunks * 4;
+    this.extractor = new RequestExtractor(<i32>min<i64>(streamCap, <i64>config.maxRequestBodyBytes + 1024), config.maxJsonDepth);
+    this.chain = new ChainHasher(config.maxChunks);
+    this.index = new PrefixIndex(n, config.capacityPerEndpoint);
+    this.registry = new EndpointRegistry(n);
+    this.scheduler = new Scheduler(n);
+    this.candidates = new Candidates(n);
+    this.leases = new InflightLeases(n);
+    this.failures = new FailureTracker(n);
+    this.rateWindow = new RateLimitWindow(config.windowSize, n);
+    this.matched = new StaticArray<i32>(n);
+    this.evicted = new StaticArray<i32>(n);
+    this.candidateSlot = new StaticArray<i32>(n);
+    this.appliedCapacity = new StaticArray<i32>(n);
+    this.targetMetric = String.UTF8.encode(config.targetMetric);
+    this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
+    this.restarts = new RestartDetector(n);
+    this.sharedInflight = new StaticArray<i32>(n);
+    this.sharedPending = new StaticArray<i32>(n);
+    this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
+
+    const s = this.scheduler;
+    s.weights.copyFrom(config.weights);
+    s.lambda = config.lambda;
+    s.queueSpan = config.queueSpan;
+    s.inflightSpan = config.inflightSpan;
+    s.lengthCreditChars = config.lengthCreditChars;
+    s.chunkChars = config.chunkChars;
+    s.guardFactor = config.guardFactor;
+    s.guardSlack = config.guardSlack;
+  }
+
+  /** Index capacity (in chunks) for an endpoint whose engine reports its KV cache size. */
+  derivedCapacity(numGpuBlocks: i64, blockSize: i32): i32 {
+    const c = this.config;
+    const chars = <f64>numGpuBlocks * <f64>blockSize * c.charsPerToken;
+    const chunks = chars / <f64>c.chunkChars;
+    if (!(chunks >= 1)) return 1;
+    return <i32>min<f64>(chunks, <f64>c.capacityPerEndpoint);
+  }
+
+  /** Forgets a departed endpoint everywhere it is remembered. */
+  forget(slot: i32): void {
+    this.index.purge(slot);
+    this.rateWindow.forget(slot);
+    this.restarts.forget(slot);
+    unchecked((this.appliedCapacity[slot] = 0));
+  }
+}

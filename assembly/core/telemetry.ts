@@ -1,0 +1,89 @@
+// Counters and gauges the plugin exports through proxy-wasm metrics (Envoy shows them as
+// wasmcustom.endpoint_picker.*). Each is declared once, below, with its name; define() gives every declared one
+// its host id at configure time, and the hot path only increments.
+import { defineMetric, incrementMetric } from "../abi/host";
+import { MetricType } from "../abi/types";
+import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+import { FALLBACK_NAMES, Fallback } from "./fallback";
+import { PREFIX_SKIP_NAMES } from "./prefix-skip";
+
+const UNDEFINED: u32 = u32.MAX_VALUE;
+const PREFIX = "endpoint_picker.";
+
+/** One exported metric: its name under endpoint_picker., its type and, once defined, its host id. */
+export class PluginMetric {
+  id: u32 = UNDEFINED;
+  constructor(readonly type: MetricType, readonly name: string) {}
+}
+
+export class Telemetry {
+  /** Every metric declared below, in declaration order. */
+  private readonly all: Array<PluginMetric> = [];
+
+  readonly requests: PluginMetric = this.counter("requests");
+  readonly decisions: PluginMetric = this.counter("decisions");
+  readonly prefixMatchedChars: PluginMetric = this.counter("prefix_matched_chars");
+  readonly prefixTotalChars: PluginMetric = this.counter("prefix_total_chars");
+  readonly prefixHits: PluginMetric = this.counter("prefix_hits");
+  readonly inflight: PluginMetric = this.gauge("inflight");
+  readonly metricsParseErrors: PluginMetric = this.counter("metrics_parse_errors");
+  readonly hostErrors: PluginMetric = this.counter("host_errors");
+  readonly evictedEndpoints: PluginMetric = this.counter("evicted_endpoints");
+  readonly pollFailures: PluginMetric = this.counter("poll_failures");
+  readonly sharedHintHits: PluginMetric = this.counter("shared_hint_hits");
+  readonly overrideHeaderRefusals: PluginMetric = this.counter("override_header_refusals");
+  readonly unsizedBodies: PluginMetric = this.counter("unsized_bodies");
+  /** One per fail-open reason (index = Fallback; "none" has no counter). */
+  readonly fallbacks: StaticArray<PluginMetric> = this.counters("fallback.", FALLBACK_NAMES);
+  /** One per reason a request got no prefix signal (index = PrefixSkip; "none" has no counter). */
+  readonly prefixSkips: StaticArray<PluginMetric> = this.counters("prefix_skipped.", PREFIX_SKIP_NAMES);
+
+  /** Defines every declared metric with the host. */
+  define(): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const m = unchecked(all[i]);
+      m.id = defineMetric(m.type, PREFIX + m.name);
+    }
+  }
+
+  @inline add(metric: PluginMetric, delta: i64): void {
+    const id = metric.id;
+    if (id != UNDEFINED && delta != 0) {
+      stageEnter(Stage.Telemetry);
+      incrementMetric(id, delta);
+      stageLeave();
+    }
+  }
+
+  fallback(reason: i32): void {
+    if (reason > 0 && reason < Fallback.Count) this.add(unchecked(this.fallbacks[reason]), 1);
+  }
+
+  prefixSkip(reason: i32): void {
+    if (reason > 0 && reason < this.prefixSkips.length) this.add(unchecked(this.prefixSkips[reason]), 1);
+  }
+
+  private counter(name: string): PluginMetric {
+    return this.declare(MetricType.Counter, name);
+  }
+
+  private gauge(name: string): PluginMetric {
+    return this.declare(MetricType.Gauge, name);
+  }
+
+  private declare(type: MetricType, name: string): PluginMetric {
+    const m = new PluginMetric(type, name);
+    this.all.push(m);
+    return m;
+  }
+
+  // A counter per name but the first: index 0 ("none") holds a metric that is never defined, so adding to it
+  // does nothing.
+  private counters(prefix: string, names: StaticArray<string>): StaticArray<PluginMetric> {
+    const out = new StaticArray<PluginMetric>(names.length);
+    out[0] = new PluginMetric(MetricType.Counter, prefix + names[0]);
+    for (let i = 1; i < names.length; i++) out[i] = this.counter(prefix + names[i]);
+    return out;
+  }
+}

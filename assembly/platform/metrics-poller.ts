@@ -1,0 +1,138 @@
+// Stock Envoy build: polls each configured endpoint's /metrics with proxy_http_call and publishes the parsed
+// result in shared data. Only one worker polls at a time: it holds a lease in shared data, renewed with
+// compare-and-swap on every tick, so a worker whose VM dies hands the job over when the lease expires.
+import {
+  dispatchHttpCall, getBufferBytes, getSharedData, httpCallId, httpCallResponseStatus, returned, setSharedData, sharedDataCas, Utf8,
+} from "../abi/host";
+import { HeaderMapWriter } from "../abi/header-map";
+import { BufferType, Status } from "../abi/types";
+import { EndpointMetrics } from "../endpoints/endpoint-metrics";
+import { encodeMetricsRecord } from "../endpoints/metrics-record";
+import { parsePrometheusWithTarget } from "../endpoints/prometheus";
+import { PickerState } from "../core/picker-state";
+import { takeWorkerToken } from "../core/worker-token";
+
+const MAX_BODY: u32 = 262144;
+const MAX_LINES: i32 = 20000;
+// Envoy's override_host policy routes to the named host whatever its health (load_balancer.cc findHost), so an
+// endpoint whose last poll failed is not named again until a poll succeeds: a pod restarting for two seconds
+// would otherwise take every request sent to it meanwhile.
+const FAILURES_BEFORE_UNHEALTHY: i32 = 1;
+
+/** Shared-data names of one configuration (the default one, or a Higress-style rule's). */
+export function sharedKeyPrefix(ruleIndex: i32): string {
+  return ruleIndex < 0 ? "endpoint_picker/" : "endpoint_picker/rule/" + ruleIndex.toString() + "/";
+}
+
+export function metricsKey(prefix: string, address: string): string {
+  return prefix + "metrics/" + address;
+}
+
+export class MetricsPoller {
+  private readonly token: u64;
+  private readonly keys: Array<Utf8> = [];
+  private readonly clusters: Array<Utf8> = [];
+  private readonly paths: Array<string> = [];
+  private readonly authorities: Array<string> = [];
+  private readonly pendingCall: StaticArray<u32>;
+  private readonly failures: StaticArray<i32>;
+  private readonly lastSuccessMs: StaticArray<f64>;
+  private readonly metrics: Array<EndpointMetrics> = [];
+  private readonly headers: HeaderMapWriter = new HeaderMapWriter();
+  private readonly record: ArrayBuffer = new ArrayBuffer(4096);
+  private readonly leaseValue: usize = memory.data(16);
+
+  private readonly leaseKey: Utf8;
+
+  constructor(private readonly state: PickerState, keyPrefix: string) {
+    this.leaseKey = new Utf8(keyPrefix + "poller");
+    const endpoints = state.config.endpoints;
+    this.pendingCall = new StaticArray<u32>(endpoints.length);
+    this.failures = new StaticArray<i32>(endpoints.length);
+    this.lastSuccessMs = new StaticArray<f64>(endpoints.length);
+    for (let i = 0; i < endpoints.length; i++) {
+      const e = endpoints[i];
+      this.keys.push(new Utf8(metricsKey(keyPrefix, e.address)));
+      this.clusters.push(new Utf8(e.metricsCluster));
+      this.paths.push(e.metricsPath.length > 0 ? e.metricsPath : state.config.metricsPath);
+      this.authorities.push(e.authority.length > 0 ? e.authority : e.address);
+      this.metrics.push(new EndpointMetrics());
+    }
+    this.token = takeWorkerToken();
+  }
+
+  /** Takes or renews the polling lease; true when this worker polls. */
+  private lead(nowMs: f64): bool {
+    let cas: u32 = 0;
+    if (getSharedData(this.leaseKey) == Status.Ok) {
+      const ok = returned.len >= 16;
+      const owner = ok ? load<u64>(returned.ptr) : 0;
+      const expires = ok ? load<f64>(returned.ptr, 8) : 0;
+      cas = sharedDataCas;
+      returned.release();
+      if (owner != this.token && expires > nowMs) return false;
+    }
+    store<u64>(this.leaseValue, this.token);
+    store<f64>(this.leaseValue, nowMs + 3 * <f64>this.state.config.pollIntervalMs, 8);
+    return setSharedData(this.leaseKey, this.leaseValue, 16, cas) == Status.Ok;
+  }
+
+  onTick(nowMs: f64): void {
+    if (this.token == 0 || !this.lead(nowMs)) return;
+    const timeout = <u32>this.state.config.pollTimeoutMs;
+    for (let i = 0; i < this.keys.length; i++) {
+      if (unchecked(this.pendingCall[i]) != 0) continue;
+      this.headers.clear().add(":method", "GET").add(":path", this.paths[i]).add(":authority", this.authorities[i]).add("accept", "text/plain");
+      if (dispatchHttpCall(this.clusters[i], this.headers, null, timeout) == Status.Ok) unchecked((this.pendingCall[i] = httpCallId));
+      else this.failed(i);
+    }
+  }
+
+  onResponse(callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {
+    let i = -1;
+    for (let k = 0; k < this.keys.length; k++) {
+      if (unchecked(this.pendingCall[k]) == callId) {
+        i = k;
+        break;
+      }
+    }
+    if (i < 0) return;
+    unchecked((this.pendingCall[i] = 0));
+    // Envoy delivers a failed call with no headers; a timeout or connect failure arrives as the router's
+    // local 504/503 reply. Only `:status` carries the HTTP status (proxy_get_status does not).
+    const status = numHeaders == 0 ? 0 : httpCallResponseStatus();
+    if (status < 200 || status >= 300) {
+      this.failed(i);
+      return;
+    }
+    const m = this.metrics[i];
+    const take = min<u32>(bodySize, MAX_BODY);
+    let parsed = false;
+    if (take > 0 && getBufferBytes(BufferType.HttpCallResponseBody, 0, take) == Status.Ok) {
+      const target = this.state.targetMetric;
+      parsed = parsePrometheusWithTarget(returned.ptr, returned.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
+      returned.release();
+    }
+    if (!parsed) {
+      this.state.telemetry.add(this.state.telemetry.metricsParseErrors, 1);
+      m.reset();
+    }
+    unchecked((this.failures[i] = 0));
+    unchecked((this.lastSuccessMs[i] = nowMs));
+    this.publish(i, true);
+  }
+
+  private failed(i: i32): void {
+    this.state.telemetry.add(this.state.telemetry.pollFailures, 1);
+    const n = unchecked(this.failures[i]) + 1;
+    unchecked((this.failures[i] = n));
+    this.publish(i, n < FAILURES_BEFORE_UNHEALTHY);
+  }
+
+  /** Publishes endpoint i's last good metrics, stamped with when they were fetched (not now), so readers
+   *  stop trusting them after metrics.staleAfterMs even while polls keep failing. */
+  private publish(i: i32, healthy: bool): void {
+    const len = encodeMetricsRecord(this.metrics[i], healthy, unchecked(this.lastSuccessMs[i]), changetype<usize>(this.record), this.record.byteLength);
+    if (len > 0) setSharedData(this.keys[i], changetype<usize>(this.record), <usize>len, 0);
+  }
+}

@@ -1,0 +1,62 @@
+// Redis calls in flight on one worker, so a reply (delivered to the root context with its token) finds the
+// stream that waits for it and what that stream had computed before it paused: its chain (the worker's chain
+// buffer is reused by other requests meanwhile), session and model. A fixed number of entries; when all are
+// taken a request decides without Redis.
+import { ReplicaHints } from "./replica-hints";
+
+export const PENDING_CALLS: i32 = 64;
+/** An entry whose reply never came (the host always answers, at the latest at its timeout) is reused after this. */
+const ABANDONED_AFTER_MS: f64 = 60000;
+
+export class PendingCall {
+  inUse: bool = false;
+  token: u32 = 0;
+  /** 0 for a publish (nobody waits). */
+  streamId: u32 = 0;
+  hints: ReplicaHints | null = null;
+  chain: StaticArray<u64> = new StaticArray<u64>(0);
+  chainLength: i32 = 0;
+  sessionHash: u64 = 0;
+  modelHash: u64 = 0;
+  sentAtMs: f64 = 0;
+  /** The worker's own matches per registry slot when the request paused. */
+  matched: StaticArray<i32> = new StaticArray<i32>(0);
+
+  /** Keeps a copy of the first n hashes (the array grows once to the largest chain seen). */
+  keepChain(hashes: StaticArray<u64>, n: i32): void {
+    if (this.chain.length < n) this.chain = new StaticArray<u64>(hashes.length);
+    memory.copy(changetype<usize>(this.chain), changetype<usize>(hashes), <usize>n << 3);
+    this.chainLength = n;
+  }
+}
+
+/** Keeps a copy of the per-slot matches (the array grows once to the registry's size). */
+export function keepMatched(call: PendingCall, matched: StaticArray<i32>): void {
+  if (call.matched.length < matched.length) call.matched = new StaticArray<i32>(matched.length);
+  memory.copy(changetype<usize>(call.matched), changetype<usize>(matched), <usize>matched.length << 2);
+}
+
+export class PendingCalls {
+  readonly entries: StaticArray<PendingCall> = new StaticArray<PendingCall>(PENDING_CALLS);
+
+  constructor() {
+    for (let i = 0; i < PENDING_CALLS; i++) this.entries[i] = new PendingCall();
+  }
+
+  /** A free entry, or null when all are in flight. */
+  free(nowMs: f64): PendingCall | null {
+    for (let i = 0; i < PENDING_CALLS; i++) {
+      const e = unchecked(this.entries[i]);
+      if (!e.inUse || nowMs - e.sentAtMs > ABANDONED_AFTER_MS) return e;
+    }
+    return null;
+  }
+
+  find(token: u32): PendingCall | null {
+    for (let i = 0; i < PENDING_CALLS; i++) {
+      const e = unchecked(this.entries[i]);
+      if (e.inUse && e.token == token) return e;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+// Prefix hints shared by gateway replicas through Redis (one configuration's view). After an override the
+// stream publishes which endpoint got the chain, at a few positions, as keys `<keyPrefix><chain hash>` with a
+// TTL; a request that neither the worker's index nor the cross-worker hints know asks for the same kind of
+// positions of its own chain in one MGET. Chain hashes are seeded by the model and the tenant salt
+// (prefix/chain.ts chainSeed), so tenants never share a key. Every call is one RESP command, one round trip.
+// A failure of any kind backs off (doubling, capped) so a lost Redis costs one timeout now and then, not one
+// per request.
+import { Status } from "../abi/types";
+import { RedisConfig } from "../config/redis-config";
+import { RedisTransport } from "./redis-transport";
+import { RedisTelemetry } from "./redis-telemetry";
+import { RespReply, RespWriter } from "./resp";
+import { MAX_LOOKUP_KEYS, MAX_PUBLISH_KEYS, lookupPositions, publishPositions } from "./replica-positions";
+
+const BACKOFF_FIRST_MS: f64 = 100;
+const BACKOFF_MAX_MS: f64 = 5000;
+const MAX_ADDRESS: i32 = 64;
+// Keys get their TTL in the same command that writes them, so no key can outlive redis.ttlMs.
+const PUBLISH_SCRIPT = "for i=1,#KEYS do redis.call('SET',KEYS[i],ARGV[1],'PX',ARGV[2]) end return #KEYS";
+const MGET = "MGET";
+const EVAL = "EVAL";
+
+export class ReplicaHints {
+  readonly cluster: ArrayBuffer;
+  private readonly username: ArrayBuffer;
+  private readonly password: ArrayBuffer;
+  private readonly keyPrefix: ArrayBuffer;
+  private readonly script: ArrayBuffer = String.UTF8.encode(PUBLISH_SCRIPT);
+  private readonly mget: ArrayBuffer = String.UTF8.encode(MGET);
+  private readonly eval: ArrayBuffer = String.UTF8.encode(EVAL);
+  readonly timeoutMs: i32;
+  private readonly ttlMs: i32;
+  private readonly writer: RespWriter;
+  readonly reply: RespReply = new RespReply(MAX_LOOKUP_KEYS);
+  /** The positions of the last lookupPositions/publishPositions call. */
+  readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_LOOKUP_KEYS);
+  private readonly scratch: StaticArray<i32> = new StaticArray<i32>(8);
+  private initialized: bool = false;
+  private backoffUntil: f64 = 0;
+  private backoffMs: f64 = BACKOFF_FIRST_MS;
+  /** The time ready() was last asked at (calls follow it in the same callback). */
+  private nowMs: f64 = 0;
+
+  constructor(config: RedisConfig, readonly transport: RedisTransport, readonly telemetry: RedisTelemetry) {
+    this.cluster = String.UTF8.encode(config.cluster);
+    this.username = String.UTF8.encode(config.username);
+    this.password = String.UTF8.encode(config.password);
+    this.keyPrefix = String.UTF8.encode(config.keyPrefix);
+    this.timeoutMs = config.timeoutMs;
+    this.ttlMs = config.ttlMs;
+    const key = String.UTF8.byteLength(config.keyPrefix) + 16 + 16;
+    this.writer = new RespWriter(256 + PUBLISH_SCRIPT.length + MAX_LOOKUP_KEYS * key + MAX_ADDRESS);
+  }
+
+  /** Whether a call may be made now; (re)connects the client when it is not. */
+  ready(nowMs: f64): bool {
+    this.nowMs = nowMs;
+    if (nowMs < this.backoffUntil) {
+      this.telemetry.count(this.telemetry.backoff);
+      return false;
+    }
+    if (!this.initialized) {
+      const s = this.transport.init(this.cluster, this.username, this.password, <u32>this.timeoutMs);
+      if (s != Status.Ok) {
+        this.telemetry.count(this.telemetry.initFailed);
+        this.failed(nowMs);
+        return false;
+      }
+      this.initialized = true;
+    }
+    return true;
+  }
+
+  /** Sends MGET of the chain's lookup positions; true when the call went out (token in transport.token). */
+  lookup(hashes: StaticArray<u64>, n: i32): bool {
+    const count = lookupPositions(n, this.scratch, this.positions);
+    if (count == 0) return false;
+    const w = this.writer;
+    w.begin(1 + count);
+    w.bulk(changetype<usize>(this.mget), this.mget.byteLength);
+    this.writeKeys(hashes, count);
+    if (!this.send()) return false;
+    this.telemetry.count(this.telemetry.lookups);
+    return true;
+  }
+
+  /** Sends one EVAL that SETs the chain's publish positions to the address with the TTL. */
+  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32): bool {
+    if (addrLen <= 0 || addrLen > MAX_ADDRESS) return false;
+    const count = publishPositions(n, this.scratch, this.positions);
+    if (count == 0) return false;
+    const w = this.writer;
+    w.begin(3 + count + 2);
+    w.bulk(changetype<usize>(this.eval), this.eval.byteLength);
+    w.bulk(changetype<usize>(this.script), this.script.byteLength);
+    w.bulkInt(count);
+    this.writeKeys(hashes, count);
+    w.bulk(addrPtr, addrLen);
+    w.bulkInt(this.ttlMs);
+    if (!this.send()) return false;
+    this.telemetry.count(this.telemetry.publishes);
+    return true;
+  }
+
+  /** The chunk count that lookup reply element i stands for (positions of a chain of n chunks). */
+  lookupChunks(n: i32, i: i32): i32 {
+    const count = lookupPositions(n, this.scratch, this.positions);
+    return i < count ? unchecked(this.positions[i]) + 1 : 0;
+  }
+
+  private writeKeys(hashes: StaticArray<u64>, count: i32): void {
+    const w = this.writer;
+    const prefix = changetype<usize>(this.keyPrefix);
+    const prefixLen = this.keyPrefix.byteLength;
+    for (let i = 0; i < count; i++) w.bulkKey(prefix, prefixLen, unchecked(hashes[unchecked(this.positions[i])]));
+  }
+
+  private send(): bool {
+    const w = this.writer;
+    if (w.overflow) return false;
+    if (this.transport.call(this.cluster, w.buf, <usize>w.len) != Status.Ok) {
+      this.telemetry.count(this.telemetry.dispatchFailed);
+      // The host may have lost the cluster: connect again after the back-off.
+      this.initialized = false;
+      this.failed(this.nowMs);
+      return false;
+    }
+    return true;
+  }
+
+  /** A call failed: no call goes out for a while, longer each time until one succeeds. */
+  failed(nowMs: f64): void {
+    this.backoffUntil = max(this.backoffUntil, nowMs + this.backoffMs);
+    this.backoffMs = min(this.backoffMs * 2, BACKOFF_MAX_MS);
+  }
+
+  succeeded(): void {
+    this.backoffMs = BACKOFF_FIRST_MS;
+  }
+
+  /** A call whose callback reported a failure status: a timeout when it took the whole timeout. */
+  callFailed(nowMs: f64, sentAtMs: f64): void {
+    const t = this.telemetry;
+    t.count(nowMs - sentAtMs >= <f64>this.timeoutMs * 0.9 ? t.timeout : t.unavailable);
+    this.failed(nowMs);
+  }
+}

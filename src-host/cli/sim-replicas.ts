@@ -1,0 +1,63 @@
+// npm run sim:replicas -- [--workloads a.json,b.json] [--replicas 1,2,4,8] [--seeds 1,2,3] [--scale F] [--redis-rtt-ms MS]
+// The picker behind N gateway replicas, with and without Redis-shared hints: hit rate and TTFT p90 per replica
+// count, medians over seeds, and each as a ratio to the same policy's single-replica run on the same seeds.
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { runPolicies } from "../sim/run-policies.ts";
+import { parseWorkload, scaleWorkload } from "../sim/workload.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    workloads: { type: "string", default: "examples/workloads/llm-d-150x5.json,examples/workloads/multi-turn-chat-mix.json" },
+    replicas: { type: "string", default: "1,2,4,8" },
+    seeds: { type: "string", default: "1,2,3" },
+    scale: { type: "string", default: "0.25" },
+    "redis-rtt-ms": { type: "string", default: "0.5" },
+    wasm: { type: "string", default: "build/higress.wasm" },
+  },
+});
+const list = (s: string) => s.split(",").map((x) => x.trim()).filter(Boolean);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const wasm = readFileSync(args.wasm!);
+const replicaCounts = list(args.replicas!).map(Number);
+const seeds = list(args.seeds!).map(Number);
+const policies = ["picker", "picker-redis"];
+
+for (const file of list(args.workloads!)) {
+  const base = scaleWorkload(parseWorkload(JSON.parse(readFileSync(file, "utf8")), file), Number(args.scale));
+  // [policy][replicas] -> per-seed {hit, p90}
+  const runs = new Map<string, Array<{ hit: number; p90: number }>>();
+  for (const n of replicaCounts) {
+    for (const seed of seeds) {
+      const result = await runPolicies({ ...base, seed }, policies, {
+        wasm, gatewayReplicas: n, redisRttMs: Number(args["redis-rtt-ms"]), parallel: 2,
+      });
+      for (const p of policies) {
+        const s = result.policies[p];
+        const key = `${p}@${n}`;
+        if (!runs.has(key)) runs.set(key, []);
+        runs.get(key)!.push({ hit: s.token_hit_rate, p90: s.ttft_p90_s });
+      }
+      process.stderr.write(`sim-replicas: ${base.name} replicas=${n} seed=${seed} done\n`);
+    }
+  }
+  const lines = [
+    `workload ${base.name} (scale ${args.scale}, seeds ${seeds.join(",")}, Redis RTT ${args["redis-rtt-ms"]} ms): medians over seeds; ratios to the same policy at 1 replica, per seed`,
+    "policy        replicas  hit rate  x 1-replica  TTFT p90  x 1-replica",
+  ];
+  for (const p of policies) {
+    const one = runs.get(`${p}@1`);
+    for (const n of replicaCounts) {
+      const r = runs.get(`${p}@${n}`)!;
+      const hitRatio = one ? median(r.map((x, i) => x.hit / one[i].hit)) : NaN;
+      const p90Ratio = one ? median(r.map((x, i) => x.p90 / one[i].p90)) : NaN;
+      lines.push(
+        `${p.padEnd(12)}  ${String(n).padStart(8)}  ${(median(r.map((x) => x.hit)) * 100).toFixed(1).padStart(7)}%  ${hitRatio.toFixed(2).padStart(11)}  ${median(r.map((x) => x.p90)).toFixed(2).padStart(7)}s  ${p90Ratio.toFixed(2).padStart(11)}`,
+      );
+    }
+  }
+  process.stdout.write(lines.join("\n") + "\n\n");
+}

@@ -1,0 +1,35 @@
+// Where a filter stream and the worker it runs on meet: what the stream needs of its worker (the plugin host's
+// WorkerVm provides it) and what the worker's host hooks call on a stream (FilterStream provides it), so that
+// neither module imports the other.
+import type { FailurePolicy } from "./abi.ts";
+import type { Clock } from "./clock.ts";
+import type { LocalReply } from "./stream.ts";
+import type { Flavor, WasmVm } from "./vm.ts";
+
+/** The plugin host's settings a stream applies. */
+export interface StreamHostSettings {
+  readonly flavor: Flavor;
+  readonly clock: Clock;
+  readonly failurePolicy: FailurePolicy;
+  /** Envoy's deprecated `fail_open: true`: a failed VM is skipped, even for the streams in flight on it. */
+  readonly legacyFailOpen: boolean;
+  readonly allowOnHeadersStopIteration: boolean;
+  readonly bufferLimitBytes: number;
+  log(level: number, message: string, vm: WasmVm): void;
+}
+
+/** The calls the plugin makes on one of its streams through the host functions. */
+export interface PluginStreamCalls {
+  setLocalReply(reply: LocalReply): number;
+  continueFromPlugin(type: number): number;
+  closeFromPlugin(type: number): number;
+  doneFromPlugin(): number;
+}
+
+export interface StreamWorker {
+  readonly vm: WasmVm;
+  readonly host: StreamHostSettings;
+  readonly rootContextId: number;
+  readonly streams: Map<number, PluginStreamCalls>;
+  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number, readable?: number[]): { ok: boolean; value: number };
+}

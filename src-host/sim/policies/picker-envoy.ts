@@ -1,0 +1,97 @@
+// Our plugin's stock Envoy build, run as Envoy runs it, on the simulator's virtual clock: two worker VMs; the
+// pods present at the start are the configured `endpoints`, each polled for /metrics through proxy_http_call on
+// its own metrics cluster (a pod that is down answers as Envoy's router does for a refused connection, 503), at
+// the health-check interval; the choice arrives in x-gateway-destination-endpoint and Envoy's override_host
+// policy sends the request there whatever the pod's health (src-host/host/override-host.ts selectOverrideHost),
+// so an override to a pod that is down fails the request. No usable override: round robin, counted.
+import { renderVllmMetrics } from "../../backend/metrics.ts";
+import { LogLevel } from "../../host/abi.ts";
+import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/cluster.ts";
+import type { FilterStream } from "../../host/filter-stream.ts";
+import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { OVERRIDE_HEADER, selectOverrideHost } from "../../host/override-host.ts";
+import { PluginHost } from "../../host/plugin-host.ts";
+import type { SimPod } from "../sim-pod.ts";
+import type { Policy, PolicyContext } from "./policy.ts";
+
+const enc = new TextEncoder();
+
+export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
+  if (ctx.wasmEnvoy === undefined) throw new Error("the picker-envoy policy needs the stock Envoy build (--wasm-envoy)");
+  const pods = [...ctx.allPods()];
+  const clusters = new ClusterRegistry();
+  const metricsCluster = (i: number) => `metrics-${i}`;
+  pods.forEach((pod, i) => {
+    const cluster: Cluster = {
+      name: metricsCluster(i),
+      hosts: () => [],
+      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+        if (!pod.up) return respond(null);
+        const now = ctx.clock.nowMs();
+        const text = renderVllmMetrics(pod.engine.metrics(), { modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000 });
+        respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: enc.encode(text), trailers: [] });
+      },
+    };
+    clusters.add(cluster);
+  });
+  const user = ctx.pluginConfig ? (JSON.parse(ctx.pluginConfig) as Record<string, unknown>) : {};
+  const config = {
+    ...user,
+    endpoints: pods.map((pod, i) => ({ address: pod.address, metricsCluster: metricsCluster(i) })),
+    metrics: { pollIntervalMs: Math.max(50, Math.round(ctx.healthCheckIntervalMs)), ...(user.metrics as object | undefined) },
+  };
+  let wasmWarnings = 0;
+  const host = PluginHost.create({
+    wasm: ctx.wasmEnvoy,
+    flavor: "envoy",
+    pluginConfig: JSON.stringify(config),
+    allowOnHeadersStopIteration: true,
+    clock: ctx.clock,
+    clusters,
+    workers: 2,
+    log: () => {
+      wasmWarnings++;
+    },
+    logLevel: LogLevel.Warn,
+  });
+  const byAddress = new Map<string, SimPod>();
+  const counters = { overrides: 0, fallbacks: 0, overridesToDownPods: 0, localReplies: 0 };
+  let rr = 0;
+  return {
+    name: "picker-envoy",
+    pick(req, candidates) {
+      const stream = sendThroughPlugin(host, {}, req.bodyBytes);
+      if (stream.localReply !== null) {
+        counters.localReplies++;
+        stream.finish();
+        return { pod: null };
+      }
+      byAddress.clear();
+      for (const p of ctx.allPods()) byAddress.set(p.address, p);
+      const hosts = [...byAddress.values()].map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
+      const header = stream.requestHeaders.find(([k]) => k === OVERRIDE_HEADER)?.[1];
+      const chosen = selectOverrideHost(header, hosts);
+      if (chosen) {
+        const pod = byAddress.get(chosen.address)!;
+        if (!pod.up) {
+          // override_host does not check health: the request goes to a pod that is down and fails.
+          counters.overridesToDownPods++;
+          stream.reset();
+          return { pod: null };
+        }
+        counters.overrides++;
+        return { pod, state: stream };
+      }
+      counters.fallbacks++;
+      return { pod: candidates[rr++ % candidates.length], state: stream };
+    },
+    onFirstToken: (decision) => firstToken(decision.state as FilterStream),
+    onFinished: (decision, _now, ok) => finished(decision.state as FilterStream, ok),
+    stats() {
+      return { ...counters, wasmWarnings, traps: host.traps };
+    },
+    close() {
+      host.close();
+    },
+  };
+}

@@ -1,0 +1,288 @@
+// A conformance plugin: exercises every host function of the ABI layer through the host and logs what it
+// observed as "CHECK <name> <value>" lines, which tests/integration/abi-conformance.test.ts asserts.
+export * from "../../assembly/abi/exports";
+import "../../assembly/abi/abort";
+import * as host from "../../assembly/abi/host";
+import { Utf8 } from "../../assembly/abi/host";
+import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
+import { HeaderMapReader, HeaderMapWriter } from "../../assembly/abi/header-map";
+import { BufferType, DataAction, HeadersAction, LogLevel, MapType, MetricType, Status, StreamType } from "../../assembly/abi/types";
+
+@external("wasi_snapshot_preview1", "proc_exit")
+declare function proc_exit(code: u32): void;
+
+function check(name: string, value: string): void {
+  host.log(LogLevel.Info, "CHECK " + name + " " + value);
+}
+
+function takeString(): string {
+  const s = host.returned.toString();
+  host.returned.release();
+  return s;
+}
+
+const reader = new HeaderMapReader();
+const writer = new HeaderMapWriter();
+let counterId: u32 = 0;
+let inRequestHeaders = false;
+let ticks = 0;
+
+/** Serializes {"a":"1","b":"22"} (the spec's example) so the test can compare bytes. */
+export function conformance_serialize_example(): usize {
+  return writer.clear().add("a", "1").add("b", "22").finish();
+}
+export function conformance_serialized_length(): i32 {
+  return writer.length;
+}
+/** Dispatches GET /metrics to the "metrics" cluster from whatever context is current. */
+export function conformance_http_call(timeoutMs: u32): void {
+  writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+  check("http_call_dispatch", host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs).toString());
+}
+export function conformance_alloc(size: usize): usize {
+  return heap.alloc(size);
+}
+/** Parses a serialized map at ptr and logs its pairs, or "malformed". */
+export function conformance_parse(ptr: usize, len: usize): void {
+  if (!reader.reset(ptr, len)) {
+    check("parse", "malformed");
+    return;
+  }
+  let out = "";
+  let n = 0;
+  while (reader.next()) {
+    out += String.UTF8.decodeUnsafe(reader.keyPtr, reader.keyLen) + "=" + String.UTF8.decodeUnsafe(reader.valuePtr, reader.valueLen) + ";";
+    n++;
+  }
+  check("parse", n == reader.count ? out : "short:" + out);
+}
+
+class ConformanceRoot extends RootContext {
+  onVmStart(size: u32): bool {
+    if (host.getBufferBytes(BufferType.VmConfiguration, 0, size) == Status.Ok) check("vm_config", takeString());
+    return true;
+  }
+
+  onConfigure(size: u32): bool {
+    let config = "";
+    if (host.getBufferBytes(BufferType.PluginConfiguration, 0, size) == Status.Ok) config = takeString();
+    check("plugin_config", config);
+    if (config == "reject") return false;
+    if (config == "trap-configure") unreachable();
+    if (config == "proc-exit") {
+      proc_exit(3);
+      check("after_proc_exit", "alive");
+    }
+    check("log_level", host.getLogLevel().toString());
+    check("time_nonzero", (host.currentTimeNanos() > 0).toString());
+    check("prop_root_id", host.getPropertyString(["plugin_root_id"]) || "<none>");
+    check("prop_vm_id", host.getPropertyString(["plugin_vm_id"]) || "<none>");
+    check("prop_name", host.getPropertyString(["plugin_name"]) || "<none>");
+    check("prop_missing", host.getProperty(host.propertyPath(["no", "such"])).toString());
+    check("buffer_missing", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10).toString());
+    check("buffer_status_config", host.getBufferSize(BufferType.PluginConfiguration).toString());
+    check("set_property", host.setProperty(host.propertyPath(["conformance", "flag"]), String.UTF8.encode("on")).toString());
+    check("get_set_property", host.getPropertyString(["conformance", "flag"]) || "<none>");
+
+    // Shared data with compare-and-swap.
+    const key = new Utf8("conformance/key");
+    const v1 = String.UTF8.encode("v1");
+    check("shared_get_missing", host.getSharedData(new Utf8("conformance/absent")).toString());
+    check("shared_set_new", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, 12345).toString());
+    host.getSharedData(key);
+    const cas1 = host.sharedDataCas;
+    check("shared_get", takeString());
+    const v2 = String.UTF8.encode("v2");
+    check("shared_set_cas_ok", host.setSharedData(key, changetype<usize>(v2), v2.byteLength, cas1).toString());
+    check("shared_set_cas_stale", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, cas1).toString());
+    check("shared_set_cas_zero", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, 0).toString());
+    host.getSharedData(key);
+    check("shared_cas_changed", (host.sharedDataCas != cas1).toString());
+    host.returned.release();
+
+    // Shared queues.
+    const qname = new Utf8("conformance/queue");
+    check("queue_register", host.registerSharedQueue(qname).toString());
+    const qid = host.queueId;
+    check("queue_resolve_missing", host.resolveSharedQueue(new Utf8("other_vm"), qname).toString());
+    check("queue_dequeue_empty", host.dequeueSharedQueue(qid).toString());
+    const item = String.UTF8.encode("item-1");
+    check("queue_enqueue", host.enqueueSharedQueue(qid, changetype<usize>(item), item.byteLength).toString());
+    if (host.dequeueSharedQueue(qid) == Status.Ok) check("queue_dequeue", takeString());
+    check("queue_bad_id", host.enqueueSharedQueue(9999, changetype<usize>(item), item.byteLength).toString());
+
+    // Metrics.
+    counterId = host.defineMetric(MetricType.Counter, "conformance_requests");
+    const gauge = host.defineMetric(MetricType.Gauge, "conformance_gauge");
+    const histogram = host.defineMetric(MetricType.Histogram, "conformance_histogram");
+    check("metric_increment_zero", host.incrementMetric(counterId, 0).toString());
+    check("metric_increment_negative", host.incrementMetric(counterId, -1).toString());
+    check("metric_increment", host.incrementMetric(counterId, 5).toString());
+    check("metric_get", host.getMetric(counterId).toString());
+    check("metric_gauge_record", host.recordMetric(gauge, 42).toString());
+    check("metric_gauge_decrement", host.incrementMetric(gauge, -2).toString());
+    check("metric_gauge_get", host.getMetric(gauge).toString());
+    check("metric_histogram_record", host.recordMetric(histogram, 7).toString());
+    check("metric_unknown", host.incrementMetric(777, 1).toString());
+    check("metric_bad_type", host.defineMetric(9, "bad").toString());
+
+    // HTTP call: missing required headers, unknown cluster, then a real one.
+    writer.clear().add(":method", "GET").add(":path", "/metrics");
+    check("http_call_missing_authority", host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000).toString());
+    writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+    check("http_call_unknown_cluster", host.dispatchHttpCall(new Utf8("nope"), writer, null, 1000).toString());
+    check("http_call", host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000).toString());
+    check("http_call_id_nonzero", (host.httpCallId != 0).toString());
+
+    check("tick_set", host.setTickPeriodMs(10).toString());
+    return true;
+  }
+
+  onTick(): void {
+    if (ticks == 0) {
+      writer.clear();
+      check("root_local_reply", host.sendLocalResponse(500, "root", "", writer).toString());
+      check("root_continue", host.continueStream(StreamType.HttpRequest).toString());
+      check("root_done", host.done().toString());
+    }
+    ticks++;
+    check("tick", ticks.toString());
+    if (ticks >= 2) host.setTickPeriodMs(0);
+  }
+
+  onQueueReady(queueId: u32): void {
+    check("queue_ready", (queueId == host.queueId).toString());
+  }
+
+  onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
+    check("http_response_headers", numHeaders.toString());
+    check("http_response_context", this.id.toString());
+    check("http_response_body_size", bodySize.toString());
+    if (host.getHeaderMapPairs(MapType.HttpCallResponseHeaders, reader) == Status.Ok) {
+      check("http_response_pairs", reader.count.toString());
+      host.returned.release();
+    } else check("http_response_pairs", "error");
+    check("effective_context_root", host.setEffectiveContext(this.id).toString());
+    check("effective_context_bad", host.setEffectiveContext(99999).toString());
+    check("http_response_status", host.httpCallResponseStatus().toString());
+    check("proxy_status_code", host.getStatusCode().toString());
+    if (host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize) == Status.Ok) check("http_response_body", takeString());
+    else check("http_response_body", "<none>");
+    const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
+    check("http_response_content_type", ct === null ? "<none>" : ct);
+  }
+
+  createHttpContext(id: u32): HttpContext {
+    return new ConformanceStream(id, this);
+  }
+}
+
+class ConformanceStream extends HttpContext {
+  scenario: string = "";
+
+  onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    const s = host.getHeaderValue(MapType.HttpRequestHeaders, "x-scenario");
+    this.scenario = s === null ? "" : s;
+    check("req_num_headers", numHeaders.toString());
+    if (host.getHeaderMapPairs(MapType.HttpRequestHeaders, reader) == Status.Ok) {
+      let out = "";
+      while (reader.next()) out += String.UTF8.decodeUnsafe(reader.keyPtr, reader.keyLen) + "=" + String.UTF8.decodeUnsafe(reader.valuePtr, reader.valueLen) + ";";
+      host.returned.release();
+      check("req_pairs", out);
+    }
+    check("req_map_size", host.getHeaderMapSize(MapType.HttpRequestHeaders).toString());
+    check("req_header_missing", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8("x-absent")).toString());
+    const dup = host.getHeaderValue(MapType.HttpRequestHeaders, "X-Dup");
+    check("req_header_first_value", dup === null ? "<none>" : dup);
+    const added = String.UTF8.encode("yes");
+    host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-added"), changetype<usize>(added), added.byteLength);
+    const rep = String.UTF8.encode("replaced");
+    host.replaceHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-dup"), changetype<usize>(rep), rep.byteLength);
+    host.removeHeader(MapType.HttpRequestHeaders, new Utf8("x-remove-me"));
+    check("prop_request_path", host.getPropertyString(["request", "path"]) || "<none>");
+    check("prop_request_method", host.getPropertyString(["request", "method"]) || "<none>");
+    check("resp_map_unavailable", host.getHeaderMapSize(MapType.HttpResponseHeaders).toString());
+    check("bad_map_type", host.getHeaderMapSize(42).toString());
+    if (this.scenario == "trap-headers") unreachable();
+    if (this.scenario == "local-headers") {
+      writer.clear().add("x-local", "1");
+      inRequestHeaders = true;
+      check("local_reply_status", host.sendLocalResponse(429, "conformance local", "slow down", writer).toString());
+      check("second_local_reply_status", host.sendLocalResponse(500, "second", "no", writer).toString());
+      inRequestHeaders = false;
+      return HeadersAction.Continue;
+    }
+    if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "http-call") {
+      conformance_http_call(1000);
+      return HeadersAction.Continue;
+    }
+    if (this.scenario == "set-pairs") {
+      writer.clear().add(":method", "POST").add(":path", "/rewritten").add("x-only", "1");
+      check("set_pairs", host.setHeaderMapPairs(MapType.HttpRequestHeaders, writer).toString());
+    }
+    return HeadersAction.StopIteration;
+  }
+
+  onRequestBody(bodySize: u32, endOfStream: bool): i32 {
+    check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
+    if (this.scenario == "trap-body") unreachable();
+    if (!endOfStream) return DataAction.StopIterationAndBuffer;
+    if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) == Status.Ok) check("body", takeString());
+    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString() + ":" + host.returned.len.toString());
+    host.returned.release();
+    check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
+    if (this.scenario == "rewrite-body") {
+      check("set_body", host.setBufferBytes(BufferType.HttpRequestBody, 0, bodySize, String.UTF8.encode("new body")).toString());
+    }
+    if (this.scenario == "paused") return DataAction.StopIterationAndBuffer;
+    if (this.scenario == "close") {
+      check("close_stream", host.closeStream(StreamType.HttpRequest).toString());
+      return DataAction.StopIterationAndBuffer;
+    }
+    const v = String.UTF8.encode("10.0.0.1:8000");
+    host.replaceHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-gateway-destination-endpoint"), changetype<usize>(v), v.byteLength);
+    check("continue_request", host.continueStream(StreamType.HttpRequest).toString());
+    check("continue_bad_type", host.continueStream(7).toString());
+    return DataAction.Continue;
+  }
+
+  onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
+    check("response_inside_request_callback", inRequestHeaders.toString());
+    const status = host.getHeaderValue(MapType.HttpResponseHeaders, ":status");
+    check("resp_status", status === null ? "<none>" : status);
+    const v = String.UTF8.encode("seen");
+    host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
+    return HeadersAction.Continue;
+  }
+
+  onResponseBody(bodySize: u32, endOfStream: bool): i32 {
+    check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
+    return DataAction.Continue;
+  }
+
+  onLog(): void {
+    check("on_log", this.id.toString());
+    check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
+    host.returned.release();
+    const add = String.UTF8.encode("x");
+    check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());
+    if (counterId != 0) host.incrementMetric(counterId, 1);
+  }
+
+  onDone(): bool {
+    check("on_done", this.id.toString());
+    if (this.scenario == "late-done") {
+      check("proxy_done", host.done().toString());
+      return false;
+    }
+    return true;
+  }
+
+  onDelete(): void {
+    check("on_delete", this.id.toString());
+  }
+}
+
+setRootContextFactory((id: u32): RootContext => new ConformanceRoot(id));

@@ -1,0 +1,66 @@
+// Host calls from a stream (and from the root context) that Envoy answers in ways easy to get wrong, each
+// checked through the conformance plugin (tests/conformance/plugin.ts) against the source it follows.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Status } from "../../../src-host/host/abi.ts";
+import type { HeaderList } from "../../../src-host/host/header-map.ts";
+import { conformanceHost } from "../../support/conformance.ts";
+
+const enc = new TextEncoder();
+
+function request(scenario: string): HeaderList {
+  return [[":method", "POST"], [":path", "/chat"], [":authority", "gateway"], ["content-type", "application/json"], ["x-scenario", scenario]];
+}
+
+test("send_local_response is Ok and deferred to after the callback, so this filter's response callback never runs inside it; a second reply changes nothing; details get '_' for spaces (envoy context.cc Context::sendLocalResponse, addAfterVmCallAction, StringUtil::replaceAllEmptySpace)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-headers"), false);
+  assert.equal(h.last("local_reply_status"), String(Status.Ok));
+  assert.equal(h.last("second_local_reply_status"), String(Status.Ok));
+  assert.equal(h.last("response_inside_request_callback"), "false");
+  assert.equal(s.localReply?.status, 429, "the first reply stands");
+  assert.equal(s.localReply?.details, "conformance_local");
+  assert.equal(s.requestState, "local-reply", "the Continue the callback returned does not forward the request");
+});
+
+test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
+  const h = await conformanceHost();
+  h.clock.advanceTo(h.clock.nowMs() + 50);
+  assert.equal(h.last("root_local_reply"), String(Status.Ok));
+  assert.equal(h.last("root_continue"), String(Status.Ok));
+  assert.equal(h.last("root_done"), String(Status.NotFound));
+});
+
+test("after request headers return Continue the filter no longer has the request header map; on_log reads it but cannot change it (context.cc Context::decodeHeaders, getMap/getConstMap, Context::log access_log_phase_)", async () => {
+  const h = await conformanceHost();
+  const paused = h.host.newStream();
+  paused.decodeHeaders(request("paused"), false);
+  paused.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("body_req_header"), String(Status.Ok), "held while paused");
+  const s = h.host.newStream();
+  s.decodeHeaders(request("continue"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("body_req_header"), String(Status.BadArgument), "dropped after Continue");
+  s.encodeHeaders([[":status", "200"]], true);
+  s.finish();
+  assert.equal(h.last("log_req_header"), String(Status.Ok));
+  assert.equal(h.last("log_add_header"), String(Status.BadArgument));
+});
+
+test("get_buffer_bytes past the end of the body is Ok with nothing (cpp-host exports.cc get_buffer_bytes)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  s.decodeData(enc.encode("twelve bytes"), true);
+  assert.equal(h.last("body_past_end"), "0:0");
+});
+
+test("a stream's on_done returning false does not delay on_delete (context.cc Context::onDestroy: onDone() then onDelete())", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("late-done"), true);
+  s.finish();
+  assert.equal(h.last("proxy_done"), String(Status.NotFound));
+  assert.deepEqual(s.calls.slice(-3), ["proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+});

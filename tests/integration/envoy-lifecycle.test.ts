@@ -1,0 +1,181 @@
+// Streams through the host as Envoy and Higress run them: callback order, StopIteration mapping, body
+// buffering and the 413, local replies, header and body edits, and the failure policies on a trap.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Status } from "../../src-host/host/abi.ts";
+import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
+import type { HeaderList } from "../../src-host/host/header-map.ts";
+import { conformanceHost } from "../support/conformance.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function request(scenario: string, extra: HeaderList = []): HeaderList {
+  return [
+    [":method", "POST"],
+    [":path", "/v1/chat/completions?x=1"],
+    [":authority", "gateway"],
+    [":scheme", "http"],
+    ["Content-Type", "application/json"],
+    ["x-scenario", scenario],
+    ["X-Dup", "first"],
+    ["x-dup", "second"],
+    ["x-remove-me", "1"],
+    ...extra,
+  ];
+}
+
+test("a request runs Envoy's callback order and on_log comes before on_done, then delete", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream({ clusterName: "backends" });
+  s.decodeHeaders(request("normal"), false);
+  assert.equal(s.requestState, "paused");
+  s.decodeData(enc.encode("hello"), false);
+  s.decodeData(enc.encode("world"), true);
+  assert.equal(s.requestState, "forwarded");
+  s.encodeHeaders([[":status", "200"]], false);
+  const out = s.encodeData(enc.encode("resp"), true);
+  s.finish();
+  assert.deepEqual(s.calls, [
+    "proxy_on_context_create",
+    "proxy_on_request_headers",
+    "proxy_on_request_body",
+    "proxy_on_request_body",
+    "proxy_on_response_headers",
+    "proxy_on_response_body",
+    "proxy_on_log",
+    "proxy_on_done",
+    "proxy_on_delete",
+  ]);
+  const id = String(s.contextId);
+  assert.deepEqual([h.last("on_log"), h.last("on_done"), h.last("on_delete")], [id, id, id]);
+  assert.equal(dec.decode(out), "resp");
+  assert.equal(h.host.workers[0].vm.streams.size, 0, "the context is deleted");
+});
+
+test("header maps: lower-cased keys, first value wins, add, replace and remove", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  assert.match(h.last("req_pairs")!, /^:method=POST;:path=\/v1\/chat\/completions\?x=1;:authority=gateway;:scheme=http;content-type=application\/json;x-scenario=normal;x-dup=first;x-dup=second;x-remove-me=1;$/);
+  assert.equal(h.last("req_num_headers"), "9");
+  assert.equal(h.last("req_header_missing"), String(Status.NotFound));
+  assert.equal(h.last("req_header_first_value"), "first");
+  assert.equal(h.last("prop_request_path"), "/v1/chat/completions?x=1");
+  assert.equal(h.last("prop_request_method"), "POST");
+  assert.equal(h.last("resp_map_unavailable"), "-1", "response headers are not there during the request");
+  assert.equal(h.last("bad_map_type"), "-1");
+  const headers = new Map<string, string[]>();
+  for (const [k, v] of s.requestHeaders) headers.set(k, [...(headers.get(k) ?? []), v]);
+  assert.deepEqual(headers.get("x-added"), ["yes"]);
+  assert.deepEqual(headers.get("x-dup"), ["replaced"]);
+  assert.equal(headers.has("x-remove-me"), false);
+  // The serialized size the host reports is the exact size of the serialized map the plugin then reads.
+  assert.ok(Number(h.last("req_map_size")) > 0);
+});
+
+test("request body: cumulative sizes while buffering, reads past the end refused, rewrite applied", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("rewrite-body"), false);
+  s.decodeData(enc.encode("12345"), false);
+  s.decodeData(enc.encode("67890"), true);
+  assert.deepEqual(h.values("body_size"), ["5:more", "10:end"]);
+  assert.equal(h.last("body"), "1234567890");
+  assert.equal(h.last("body_past_end"), "0:0", "past the end: Ok and empty (tests/conformance/stream-calls.test.ts)");
+  assert.equal(h.last("set_body"), "0");
+  assert.equal(dec.decode(s.takeReleasedBody()), "new body");
+  assert.equal(h.last("continue_request"), "0");
+  assert.equal(h.last("continue_bad_type"), String(Status.BadArgument));
+  assert.ok(s.requestHeaders.some(([k, v]) => k === "x-gateway-destination-endpoint" && v === "10.0.0.1:8000"));
+});
+
+test("a buffered body over the limit gets Envoy's 413", async () => {
+  const h = await conformanceHost({ bufferLimitBytes: 8 });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("12345"), false);
+  assert.equal(s.requestState, "paused");
+  s.decodeData(enc.encode("67890"), false);
+  assert.equal(s.requestState, "local-reply");
+  assert.equal(s.localReply?.status, 413);
+  assert.equal(s.localReply?.details, "request_payload_too_large");
+  s.finish();
+  assert.equal(s.calls.at(-1), "proxy_on_delete");
+});
+
+test("stock Envoy maps a headers StopIteration to StopAllIteration: the body never reaches the filter", async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  assert.equal(s.requestState, "stalled");
+  s.decodeData(enc.encode("body"), true);
+  assert.equal(s.requestState, "stalled");
+  assert.ok(!s.calls.includes("proxy_on_request_body"));
+
+  const allowed = await conformanceHost({ flavor: "envoy", allowOnHeadersStopIteration: true });
+  const t = allowed.host.newStream();
+  t.decodeHeaders(request("normal"), false);
+  assert.equal(t.requestState, "paused");
+  t.decodeData(enc.encode("body"), true);
+  assert.equal(t.requestState, "forwarded");
+  assert.equal(allowed.last("body"), "body");
+});
+
+test("Higress delivers the body after a headers StopIteration", async () => {
+  const h = await conformanceHost({ flavor: "higress" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  assert.equal(s.requestState, "paused");
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(s.requestState, "forwarded");
+});
+
+test("a local reply from the plugin runs the response callbacks and ends the stream", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-headers"), false);
+  assert.equal(s.requestState, "local-reply");
+  assert.equal(s.localReply?.status, 429);
+  assert.equal(s.localReply?.details, "conformance_local");
+  assert.equal(dec.decode(s.localReply!.body), "slow down");
+  assert.deepEqual(s.localReply?.headers, [["x-local", "1"]]);
+  assert.equal(h.last("resp_status"), "429");
+  s.finish();
+  assert.deepEqual(s.calls.slice(-3), ["proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+});
+
+test("set_header_map_pairs replaces the whole request map", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("set-pairs"), false);
+  assert.equal(h.last("set_pairs"), "0");
+  assert.deepEqual(s.requestHeaders, [[":method", "POST"], [":path", "/rewritten"], ["x-only", "1"]]);
+});
+
+test("close_stream resets the stream", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("close"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("close_stream"), "0");
+  assert.equal(s.requestState, "reset");
+  s.finish();
+  // proxy_done and on_done's result: tests/conformance/stream-calls.test.ts.
+});
+
+test("a reset stream still gets on_log before on_done", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.reset();
+  assert.deepEqual(s.calls.slice(-3), ["proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+  assert.equal(s.requestState, "reset");
+});
+
+test("configure returning false, or trapping, rejects the configuration", async () => {
+  await assert.rejects(conformanceHost({ pluginConfig: "reject" }), ConfigRejectedError);
+  await assert.rejects(conformanceHost({ pluginConfig: "trap-configure" }), ConfigRejectedError);
+});
+
+// The failure policies on a trapping VM: tests/conformance/failure-policy.test.ts.

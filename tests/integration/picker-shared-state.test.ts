@@ -1,0 +1,79 @@
+// What the workers of one gateway share besides prefix hints: a conversation's tail (the next turn, routed by
+// another worker, is credited with the whole previous turn however much it grew) and the process-wide load per
+// endpoint (requests in flight, and those still awaiting their first response byte).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
+import type { FilterStream } from "../../src-host/host/filter-stream.ts";
+import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+
+const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
+const LOAD_KEY = "endpoint_picker/load";
+
+function debugOf(s: FilterStream) {
+  s.encodeHeaders([[":status", "200"]], false);
+  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+}
+
+test("the next turn of a conversation on another worker is credited with the whole previous turn", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  for (let conv = 0; conv < 6; conv++) {
+    const history: Array<[string, string]> = [["task " + conv, text(900 + conv, 2000)]];
+    const first = h.send(chat(text(600 + conv, 6000), history, "tool output " + text(conv, 3000)), [], { worker: 0 });
+    const one = debugOf(first);
+    h.complete(first);
+    // The next turn adds far more than the landmark stride (16 chunks of 512 characters).
+    history.push(["tool output " + text(conv, 3000), text(700 + conv, 200)]);
+    const second = h.send(chat(text(600 + conv, 6000), history, text(800 + conv, 40_000)), [], { worker: 1 });
+    const two = debugOf(second);
+    assert.equal(two.endpoint, one.endpoint, `conversation ${conv} stays`);
+    const credited = two.scores.get(one.endpoint);
+    assert.ok(credited !== undefined && credited !== "excluded");
+    assert.equal(credited.m, one.chain, "the whole previous chain, not a landmark below it");
+    assert.ok(two.chain > one.chain + 32);
+    h.complete(second);
+  }
+  assert.ok(h.counter("shared_hint_hits") >= 6);
+});
+
+function loadRecords(h: PickerHarness): number {
+  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
+  return v === undefined ? 0 : new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(0, true);
+}
+
+test("every worker sees the requests the others have in flight and still waiting for a first byte", () => {
+  const run = (share: boolean) => {
+    const h = pickerHost({ workers: 2, config: { debug: { header: true }, scoring: { shareLoadAcrossWorkers: share } } });
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+    // Worker 0 sends eight requests no endpoint has answered yet; the pods' metrics still say nothing is queued.
+    const open: FilterStream[] = [];
+    for (let i = 0; i < 8; i++) open.push(h.send(chat(text(40 + i, 2000), [], "q" + i), [], { worker: 0 }));
+    // The endpoints serving the first of them start answering (a streamed response's first chunk).
+    const answering = h.chosen(open[0])!;
+    for (const s of open.filter((x) => h.chosen(x) === answering)) {
+      s.encodeHeaders([[":status", "200"]], false);
+      s.encodeData(new TextEncoder().encode("data: {}\n\n"), false);
+    }
+    // A busy worker writes its changes out within a few milliseconds (at the latest on its next tick).
+    h.clock.advanceTo(h.clock.nowMs() + 25);
+    const probe = h.send(chat(text(99, 2000), [], "probe"), [], { worker: 1 });
+    return { h, open, probe, answering, d: debugOf(probe) };
+  };
+  const shared = run(true);
+  const waiting = shared.open.map((s) => shared.h.chosen(s)!).filter((a) => a !== shared.answering);
+  assert.ok(waiting.length > 0);
+  const score = (addr: string) => shared.d.scores.get(addr) as { q: number; i: number };
+  assert.equal(score(shared.answering).q, 1, "requests that started answering no longer count as queued");
+  for (const addr of waiting) assert.ok(score(addr).q < 1, `${addr} has requests awaiting their first byte`);
+  assert.equal(score(shared.answering).i, score(waiting[0]).i, "but they are still in flight, like the others");
+  assert.notEqual(shared.d.endpoint, waiting[0]);
+  for (const s of [...shared.open, shared.probe]) shared.h.complete(s);
+  shared.h.clock.advanceTo(shared.h.clock.nowMs() + 25);
+  assert.equal(loadRecords(shared.h), 0, "finished requests leave no load behind");
+
+  const isolated = run(false);
+  assert.equal(loadRecords(isolated.h), 0, "nothing is shared when disabled");
+  const qs = [...isolated.d.scores.values()].map((s) => (s === "excluded" ? -1 : s.q));
+  assert.ok(qs.every((x) => x === 1), "without sharing, worker 1 sees no queue anywhere");
+});

@@ -1,0 +1,90 @@
+// The stock-Envoy build: one worker polls every endpoint's /metrics through proxy_http_call and shares the
+// parsed result; every worker routes with it through the x-gateway-destination-endpoint header.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
+import { chat, pickerHost, text, vllmMetrics, type PodState } from "../support/picker.ts";
+
+const PODS = ["10.0.1.1:8000", "10.0.1.2:8000", "10.0.1.3:8000"];
+
+function metricsClusters(states: Map<string, PodState | "down">, calls: string[]): ClusterRegistry {
+  const registry = new ClusterRegistry();
+  PODS.forEach((address, i) => {
+    const cluster: Cluster = {
+      name: `metrics-${i}`,
+      hosts: () => [],
+      dispatch(req, respond) {
+        const path = req.headers.find(([k]) => k === ":path")?.[1];
+        const authority = req.headers.find(([k]) => k === ":authority")?.[1];
+        calls.push(`${authority}${path}`);
+        const s = states.get(address)!;
+        if (s === "down") respond(null);
+        else respond({ headers: [[":status", "200"], ["content-type", "text/plain"]], body: new TextEncoder().encode(vllmMetrics(s)), trailers: [] });
+      },
+    };
+    registry.add(cluster);
+  });
+  return registry;
+}
+
+const config = {
+  endpoints: PODS.map((address, i) => ({ address, metricsCluster: `metrics-${i}` })),
+  metrics: { pollIntervalMs: 200, snapshotTtlMs: 50 },
+};
+
+test("one worker polls each endpoint's /metrics and every worker routes on the shared result", () => {
+  const states = new Map<string, PodState | "down">([
+    [PODS[0], { waiting: 12, running: 30, kv: 0.9 }],
+    [PODS[1], { waiting: 0, running: 1, kv: 0.1 }],
+    [PODS[2], { waiting: 7, running: 20, kv: 0.6 }],
+  ]);
+  const calls: string[] = [];
+  const h = pickerHost({ flavor: "envoy", workers: 3, config, clusters: metricsClusters(states, calls) });
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  // Each endpoint is polled once per interval, by one worker only (configure polls once per VM at start).
+  const perEndpoint = new Map<string, number>();
+  for (const c of calls) perEndpoint.set(c, (perEndpoint.get(c) ?? 0) + 1);
+  assert.deepEqual([...perEndpoint.keys()].sort(), PODS.map((p) => `${p}/metrics`).sort());
+  for (const n of perEndpoint.values()) assert.ok(n >= 5 && n <= 7, `polled ${n} times in 1 s at 200 ms`);
+  for (let w = 0; w < 3; w++) {
+    const s = h.send(chat(text(w, 400), [], "q"), [], { worker: w });
+    assert.equal(h.chosen(s), PODS[1], `worker ${w}`);
+    h.complete(s);
+  }
+});
+
+test("an endpoint whose /metrics keeps failing is marked unhealthy and avoided", () => {
+  const states = new Map<string, PodState | "down">([
+    [PODS[0], { waiting: 0, running: 0, kv: 0.0 }],
+    [PODS[1], { waiting: 5, running: 9, kv: 0.5 }],
+    [PODS[2], { waiting: 5, running: 9, kv: 0.5 }],
+  ]);
+  const calls: string[] = [];
+  const h = pickerHost({ flavor: "envoy", config, clusters: metricsClusters(states, calls) });
+  h.clock.advanceTo(h.clock.nowMs() + 500);
+  assert.equal(h.chosen(h.send(chat(text(1, 300), [], "q"))), PODS[0]);
+  states.set(PODS[0], "down");
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  for (let i = 0; i < 6; i++) assert.notEqual(h.chosen(h.send(chat(text(10 + i, 300), [], "q"))), PODS[0]);
+  assert.ok(h.counter("poll_failures") >= 3);
+});
+
+test("the stock build refuses a configuration without endpoints", () => {
+  assert.throws(() => pickerHost({ flavor: "envoy", config: {} }));
+});
+
+test("without allow_on_headers_stop_iteration the body never arrives; the watchdog resumes the request", () => {
+  const states = new Map<string, PodState | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
+  const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, config, clusters: metricsClusters(states, []) });
+  const s = h.send(chat(text(2, 300), [], "q"));
+  assert.equal(s.requestState, "stalled");
+  let resumed = 0;
+  s.onChange = () => resumed++;
+  h.clock.advanceTo(h.clock.nowMs() + 2500);
+  assert.equal(s.requestState, "forwarded");
+  assert.equal(resumed, 1, "the gateway is told the request may go on");
+  assert.equal(h.chosen(s), null, "no decision without a body: the fallback load balancer decides");
+  assert.equal(h.counter("fallback.body_not_delivered"), 1);
+  assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
+  h.complete(s);
+});

@@ -1,0 +1,206 @@
+// Gateway replicas sharing prefix affinity through a real redis-server (Higress build, redis.* keys): turns of
+// one conversation that reach different replicas return to the same pod; tenants never see each other's
+// keys; every key has a TTL; and Redis stopped, restarted, paused past the timeout, refusing commands, full or
+// answering garbage costs only the affinity: counted fail-opens, every request routed, no trap.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import net from "node:net";
+import { RealClock } from "../../src-host/host/clock.ts";
+import { tcpRedis, type RedisTarget } from "../../src-host/host/redis-client.ts";
+import type { FilterStream } from "../../src-host/host/filter-stream.ts";
+import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { RedisServer, command, freePort, redisServerAvailable } from "../support/redis-server.ts";
+
+const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
+const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
+const skip = redisServerAvailable() ? false : "redis-server is not installed (apt-get install -y redis-server)";
+
+let server: RedisServer;
+before(async () => {
+  if (!skip) server = await RedisServer.start();
+});
+after(async () => {
+  await server?.stop();
+});
+
+// A generous timeout: the tests share a loaded machine, and only the slow-Redis test is about timeouts.
+function replica(target: RedisTarget, redis: object = {}, config: object = {}): PickerHarness {
+  const h = pickerHost({
+    workers: 3,
+    clock: new RealClock(),
+    redis: new Map([[CLUSTER, target]]),
+    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER, timeoutMs: 250, keyPrefix: "t:", ttlMs: 60000, ...redis }, ...config },
+  });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
+  return h;
+}
+
+/** Sends and waits until the plugin let the request go (it may wait for Redis first). */
+async function route(h: PickerHarness, body: object, headers: Array<[string, string]> = [], worker?: number): Promise<FilterStream> {
+  const s = h.send(body, headers, { worker });
+  const deadline = Date.now() + 2000;
+  while (s.requestState === "paused" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+  assert.equal(s.requestState, "forwarded", "the request went on");
+  h.complete(s);
+  return s;
+}
+
+/** Lets fire-and-forget publishes land. */
+const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
+
+function conversation(i: number, turns = 0): object {
+  const history: Array<[string, string]> = [];
+  for (let t = 0; t < turns; t++) history.push([`question ${t} of ${i}`, text(1000 * i + t, 1500)]);
+  return chat(text(50 + i, 4000), history, `question ${turns} of ${i}`);
+}
+
+function closeAll(...hs: PickerHarness[]) {
+  for (const h of hs) h.host.close();
+}
+
+test("turns of one conversation on different replicas return to the same pod", { skip }, async () => {
+  const a = replica(tcpRedis(server.port));
+  const b = replica(tcpRedis(server.port));
+  const first: string[] = [];
+  for (let i = 0; i < 12; i++) first.push(a.chosen(await route(a, conversation(i), [], i % 3))!);
+  await settle();
+  for (let i = 0; i < 12; i++) {
+    const s = await route(b, conversation(i, 1), [], i % 3);
+    assert.equal(b.chosen(s), first[i], `conversation ${i}`);
+  }
+  assert.equal(b.counter("redis.hits"), 12);
+  assert.ok(a.counter("redis.publishes") >= 12);
+  assert.equal(a.host.traps + b.host.traps, 0);
+  closeAll(a, b);
+});
+
+test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
+  const a = replica(tcpRedis(server.port));
+  await route(a, conversation(100), [], 0);
+  await settle();
+  const lookups = a.counter("redis.lookups");
+  await route(a, conversation(100, 1), [], 0);
+  assert.equal(a.counter("redis.lookups"), lookups, "the worker's own index answered");
+  closeAll(a);
+});
+
+test("one tenant's hints are invisible to another", { skip }, async () => {
+  const config = { prefix: { saltHeader: "x-tenant" } };
+  const a = replica(tcpRedis(server.port), {}, config);
+  const b = replica(tcpRedis(server.port), {}, config);
+  for (let i = 0; i < 6; i++) await route(a, conversation(200 + i), [["x-tenant", "acme"]]);
+  await settle();
+  for (let i = 0; i < 6; i++) await route(b, conversation(200 + i, 1), [["x-tenant", "globex"]]);
+  assert.equal(b.counter("redis.hits"), 0);
+  assert.equal(b.counter("redis.misses"), 6);
+  for (let i = 0; i < 6; i++) await route(b, conversation(200 + i, 1), [["x-tenant", "acme"]], 1);
+  assert.equal(b.counter("redis.hits"), 6, "the same tenant meets its hints");
+  closeAll(a, b);
+});
+
+test("every key carries a TTL no longer than redis.ttlMs, and the key count is bounded by what was published", { skip }, async () => {
+  await command(server.port, "FLUSHALL");
+  const a = replica(tcpRedis(server.port), { keyPrefix: "ttl:", ttlMs: 5000 });
+  for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3));
+  await settle();
+  const keys = await server.keys("ttl:");
+  assert.ok(keys.size > 0);
+  assert.ok(keys.size <= a.counter("redis.publishes") * 9, `${keys.size} keys`);
+  // PTTL is -1 for a key without a TTL, -2 for one that expired since KEYS listed it.
+  for (const [k, ttl] of keys) assert.ok(ttl === -2 || (ttl > 0 && ttl <= 5000), `${k} has TTL ${ttl}`);
+  closeAll(a);
+});
+
+test("Redis stopped mid-run and restarted: counted fail-opens, then sharing resumes", { skip }, async () => {
+  const own = await RedisServer.start();
+  const a = replica(tcpRedis(own.port));
+  const b = replica(tcpRedis(own.port));
+  await route(a, conversation(400));
+  await settle();
+  await own.stop();
+  for (let i = 0; i < 8; i++) {
+    const s = await route(b, conversation(410 + i));
+    assert.ok(b.chosen(s), "still routed by load");
+    await settle(10);
+  }
+  assert.ok(b.counter("redis.unavailable") >= 1, "the lost connection is counted");
+  assert.ok(b.counter("redis.backoff") >= 1, "and the next calls back off");
+  await own.restart();
+  await settle(700);
+  const first = a.chosen(await route(a, conversation(420)))!;
+  await settle();
+  await settle(700);
+  const again = await route(b, conversation(420, 1));
+  assert.equal(b.chosen(again), first, "sharing resumes after the restart");
+  assert.equal(a.host.traps + b.host.traps, 0);
+  closeAll(a, b);
+  await own.stop();
+});
+
+test("Redis slower than redis.timeoutMs: the request waits at most the timeout and is routed by load", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { timeoutMs: 30 });
+  await route(a, conversation(500)); // connects
+  await command(server.port, "CLIENT", "PAUSE", "400", "ALL");
+  const started = Date.now();
+  const s = await route(a, conversation(501));
+  assert.ok(a.chosen(s));
+  assert.ok(Date.now() - started < 300, "did not wait for Redis");
+  assert.ok(a.counter("redis.timeout") >= 1);
+  await command(server.port, "CLIENT", "UNPAUSE");
+  assert.equal(a.host.traps, 0);
+  closeAll(a);
+});
+
+test("Redis refusing commands, out of memory, or answering garbage: counted, routed, no trap", { skip }, async () => {
+  // A user that may only authenticate: every MGET and EVAL is refused (-NOPERM).
+  await command(server.port, "ACL", "SETUSER", "limited", "on", ">secret", "~*", "-@all", "+auth", "+ping");
+  const refused = replica(tcpRedis(server.port), { username: "limited", password: "secret" });
+  for (let i = 0; i < 3; i++) {
+    assert.ok(refused.chosen(await route(refused, conversation(600 + i))));
+    await settle(250);
+  }
+  assert.ok(refused.counter("redis.error") >= 2, `errors ${refused.counter("redis.error")}`);
+
+  // Full: writes are refused with -OOM.
+  await command(server.port, "CONFIG", "SET", "maxmemory", "1");
+  await command(server.port, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+  const full = replica(tcpRedis(server.port));
+  assert.ok(full.chosen(await route(full, conversation(610))));
+  await settle();
+  assert.ok(full.counter("redis.full") >= 1);
+  await command(server.port, "CONFIG", "SET", "maxmemory", "0");
+
+  // Garbage: a server that answers +OK to anything (not what MGET returns) and one that breaks the protocol.
+  const fake = net.createServer((c) => c.on("data", () => c.write(c.localPort === okPort ? "+OK\r\n" : "%%%garbage\r\n")));
+  const okPort = await freePort();
+  await new Promise<void>((r) => fake.listen(okPort, "127.0.0.1", r));
+  const badPort = await freePort();
+  const fake2 = net.createServer((c) => c.on("data", () => c.write("%%%garbage\r\n")));
+  await new Promise<void>((r) => fake2.listen(badPort, "127.0.0.1", r));
+  const garbage = replica(tcpRedis(okPort));
+  const broken = replica(tcpRedis(badPort));
+  assert.ok(garbage.chosen(await route(garbage, conversation(620))));
+  assert.ok(broken.chosen(await route(broken, conversation(621))));
+  await settle();
+  assert.ok(garbage.counter("redis.garbage") >= 1);
+  assert.ok(broken.counter("redis.unavailable") >= 1, "a reply that is not RESP closes the connection");
+  for (const h of [refused, full, garbage, broken]) assert.equal(h.host.traps, 0);
+  closeAll(refused, full, garbage, broken);
+  fake.close();
+  fake2.close();
+  await command(server.port, "ACL", "DELUSER", "limited");
+});
+
+test("an unknown Redis cluster: proxy_redis_init refused, counted, requests routed", { skip }, async () => {
+  const h = pickerHost({
+    workers: 2,
+    clock: new RealClock(),
+    redis: new Map(),
+    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: "outbound|6379||nowhere" } },
+  });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
+  assert.ok(h.chosen(await route(h, conversation(700))));
+  assert.ok(h.counter("redis.init_failed") >= 1);
+  assert.equal(h.host.traps, 0);
+  h.host.close();
+});
