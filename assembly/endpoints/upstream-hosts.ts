@@ -6,7 +6,7 @@ import { HeaderMapReader } from "../abi/header-map";
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
 import { xxh64 } from "../prefix/xxh64";
-import { equalsIgnoreCase } from "../text/ascii";
+import { equalsExactly } from "../text/ascii";
 import { addressHash } from "./endpoint-registry";
 
 /** Envoy health status names, as Higress reports them. */
@@ -38,22 +38,12 @@ function isUsable(health: i32): bool {
   return health == HostHealth.Healthy;
 }
 
-// Byte equality of n bytes at p with the ASCII literal lit.
-function equalsExactly(p: usize, n: i32, lit: string): bool {
-  if (n != lit.length) return false;
-  const s = changetype<usize>(lit);
-  for (let i = 0; i < n; i++) {
-    if (<u32>load<u8>(p + <usize>i) != <u32>load<u16>(s + (<usize>i << 1))) return false;
-  }
-  return true;
-}
-
 function healthFromName(p: usize, n: i32): i32 {
-  if (equalsExactly(p, n, "Healthy")) return HostHealth.Healthy;
-  if (equalsExactly(p, n, "Unhealthy")) return HostHealth.Unhealthy;
-  if (equalsExactly(p, n, "Degraded")) return HostHealth.Degraded;
-  if (equalsExactly(p, n, "Timeout")) return HostHealth.Timeout;
-  if (equalsExactly(p, n, "Draining")) return HostHealth.Draining;
+  if (equalsExactly(p, <usize>n, "Healthy")) return HostHealth.Healthy;
+  if (equalsExactly(p, <usize>n, "Unhealthy")) return HostHealth.Unhealthy;
+  if (equalsExactly(p, <usize>n, "Degraded")) return HostHealth.Degraded;
+  if (equalsExactly(p, <usize>n, "Timeout")) return HostHealth.Timeout;
+  if (equalsExactly(p, <usize>n, "Draining")) return HostHealth.Draining;
   return HostHealth.Unknown;
 }
 

@@ -14,6 +14,15 @@ export function equalsIgnoreCase(ptr: usize, len: usize, lit: string): bool {
   return true;
 }
 
+/** Whether bytes [ptr, ptr+len) equal the ASCII literal `lit` exactly (case-sensitive). */
+export function equalsExactly(ptr: usize, len: usize, lit: string): bool {
+  if (<usize>lit.length != len) return false;
+  for (let i: usize = 0; i < len; i++) {
+    if (<u32>load<u8>(ptr + i) != <u32>lit.charCodeAt(<i32>i)) return false;
+  }
+  return true;
+}
+
 /** Whether the value, up to its first ';' and without surrounding blanks, is the media type `lit`, or a
  *  structured-syntax type ending in "+json" when `lit` is "application/json". */
 export function isJsonMediaType(ptr: usize, len: usize): bool {
