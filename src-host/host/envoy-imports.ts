@@ -1,7 +1,7 @@
 // The host functions Envoy gives a proxy-wasm 0.2.1 module, with Envoy's semantics (status codes, map and
 // buffer availability, shared data CAS, metrics). Pointers are checked: a bad one is InvalidMemoryAccess.
 import { BufferType, LogLevel, MapType, Status, StreamType } from "./abi.ts";
-import { deserializeHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
+import { deserializeHeaderMap, serializeHeaderMap, serializedAsciiSize, writeAsciiHeaderMap, type HeaderList } from "./header-map.ts";
 import { InvalidMemoryAccess } from "./guest-memory.ts";
 import { deliveredResponse } from "./http-call.ts";
 import type { HttpCallOutcome } from "./cluster.ts";
@@ -209,7 +209,11 @@ export function envoyImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
     "env.proxy_get_header_map_pairs": (type: number, retPtr: number, retLen: number) => {
       const m = headerMap(type);
       if (m === undefined) return Status.BadArgument;
-      return ret(retPtr, retLen, m === null || m.pairs.length === 0 ? "" : serializeHeaderMap(m.pairs));
+      if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
+      const asciiSize = serializedAsciiSize(m.pairs);
+      if (asciiSize < 0) return ret(retPtr, retLen, serializeHeaderMap(m.pairs));
+      const pairs = m.pairs;
+      return mem().returnWritten(retPtr, retLen, asciiSize, (u8, at) => writeAsciiHeaderMap(pairs, u8, at)) ? Status.Ok : Status.InternalFailure;
     },
     "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
       const m = headerMap(type, true);

@@ -76,20 +76,41 @@ export class GuestMemory {
    * len 0 (no allocation). Returns false when malloc fails.
    */
   returnBytes(retPtrPtr: number, retLenPtr: number, value: Uint8Array | string): boolean {
-    const data = typeof value === "string" ? enc.encode(value) : value;
+    if (typeof value === "string") {
+      if (isAscii(value)) return this.returnWritten(retPtrPtr, retLenPtr, value.length, (u8, at) => writeAscii(u8, at, value));
+      value = enc.encode(value);
+    }
+    const data = value;
+    return this.returnWritten(retPtrPtr, retLenPtr, data.length, (u8, at) => u8.set(data, at));
+  }
+
+  /**
+   * As returnBytes, for a value of `size` bytes that `write` puts straight into the module's memory at `at`
+   * (no intermediate copy on the host).
+   */
+  returnWritten(retPtrPtr: number, retLenPtr: number, size: number, write: (u8: Uint8Array, at: number) => void): boolean {
     this.check(retPtrPtr >>> 0, 4);
     this.check(retLenPtr >>> 0, 4);
-    if (data.length === 0) {
+    if (size === 0) {
       this.writeU32(retPtrPtr, 0);
       this.writeU32(retLenPtr, 0);
       return true;
     }
-    const ptr = this.malloc(data.length) >>> 0;
+    const ptr = this.malloc(size) >>> 0;
     if (ptr === 0) return false;
-    this.check(ptr, data.length);
-    this.u8.set(data, ptr);
+    this.check(ptr, size);
+    write(this.u8, ptr);
     this.writeU32(retPtrPtr, ptr);
-    this.writeU32(retLenPtr, data.length);
+    this.writeU32(retLenPtr, size);
     return true;
   }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+function writeAscii(u8: Uint8Array, at: number, s: string): void {
+  for (let i = 0; i < s.length; i++) u8[at + i] = s.charCodeAt(i);
 }

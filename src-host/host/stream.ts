@@ -25,7 +25,7 @@ export interface StreamInfo {
 
 /** Lower-cases keys as Envoy's header maps do. */
 export function normalizeHeaders(h: HeaderList): HeaderList {
-  return h.map(([k, v]) => [k.toLowerCase(), v]);
+  return h.map((pair) => [pair[0].toLowerCase(), pair[1]]);
 }
 
 export class HeaderMap {
@@ -33,21 +33,22 @@ export class HeaderMap {
 
   get(key: string): string | undefined {
     const k = key.toLowerCase();
-    return this.pairs.find(([n]) => n === k)?.[1];
+    return this.pairs.find((pair) => pair[0] === k)?.[1];
   }
   add(key: string, value: string): void {
     this.pairs.push([key.toLowerCase(), value]);
   }
   replace(key: string, value: string): void {
     const k = key.toLowerCase();
-    const i = this.pairs.findIndex(([n]) => n === k);
+    const i = this.pairs.findIndex((pair) => pair[0] === k);
     this.remove(k);
     if (i < 0) this.pairs.push([k, value]);
     else this.pairs.splice(Math.min(i, this.pairs.length), 0, [k, value]);
   }
   remove(key: string): void {
     const k = key.toLowerCase();
-    this.pairs = this.pairs.filter(([n]) => n !== k);
+    // Index access, not [n] destructuring: destructuring runs the iterator protocol on every pair.
+    if (this.pairs.some((pair) => pair[0] === k)) this.pairs = this.pairs.filter((pair) => pair[0] !== k);
   }
   set(pairs: HeaderList): void {
     this.pairs = normalizeHeaders(pairs);

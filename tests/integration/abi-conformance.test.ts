@@ -31,6 +31,17 @@ test("host header-map codec matches the spec's byte layout", () => {
   assert.throws(() => deserializeHeaderMap(SPEC_EXAMPLE.subarray(0, SPEC_EXAMPLE.length - 1)));
 });
 
+test("host header-map codec: the ASCII fast path and the UTF-8 path give the same layout", () => {
+  const ascii: Array<[string, string]> = [[":method", "POST"], ["content-type", "application/json"], ["x-empty", ""]];
+  const utf8: Array<[string, string]> = [["x-name", "café ✓"], ["x-emoji", "🙂"]];
+  for (const pairs of [ascii, utf8, [...ascii, ...utf8]]) {
+    const bytes = serializeHeaderMap(pairs);
+    assert.deepEqual(deserializeHeaderMap(bytes), pairs);
+    const size = 4 + pairs.length * 8 + pairs.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v) + 2, 0);
+    assert.equal(bytes.length, size);
+  }
+});
+
 test("the plugin's header-map writer and reader match the spec's byte layout", async () => {
   const h = await conformanceHost();
   const vm = h.host.workers[0].vm;
