@@ -77,10 +77,10 @@ export class GuestMemory {
    */
   returnBytes(retPtrPtr: number, retLenPtr: number, value: Uint8Array | string): boolean {
     if (typeof value === "string") {
-      if (isAscii(value)) return this.returnWritten(retPtrPtr, retLenPtr, value.length, (u8, at) => writeAscii(u8, at, value));
-      value = enc.encode(value);
+      const text = value;
+      if (isAscii(text)) return this.returnWritten(retPtrPtr, retLenPtr, text.length, (u8, at) => writeAscii(u8, at, text));
     }
-    const data = value;
+    const data = typeof value === "string" ? enc.encode(value) : value;
     return this.returnWritten(retPtrPtr, retLenPtr, data.length, (u8, at) => u8.set(data, at));
   }
 
