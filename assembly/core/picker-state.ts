@@ -3,6 +3,8 @@
 // endpoint registry with its metrics, the scheduler and the feedback state.
 import { PickerConfig } from "../config/picker-config";
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
+import { EndpointMetrics } from "../endpoints/endpoint-metrics";
+import { PrometheusParser } from "../endpoints/prometheus";
 import { PrefixIndex } from "../prefix/prefix-index";
 import { ChainHasher } from "../prefix/chain";
 import { SharedPrefixHints } from "../prefix/shared-hints";
@@ -45,6 +47,9 @@ export class PickerState {
   readonly appliedCapacity: StaticArray<i32>;
   /** The model hash of the current request (for LoRA affinity). */
   modelHash: u64 = 0;
+  /** Reads /metrics pages; parsedMetrics receives a page before it is applied to its endpoint. */
+  readonly metricsParser: PrometheusParser = new PrometheusParser();
+  readonly parsedMetrics: EndpointMetrics = new EndpointMetrics();
   /** UTF-8 name of the Higress-compatible target metric ("" when unused). */
   readonly targetMetric: ArrayBuffer;
 

@@ -1,15 +1,14 @@
 // Applies a freshly fetched metrics text to an endpoint: parse it (vLLM or SGLang names), keep the previous
 // values when the text is unusable, and size the endpoint's index share from its KV cache when known.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
-import { parsePrometheusWithTarget } from "../endpoints/prometheus";
 import { PickerState } from "../core/picker-state";
 
-const scratch = new EndpointMetrics();
 const MAX_LINES: i32 = 20000;
 
 export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, len: i32, truncated: bool, nowMs: f64): void {
   const target = state.targetMetric;
-  const ok = parsePrometheusWithTarget(ptr, <usize>len, truncated, scratch, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
+  const scratch = state.parsedMetrics;
+  const ok = state.metricsParser.parseWithTarget(ptr, <usize>len, truncated, scratch, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
   const m = state.registry.metrics(slot);
   if (ok) {
     m.copyFrom(scratch);

@@ -8,7 +8,6 @@ import { HeaderMapWriter } from "../abi/header-map";
 import { BufferType, Status } from "../abi/types";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { encodeMetricsRecord } from "../endpoints/metrics-record";
-import { parsePrometheusWithTarget } from "../endpoints/prometheus";
 import { PickerState } from "../core/picker-state";
 import { takeWorkerToken } from "../core/worker-token";
 
@@ -110,7 +109,7 @@ export class MetricsPoller {
     let parsed = false;
     if (take > 0 && getBufferBytes(BufferType.HttpCallResponseBody, 0, take) == Status.Ok) {
       const target = this.state.targetMetric;
-      parsed = parsePrometheusWithTarget(returned.ptr, returned.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
+      parsed = this.state.metricsParser.parseWithTarget(returned.ptr, returned.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
       returned.release();
     }
     if (!parsed) {

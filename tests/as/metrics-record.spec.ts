@@ -11,7 +11,9 @@ import {
 import { EndpointMetrics, Engine } from "../../assembly/endpoints/endpoint-metrics";
 import { ADAPTER_CAPACITY } from "../../assembly/endpoints/adapter-set";
 import { hashNameString } from "../../assembly/endpoints/name-hash";
-import { parsePrometheusWithTarget } from "../../assembly/endpoints/prometheus";
+import { PrometheusParser } from "../../assembly/endpoints/prometheus";
+
+const parser = new PrometheusParser();
 
 const buf = new Uint8Array(METRICS_RECORD_MAX_BYTES + 16);
 
@@ -133,7 +135,7 @@ describe("metrics record round trip", () => {
       }
       const page = String.UTF8.encode(text);
       const m = new EndpointMetrics();
-      parsePrometheusWithTarget(changetype<usize>(page), <usize>page.byteLength, false, m, 100, changetype<usize>(target), 1);
+      parser.parseWithTarget(changetype<usize>(page), <usize>page.byteLength, false, m, 100, changetype<usize>(target), 1);
       const stamp = <f64>round * 1000.25;
       const n = encode(m, round % 2 == 0, stamp);
       expect<i32>(n).toBe(metricsRecordSize(m));

@@ -1,5 +1,8 @@
-import { parsePrometheus, parsePrometheusWithTarget } from "../../assembly/endpoints/prometheus";
+import { PrometheusParser } from "../../assembly/endpoints/prometheus";
+
 import { EndpointMetrics } from "../../assembly/endpoints/endpoint-metrics";
+
+const parser = new PrometheusParser();
 
 const metrics = new EndpointMetrics();
 const plain = new EndpointMetrics();
@@ -7,7 +10,7 @@ const plain = new EndpointMetrics();
 function parseTarget(text: string, target: string, truncated: bool = false): bool {
   const buf = String.UTF8.encode(text);
   const name = String.UTF8.encode(target);
-  return parsePrometheusWithTarget(
+  return parser.parseWithTarget(
     changetype<usize>(buf),
     <usize>buf.byteLength,
     truncated,
@@ -20,7 +23,7 @@ function parseTarget(text: string, target: string, truncated: bool = false): boo
 
 function parsePlain(text: string): bool {
   const buf = String.UTF8.encode(text);
-  return parsePrometheus(changetype<usize>(buf), <usize>buf.byteLength, false, plain, 1 << 20);
+  return parser.parse(changetype<usize>(buf), <usize>buf.byteLength, false, plain, 1 << 20);
 }
 
 const PAGE =
@@ -92,7 +95,7 @@ describe("parsePrometheusWithTarget", () => {
 
   it("without a target reads exactly what parsePrometheus reads", () => {
     const buf = String.UTF8.encode(PAGE);
-    const withEmpty = parsePrometheusWithTarget(changetype<usize>(buf), <usize>buf.byteLength, false, metrics, 1 << 20, 0, 0);
+    const withEmpty = parser.parseWithTarget(changetype<usize>(buf), <usize>buf.byteLength, false, metrics, 1 << 20, 0, 0);
     const without = parsePlain(PAGE);
     expect<bool>(withEmpty).toBe(without);
     expect<bool>(metrics.hasTarget).toBe(false);

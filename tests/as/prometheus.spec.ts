@@ -1,12 +1,15 @@
-import { parsePrometheus } from "../../assembly/endpoints/prometheus";
+import { PrometheusParser } from "../../assembly/endpoints/prometheus";
+
 import { EndpointMetrics, Engine, AdapterState } from "../../assembly/endpoints/endpoint-metrics";
 import { hashNameBytes, hashNameString } from "../../assembly/endpoints/name-hash";
+
+const parser = new PrometheusParser();
 
 const metrics = new EndpointMetrics();
 
 function parse(text: string, truncated: bool = false, maxLines: i32 = 1 << 20): bool {
   const buf = String.UTF8.encode(text);
-  return parsePrometheus(changetype<usize>(buf), <usize>buf.byteLength, truncated, metrics, maxLines);
+  return parser.parse(changetype<usize>(buf), <usize>buf.byteLength, truncated, metrics, maxLines);
 }
 
 function adapter(name: string): u64 {
@@ -339,7 +342,7 @@ describe("parsePrometheus truncation and budget", () => {
   });
 
   it("handles empty input", () => {
-    expect<bool>(parsePrometheus(0, 0, false, metrics, 100)).toBe(false);
+    expect<bool>(parser.parse(0, 0, false, metrics, 100)).toBe(false);
   });
 });
 
@@ -360,7 +363,7 @@ describe("parsePrometheus on garbage", () => {
     const p = changetype<usize>(buf);
     for (let round = 0; round < 50; round++) {
       for (let i = 0; i < 4096; i++) store<u8>(p + i, <u8>fuzzNext());
-      parsePrometheus(p, 4096, round % 2 == 0, metrics, 100000);
+      parser.parse(p, 4096, round % 2 == 0, metrics, 100000);
       // Whatever was read stays within the documented ranges.
       expect<bool>(metrics.waiting >= 0 && metrics.running >= 0).toBe(true);
       expect<bool>(metrics.kvUsage >= 0 && metrics.kvUsage <= 1).toBe(true);
@@ -381,7 +384,7 @@ describe("parsePrometheus on garbage", () => {
         const piece = pieces[<i32>(fuzzNext() % <u32>pieces.length)];
         for (let k = 0; k < piece.length && n < 512; k++) store<u8>(p + n++, <u8>piece.charCodeAt(k));
       }
-      const ok = parsePrometheus(p, n, (round & 1) == 1, metrics, 1000);
+      const ok = parser.parse(p, n, (round & 1) == 1, metrics, 1000);
       const any = metrics.hasWaiting || metrics.hasRunning || metrics.hasKv || metrics.hasLora || metrics.hasCacheConfig;
       expect<bool>(ok).toBe(any);
       expect<bool>(metrics.waiting >= 0 && metrics.waiting < Infinity).toBe(true);

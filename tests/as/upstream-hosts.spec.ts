@@ -5,9 +5,11 @@ import {
   UpstreamHostsParser,
 } from "../../assembly/endpoints/upstream-hosts";
 import { addressHash } from "../../assembly/endpoints/endpoint-registry";
-import { parsePrometheus } from "../../assembly/endpoints/prometheus";
+import { PrometheusParser } from "../../assembly/endpoints/prometheus";
 import { EndpointMetrics } from "../../assembly/endpoints/endpoint-metrics";
 import { xxh64Bytes } from "../../assembly/prefix/xxh64";
+
+const parser = new PrometheusParser();
 
 function utf8(s: string): Uint8Array {
   return Uint8Array.wrap(String.UTF8.encode(s));
@@ -125,7 +127,7 @@ describe("UpstreamHostsParser on Higress answers", () => {
     expect<bool>(p.metricsTruncated(1)).toBe(false);
     // The decoded text is what the Prometheus parser reads.
     const len = p.decodeMetrics(1);
-    expect<bool>(parsePrometheus(p.scratchPtr, <usize>len, p.metricsTruncated(1), metrics, 1000)).toBe(true);
+    expect<bool>(parser.parse(p.scratchPtr, <usize>len, p.metricsTruncated(1), metrics, 1000)).toBe(true);
     expect<f64>(metrics.waiting).toBe(0);
     expect<f64>(metrics.running).toBe(5);
     expect<bool>(p.hasMetrics(2)).toBe(true);

@@ -1,0 +1,218 @@
+// One sample line of a /metrics page as the parser needs it: which family its name belongs to, the raw spans of
+// the labels it reads, and its value. Owned by a PrometheusParser; nothing here outlives one line.
+import { Engine } from "./endpoint-metrics";
+import { AdapterSet } from "./adapter-set";
+import { NAME_HASH_SEED, nameHashStep } from "./name-hash";
+import { BACKSLASH, COMMA, LF, QUOTE, SPACE, SampleValue, bytesEqual, isBlank, isNameChar, skipBlanks } from "./prometheus-text";
+
+export enum Family {
+  None = 0,
+  Waiting = 1,
+  Running = 2,
+  KvUsage = 3,
+  KvUsageLegacy = 4,
+  LoraInfo = 5,
+  CacheConfig = 6,
+  PrefixQueries = 7,
+  PrefixHits = 8,
+}
+
+enum Label {
+  Other = 0,
+  MaxLora = 1,
+  RunningAdapters = 2,
+  WaitingAdapters = 3,
+  NumGpuBlocks = 4,
+  BlockSize = 5,
+}
+
+export class MetricLine {
+  /** Length of the name matched by the last matchFamily (after the engine prefix). */
+  familyNameLength: i32 = 0;
+  /** Raw (still escaped) label value spans; start == end when absent or empty. */
+  maxLoraStart: usize = 0;
+  maxLoraEnd: usize = 0;
+  runningStart: usize = 0;
+  runningEnd: usize = 0;
+  waitingStart: usize = 0;
+  waitingEnd: usize = 0;
+  blocksStart: usize = 0;
+  blocksEnd: usize = 0;
+  blockSizeStart: usize = 0;
+  blockSizeEnd: usize = 0;
+  readonly sample: SampleValue = new SampleValue();
+
+  clearLabels(): void {
+    this.maxLoraStart = this.maxLoraEnd = 0;
+    this.runningStart = this.runningEnd = 0;
+    this.waitingStart = this.waitingEnd = 0;
+    this.blocksStart = this.blocksEnd = 0;
+    this.blockSizeStart = this.blockSizeEnd = 0;
+  }
+
+  /** Dispatches on the first byte after the engine prefix, so most vllm: lines (histogram series) cost one compare. */
+  matchFamily(lineEngine: i32, s: usize, end: usize): Family {
+    if (s >= end) return Family.None;
+    const first = <u32>load<u8>(s);
+    if (lineEngine == Engine.Vllm) {
+      if (first == 0x6e /* n */) {
+        if (this.nameIs(s, end, "num_requests_waiting")) return Family.Waiting;
+        if (this.nameIs(s, end, "num_requests_running")) return Family.Running;
+      } else if (first == 0x6b /* k */) {
+        if (this.nameIs(s, end, "kv_cache_usage_perc")) return Family.KvUsage;
+      } else if (first == 0x67 /* g */) {
+        if (this.nameIs(s, end, "gpu_cache_usage_perc")) return Family.KvUsageLegacy;
+      } else if (first == 0x6c /* l */) {
+        if (this.nameIs(s, end, "lora_requests_info")) return Family.LoraInfo;
+      } else if (first == 0x63 /* c */) {
+        if (this.nameIs(s, end, "cache_config_info")) return Family.CacheConfig;
+      } else if (first == 0x70 /* p */) {
+        // vLLM V1's prefix cache counters, in tokens (vllm/v1/metrics/loggers.py).
+        if (this.nameIs(s, end, "prefix_cache_queries_total")) return Family.PrefixQueries;
+        if (this.nameIs(s, end, "prefix_cache_hits_total")) return Family.PrefixHits;
+      }
+    } else {
+      if (first == 0x6e /* n */) {
+        if (this.nameIs(s, end, "num_queue_reqs")) return Family.Waiting;
+        if (this.nameIs(s, end, "num_running_reqs")) return Family.Running;
+      } else if (first == 0x74 /* t */) {
+        if (this.nameIs(s, end, "token_usage")) return Family.KvUsage;
+      }
+    }
+    return Family.None;
+  }
+
+  /** Whole-name match of the literal at s: the next byte must end the name. Sets familyNameLength. */
+  private nameIs(s: usize, end: usize, lit: string): bool {
+    const n = lit.length;
+    if (end - s < <usize>n || !bytesEqual(s, lit)) return false;
+    if (s + <usize>n < end && isNameChar(<u32>load<u8>(s + <usize>n))) return false;
+    this.familyNameLength = n;
+    return true;
+  }
+
+  /** Scans `name="value",...}` starting after '{'. Returns the position after '}', or 0 if malformed. */
+  scanLabels(q: usize, end: usize): usize {
+    while (true) {
+      q = skipBlanks(q, end);
+      if (q >= end) return 0;
+      if (<u32>load<u8>(q) == 0x7d /* } */) return q + 1;
+      const nameStart = q;
+      while (q < end && isNameChar(<u32>load<u8>(q))) q++;
+      if (q == nameStart) return 0;
+      const nameLen = <i32>(q - nameStart);
+      q = skipBlanks(q, end);
+      if (q >= end || <u32>load<u8>(q) != 0x3d /* = */) return 0;
+      q = skipBlanks(q + 1, end);
+      if (q >= end || <u32>load<u8>(q) != QUOTE) return 0;
+      q++;
+      const valueStart = q;
+      while (q < end) {
+        const c = <u32>load<u8>(q);
+        if (c == QUOTE) break;
+        q += c == BACKSLASH ? 2 : 1;
+      }
+      if (q >= end) return 0;
+      this.keepLabel(matchLabel(nameStart, nameLen), valueStart, q);
+      q++;
+      q = skipBlanks(q, end);
+      if (q >= end) return 0;
+      const sep = <u32>load<u8>(q);
+      if (sep == COMMA) q++;
+      else if (sep != 0x7d) return 0;
+    }
+    return 0;
+  }
+
+  private keepLabel(label: Label, valueStart: usize, valueEnd: usize): void {
+    switch (label) {
+      case Label.MaxLora: {
+        this.maxLoraStart = valueStart;
+        this.maxLoraEnd = valueEnd;
+        break;
+      }
+      case Label.RunningAdapters: {
+        this.runningStart = valueStart;
+        this.runningEnd = valueEnd;
+        break;
+      }
+      case Label.WaitingAdapters: {
+        this.waitingStart = valueStart;
+        this.waitingEnd = valueEnd;
+        break;
+      }
+      case Label.NumGpuBlocks: {
+        this.blocksStart = valueStart;
+        this.blocksEnd = valueEnd;
+        break;
+      }
+      case Label.BlockSize: {
+        this.blockSizeStart = valueStart;
+        this.blockSizeEnd = valueEnd;
+        break;
+      }
+    }
+  }
+}
+
+function matchLabel(s: usize, n: i32): Label {
+  switch (n) {
+    case 8: {
+      if (bytesEqual(s, "max_lora")) return Label.MaxLora;
+      break;
+    }
+    case 21: {
+      if (bytesEqual(s, "running_lora_adapters")) return Label.RunningAdapters;
+      if (bytesEqual(s, "waiting_lora_adapters")) return Label.WaitingAdapters;
+      break;
+    }
+    case 14: {
+      if (bytesEqual(s, "num_gpu_blocks")) return Label.NumGpuBlocks;
+      break;
+    }
+    case 10: {
+      if (bytesEqual(s, "block_size")) return Label.BlockSize;
+      break;
+    }
+  }
+  return Label.Other;
+}
+
+/**
+ * Hashes each comma-separated name of the raw label value [s, e) into `set`, unescaping \\ \" \n on the fly.
+ * Blanks around a name are not part of it; empty names are skipped.
+ */
+export function readAdapterList(s: usize, e: usize, set: AdapterSet): void {
+  set.clear();
+  let h = NAME_HASH_SEED;
+  let nameLen = 0;
+  let pendingBlanks = 0;
+  let p = s;
+  while (p < e) {
+    let c = <u32>load<u8>(p);
+    p++;
+    if (c == BACKSLASH && p < e) {
+      const next = <u32>load<u8>(p);
+      if (next == BACKSLASH || next == QUOTE) {
+        c = next;
+        p++;
+      } else if (next == 0x6e /* n */) {
+        c = LF;
+        p++;
+      }
+    } else if (c == COMMA) {
+      if (nameLen > 0) set.add(h);
+      h = NAME_HASH_SEED;
+      nameLen = 0;
+      pendingBlanks = 0;
+      continue;
+    } else if (isBlank(c)) {
+      if (nameLen > 0) pendingBlanks++;
+      continue;
+    }
+    for (; pendingBlanks > 0; pendingBlanks--) h = nameHashStep(h, SPACE);
+    h = nameHashStep(h, c);
+    nameLen++;
+  }
+  if (nameLen > 0) set.add(h);
+}
