@@ -2,6 +2,7 @@
 // turns and a final question, with the mix real prompts have (mostly ASCII prose, some code with quotes,
 // backslashes and newlines that JSON escapes, some multi-byte UTF-8). Variants of one size share everything up
 // to the final question, as the turns of one conversation do, so a warm index matches their common prefix.
+import { SeededRandom } from "../util/seeded-random.ts";
 
 const WORDS = [
   "the", "model", "request", "token", "cache", "endpoint", "latency", "answer", "question", "context", "window",
@@ -17,15 +18,11 @@ export const BENCH_MODEL = "meta-llama/Llama-3.1-8B-Instruct";
 
 /** Deterministic prose of about `chars` UTF-16 units. */
 export function prose(seed: number, chars: number): string {
-  let x = seed >>> 0 || 1;
+  const rng = new SeededRandom(seed);
   const parts: string[] = [];
   let length = 0;
   while (length < chars) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
+    const x = rng.u32();
     const word = x % 11 === 0 ? SPICE[(x >>> 8) % SPICE.length] : WORDS[(x >>> 8) % WORDS.length];
     parts.push(word);
     length += word.length + 1;

@@ -6,6 +6,7 @@ import xxhash from "xxhash-wasm";
 import { compileAs } from "../wasm/compile-as.ts";
 import { XXH64_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, medianRatio } from "./interleaved-rounds.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 export interface Xxh64Options {
   bytes: number;
@@ -45,13 +46,7 @@ export async function xxh64Throughput(options: Xxh64Options): Promise<Xxh64Resul
   const reference = await xxhash();
 
   const input = new Uint8Array(options.bytes);
-  let x = 0x2545f491;
-  for (let i = 0; i < input.length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    input[i] = x & 0xff;
-  }
+  input.set(new SeededRandom(0x2545f491).bytes(options.bytes));
   const ptr = ours.alloc(options.bytes);
   new Uint8Array(ours.memory.buffer, ptr, options.bytes).set(input);
   const seed = 0x9e3779b97f4a7c15n;

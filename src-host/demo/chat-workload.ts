@@ -2,7 +2,7 @@
 // turn. Everything but the assistant answers (which the backends produce) is decided up front from a seed, so
 // the picker run and the round-robin run replay exactly the same requests at the same offsets.
 import { pseudoText } from "../sim/pseudo-text.ts";
-import { Rng } from "../sim/rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 export interface ChatWorkloadSpec {
   seed: number;
@@ -79,7 +79,7 @@ export function buildChatWorkload(spec: ChatWorkloadSpec, speed: number): ChatWo
   const conversations: ScriptedConversation[] = [];
   let totalRequests = 0;
   for (let id = 0; id < spec.conversations; id++) {
-    const rng = Rng.derive(spec.seed, `conversation/${id}`);
+    const rng = SeededRandom.derive(spec.seed, `conversation/${id}`);
     const systemPrompt = rng.int(systemPrompts.length);
     const startMs = (rng.uniform(0, spec.rampSeconds) * 1000) / speed;
     const count = rng.range(spec.turns[0], spec.turns[1]);

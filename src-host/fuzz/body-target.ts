@@ -9,7 +9,7 @@ import { vllmPage } from "./metrics-text.ts";
 import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
 import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { generateBody } from "./request-bodies.ts";
-import type { FuzzRng } from "./rng.ts";
+import type { SeededRandom } from "../util/seeded-random.ts";
 import { b64, type FuzzTarget } from "./target.ts";
 
 export const BODY_PODS = ["10.2.0.1:8000", "10.2.0.2:8000", "10.2.0.3:8000", "10.2.0.4:8000"];
@@ -53,7 +53,7 @@ export class BodyTarget implements FuzzTarget<BodyInput> {
     this.hosts = { higress: makeHost("higress", log), envoy: makeHost("envoy", log) };
   }
 
-  generate(rng: FuzzRng): BodyInput {
+  generate(rng: SeededRandom): BodyInput {
     const b = generateBody(rng, this.maxLong);
     return { flavor: rng.chance(0.7) ? "higress" : "envoy", path: b.path, kind: b.kind, chunks: rng.chance(0.8) ? 1 : rng.range(2, 5), body: b.bytes };
   }

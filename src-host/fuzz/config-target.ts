@@ -9,7 +9,7 @@ import { vllmPage } from "./metrics-text.ts";
 import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
 import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { generateConfig } from "./plugin-configs.ts";
-import type { FuzzRng } from "./rng.ts";
+import type { SeededRandom } from "../util/seeded-random.ts";
 import type { FuzzTarget } from "./target.ts";
 
 export interface ConfigInput {
@@ -24,7 +24,7 @@ export class ConfigTarget implements FuzzTarget<ConfigInput> {
   accepted = 0;
   rejected = 0;
 
-  generate(rng: FuzzRng): ConfigInput {
+  generate(rng: SeededRandom): ConfigInput {
     return { flavor: rng.chance(0.6) ? "higress" : "envoy", config: generateConfig(rng) };
   }
 

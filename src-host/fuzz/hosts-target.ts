@@ -10,7 +10,7 @@ import { completeStream, outcomeOf, pickerCounters, requestViolations, sendBody 
 import { builtPluginModule } from "../wasm/built-plugin.ts";
 import { rawUpstreamHosts } from "./raw-upstream-hosts.ts";
 import { bestCandidates, DEFAULT_PARAMS, LoraState, scoreCandidates, type Candidate } from "./reference-scoring.ts";
-import type { FuzzRng } from "./rng.ts";
+import type { SeededRandom } from "../util/seeded-random.ts";
 import { b64, type FuzzTarget } from "./target.ts";
 import { generateHostsPayload, routableAddresses, type CleanHost } from "./upstream-hosts-payload.ts";
 
@@ -65,7 +65,7 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
     });
   }
 
-  generate(rng: FuzzRng): HostsInput {
+  generate(rng: SeededRandom): HostsInput {
     const p = generateHostsPayload(rng);
     return { payload: p.bytes, clean: p.clean, nonce: rng.u32() };
   }

@@ -9,7 +9,7 @@ import { PluginHost } from "../host/plugin-host.ts";
 import { vllmPage } from "./metrics-text.ts";
 import { chosenEndpoint, pickerCounters, sendBody } from "./picker-driver.ts";
 import { builtPluginModule } from "../wasm/built-plugin.ts";
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 export const SOAK_ADDRESSES = Array.from({ length: 12 }, (_, i) => `10.6.0.${i + 1}:8000`);
 const enc = new TextEncoder();
@@ -69,7 +69,7 @@ function setHosts(cluster: StaticCluster, addresses: string[]): void {
   cluster.hostList = addresses.map((address) => ({ address, healthStatus: "Healthy", metrics: page }));
 }
 
-function end(rng: FuzzRng, s: FilterStream): void {
+function end(rng: SeededRandom, s: FilterStream): void {
   const r = rng.int(10);
   if (r < 5) {
     s.encodeHeaders([[":status", r === 0 ? "503" : "200"]], false);
@@ -86,7 +86,7 @@ export function runLeaseSoak(o: SoakOptions): SoakResult {
   const started = performance.now();
   const workers = o.workers ?? 2;
   const { host, cluster, clock } = makeSoakHost(workers);
-  const rng = new FuzzRng(o.seed);
+  const rng = new SeededRandom(o.seed);
   const maxOpen = o.maxOpen ?? 40;
   const churnEvery = o.churnEvery ?? 5000;
   const open: FilterStream[] = [];

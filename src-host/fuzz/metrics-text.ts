@@ -3,7 +3,7 @@
 // 64 KiB in the middle of the families the plugin reads, random bytes and mutations.
 import { Histogram, TTFT_BUCKETS_SECONDS } from "../backend/histogram.ts";
 import { renderVllmMetrics } from "../backend/metrics.ts";
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 export interface PodLoad {
   waiting: number;
@@ -37,15 +37,15 @@ export function vllmPage(load: PodLoad, model = "meta-llama/Llama-3.1-8B-Instruc
   );
 }
 
-export function randomLoad(rng: FuzzRng): PodLoad {
-  return { waiting: rng.int(40), running: rng.int(64), kv: Math.round(rng.float() * 1000) / 1000 };
+export function randomLoad(rng: SeededRandom): PodLoad {
+  return { waiting: rng.int(40), running: rng.int(64), kv: Math.round(rng.next() * 1000) / 1000 };
 }
 
 const BAD_VALUES = ["NaN", "+Inf", "-Inf", "-1", "-0", "1e309", "-1e309", "0x10", "1_000", "", "1e", "--1", "9".repeat(400), "4.9e-324"];
 const FAMILIES = ["vllm:num_requests_waiting", "vllm:num_requests_running", "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "sglang:num_queue_reqs", "vllm:lora_requests_info", "vllm:cache_config_info"];
 
 /** A /metrics body that may be damaged; at most GATEWAY_METRICS_CUT bytes (the gateway cuts the rest). */
-export function fuzzMetricsText(rng: FuzzRng): string {
+export function fuzzMetricsText(rng: SeededRandom): string {
   const page = vllmPage(randomLoad(rng));
   switch (rng.int(9)) {
     case 0:

@@ -1,6 +1,6 @@
 // Plugin configurations for the fuzzer: every documented key (docs/config.md) with valid, boundary and wrong
 // values, unknown keys, the Higress lb_policy layout, and damaged JSON text.
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 const WRONG: unknown[] = [null, true, "1", [], {}, -1, 1e308, -0, 0.5, "x".repeat(1000), NaN];
 
@@ -52,7 +52,7 @@ function setPath(o: Record<string, unknown>, dotted: string, value: unknown): vo
   cur[parts[parts.length - 1]] = value;
 }
 
-function endpoints(rng: FuzzRng, valid: boolean): unknown {
+function endpoints(rng: SeededRandom, valid: boolean): unknown {
   const n = valid ? rng.range(1, 4) : rng.pick([0, 1, 3, 65, 5000]);
   if (valid) return Array.from({ length: n }, (_, i) => ({ address: `10.3.0.${i + 1}:8000`, metricsCluster: `m${i}` }));
   return Array.from({ length: n }, (_, i) =>
@@ -63,7 +63,7 @@ function endpoints(rng: FuzzRng, valid: boolean): unknown {
 }
 
 /** A config text; may be invalid JSON. In "valid" mode (40%) every value is in range and the JSON is intact. */
-export function generateConfig(rng: FuzzRng): string {
+export function generateConfig(rng: SeededRandom): string {
   const valid = rng.chance(0.4);
   const o: Record<string, unknown> = {};
   const keys = Object.keys(KEYS);

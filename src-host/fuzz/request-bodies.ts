@@ -1,7 +1,7 @@
 // Request bodies for the fuzzer: well-formed OpenAI chat/completions/responses and Anthropic messages bodies,
 // their mutations (truncation, byte damage, wrong field types, duplicate keys, deep nesting, huge strings and
 // numbers, escapes, invalid UTF-8), and random JSON values.
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 const enc = new TextEncoder();
 
@@ -19,20 +19,20 @@ export interface FuzzBody {
 const MODELS = ["meta-llama/Llama-3.1-8B-Instruct", "qwen2.5-7b", "m", "", "lora-adapter-1", "模型", "a\"b"];
 const WORDS = ["alpha", "bravo", "kv", "cache", "prefix", "token", "ünïcödé", "😀", "\\n", "<|im_start|>", "\u0000"];
 
-function words(rng: FuzzRng, n: number): string {
+function words(rng: SeededRandom, n: number): string {
   let s = "";
   for (let i = 0; i < n; i++) s += rng.pick(WORDS) + " ";
   return s;
 }
 
-function content(rng: FuzzRng): unknown {
+function content(rng: SeededRandom): unknown {
   const r = rng.int(5);
   if (r < 3) return words(rng, rng.size(400));
   if (r === 3) return [{ type: "text", text: words(rng, rng.size(50)) }, { type: "image_url", image_url: { url: "data:," } }];
   return null;
 }
 
-function messages(rng: FuzzRng): unknown[] {
+function messages(rng: SeededRandom): unknown[] {
   const roles = ["system", "user", "assistant", "tool", "developer", "weird"];
   const out: unknown[] = [];
   const n = rng.size(12);
@@ -46,7 +46,7 @@ function messages(rng: FuzzRng): unknown[] {
 }
 
 /** A well-formed body of one of the supported API shapes, and the path it is sent to. */
-export function realBody(rng: FuzzRng): { kind: BodyKind; path: string; value: Record<string, unknown> } {
+export function realBody(rng: SeededRandom): { kind: BodyKind; path: string; value: Record<string, unknown> } {
   const model = rng.pick(MODELS);
   switch (rng.int(4)) {
     case 0: {
@@ -74,12 +74,12 @@ export function realBody(rng: FuzzRng): { kind: BodyKind; path: string; value: R
 }
 
 /** A random JSON value (any type at the top level). */
-export function randomJson(rng: FuzzRng, depth = 0): unknown {
+export function randomJson(rng: SeededRandom, depth = 0): unknown {
   const r = rng.int(depth > 4 ? 5 : 8);
   switch (r) {
     case 0: return null;
     case 1: return rng.chance(0.5);
-    case 2: return rng.pick([0, -1, 1e308, -1e-308, 5e-324, 2 ** 53 + 1, rng.float() * 1e6]);
+    case 2: return rng.pick([0, -1, 1e308, -1e-308, 5e-324, 2 ** 53 + 1, rng.next() * 1e6]);
     case 3: return words(rng, rng.size(20));
     case 4: return rng.int(100);
     case 5: {
@@ -99,7 +99,7 @@ export function randomJson(rng: FuzzRng, depth = 0): unknown {
 const WRONG_VALUES: unknown[] = [null, true, 0, -1.5, "", "text", [], [1, 2], {}, { a: 1 }, [[[]]], [null]];
 
 /** Replaces one field anywhere in the value (top level or inside messages/content) with a wrong type. */
-function wrongType(rng: FuzzRng, v: Record<string, unknown>): void {
+function wrongType(rng: SeededRandom, v: Record<string, unknown>): void {
   const targets: Array<Record<string, unknown>> = [v];
   for (const m of (Array.isArray(v.messages) ? v.messages : Array.isArray(v.input) ? v.input : []) as unknown[]) {
     if (m && typeof m === "object") targets.push(m as Record<string, unknown>);
@@ -109,13 +109,13 @@ function wrongType(rng: FuzzRng, v: Record<string, unknown>): void {
   o[rng.pick(keys)] = rng.pick(WRONG_VALUES);
 }
 
-function nested(rng: FuzzRng, depth: number): string {
+function nested(rng: SeededRandom, depth: number): string {
   const open = rng.chance(0.5) ? "[" : '{"a":';
   const close = open === "[" ? "]" : "}";
   return open.repeat(depth) + "1" + (rng.chance(0.8) ? close.repeat(depth) : "");
 }
 
-function invalidUtf8(rng: FuzzRng): Uint8Array {
+function invalidUtf8(rng: SeededRandom): Uint8Array {
   const bad = [[0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xf0, 0x9f, 0x98]];
   return Uint8Array.from(rng.pick(bad));
 }
@@ -131,7 +131,7 @@ function splice(a: Uint8Array, at: number, removed: number, insert: Uint8Array):
 const ESCAPES = ['\\u0000', '\\ud800', '\\udc00\\ud800', '\\uDBFF\\uDFFF', '\\"', '\\\\', '\\/', '\\b\\f\\n\\r\\t', '\\u', '\\x41', '\\uZZZZ', '\\'];
 
 /** One fuzz body. `maxLong` bounds the long-string and long-number cases (bytes). */
-export function generateBody(rng: FuzzRng, maxLong = 300_000): FuzzBody {
+export function generateBody(rng: SeededRandom, maxLong = 300_000): FuzzBody {
   const base = realBody(rng);
   const text = () => JSON.stringify(base.value);
   const kind = rng.int(16);

@@ -6,7 +6,7 @@ import { BodyTarget } from "./body-target.ts";
 import { ConfigTarget } from "./config-target.ts";
 import { saveCorpusEntry } from "./corpus.ts";
 import { HostsTarget } from "./hosts-target.ts";
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 import { SchedulerTarget } from "./scheduler-target.ts";
 import type { FuzzTarget } from "./target.ts";
 
@@ -81,7 +81,7 @@ export async function runFuzz(o: FuzzOptions): Promise<TargetReport[]> {
     const first = o.only ?? 0;
     const last = o.only ?? iterations - 1;
     for (let i = first; i <= last; i++) {
-      const input = target.generate(new FuzzRng(iterationSeed(o.seed, name, i)));
+      const input = target.generate(new SeededRandom(iterationSeed(o.seed, name, i)));
       const violations = runSafely(target, input);
       if (violations.length > 0) {
         const file = o.save === false ? null : saveCorpusEntry({ target: name, violations, seed: o.seed, iteration: i, input: target.toJson(input) }, o.saveDir);

@@ -2,7 +2,7 @@
 // extremes, more candidates than capacity) through the plugin's compiled Scheduler, compared score by score and
 // pick by pick (ties included, through the same SplitMix64 stream) with the TypeScript reference model.
 import { bestCandidates, pickCandidate, scoreCandidates, SplitMix64, type Candidate, type ScoringParams, type Scores } from "./reference-scoring.ts";
-import type { FuzzRng } from "./rng.ts";
+import type { SeededRandom } from "../util/seeded-random.ts";
 import { SchedulerHarness } from "./scheduler-harness.ts";
 import type { FuzzTarget } from "./target.ts";
 
@@ -16,32 +16,32 @@ export interface SchedulerInput {
 const I32_MAX = 2147483647;
 const I32_MIN = -2147483648;
 
-function real(rng: FuzzRng, typical: () => number): number {
+function real(rng: SeededRandom, typical: () => number): number {
   return rng.chance(0.85) ? typical() : rng.pick([NaN, Infinity, -Infinity, -1, -0, 0, 1e308, 5e-324, 1e-9, 2 ** 53]);
 }
 
-function int32(rng: FuzzRng, typical: () => number): number {
+function int32(rng: SeededRandom, typical: () => number): number {
   return rng.chance(0.9) ? typical() : rng.pick([I32_MAX, I32_MIN, -1, 0, 1 << 30]);
 }
 
-function weight(rng: FuzzRng, typical: number): number {
+function weight(rng: SeededRandom, typical: number): number {
   return rng.chance(0.6) ? typical : rng.pick([0, 0, 1, 3, 1000, 0.001, -1, NaN, Infinity]);
 }
 
-function candidate(rng: FuzzRng, chainLength: number, spread: boolean): Candidate {
+function candidate(rng: SeededRandom, chainLength: number, spread: boolean): Candidate {
   // Small integer ranges make exact ties common, which exercises the tie-breaking.
   const small = (n: number) => () => rng.int(n);
   return {
     healthy: rng.chance(0.85),
     hasMetrics: rng.chance(0.85),
-    waiting: real(rng, spread ? () => rng.float() * 50 : small(3)),
-    running: real(rng, spread ? () => rng.float() * 80 : small(3)),
-    kvUsage: real(rng, spread ? () => rng.float() : () => rng.pick([0, 0.5, 1])),
+    waiting: real(rng, spread ? () => rng.next() * 50 : small(3)),
+    running: real(rng, spread ? () => rng.next() * 80 : small(3)),
+    kvUsage: real(rng, spread ? () => rng.next() : () => rng.pick([0, 0.5, 1])),
     hasKv: rng.chance(0.85),
     inflight: int32(rng, small(spread ? 20 : 3)),
     prefixMatched: int32(rng, () => rng.int(Math.max(1, Math.min(chainLength, 1 << 20)) + 2)),
     loraState: rng.pick([-1, 0, 1, 2, 7]),
-    failureEwma: real(rng, () => rng.float()),
+    failureEwma: real(rng, () => rng.next()),
     sessionMatch: rng.chance(0.1),
   };
 }
@@ -57,7 +57,7 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
     return new SchedulerTarget(await SchedulerHarness.compile());
   }
 
-  generate(rng: FuzzRng): SchedulerInput {
+  generate(rng: SeededRandom): SchedulerInput {
     const chainLength = rng.pick([0, 0, 1, 8, 100, 2048, -1, I32_MAX]);
     const n = rng.chance(0.05) ? rng.range(60, 70) : rng.range(0, 8);
     const spread = rng.chance(0.5);
@@ -67,13 +67,13 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
         queue: weight(rng, 2), kvCache: weight(rng, 2), prefixCache: weight(rng, 3), inflight: weight(rng, 1),
         loraAffinity: weight(rng, 0), failure: weight(rng, 0), session: weight(rng, 0),
       },
-      lambda: real(rng, () => rng.pick([0, 0.5, 1, rng.float()])),
+      lambda: real(rng, () => rng.pick([0, 0.5, 1, rng.next()])),
       lengthCreditChars: real(rng, () => rng.pick([1, 8192, 1e9])),
       chunkChars: int32(rng, () => rng.pick([16, 256, 65536])),
       guardFactor: real(rng, () => rng.pick([0, 1, 1.5, 100])),
       guardSlack: real(rng, () => rng.pick([0, 2, 1e6])),
-      queueSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.float() * 10])),
-      inflightSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.float() * 10])),
+      queueSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.next() * 10])),
+      inflightSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.next() * 10])),
     };
     return { candidates, chainLength, params, seed: String(BigInt(rng.u32()) << 32n | BigInt(rng.u32())) };
   }

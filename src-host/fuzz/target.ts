@@ -1,10 +1,10 @@
 // What the fuzz runner needs from a target: inputs from a seeded generator, a run that reports property
 // violations, a JSON form for the saved corpus, and the plugin's linear memory size for the leak check.
-import type { FuzzRng } from "./rng.ts";
+import type { SeededRandom } from "../util/seeded-random.ts";
 
 export interface FuzzTarget<I> {
   readonly name: string;
-  generate(rng: FuzzRng): I;
+  generate(rng: SeededRandom): I;
   /** Runs one input; returns the violated properties (empty when all hold). */
   run(input: I): string[];
   toJson(input: I): unknown;

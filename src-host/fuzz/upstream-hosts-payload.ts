@@ -3,7 +3,7 @@
 // addresses and fuzzed /metrics text; and an oracle that lists the hosts a correct reader may route to.
 import { serializeHeaderMap } from "../host/header-map.ts";
 import { fuzzMetricsText, randomLoad, vllmPage, type PodLoad } from "./metrics-text.ts";
-import { FuzzRng } from "./rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 const dec = new TextDecoder();
 
@@ -21,7 +21,7 @@ export interface HostsPayload {
 
 const HEALTH = ["Healthy", "Degraded", "Unhealthy", "Timeout", "Draining", "HEALTHY", "healthy ", "", "Unknown", "\\u0048ealthy"];
 
-function address(rng: FuzzRng): string {
+function address(rng: SeededRandom): string {
   switch (rng.int(10)) {
     case 0: return "";
     case 1: return "10.0.0." + rng.int(300) + ":" + rng.int(70000);
@@ -34,7 +34,7 @@ function address(rng: FuzzRng): string {
   }
 }
 
-function metadata(rng: FuzzRng): string {
+function metadata(rng: SeededRandom): string {
   const metrics = fuzzMetricsText(rng);
   const health = rng.pick(HEALTH);
   switch (rng.int(12)) {
@@ -52,7 +52,7 @@ function metadata(rng: FuzzRng): string {
   }
 }
 
-function mutateEncoding(rng: FuzzRng, b: Uint8Array): Uint8Array {
+function mutateEncoding(rng: SeededRandom, b: Uint8Array): Uint8Array {
   const out = b.slice();
   const view = new DataView(out.buffer);
   switch (rng.int(6)) {
@@ -69,11 +69,11 @@ function mutateEncoding(rng: FuzzRng, b: Uint8Array): Uint8Array {
       return tail;
     }
     case 4: if (out.length > 0) out[rng.int(out.length)] ^= 1 << rng.int(8); return out;
-    default: return new FuzzRng(rng.u32()).bytes(rng.size(256));
+    default: return new SeededRandom(rng.u32()).bytes(rng.size(256));
   }
 }
 
-export function cleanHosts(rng: FuzzRng, n: number): CleanHost[] {
+export function cleanHosts(rng: SeededRandom, n: number): CleanHost[] {
   const health: CleanHost["health"][] = ["Healthy", "Healthy", "Healthy", "Degraded", "Unhealthy", "Timeout"];
   return Array.from({ length: n }, (_, i) => ({ address: `10.1.0.${i + 1}:8000`, health: rng.pick(health), load: randomLoad(rng) }));
 }
@@ -82,7 +82,7 @@ export function cleanPayload(hosts: CleanHost[]): Uint8Array {
   return serializeHeaderMap(hosts.map((h) => [h.address, JSON.stringify({ health_status: h.health, metrics: vllmPage(h.load) })]));
 }
 
-export function generateHostsPayload(rng: FuzzRng): HostsPayload {
+export function generateHostsPayload(rng: SeededRandom): HostsPayload {
   if (rng.chance(0.35)) {
     const clean = cleanHosts(rng, rng.range(1, 8));
     return { bytes: cleanPayload(clean), clean };

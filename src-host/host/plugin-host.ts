@@ -12,6 +12,7 @@ import { ProxyProcess } from "./shared-state.ts";
 import type { StreamInfo } from "./stream.ts";
 import type { StreamWorker } from "./stream-worker.ts";
 import { WasmTrap, WasmVm, type Flavor, type ImportBuilder, type LogSink, type VmOptions } from "./vm.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 const enc = new TextEncoder();
 
@@ -168,7 +169,7 @@ export class PluginHost {
   readonly legacyFailOpen: boolean;
   readonly reloadBackoffBaseMs: number;
   traps = 0;
-  private seed = 0x2545f491;
+  private readonly jitter = new SeededRandom(0x2545f491);
   private nextWorker = 0;
 
   private constructor(readonly options: PluginHostOptions) {
@@ -185,14 +186,9 @@ export class PluginHost {
     this.reloadBackoffBaseMs = options.reloadBackoffBaseMs ?? 1000;
   }
 
-  /** A deterministic 32-bit random number (xorshift), Envoy's Random::RandomGenerator for the backoff. */
+  /** A deterministic 32-bit random number, Envoy's Random::RandomGenerator for the backoff. */
   random(): number {
-    let x = this.seed;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.seed = x >>> 0;
-    return this.seed;
+    return this.jitter.u32();
   }
 
   /** Starts a canary VM (whose configure decides whether the config is accepted), then one VM per worker. */

@@ -1,6 +1,6 @@
 // Deterministic pseudo-text with a known token count: `tokens` vocabulary words drawn from a stream
 // seeded by a key, so the same key always gives the same text (in every policy run and every process).
-import { Rng, hashString } from "./rng.ts";
+import { SeededRandom, hashString } from "../util/seeded-random.ts";
 import { vocabulary } from "./vocabulary.ts";
 
 export interface PseudoText {
@@ -10,7 +10,7 @@ export interface PseudoText {
 
 export function pseudoText(seed: number, key: string, tokens: number): PseudoText {
   const vocab = vocabulary();
-  const rng = new Rng(hashString(key, seed));
+  const rng = new SeededRandom(hashString(key, seed));
   const n = vocab.pieces.length;
   const parts: string[] = new Array(tokens);
   const ids: number[] = new Array(tokens);

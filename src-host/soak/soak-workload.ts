@@ -2,7 +2,7 @@
 // malformed JSON bodies, non-JSON bodies and chats the client abandons mid-stream. Each arm (gateway with
 // the plugin, without, direct) draws from its own generator with the same seed, so all arms see the same mix.
 import { pseudoText } from "../sim/pseudo-text.ts";
-import { Rng } from "../sim/rng.ts";
+import { SeededRandom } from "../util/seeded-random.ts";
 
 export type RequestKind = "chat" | "abort" | "malformed" | "non-json";
 export const REQUEST_KINDS: readonly RequestKind[] = ["chat", "abort", "malformed", "non-json"];
@@ -61,8 +61,8 @@ export interface SoakRequest {
 
 export class SoakWorkload {
   /** Draws the request kinds only, so every arm gets the same sequence of kinds whatever its answers. */
-  private readonly kinds: Rng;
-  private readonly rng: Rng;
+  private readonly kinds: SeededRandom;
+  private readonly rng: SeededRandom;
   private readonly systemPrompts: string[];
   private readonly waiting: Conversation[] = [];
   private nextConversation = 0;
@@ -72,8 +72,8 @@ export class SoakWorkload {
     readonly spec: SoakWorkloadSpec,
     seed: number,
   ) {
-    this.kinds = Rng.derive(seed, "soak kinds");
-    this.rng = Rng.derive(seed, "soak workload");
+    this.kinds = SeededRandom.derive(seed, "soak kinds");
+    this.rng = SeededRandom.derive(seed, "soak workload");
     // Shared by every arm (same seed and keys), so the prompts repeat across conversations and arms.
     this.systemPrompts = spec.systemPromptTokens.map((t, i) => `You are assistant ${i}.${pseudoText(seed, `system ${i}`, t).text}`);
   }

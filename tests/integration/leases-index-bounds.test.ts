@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileAs } from "../../src-host/wasm/compile-as.ts";
-import { FuzzRng } from "../../src-host/fuzz/rng.ts";
+import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 
 
 async function compile(): Promise<Record<string, (...a: Array<number | bigint>) => number>> {
@@ -15,7 +15,7 @@ async function compile(): Promise<Record<string, (...a: Array<number | bigint>) 
 test("random records, purges and capacity changes never exceed an endpoint's capacity", async () => {
   const x = await compile();
   for (const seed of [1, 2, 3]) {
-    const rng = new FuzzRng(seed);
+    const rng = new SeededRandom(seed);
     const endpoints = rng.range(2, 6);
     const cap = rng.pick([1, 7, 64, 300]);
     x.create(endpoints, cap, 1000);

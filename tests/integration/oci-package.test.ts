@@ -11,6 +11,7 @@ import { join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { packageWasmPlugin } from "../../src-host/package/oci.ts";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
+import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 
 const dec = new TextDecoder();
 
@@ -71,13 +72,7 @@ function filesUnder(dir: string): Map<string, Uint8Array> {
 function fakeWasm(length: number): Uint8Array {
   const bytes = new Uint8Array(length);
   bytes.set([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]);
-  let x = 0x9e3779b9;
-  for (let i = 8; i < length; i++) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    bytes[i] = x & 0xff;
-  }
+  bytes.set(new SeededRandom(0x9e3779b9).bytes(length - 8), 8);
   return bytes;
 }
 

@@ -9,7 +9,7 @@ import { LogLevel } from "../../src-host/host/abi.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { generateBody } from "../../src-host/fuzz/request-bodies.ts";
-import { FuzzRng } from "../../src-host/fuzz/rng.ts";
+import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 import { completeStream, sendBody } from "../../src-host/fuzz/picker-driver.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 
@@ -77,7 +77,7 @@ test("the same prompt under two salts shares no prefix; under the same salt it d
 
 test("the debug header is off by default and, when on, never echoes request content", () => {
   const marker = "zq7MARKERzq7";
-  const rng = new FuzzRng(5);
+  const rng = new SeededRandom(5);
   for (const debug of [false, true]) {
     const h = pickerHost({ config: debug ? { debug: { header: true } } : {} });
     h.setPods(PODS.map((address) => ({ address })));
@@ -130,7 +130,7 @@ test("no log line, at any level, contains prompt text, whatever the body", () =>
       log: (_l, m) => logs.push(m),
     });
     h.setPods(PODS.map((address) => ({ address })));
-    const rng = new FuzzRng(9);
+    const rng = new SeededRandom(9);
     for (let i = 0; i < 300; i++) {
       const b = generateBody(rng, 20_000);
       const raw = new TextDecoder().decode(b.bytes);

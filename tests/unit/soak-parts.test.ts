@@ -6,7 +6,7 @@ import { arrivalTimesMs } from "../../src-host/soak/arrival-schedule.ts";
 import { percentileOfSorted, summarize } from "../../src-host/soak/latency-summary.ts";
 import { memoryVerdict, type MemorySample } from "../../src-host/soak/memory-series.ts";
 import { DEFAULT_SOAK_WORKLOAD, SoakWorkload } from "../../src-host/soak/soak-workload.ts";
-import { Rng } from "../../src-host/sim/rng.ts";
+import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 
 test("arrivals: round(rate × seconds) of them, ascending, inside the run, the same for the same seed", () => {
   for (const [rps, seconds] of [[20, 5], [350, 60], [0.5, 3], [1000, 0.01]]) {
@@ -28,7 +28,7 @@ test("arrivals: round(rate × seconds) of them, ascending, inside the run, the s
 });
 
 test("percentiles: nearest rank, equal to counting the sample", () => {
-  const rng = new Rng(5);
+  const rng = new SeededRandom(5);
   for (let round = 0; round < 50; round++) {
     const xs = Array.from({ length: 1 + rng.int(300) }, () => Math.round(rng.uniform(0, 100) * 10) / 10);
     const sorted = [...xs].sort((a, b) => a - b);

@@ -1,4 +1,4 @@
-import { Rng } from "../rng.ts";
+import { SeededRandom } from "../../util/seeded-random.ts";
 import type { TrafficSpec } from "../workload.ts";
 import { LongDocQaGenerator } from "./long-doc-qa.ts";
 import { MultiTurnGenerator } from "./multi-turn.ts";
@@ -7,7 +7,7 @@ import type { TrafficGenerator } from "./traffic-generator.ts";
 
 /** A fresh generator (its own pick stream) for traffic entry `index` of a workload seeded `seed`. */
 export function createGenerator(spec: TrafficSpec, index: number, seed: number): TrafficGenerator {
-  const rng = Rng.derive(seed, `picks/${index}`);
+  const rng = SeededRandom.derive(seed, `picks/${index}`);
   switch (spec.type) {
     case "shared-prefix":
       return new SharedPrefixGenerator(spec, index, seed, rng);

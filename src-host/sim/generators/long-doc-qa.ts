@@ -1,7 +1,7 @@
 // Long-document QA: `documents` long texts, each asked `questionsPerDoc` fixed questions. The user message
 // is the document followed by the question, so requests on one document share a long prefix.
 import { pseudoText, type PseudoText } from "../pseudo-text.ts";
-import type { Rng } from "../rng.ts";
+import type { SeededRandom } from "../../util/seeded-random.ts";
 import type { LongDocQaSpec } from "../workload.ts";
 import { Memo, type RequestSpec, type TrafficGenerator } from "./traffic-generator.ts";
 
@@ -14,7 +14,7 @@ export class LongDocQaGenerator implements TrafficGenerator {
     private readonly spec: LongDocQaSpec,
     private readonly index: number,
     private readonly seed: number,
-    private readonly rng: Rng,
+    private readonly rng: SeededRandom,
   ) {}
 
   docText(doc: number): PseudoText {

@@ -6,14 +6,14 @@
 // Agentic sessions are the same shape: one of `systemPrompts` long tool prompts (Zipf `systemSkew`), a task
 // (`firstUserTokens`), then per turn a short tool call (the answer) and its tool output (the next user message).
 import { pseudoText, type PseudoText } from "../pseudo-text.ts";
-import { Rng, hashString } from "../rng.ts";
+import { SeededRandom, hashString } from "../../util/seeded-random.ts";
 import type { MultiTurnSpec } from "../workload.ts";
 import { Memo, type ChatMessage, type RequestSpec, type TrafficGenerator } from "./traffic-generator.ts";
 import { ZipfPick } from "./zipf-pick.ts";
 
 interface Conversation {
   id: number;
-  rng: Rng;
+  rng: SeededRandom;
   turns: number;
   turn: number;
   system: number;
@@ -34,7 +34,7 @@ export class MultiTurnGenerator implements TrafficGenerator {
     private readonly spec: MultiTurnSpec,
     private readonly index: number,
     private readonly seed: number,
-    private readonly rng: Rng,
+    private readonly rng: SeededRandom,
   ) {
     this.systemPick = new ZipfPick(spec.systemPrompts, spec.systemSkew);
     for (let s = 0; s < spec.conversations; s++) {
@@ -92,7 +92,7 @@ export class MultiTurnGenerator implements TrafficGenerator {
 
   private newConversation(): Conversation {
     const id = this.nextConversation++;
-    const rng = new Rng(hashString(`t${this.index}/conv/${id}`, this.seed));
+    const rng = new SeededRandom(hashString(`t${this.index}/conv/${id}`, this.seed));
     const [lo, hi] = this.spec.turns;
     const turns = rng.range(lo, hi);
     const system = this.spec.systemPrompts > 1 ? this.systemPick.next(rng) : 0;

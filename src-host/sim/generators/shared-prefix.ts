@@ -2,7 +2,7 @@
 // system prompts, each followed by one of `promptsPerGroup` fixed questions. Each arrival picks a group
 // (uniformly, or Zipf-skewed for hot spots) and a question uniformly.
 import { pseudoText, type PseudoText } from "../pseudo-text.ts";
-import type { Rng } from "../rng.ts";
+import type { SeededRandom } from "../../util/seeded-random.ts";
 import type { SharedPrefixSpec } from "../workload.ts";
 import { ZipfPick } from "./zipf-pick.ts";
 import { Memo, type ChatMessage, type RequestSpec, type TrafficGenerator } from "./traffic-generator.ts";
@@ -17,7 +17,7 @@ export class SharedPrefixGenerator implements TrafficGenerator {
     private readonly spec: SharedPrefixSpec,
     private readonly index: number,
     private readonly seed: number,
-    private readonly rng: Rng,
+    private readonly rng: SeededRandom,
   ) {
     this.groups = new ZipfPick(spec.groups, spec.groupSkew);
   }

@@ -1,5 +1,5 @@
 // Index in [0, n) drawn uniformly (skew 0) or with Zipf popularity 1 / (i + 1)^skew, so index 0 is the hottest.
-import type { Rng } from "../rng.ts";
+import type { SeededRandom } from "../../util/seeded-random.ts";
 
 export class ZipfPick {
   private readonly cumulative: Float64Array | null;
@@ -17,7 +17,7 @@ export class ZipfPick {
     }
   }
 
-  next(rng: Rng): number {
+  next(rng: SeededRandom): number {
     const c = this.cumulative;
     if (c === null) return rng.int(this.n);
     const x = rng.next() * c[c.length - 1];

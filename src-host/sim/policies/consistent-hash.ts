@@ -1,6 +1,6 @@
 // Session affinity: the session (group, conversation or document) hashed onto a ring of pod points,
 // `VIRTUAL_NODES` per pod, as Envoy's ring-hash balancer does; removing a pod only moves its own sessions.
-import { hashString } from "../rng.ts";
+import { hashString } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy } from "./policy.ts";
 

@@ -1,7 +1,7 @@
 // The Gateway API Inference Extension's default scheduling, approximated: prefix-cache scorer (weight 3)
 // over its own index of what it sent where, queue scorer (2) and KV-cache utilization scorer (2) over
 // metrics it scrapes every 50 ms, and the max-score picker (random among equal scores).
-import { Rng } from "../rng.ts";
+import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import { GiePrefixIndex, gieBlockHashes, gieChatInput, hashKey, loadXxhash } from "./gie-prefix-index.ts";
 import { argMaxRandomTie, kvScore, queueScores } from "./load-signals.ts";
@@ -29,7 +29,7 @@ export function gieScores(matched: readonly number[], totalBlocks: number, scrap
 
 export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
   const xx = await loadXxhash();
-  const rng = Rng.derive(ctx.seed, "gie-approx");
+  const rng = SeededRandom.derive(ctx.seed, "gie-approx");
   const index = new GiePrefixIndex();
   const model = ctx.workload.model;
   const scraped = new Map<number, Scraped>();

@@ -1,9 +1,9 @@
-import { Rng } from "../rng.ts";
+import { SeededRandom } from "../../util/seeded-random.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
 /** Fewest requests in flight from the gateway (Envoy LEAST_REQUEST with full scan); random among ties. */
 export function leastRequestPolicy(ctx: PolicyContext): Policy {
-  const rng = Rng.derive(ctx.seed, "least-request");
+  const rng = SeededRandom.derive(ctx.seed, "least-request");
   return {
     name: "least-request",
     pick(_req, candidates) {

@@ -2,7 +2,7 @@
 // estimated as (prefill work queued ahead + this request's uncached tokens) at the pod's prefill rate,
 // plus the steps that work takes (overhead + decode of the running batch per step) and, when the batch
 // is full, one decode step per slot ahead of it.
-import { Rng } from "../rng.ts";
+import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { SimRequest } from "../sim-request.ts";
 import type { PodsSpec } from "../workload.ts";
@@ -21,7 +21,7 @@ export function estimateTtftMs(pod: SimPod, req: SimRequest, spec: PodsSpec): nu
 }
 
 export function oraclePolicy(ctx: PolicyContext): Policy {
-  const rng = Rng.derive(ctx.seed, "oracle");
+  const rng = SeededRandom.derive(ctx.seed, "oracle");
   const spec = ctx.workload.pods;
   return {
     name: "oracle",

@@ -1,13 +1,13 @@
 // Scoring on the truth: each pod's real prefix cache (cached tokens / prompt tokens) with weight 3, plus
 // the same queue (2) and KV (2) scorers on live pod state. An upper bound for approximate indexes.
-import { Rng } from "../rng.ts";
+import { SeededRandom } from "../../util/seeded-random.ts";
 import { argMaxRandomTie, kvScore, queueScores } from "./load-signals.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
 export const PRECISE_WEIGHTS = Object.freeze({ prefix: 3, queue: 2, kv: 2 });
 
 export function precisePolicy(ctx: PolicyContext): Policy {
-  const rng = Rng.derive(ctx.seed, "precise");
+  const rng = SeededRandom.derive(ctx.seed, "precise");
   const random = () => rng.next();
   let waiting = new Float64Array(0);
   let queue = new Float64Array(0);
