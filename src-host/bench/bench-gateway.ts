@@ -1,15 +1,15 @@
 // One gateway worker for the benches: a PluginHost with a single VM, the bench endpoints in a static cluster,
 // and a virtual clock that moves only when the bench moves it; plus every plugin callback Envoy runs for one
 // request through it (context create, request headers, body, response headers, log, done, delete).
-import { VirtualClock } from "../host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
+import type { VirtualClock } from "../host/clock.ts";
+import { StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
-import { PluginHost } from "../host/plugin-host.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
 import type { ImportBuilder } from "../host/vm.ts";
+import { PICKER_ROOT_ID, StaticClusterHarness } from "../harness/static-cluster-harness.ts";
 import { BENCH_CLUSTER, benchEndpoints } from "./bench-endpoints.ts";
 
-export const PICKER_ROOT_ID = "endpoint_picker";
 
 // A streamed chat answer's headers; the response body callbacks are pass-through and scale with the answer,
 // not the prompt, so a request here ends with its response headers.
@@ -26,7 +26,8 @@ export interface BenchGatewayOptions {
 }
 
 export class BenchGateway {
-  readonly clock = new VirtualClock();
+  readonly harness: StaticClusterHarness;
+  readonly clock: VirtualClock;
   readonly cluster: StaticCluster;
   readonly host: PluginHost;
   /** Warnings and errors the plugin logged, newest last (kept short). */
@@ -43,18 +44,15 @@ export class BenchGateway {
     countHostCalls = false,
     options: BenchGatewayOptions = {},
   ) {
-    this.cluster = new StaticCluster(BENCH_CLUSTER, benchEndpoints(options.endpoints ?? 8));
     const hostCalls = this.hostCalls;
-    this.host = PluginHost.create({
+    this.harness = new StaticClusterHarness({
       wasm,
       flavor: "higress",
       rootId,
       vmId: rootId,
       pluginConfig,
-      allowOnHeadersStopIteration: true,
       bufferLimitBytes: 8 * 1024 * 1024,
-      clock: this.clock,
-      clusters: new ClusterRegistry().add(this.cluster),
+      cluster: new StaticCluster(BENCH_CLUSTER, benchEndpoints(options.endpoints ?? 8)),
       extraImports: options.extraImports,
       log: (level, message) => {
         if (level < 3) return;
@@ -69,13 +67,14 @@ export class BenchGateway {
           }
         : undefined,
     });
+    this.clock = this.harness.clock;
+    this.cluster = this.harness.cluster;
+    this.host = this.harness.host;
   }
 
   /** Runs one request's callbacks; returns the finished stream (its override host is the decision). */
   request(body: Uint8Array): FilterStream {
-    const stream = this.host.newStream({ clusterName: BENCH_CLUSTER }, 0);
-    stream.decodeHeaders(this.requestHeaders(body.length), false);
-    stream.decodeData(body, true);
+    const stream = this.harness.sendWithHeaders(this.requestHeaders(body.length), body, { worker: 0 });
     stream.encodeHeaders(RESPONSE_HEADERS, false);
     stream.finish();
     return stream;
@@ -87,8 +86,7 @@ export class BenchGateway {
   }
 
   counter(name: string): number {
-    const v = this.host.stats()[`${this.rootId}.${name}`];
-    return typeof v === "number" ? v : 0;
+    return this.harness.counter(name);
   }
 
   private requestHeaders(length: number): HeaderList {

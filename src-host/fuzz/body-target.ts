@@ -1,13 +1,12 @@
 // Fuzz target "bodies": request bodies of every shape and damage through both builds, against a fixed set of
 // endpoints with clean metrics. Each request must be forwarded, decided or counted as one fail-open, and leave
 // no lease behind.
-import { VirtualClock } from "../host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
-import { PluginHost } from "../host/plugin-host.ts";
+import { StaticCluster } from "../host/cluster.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
 import type { Flavor } from "../host/vm.ts";
-import { vllmPage } from "./metrics-text.ts";
-import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
-import { builtPluginModule } from "../wasm/built-plugin.ts";
+import { StaticClusterHarness, upstreamHosts } from "../harness/static-cluster-harness.ts";
+import { pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream } from "../harness/plugin-request.ts";
 import { generateBody } from "./request-bodies.ts";
 import type { SeededRandom } from "../util/seeded-random.ts";
 import { b64, type FuzzTarget } from "./target.ts";
@@ -23,22 +22,15 @@ export interface BodyInput {
 }
 
 function makeHost(flavor: Flavor, log: (m: string) => void): PluginHost {
-  const clock = new VirtualClock();
-  const cluster = new StaticCluster(
-    "backends",
-    BODY_PODS.map((address, i) => ({ address, healthStatus: i === 3 ? "Unhealthy" : "Healthy", metrics: vllmPage({ waiting: i, running: 2 * i, kv: 0.1 * i }) })),
-  );
+  const endpoints = BODY_PODS.map((address, i) => ({ address, health: i === 3 ? "Unhealthy" : "Healthy", waiting: i, running: 2 * i, kv: 0.1 * i }));
   const config = flavor === "envoy" ? { endpoints: BODY_PODS.slice(0, 3).map((address, i) => ({ address, metricsCluster: `m${i}` })) } : {};
-  return PluginHost.create({
-    wasm: builtPluginModule(flavor),
+  return new StaticClusterHarness({
     flavor,
     pluginConfig: JSON.stringify({ ...config, limits: { maxRequestBodyBytes: 1 << 20 } }),
-    allowOnHeadersStopIteration: true,
     bufferLimitBytes: 8 << 20,
-    clock,
-    clusters: new ClusterRegistry().add(cluster),
+    cluster: new StaticCluster("backends", upstreamHosts(endpoints)),
     log: (_l, m) => log(m),
-  });
+  }).host;
 }
 
 export class BodyTarget implements FuzzTarget<BodyInput> {

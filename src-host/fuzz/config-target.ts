@@ -1,13 +1,12 @@
 // Fuzz target "configs": configure must accept a config, or reject it with an error log line, and never trap.
 // An accepted config must then route a normal request within the per-request properties.
 import { LogLevel } from "../host/abi.ts";
-import { VirtualClock } from "../host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
-import { ConfigRejectedError, PluginHost } from "../host/plugin-host.ts";
+import { StaticCluster } from "../host/cluster.ts";
+import { ConfigRejectedError, type PluginHost } from "../host/plugin-host.ts";
 import type { Flavor } from "../host/vm.ts";
-import { vllmPage } from "./metrics-text.ts";
-import { completeStream, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
-import { builtPluginModule } from "../wasm/built-plugin.ts";
+import { StaticClusterHarness, upstreamHosts } from "../harness/static-cluster-harness.ts";
+import { pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
+import { completeStream } from "../harness/plugin-request.ts";
 import { generateConfig } from "./plugin-configs.ts";
 import type { SeededRandom } from "../util/seeded-random.ts";
 import type { FuzzTarget } from "./target.ts";
@@ -30,19 +29,16 @@ export class ConfigTarget implements FuzzTarget<ConfigInput> {
 
   run(input: ConfigInput): string[] {
     const logs: Array<[number, string]> = [];
-    const cluster = new StaticCluster("backends", PODS.map((address) => ({ address, healthStatus: "Healthy", metrics: vllmPage({ waiting: 1, running: 1, kv: 0.1 }) })));
+    const cluster = new StaticCluster("backends", upstreamHosts(PODS.map((address) => ({ address, waiting: 1, running: 1, kv: 0.1 }))));
     let host: PluginHost;
     try {
-      host = PluginHost.create({
-        wasm: builtPluginModule(input.flavor),
+      host = new StaticClusterHarness({
         flavor: input.flavor,
         pluginConfig: input.config,
-        allowOnHeadersStopIteration: true,
-        clock: new VirtualClock(),
-        clusters: new ClusterRegistry().add(cluster),
+        cluster,
         log: (l, m) => logs.push([l, m]),
         logLevel: LogLevel.Trace,
-      });
+      }).host;
     } catch (e) {
       if (!(e instanceof ConfigRejectedError)) return [`configure threw ${String(e)}`];
       this.rejected++;

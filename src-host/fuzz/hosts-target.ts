@@ -2,12 +2,10 @@
 // duplicates, /metrics text) under the Higress build. A decision must name a host a correct reader may route to;
 // when every host is clean, the decision and the debug header's scores must match the reference model.
 import { Status } from "../host/abi.ts";
-import { VirtualClock } from "../host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
-import { PluginHost } from "../host/plugin-host.ts";
+import type { PluginHost } from "../host/plugin-host.ts";
+import { StaticClusterHarness } from "../harness/static-cluster-harness.ts";
 import { parseDebugHeader } from "./debug-header.ts";
-import { completeStream, outcomeOf, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
-import { builtPluginModule } from "../wasm/built-plugin.ts";
+import { outcomeOf, pickerCounters, requestViolations, sendBody } from "./picker-driver.ts";
 import { rawUpstreamHosts } from "./raw-upstream-hosts.ts";
 import { bestCandidates, DEFAULT_PARAMS, LoraState, scoreCandidates, type Candidate } from "./reference-scoring.ts";
 import type { SeededRandom } from "../util/seeded-random.ts";
@@ -50,19 +48,14 @@ export class HostsTarget implements FuzzTarget<HostsInput> {
   private current: Uint8Array | { status: number } = { status: Status.NotFound };
 
   constructor() {
-    this.host = PluginHost.create({
-      wasm: builtPluginModule("higress"),
-      flavor: "higress",
+    this.host = new StaticClusterHarness({
       // A fresh host list on every request, and the scores in a response header.
       pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true } }),
-      allowOnHeadersStopIteration: true,
-      clock: new VirtualClock(),
-      clusters: new ClusterRegistry().add(new StaticCluster("backends")),
       log: (_l, m) => {
         if (this.logs.length < 10_000) this.logs.push(m);
       },
       extraImports: [rawUpstreamHosts(() => this.current)],
-    });
+    }).host;
   }
 
   generate(rng: SeededRandom): HostsInput {

@@ -2,13 +2,11 @@
 // that end every way a stream can (200, 5xx, reset before or after the body, a 413 local reply, an invalid body),
 // to show that leases always come back and memory stays flat. Used by tests/integration/leases-soak.test.ts and the
 // `--soak` mode of the fuzz CLI.
-import { VirtualClock } from "../host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../host/cluster.ts";
+import type { StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
-import { PluginHost } from "../host/plugin-host.ts";
-import { vllmPage } from "./metrics-text.ts";
-import { chosenEndpoint, pickerCounters, sendBody } from "./picker-driver.ts";
-import { builtPluginModule } from "../wasm/built-plugin.ts";
+import { StaticClusterHarness, upstreamHosts } from "../harness/static-cluster-harness.ts";
+import { pickerCounters, sendBody } from "./picker-driver.ts";
+import { chosenEndpoint } from "../harness/plugin-request.ts";
 import { SeededRandom } from "../util/seeded-random.ts";
 
 export const SOAK_ADDRESSES = Array.from({ length: 12 }, (_, i) => `10.6.0.${i + 1}:8000`);
@@ -41,12 +39,8 @@ export interface SoakResult {
   ms: number;
 }
 
-export function makeSoakHost(workers: number): { host: PluginHost; cluster: StaticCluster; clock: VirtualClock } {
-  const clock = new VirtualClock();
-  const cluster = new StaticCluster("backends");
-  const host = PluginHost.create({
-    wasm: builtPluginModule("higress"),
-    flavor: "higress",
+export function makeSoakHost(workers: number): StaticClusterHarness {
+  return new StaticClusterHarness({
     // Inflight only, so that a lost or stray lease shows in where requests go.
     // Each worker's own leases decide (not the process-wide counts), so its held-open requests spread evenly.
     pluginConfig: JSON.stringify({
@@ -54,19 +48,14 @@ export function makeSoakHost(workers: number): { host: PluginHost; cluster: Stat
       limits: { maxEndpoints: 8 },
     }),
     workers,
-    allowOnHeadersStopIteration: true,
     // Small, so that the big body gets Envoy's 413 local reply.
     bufferLimitBytes: 400,
-    clock,
-    clusters: new ClusterRegistry().add(cluster),
     log: () => {},
   });
-  return { host, cluster, clock };
 }
 
 function setHosts(cluster: StaticCluster, addresses: string[]): void {
-  const page = vllmPage({ waiting: 0, running: 0, kv: 0.1 });
-  cluster.hostList = addresses.map((address) => ({ address, healthStatus: "Healthy", metrics: page }));
+  cluster.hostList = upstreamHosts(addresses.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
 }
 
 function end(rng: SeededRandom, s: FilterStream): void {

@@ -1,8 +1,7 @@
 // /metrics page bodies for the fuzzer: clean vLLM pages with known load values (the reference model can score
 // them), and damaged ones: NaN, infinite and negative samples, duplicate series, huge pages cut at the gateway's
 // 64 KiB in the middle of the families the plugin reads, random bytes and mutations.
-import { Histogram, TTFT_BUCKETS_SECONDS } from "../backend/histogram.ts";
-import { renderVllmMetrics } from "../backend/metrics.ts";
+import { vllmPage } from "../harness/vllm-page.ts";
 import { SeededRandom } from "../util/seeded-random.ts";
 
 export interface PodLoad {
@@ -13,29 +12,6 @@ export interface PodLoad {
 
 /** Higress keeps at most this many bytes of the health-check body. */
 export const GATEWAY_METRICS_CUT = 65536;
-
-/** A vLLM v1 /metrics page as the simulated backend renders it. */
-export function vllmPage(load: PodLoad, model = "meta-llama/Llama-3.1-8B-Instruct"): string {
-  return renderVllmMetrics(
-    {
-      numRequestsRunning: load.running,
-      numRequestsWaiting: load.waiting,
-      kvCacheUsage: load.kv,
-      prefixCacheQueries: 0,
-      prefixCacheHits: 0,
-      blockSize: 16,
-      numGpuBlocks: 8192,
-      promptTokensTotal: 0,
-      generationTokensTotal: 0,
-      preemptionsTotal: 0,
-      requestSuccess: { stop: 0, length: 0, abort: 0 } as never,
-      timeToFirstTokenSeconds: new Histogram(TTFT_BUCKETS_SECONDS).snapshot(),
-      runningLoraAdapters: [],
-      waitingLoraAdapters: [],
-    },
-    { modelName: model, nowSeconds: 1_700_000_000, createdSeconds: 1_699_999_000 },
-  );
-}
 
 export function randomLoad(rng: SeededRandom): PodLoad {
   return { waiting: rng.int(40), running: rng.int(64), kv: Math.round(rng.next() * 1000) / 1000 };

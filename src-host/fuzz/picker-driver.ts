@@ -6,53 +6,18 @@ import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { OVERRIDE_HEADER } from "../host/override-host.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
+import { chosenEndpoint, requestHeaders, sendRequest } from "../harness/plugin-request.ts";
+import { ROUTE_CLUSTER, type SendOptions } from "../harness/static-cluster-harness.ts";
 
 /** A value no client may route with; every fuzzed request carries it. */
 export const CLIENT_OVERRIDE = "6.6.6.6:666";
 const PREFIX = "endpoint_picker.";
 
-export interface SendOptions {
-  path?: string;
-  headers?: HeaderList;
-  clusterName?: string;
-  worker?: number;
-  /** Split the body into this many chunks (default 1). */
-  chunks?: number;
-}
-
 /** Sends a POST with a JSON content type, the right Content-Length and a client override header. */
 export function sendBody(host: PluginHost, body: Uint8Array, o: SendOptions = {}): FilterStream {
-  const s = host.newStream({ clusterName: o.clusterName ?? "backends" }, o.worker);
-  const defaults: HeaderList = [
-    [":method", "POST"],
-    [":path", o.path ?? "/v1/chat/completions"],
-    [":authority", "gateway"],
-    [":scheme", "http"],
-    ["content-type", "application/json"],
-    ["content-length", String(body.length)],
-    [OVERRIDE_HEADER, CLIENT_OVERRIDE],
-  ];
-  const given = new Set((o.headers ?? []).map(([k]) => k.toLowerCase()));
-  s.decodeHeaders([...defaults.filter(([k]) => !given.has(k)), ...(o.headers ?? [])], body.length === 0);
-  if (body.length === 0) return s;
-  const chunks = Math.max(1, Math.min(o.chunks ?? 1, body.length));
-  const step = Math.ceil(body.length / chunks);
-  for (let at = 0; at < body.length; at += step) s.decodeData(body.subarray(at, at + step), at + step >= body.length);
-  return s;
-}
-
-/** Ends a stream the normal way: response headers, a small body, then on_log/on_done. */
-export function completeStream(stream: FilterStream, status = 200): void {
-  stream.encodeHeaders([[":status", String(status)]], false);
-  stream.encodeData(new TextEncoder().encode("{}"), true);
-  stream.finish();
-}
-
-/** The endpoint the plugin routed to: the Higress override host, or the stock build's header (if the plugin set it). */
-export function chosenEndpoint(host: PluginHost, stream: FilterStream): string | null {
-  if (host.flavor === "higress") return stream.overrideHost;
-  const v = stream.requestHeaders.find(([k]) => k === OVERRIDE_HEADER)?.[1];
-  return v === undefined ? null : v;
+  const extra = o.headers ?? [];
+  const spoof: HeaderList = extra.some(([k]) => k.toLowerCase() === OVERRIDE_HEADER) ? [] : [[OVERRIDE_HEADER, CLIENT_OVERRIDE]];
+  return sendRequest(host, requestHeaders(body.length, [...spoof, ...extra], o.path), body, { clusterName: ROUTE_CLUSTER, ...o });
 }
 
 /** The plugin's counters and gauges, without the prefix. */

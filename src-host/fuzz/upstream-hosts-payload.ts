@@ -2,7 +2,8 @@
 // returns, with damaged pair encodings, bad JSON, missing fields, wrong types, bad health names, duplicate
 // addresses and fuzzed /metrics text; and an oracle that lists the hosts a correct reader may route to.
 import { serializeHeaderMap } from "../host/header-map.ts";
-import { fuzzMetricsText, randomLoad, vllmPage, type PodLoad } from "./metrics-text.ts";
+import { fuzzMetricsText, randomLoad, type PodLoad } from "./metrics-text.ts";
+import { vllmPage } from "../harness/vllm-page.ts";
 import { SeededRandom } from "../util/seeded-random.ts";
 
 const dec = new TextDecoder();

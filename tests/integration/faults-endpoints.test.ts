@@ -5,8 +5,10 @@ import assert from "node:assert/strict";
 import { Status } from "../../src-host/host/abi.ts";
 import { FaultPlan } from "../../src-host/fuzz/fault-plan.ts";
 import { GATEWAY_METRICS_CUT } from "../../src-host/fuzz/metrics-text.ts";
-import { completeStream, pickerCounters, requestViolations, sendBody } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text, vllmMetrics } from "../support/picker.ts";
+import { pickerCounters, requestViolations, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { completeStream } from "../../src-host/harness/plugin-request.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
+import { vllmPage } from "../../src-host/harness/vllm-page.ts";
 
 const [A, B] = ["10.9.0.1:8000", "10.9.0.2:8000"];
 const body = (i: number) => new TextEncoder().encode(JSON.stringify(chat(text(i, 900), [], "q" + i)));
@@ -35,7 +37,7 @@ test("a /metrics body cut at 64 KiB inside the waiting family: the cut line is n
   assert.ok(pageA.endsWith("} 1"), pageA.slice(-20));
   h.cluster.hostList = [
     { address: A, healthStatus: "Healthy", metrics: pageA },
-    { address: B, healthStatus: "Healthy", metrics: vllmMetrics({ waiting: 5, running: 1 }) },
+    { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 5, running: 1 }) },
   ];
   h.clock.advanceTo(h.clock.nowMs() + 1000);
   for (let i = 0; i < 4; i++) {
@@ -57,7 +59,7 @@ function stockHost(metrics: object, bAnswers: () => boolean) {
       hosts: () => [],
       dispatch: (_req, respond) => {
         if (address === B && !bAnswers()) return; // no answer: the call times out
-        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmMetrics({ waiting: address === A ? 9 : 3, running: 1 })), trailers: [] });
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: address === A ? 9 : 3, running: 1 })), trailers: [] });
       },
     }),
   );

@@ -7,7 +7,8 @@ import { Status } from "../../src-host/host/abi.ts";
 import type { Cluster } from "../../src-host/host/cluster.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { FaultPlan, type FaultAction } from "../../src-host/fuzz/fault-plan.ts";
-import { completeStream, pickerCounters, requestViolations, sendBody, CLIENT_OVERRIDE } from "../../src-host/fuzz/picker-driver.ts";
+import { pickerCounters, requestViolations, sendBody, CLIENT_OVERRIDE } from "../../src-host/fuzz/picker-driver.ts";
+import { completeStream } from "../../src-host/harness/plugin-request.ts";
 import { builtPluginModule } from "../../src-host/wasm/built-plugin.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 

@@ -6,7 +6,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { FailurePolicy } from "../../src-host/host/abi.ts";
 import { FaultPlan } from "../../src-host/fuzz/fault-plan.ts";
-import { completeStream, pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { completeStream } from "../../src-host/harness/plugin-request.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.8.0.1:8000", "10.8.0.2:8000"];

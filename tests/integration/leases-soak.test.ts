@@ -5,13 +5,10 @@
 // inflight-only scoring); linear memory does not grow after the first tenth of the run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { VirtualClock } from "../../src-host/host/clock.ts";
-import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
-import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { runLeaseSoak } from "../../src-host/fuzz/lease-soak.ts";
-import { vllmPage } from "../../src-host/fuzz/metrics-text.ts";
-import { chosenEndpoint, completeStream, pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
-import { builtPluginModule } from "../../src-host/wasm/built-plugin.ts";
+import { pickerCounters, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { chosenEndpoint, completeStream } from "../../src-host/harness/plugin-request.ts";
+import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
 
 // About 25 s on a 2-core machine; LEASE_SOAK_REQUESTS overrides it.
 const REQUESTS = Number(process.env.LEASE_SOAK_REQUESTS ?? 1_000_000);
@@ -31,22 +28,15 @@ test(`after ${REQUESTS} requests with resets, local replies, errors and endpoint
 
 test("a lease on a departed endpoint is released without corrupting its successor's count", () => {
   const [A, B, C] = ["10.7.0.1:8000", "10.7.0.2:8000", "10.7.0.3:8000"];
-  const clock = new VirtualClock();
-  const cluster = new StaticCluster("backends");
-  const h = PluginHost.create({
-    wasm: builtPluginModule("higress"),
-    flavor: "higress",
+  const harness = new StaticClusterHarness({
     // Inflight decides; two slots only, so C must take the slot A leaves.
     pluginConfig: JSON.stringify({ weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 1 }, loadGuard: { factor: 0 }, limits: { maxEndpoints: 2 } }),
-    allowOnHeadersStopIteration: true,
-    clock,
-    clusters: new ClusterRegistry().add(cluster),
     log: () => {},
   });
-  const page = vllmPage({ waiting: 0, running: 0, kv: 0.1 });
+  const h = harness.host;
   const set = (addresses: string[]) => {
-    cluster.hostList = addresses.map((address) => ({ address, healthStatus: "Healthy", metrics: page }));
-    clock.advanceTo(clock.nowMs() + 1000);
+    harness.setEndpoints(addresses.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+    harness.clock.advanceTo(harness.clock.nowMs() + 1000);
   };
   const body = new TextEncoder().encode('{"model":"m","messages":[{"role":"user","content":"q"}]}');
   const open = () => {

@@ -7,17 +7,18 @@ import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import type { StreamInfo } from "../../src-host/host/stream.ts";
-import { chat, pickerHost, text, vllmMetrics, type PickerHarness, type PodState } from "../support/picker.ts";
+import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { vllmPage, type EndpointLoad } from "../../src-host/harness/vllm-page.ts";
 
 const DEBUG = "x-endpoint-picker-debug";
 const BACKENDS = ["10.0.0.1:8000", "10.0.0.2:8000"];
 const VLLM_CLUSTER = "outbound|8000||vllm.llm.svc.cluster.local";
 const VLLM_PODS = ["10.1.0.1:8000", "10.1.0.2:8000"];
 
-function clusterOf(name: string, pods: Array<{ address: string } & PodState>): StaticCluster {
+function clusterOf(name: string, pods: Array<{ address: string } & EndpointLoad>): StaticCluster {
   return new StaticCluster(
     name,
-    pods.map((p) => ({ address: p.address, healthStatus: "Healthy", metrics: vllmMetrics(p) })),
+    pods.map((p) => ({ address: p.address, healthStatus: "Healthy", metrics: vllmPage(p) })),
   );
 }
 
@@ -225,7 +226,7 @@ test("stock Envoy build: each rule's endpoints are its own host list", () => {
 
 test("stock Envoy build: the default config and each rule poll their own endpoints' metrics", async () => {
   const { ClusterRegistry } = await import("../../src-host/host/cluster.ts");
-  const { vllmMetrics } = await import("../support/picker.ts");
+  
   const polled = new Map<string, number>();
   const clusters = new ClusterRegistry();
   for (const name of ["m-default", "m-rule"]) {
@@ -234,7 +235,7 @@ test("stock Envoy build: the default config and each rule poll their own endpoin
       hosts: () => [],
       dispatch(_req, respond) {
         polled.set(name, (polled.get(name) ?? 0) + 1);
-        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmMetrics({ waiting: 1 })), trailers: [] });
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: 1 })), trailers: [] });
       },
     });
   }

@@ -3,11 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
-import { chat, pickerHost, text, vllmMetrics, type PodState } from "../support/picker.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
+import { vllmPage, type EndpointLoad } from "../../src-host/harness/vllm-page.ts";
 
 const PODS = ["10.0.1.1:8000", "10.0.1.2:8000", "10.0.1.3:8000"];
 
-function metricsClusters(states: Map<string, PodState | "down">, calls: string[]): ClusterRegistry {
+function metricsClusters(states: Map<string, EndpointLoad | "down">, calls: string[]): ClusterRegistry {
   const registry = new ClusterRegistry();
   PODS.forEach((address, i) => {
     const cluster: Cluster = {
@@ -19,7 +20,7 @@ function metricsClusters(states: Map<string, PodState | "down">, calls: string[]
         calls.push(`${authority}${path}`);
         const s = states.get(address)!;
         if (s === "down") respond(null);
-        else respond({ headers: [[":status", "200"], ["content-type", "text/plain"]], body: new TextEncoder().encode(vllmMetrics(s)), trailers: [] });
+        else respond({ headers: [[":status", "200"], ["content-type", "text/plain"]], body: new TextEncoder().encode(vllmPage(s)), trailers: [] });
       },
     };
     registry.add(cluster);
@@ -33,7 +34,7 @@ const config = {
 };
 
 test("one worker polls each endpoint's /metrics and every worker routes on the shared result", () => {
-  const states = new Map<string, PodState | "down">([
+  const states = new Map<string, EndpointLoad | "down">([
     [PODS[0], { waiting: 12, running: 30, kv: 0.9 }],
     [PODS[1], { waiting: 0, running: 1, kv: 0.1 }],
     [PODS[2], { waiting: 7, running: 20, kv: 0.6 }],
@@ -54,7 +55,7 @@ test("one worker polls each endpoint's /metrics and every worker routes on the s
 });
 
 test("an endpoint whose /metrics keeps failing is marked unhealthy and avoided", () => {
-  const states = new Map<string, PodState | "down">([
+  const states = new Map<string, EndpointLoad | "down">([
     [PODS[0], { waiting: 0, running: 0, kv: 0.0 }],
     [PODS[1], { waiting: 5, running: 9, kv: 0.5 }],
     [PODS[2], { waiting: 5, running: 9, kv: 0.5 }],
@@ -74,7 +75,7 @@ test("the stock build refuses a configuration without endpoints", () => {
 });
 
 test("without allow_on_headers_stop_iteration the body never arrives; the watchdog resumes the request", () => {
-  const states = new Map<string, PodState | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
+  const states = new Map<string, EndpointLoad | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
   const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, config, clusters: metricsClusters(states, []) });
   const s = h.send(chat(text(2, 300), [], "q"));
   assert.equal(s.requestState, "stalled");

@@ -24,7 +24,7 @@ after(async () => {
 });
 
 // A generous timeout: the tests share a loaded machine, and only the slow-Redis test is about timeouts.
-function replica(target: RedisTarget, redis: object = {}, config: object = {}): PickerHarness {
+function replica(target: RedisTarget, redis: object = {}, config: object = {}): PickerHarness<RealClock> {
   const h = pickerHost({
     workers: 3,
     clock: new RealClock(),
@@ -36,7 +36,7 @@ function replica(target: RedisTarget, redis: object = {}, config: object = {}): 
 }
 
 /** Sends and waits until the plugin let the request go (it may wait for Redis first). */
-async function route(h: PickerHarness, body: object, headers: Array<[string, string]> = [], worker?: number): Promise<FilterStream> {
+async function route(h: PickerHarness<RealClock>, body: object, headers: Array<[string, string]> = [], worker?: number): Promise<FilterStream> {
   const s = h.send(body, headers, { worker });
   const deadline = Date.now() + 2000;
   while (s.requestState === "paused" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
@@ -54,7 +54,7 @@ function conversation(i: number, turns = 0): object {
   return chat(text(50 + i, 4000), history, `question ${turns} of ${i}`);
 }
 
-function closeAll(...hs: PickerHarness[]) {
+function closeAll(...hs: PickerHarness<RealClock>[]) {
   for (const h of hs) h.host.close();
 }
 

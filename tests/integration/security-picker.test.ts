@@ -10,7 +10,8 @@ import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { ConfigRejectedError } from "../../src-host/host/plugin-host.ts";
 import { generateBody } from "../../src-host/fuzz/request-bodies.ts";
 import { SeededRandom } from "../../src-host/util/seeded-random.ts";
-import { completeStream, sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { sendBody } from "../../src-host/fuzz/picker-driver.ts";
+import { completeStream } from "../../src-host/harness/plugin-request.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 
 const PODS = ["10.10.0.1:8000", "10.10.0.2:8000"];

@@ -1,58 +1,19 @@
-// Runs the built picker (build/higress.wasm or build/envoy.wasm) under the host with a cluster whose hosts
-// carry real vLLM /metrics text, and helpers to send requests through it.
-import { VirtualClock } from "../../src-host/host/clock.ts";
-import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
-import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../src-host/host/cluster.ts";
-import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
+// Runs the built picker (build/higress.wasm or build/envoy.wasm) in the static-cluster harness, with helpers to
+// send requests through it.
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
-import { Histogram, TTFT_BUCKETS_SECONDS } from "../../src-host/backend/histogram.ts";
-import { renderVllmMetrics } from "../../src-host/backend/metrics.ts";
+import type { PluginHost } from "../../src-host/host/plugin-host.ts";
+import { VirtualClock, type Clock } from "../../src-host/host/clock.ts";
+import type { StaticCluster } from "../../src-host/host/cluster.ts";
+import { StaticClusterHarness, type Endpoint, type HarnessOptions } from "../../src-host/harness/static-cluster-harness.ts";
+import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 
-export interface PodState {
-  waiting?: number;
-  running?: number;
-  kv?: number;
-  numGpuBlocks?: number;
-  blockSize?: number;
-  runningLoras?: string[];
-  waitingLoras?: string[];
-}
-
-/** /metrics text exactly as a vLLM v1 server renders it. */
-export function vllmMetrics(s: PodState, model = "meta-llama/Llama-3.1-8B-Instruct"): string {
-  return renderVllmMetrics(
-    {
-      numRequestsRunning: s.running ?? 0,
-      numRequestsWaiting: s.waiting ?? 0,
-      kvCacheUsage: s.kv ?? 0,
-      prefixCacheQueries: 0,
-      prefixCacheHits: 0,
-      blockSize: s.blockSize ?? 16,
-      numGpuBlocks: s.numGpuBlocks ?? 8192,
-      promptTokensTotal: 0,
-      generationTokensTotal: 0,
-      preemptionsTotal: 0,
-      requestSuccess: { length: 0, stop: 0 } as any,
-      timeToFirstTokenSeconds: new Histogram(TTFT_BUCKETS_SECONDS).snapshot(),
-      runningLoraAdapters: s.runningLoras ?? [],
-      waitingLoraAdapters: s.waitingLoras ?? [],
-    },
-    {
-      modelName: model,
-      nowSeconds: 1_700_000_000,
-      createdSeconds: 1_699_999_000,
-      lora: s.runningLoras || s.waitingLoras ? { maxLoras: 4 } : undefined,
-    },
-  );
-}
-
-export interface PickerHarness {
+export interface PickerHarness<C extends Clock = VirtualClock> {
   host: PluginHost;
-  clock: VirtualClock;
+  clock: C;
   cluster: StaticCluster;
   logs: string[];
-  setPods(pods: Array<{ address: string; health?: string } & PodState>): void;
+  setPods(pods: Endpoint[]): void;
   /** Sends a chat request; returns the stream after the body (decision made). */
   send(body: object | string, headers?: HeaderList, opts?: { worker?: number }): FilterStream;
   /** Ends a stream with a response status (on_log, on_done). */
@@ -62,73 +23,31 @@ export interface PickerHarness {
   counter(name: string): number;
 }
 
-export function pickerHost(options: Partial<PluginHostOptions> & { config?: object } = {}): PickerHarness {
-  const flavor = options.flavor ?? "higress";
-  const clock = new VirtualClock();
-  const cluster = new StaticCluster("backends");
-  const clusters = options.clusters ?? new ClusterRegistry();
-  clusters.add(cluster);
+export function pickerHost<C extends Clock = VirtualClock>(options: HarnessOptions<C> & { config?: object } = {}): PickerHarness<C> {
   const logs: string[] = [];
-  const host = PluginHost.create({
-    wasm: readBuiltPlugin(flavor),
-    flavor,
-    rootId: "endpoint_picker",
-    vmId: "endpoint_picker",
-    pluginConfig: JSON.stringify(options.config ?? {}),
-    allowOnHeadersStopIteration: true,
+  const { config, ...hostOptions } = options;
+  const h = new StaticClusterHarness<C>({
+    pluginConfig: JSON.stringify(config ?? {}),
     bufferLimitBytes: 8 * 1024 * 1024,
-    clock,
-    clusters,
     log: (_l, m) => logs.push(m),
-    ...options,
+    ...hostOptions,
   });
-  const h: PickerHarness = {
-    host,
-    clock,
-    cluster,
+  return {
+    host: h.host,
+    clock: h.clock,
+    cluster: h.cluster,
     logs,
     setPods(pods) {
-      cluster.hostList = pods.map((p): UpstreamHost => ({
-        address: p.address,
-        healthStatus: p.health ?? "Healthy",
-        metrics: vllmMetrics(p),
-      }));
-      // Let the per-worker snapshot TTL pass so the next request sees the change.
-      clock.advanceTo(clock.nowMs() + 1000);
+      h.setEndpoints(pods);
+      // Let the per-worker snapshot TTL pass so the next request sees the change (a RealClock is not moved).
+      if (h.clock instanceof VirtualClock) h.clock.advanceTo(h.clock.nowMs() + 1000);
     },
-    send(body, headers = [], opts = {}) {
-      const text = typeof body === "string" ? body : JSON.stringify(body);
-      const bytes = new TextEncoder().encode(text);
-      const s = host.newStream({ clusterName: "backends" }, opts.worker);
-      const defaults: HeaderList = [
-        [":method", "POST"],
-        [":path", "/v1/chat/completions"],
-        [":authority", "gateway"],
-        [":scheme", "http"],
-        ["content-type", "application/json"],
-        ["content-length", String(bytes.length)],
-      ];
-      const overridden = new Set(headers.map(([k]) => k.toLowerCase()));
-      s.decodeHeaders([...defaults.filter(([k]) => !overridden.has(k)), ...headers], false);
-      s.decodeData(bytes, true);
-      return s;
-    },
-    complete(stream, status = 200) {
-      stream.encodeHeaders([[":status", String(status)]], false);
-      stream.encodeData(new TextEncoder().encode("{}"), true);
-      stream.finish();
-    },
-    chosen(stream) {
-      if (flavor === "higress") return stream.overrideHost;
-      return stream.requestHeaders.find(([k]) => k === "x-gateway-destination-endpoint")?.[1] ?? null;
-    },
-    stats: () => host.stats(),
-    counter(name) {
-      const v = host.stats()[`endpoint_picker.${name}`];
-      return typeof v === "number" ? v : 0;
-    },
+    send: (body, headers = [], opts = {}) => h.send(body, { headers, worker: opts.worker }),
+    complete: (stream, status = 200) => h.complete(stream, status),
+    chosen: (stream) => h.chosen(stream),
+    stats: () => h.host.stats(),
+    counter: (name) => h.counter(name),
   };
-  return h;
 }
 
 /** A chat body whose system prompt is long enough to span many chunks. */
@@ -142,15 +61,8 @@ export function chat(system: string, turns: Array<[string, string]>, question: s
 /** Deterministic filler text of about n characters. */
 export function text(seed: number, n: number): string {
   const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"];
-  let x = seed >>> 0 || 1;
+  const rng = new SeededRandom(seed);
   let out = "";
-  while (out.length < n) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    out += words[x % words.length] + " ";
-  }
+  while (out.length < n) out += rng.pick(words) + " ";
   return out.slice(0, n);
 }

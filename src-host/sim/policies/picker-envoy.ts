@@ -10,7 +10,7 @@ import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
 import { OVERRIDE_HEADER, selectOverrideHost } from "../../host/override-host.ts";
-import { PluginHost } from "../../host/plugin-host.ts";
+import { StaticClusterHarness } from "../../harness/static-cluster-harness.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
@@ -41,11 +41,11 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
     metrics: { pollIntervalMs: Math.max(50, Math.round(ctx.healthCheckIntervalMs)), ...(user.metrics as object | undefined) },
   };
   let wasmWarnings = 0;
-  const host = PluginHost.create({
+  // No route cluster is used: the stock build routes among its configured endpoints.
+  const host = new StaticClusterHarness({
     wasm: ctx.wasmEnvoy,
     flavor: "envoy",
     pluginConfig: JSON.stringify(config),
-    allowOnHeadersStopIteration: true,
     clock: ctx.clock,
     clusters,
     workers: 2,
@@ -53,14 +53,14 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
       wasmWarnings++;
     },
     logLevel: LogLevel.Warn,
-  });
+  }).host;
   const byAddress = new Map<string, SimPod>();
   const counters = { overrides: 0, fallbacks: 0, overridesToDownPods: 0, localReplies: 0 };
   let rr = 0;
   return {
     name: "picker-envoy",
     pick(req, candidates) {
-      const stream = sendThroughPlugin(host, {}, req.bodyBytes);
+      const stream = sendThroughPlugin(host, undefined, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();

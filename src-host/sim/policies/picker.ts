@@ -9,11 +9,11 @@
 // naming no usable host) the gateway's fallback balancer decides: round-robin, counted.
 import { LogLevel } from "../../host/abi.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
-import { StaticCluster, ClusterRegistry, type UpstreamHost } from "../../host/cluster.ts";
+import { StaticCluster, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
 import { selectHigressOverrideHost } from "../../host/override-host.ts";
-import { PluginHost } from "../../host/plugin-host.ts";
+import { StaticClusterHarness } from "../../harness/static-cluster-harness.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
 import type { DecisionExplanation, PodBelief } from "../index-diagnostics.ts";
 import type { SimPod } from "../sim-pod.ts";
@@ -115,19 +115,19 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
 
   const replicas = Math.max(1, ctx.gatewayReplicas ?? 1);
   const hosts = Array.from({ length: replicas }, () =>
-    PluginHost.create({
+    new StaticClusterHarness({
       wasm: ctx.wasm!,
       flavor: "higress",
       pluginConfig,
       clock: ctx.clock,
-      clusters: new ClusterRegistry().add(cluster),
+      cluster,
       workers: 2,
       redis: redis !== null ? new Map([[SIM_REDIS_CLUSTER, redis]]) : undefined,
       log: () => {
         wasmWarnings++;
       },
       logLevel: LogLevel.Warn,
-    }),
+    }).host,
   );
   const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
@@ -163,7 +163,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
     name,
     pick(req, candidates) {
       const host = hosts[nextReplica++ % replicas];
-      const stream = sendThroughPlugin(host, { clusterName: PICKER_CLUSTER }, req.bodyBytes);
+      const stream = sendThroughPlugin(host, PICKER_CLUSTER, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
         stream.finish();

@@ -2,7 +2,7 @@
 // the response headers at the first token; the stream's end (on_log) at completion or a reset on failure.
 import type { FilterStream } from "../../host/filter-stream.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
-import type { StreamInfo } from "../../host/stream.ts";
+import { requestHeaders, sendRequest } from "../../harness/plugin-request.ts";
 
 const RESPONSE_HEADERS: Array<[string, string]> = [[":status", "200"], ["content-type", "text/event-stream"]];
 // A streamed answer reaches the gateway as the first token's chunk, then (much later) the end of the stream.
@@ -10,17 +10,8 @@ const FIRST_CHUNK = new TextEncoder().encode('data: {"object":"chat.completion.c
 const LAST_CHUNK = new TextEncoder().encode("data: [DONE]\n\n");
 
 /** Sends the request's headers and body; the stream holds the plugin's decision (or its local reply). */
-export function sendThroughPlugin(host: PluginHost, info: StreamInfo, body: Uint8Array): FilterStream {
-  const stream = host.newStream(info);
-  stream.decodeHeaders(
-    [
-      [":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "sim-gateway"], [":scheme", "http"],
-      ["content-type", "application/json"], ["content-length", String(body.length)],
-    ],
-    false,
-  );
-  if (stream.requestState !== "local-reply") stream.decodeData(body, true);
-  return stream;
+export function sendThroughPlugin(host: PluginHost, clusterName: string | undefined, body: Uint8Array): FilterStream {
+  return sendRequest(host, requestHeaders(body.length, [[":authority", "sim-gateway"]]), body, { clusterName });
 }
 
 export function firstToken(stream: FilterStream): void {

@@ -8,7 +8,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry } from "../../../src-host/host/cluster.ts";
 import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
-import { chat, pickerHost, text, vllmMetrics } from "../../support/picker.ts";
+import { chat, pickerHost, text } from "../../support/picker.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
 
 const PODS = ["10.0.3.1:8000", "10.0.3.2:8000"];
 
@@ -18,7 +19,7 @@ function harness(flavor: "higress" | "envoy", limits?: object) {
     clusters.add({
       name: `metrics-${i}`,
       hosts: () => [],
-      dispatch: (_req, respond) => respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmMetrics({ waiting: i * 10, kv: 0.1 })), trailers: [] }),
+      dispatch: (_req, respond) => respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: i * 10, kv: 0.1 })), trailers: [] }),
     }),
   );
   const config = flavor === "envoy" ? { endpoints: PODS.map((address, i) => ({ address, metricsCluster: `metrics-${i}` })), limits } : { limits };

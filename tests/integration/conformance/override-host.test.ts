@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { Router } from "../../../src-host/gateway/router.ts";
 import { ClusterRegistry, StaticCluster, type Cluster, type HttpCallOutcome } from "../../../src-host/host/cluster.ts";
 import { OVERRIDE_HEADER } from "../../../src-host/host/override-host.ts";
-import { chat, pickerHost, text, vllmMetrics } from "../../support/picker.ts";
+import { chat, pickerHost, text } from "../../support/picker.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
 
 const HOSTS = [
   { address: "10.0.7.1:8000", healthStatus: "Unhealthy", metrics: "" },
@@ -42,7 +43,7 @@ test("the stock build stops naming an endpoint once a poll failed, on every work
       name: `metrics-${i}`,
       hosts: () => [],
       dispatch: (_req, respond: (o: HttpCallOutcome) => void) =>
-        respond(down.has(address) ? null : { headers: [[":status", "200"]], body: new TextEncoder().encode(vllmMetrics({ waiting: i === 0 ? 0 : 20, kv: 0.1 })), trailers: [] }),
+        respond(down.has(address) ? null : { headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: i === 0 ? 0 : 20, kv: 0.1 })), trailers: [] }),
     };
     clusters.add(c);
   });

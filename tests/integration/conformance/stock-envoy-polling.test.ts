@@ -4,13 +4,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../../src-host/host/cluster.ts";
-import { chat, pickerHost, text, vllmMetrics, type PodState } from "../../support/picker.ts";
+import { chat, pickerHost, text } from "../../support/picker.ts";
+import { vllmPage, type EndpointLoad } from "../../../src-host/harness/vllm-page.ts";
 
 const PODS = ["10.0.2.1:8000", "10.0.2.2:8000", "10.0.2.3:8000"];
-const IDLE: PodState = { waiting: 0, running: 0, kv: 0.02 };
-const SATURATED: PodState = { waiting: 40, running: 64, kv: 0.97 };
+const IDLE: EndpointLoad = { waiting: 0, running: 0, kv: 0.02 };
+const SATURATED: EndpointLoad = { waiting: 40, running: 64, kv: 0.97 };
 
-type Answer = PodState | "reset" | "refused" | "silent" | { status: number };
+type Answer = EndpointLoad | "reset" | "refused" | "silent" | { status: number };
 
 /** One metrics cluster per pod, answering as the pod's current state says. */
 function metricsClusters(answers: Map<string, Answer>): ClusterRegistry {
@@ -25,7 +26,7 @@ function metricsClusters(answers: Map<string, Answer>): ClusterRegistry {
         if (a === "reset") return respond("reset");
         if (a === "refused") return respond(null);
         if ("status" in a) return respond({ headers: [[":status", String(a.status)]], body: new TextEncoder().encode("oops"), trailers: [] });
-        respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: new TextEncoder().encode(vllmMetrics(a)), trailers: [] });
+        respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: new TextEncoder().encode(vllmPage(a)), trailers: [] });
       },
     };
     registry.add(cluster);

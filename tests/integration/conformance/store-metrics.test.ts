@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { HealthChecker } from "../../../src-host/gateway/health-checker.ts";
-import { chat, pickerHost, text, vllmMetrics } from "../../support/picker.ts";
+import { chat, pickerHost, text } from "../../support/picker.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
 
 /** A /metrics server whose answer the test sets: a status and body, or silence. */
 async function metricsServer() {
@@ -80,7 +81,7 @@ test("the Higress build treats a Healthy host with empty metrics as unknown, not
   assert.deepEqual([...chosen.keys()], ["10.0.6.1:8000"], "an empty page earns no queue or KV credit");
   assert.equal(h.counter("metrics_parse_errors"), 0, "an empty page is not a parse error");
   // With its metrics back, the host competes again.
-  h.cluster.hostList[1].metrics = vllmMetrics({ waiting: 0, running: 0, kv: 0.05 });
+  h.cluster.hostList[1].metrics = vllmPage({ waiting: 0, running: 0, kv: 0.05 });
   h.clock.advanceTo(h.clock.nowMs() + 1000);
   assert.equal(h.chosen(h.send(chat(text(520, 500), [], "q"))), "10.0.6.2:8000");
 });
