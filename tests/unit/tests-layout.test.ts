@@ -23,6 +23,10 @@ test("every node test is in tests/unit, tests/integration or tests/e2e, and npm 
   assert.deepEqual(misplaced, []);
   const script: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts["test:host"];
   for (const dir of TEST_FOLDERS) assert.ok(script.includes(`${dir}/*.test.ts`), `test:host runs ${dir}`);
+  // Subfolders too: each test file must match one of the script's folder globs.
+  const globs = script.split(/\s+/).filter((w) => w.endsWith("/*.test.ts")).map((g) => g.slice(0, -"*.test.ts".length));
+  const unrun = files(join(ROOT, "tests")).filter((f) => f.endsWith(".test.ts") && !globs.some((g) => f.startsWith(g) && !f.slice(g.length).includes("/")));
+  assert.deepEqual(unrun, [], "test files npm run test:host does not run");
 });
 
 test("the tooling in src-host/ names no file under tests/ except the fuzz corpus the tests replay", () => {

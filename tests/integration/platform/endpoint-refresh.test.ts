@@ -1,0 +1,68 @@
+// assembly/platform/endpoint-refresh.ts through the Higress build: a fetched metrics page becomes the endpoint's
+// load, an unusable one is counted (an empty one is not: no health check ran yet), and an endpoint whose
+// prefix-cache counters go backwards (its engine restarted) loses what the index remembered for it.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
+import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
+
+const [A, B] = ["10.7.2.1:8000", "10.7.2.2:8000"];
+const PROMPT = { model: "m", messages: [{ role: "user", content: "a long shared system prompt ".repeat(40) }] };
+
+function harness(): StaticClusterHarness {
+  // The worker's own index only: hints shared between workers are a separate store.
+  return new StaticClusterHarness({ pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true }, prefix: { shareAcrossWorkers: false } }), log: () => {} });
+}
+
+function debugOf(h: StaticClusterHarness, s: FilterStream): string {
+  s.encodeHeaders([[":status", "200"]], false);
+  const v = s.state.responseHeaders?.get("x-endpoint-picker-debug") ?? "";
+  s.encodeData(new Uint8Array(0), true);
+  s.finish();
+  return v;
+}
+
+const matched = (debug: string) => Number(/matched=(\d+)/.exec(debug)![1]);
+
+test("an empty metrics page is unknown load, not an error; an unusable one is counted", () => {
+  const h = harness();
+  h.cluster.hostList = [
+    { address: A, healthStatus: "Healthy", metrics: "" },
+    { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 1 }) },
+  ];
+  h.complete(h.send(PROMPT));
+  assert.equal(h.counter("metrics_parse_errors"), 0);
+  h.cluster.hostList[0] = { address: A, healthStatus: "Healthy", metrics: "# HELP nothing we read\nfoo_total 1\n" };
+  h.complete(h.send(PROMPT));
+  assert.equal(h.counter("metrics_parse_errors"), 1);
+});
+
+test("a parsed page is the endpoint's load: the endpoint with the shorter queue is chosen", () => {
+  const h = harness();
+  h.setEndpoints([{ address: A, waiting: 12, running: 30, kv: 0.7 }, { address: B, waiting: 0, kv: 0.1 }]);
+  const s = h.send({ model: "m", messages: [{ role: "user", content: "hi" }] });
+  assert.equal(h.chosen(s), B);
+  h.complete(s);
+});
+
+test("prefix-cache counters going backwards (a restart) drop the endpoint's index entries", () => {
+  const h = harness();
+  const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries, prefixCacheHits: queries / 2 } });
+  const set = (queriesOfA: number) => {
+    h.cluster.hostList = [
+      { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
+      { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
+    ];
+  };
+  set(1000);
+  const first = h.send(PROMPT);
+  assert.equal(h.chosen(first), A, "A is the less loaded");
+  debugOf(h, first);
+  set(2000); // growing counters: the same engine
+  const again = debugOf(h, h.send(PROMPT));
+  assert.ok(matched(again) > 0, "the index remembers the prompt on A");
+  set(10); // counters restarted from zero
+  const afterRestart = debugOf(h, h.send(PROMPT));
+  assert.equal(matched(afterRestart), 0, "a restarted engine holds nothing the index remembered");
+});
