@@ -1,14 +1,15 @@
-// Higress `_rules_` through the host: each request uses the configuration of the first rule it matches (by
-// route_name, :authority, cluster_name or route prefix, as Higress's rule matcher does), else the default one;
-// each configuration keeps its own host snapshot and state, allocated on its first request.
+// assembly/picker/rule-selector.ts: Higress `_rules_` through the host. Each request uses the configuration of
+// the first rule it matches (by route_name, :authority, cluster_name or route prefix, as Higress's rule matcher
+// does), else the default one; each configuration keeps its own host snapshot and state, allocated on its first
+// request.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ClusterRegistry, StaticCluster } from "../../src-host/host/cluster.ts";
-import type { FilterStream } from "../../src-host/host/filter-stream.ts";
-import type { HeaderList } from "../../src-host/host/header-map.ts";
-import type { StreamInfo } from "../../src-host/host/stream.ts";
-import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
-import { vllmPage, type EndpointLoad } from "../../src-host/harness/vllm-page.ts";
+import { ClusterRegistry, StaticCluster } from "../../../src-host/host/cluster.ts";
+import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
+import type { HeaderList } from "../../../src-host/host/header-map.ts";
+import type { StreamInfo } from "../../../src-host/host/stream.ts";
+import { chat, pickerHost, text, type PickerHarness } from "../../support/picker.ts";
+import { vllmPage, type EndpointLoad } from "../../../src-host/harness/vllm-page.ts";
 
 const DEBUG = "x-endpoint-picker-debug";
 const BACKENDS = ["10.0.0.1:8000", "10.0.0.2:8000"];
@@ -225,7 +226,7 @@ test("stock Envoy build: each rule's endpoints are its own host list", () => {
 });
 
 test("stock Envoy build: the default config and each rule poll their own endpoints' metrics", async () => {
-  const { ClusterRegistry } = await import("../../src-host/host/cluster.ts");
+  const { ClusterRegistry } = await import("../../../src-host/host/cluster.ts");
   
   const polled = new Map<string, number>();
   const clusters = new ClusterRegistry();
