@@ -1,5 +1,6 @@
-// Applies a freshly fetched metrics text to an endpoint: parse it (vLLM or SGLang names), keep the previous
-// values when the text is unusable, and size the endpoint's index share from its KV cache when known.
+// Applies a freshly fetched metrics text to an endpoint: parse it (vLLM or SGLang names), clear the endpoint's
+// metrics when the text is unusable (it then scores as unknown, and the parse error is counted), and size the
+// endpoint's index share from its KV cache when known.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { PickerState } from "../core/picker-state";
 
