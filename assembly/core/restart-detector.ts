@@ -8,25 +8,36 @@ export class RestartDetector {
   private readonly lastQueries: StaticArray<f64>;
   private readonly lastHits: StaticArray<f64>;
   private readonly seen: StaticArray<bool>;
+  /** When each slot's engine was last seen restarting (0: never). */
+  private readonly restartedAtMs: StaticArray<f64>;
 
   constructor(readonly maxEndpoints: i32) {
     this.lastQueries = new StaticArray<f64>(maxEndpoints);
     this.lastHits = new StaticArray<f64>(maxEndpoints);
     this.seen = new StaticArray<bool>(maxEndpoints);
+    this.restartedAtMs = new StaticArray<f64>(maxEndpoints);
   }
 
-  /** The slot's metrics were refreshed; true when its counters went backwards since the last refresh. */
-  restarted(slot: i32, m: EndpointMetrics): bool {
+  /** The slot's metrics were refreshed at nowMs; true when its counters went backwards since the last refresh. */
+  restarted(slot: i32, m: EndpointMetrics, nowMs: f64): bool {
     if (<u32>slot >= <u32>this.maxEndpoints || !m.hasPrefixCounters) return false;
     const back = unchecked(this.seen[slot]) && (m.prefixQueries < unchecked(this.lastQueries[slot]) || m.prefixHits < unchecked(this.lastHits[slot]));
     unchecked((this.lastQueries[slot] = m.prefixQueries));
     unchecked((this.lastHits[slot] = m.prefixHits));
     unchecked((this.seen[slot] = true));
+    if (back) unchecked((this.restartedAtMs[slot] = nowMs));
     return back;
+  }
+
+  /** Whether the slot's engine restarted after `ms` (what was known of its cache at `ms` is gone). */
+  restartedAfter(slot: i32, ms: f64): bool {
+    return <u32>slot < <u32>this.maxEndpoints && unchecked(this.restartedAtMs[slot]) > ms;
   }
 
   /** The slot's endpoint left; its successor starts unseen. */
   forget(slot: i32): void {
-    if (<u32>slot < <u32>this.maxEndpoints) unchecked((this.seen[slot] = false));
+    if (<u32>slot >= <u32>this.maxEndpoints) return;
+    unchecked((this.seen[slot] = false));
+    unchecked((this.restartedAtMs[slot] = 0));
   }
 }

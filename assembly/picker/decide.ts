@@ -211,6 +211,8 @@ function applySharedHint(state: PickerState, hints: SharedPrefixHints, chainLeng
   if (best >= chainLength || !hints.lookup(state.chain.hashes, chainLength, best, nowMs)) return;
   const slot = registry.lookup(addressHash(hints.addressPtr, <usize>hints.addressLen), hints.addressPtr, <usize>hints.addressLen);
   if (slot < 0 || !registry.isActive(slot)) return;
+  // Other workers published this before the endpoint's engine restarted with an empty cache.
+  if (state.restarts.restartedAfter(slot, hints.publishedAtMs)) return;
   if (hints.matchedChunks > unchecked(state.matched[slot])) {
     unchecked((state.matched[slot] = hints.matchedChunks));
     state.telemetry.add(state.telemetry.sharedHintHits, 1);

@@ -68,6 +68,8 @@ export class SharedPrefixHints {
   addressPtr: usize = 0;
   addressLen: i32 = 0;
   matchedChunks: i32 = 0;
+  /** When the hint found by the last successful lookup was published. */
+  publishedAtMs: f64 = 0;
   private readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_POSITIONS);
   // What this worker last published per hash: the endpoint (its address hash) and when. Requests that share a
   // beginning publish the same hints over and over; within a quarter of the hint lifetime a repeat is skipped.
@@ -159,6 +161,7 @@ export class SharedPrefixHints {
           const tailChunks = <i32>load<u32>(ptr + TAIL_CHUNKS_AT);
           const extended = tailChunks > p + 1 && extendsTail(hashes, n, tailChunks, load<u64>(ptr + TAIL_HASH_AT));
           this.matchedChunks = extended ? tailChunks : p + 1;
+          this.publishedAtMs = load<f64>(ptr, 8);
           found = true;
         }
       }

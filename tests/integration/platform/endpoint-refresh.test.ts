@@ -66,3 +66,32 @@ test("prefix-cache counters going backwards (a restart) drop the endpoint's inde
   const afterRestart = debugOf(h, h.send(PROMPT));
   assert.equal(matched(afterRestart), 0, "a restarted engine holds nothing the index remembered");
 });
+
+test("hints other workers published before an endpoint restarted do not count for it", () => {
+  const h = new StaticClusterHarness({
+    workers: 2,
+    pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true }, prefix: { shareAcrossWorkers: true } }),
+    log: () => {},
+  });
+  const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries, prefixCacheHits: queries / 2 } });
+  const set = (queriesOfA: number) => {
+    h.cluster.hostList = [
+      { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
+      { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
+    ];
+  };
+  set(1000);
+  // Worker 1 learns A's counters, then worker 0 sends the prompt to A and publishes it.
+  debugOf(h, h.send({ model: "m", messages: [{ role: "user", content: "unrelated" }] }, { worker: 1 }));
+  h.clock.advanceTo(h.clock.nowMs() + 100); // its load change reaches the shared count
+  const first = h.send(PROMPT, { worker: 0 });
+  assert.equal(h.chosen(first), A);
+  debugOf(h, first);
+  h.clock.advanceTo(h.clock.nowMs() + 10);
+  const shared = debugOf(h, h.send(PROMPT, { worker: 1 }));
+  assert.ok(matched(shared) > 0, "worker 1 knows the prompt on A from worker 0's hint");
+  h.clock.advanceTo(h.clock.nowMs() + 10);
+  set(10); // A's engine restarted
+  const afterRestart = debugOf(h, h.send(PROMPT, { worker: 1 }));
+  assert.equal(matched(afterRestart), 0, "the hint predates the restart");
+});
