@@ -77,3 +77,13 @@ export function encodeCodePoint(dst: usize, cp: u32): i32 {
   store<u8>(dst, <u8>(0x80 | (cp & 0x3f)), 3);
   return 4;
 }
+
+/** Copies the n (2..4) bytes of a sequence; small fixed-size moves instead of a memory.copy call. */
+// @ts-ignore: decorator
+@inline export function copySequence(dst: usize, src: usize, n: usize): void {
+  store<u16>(dst, load<u16>(src));
+  if (n > 2) {
+    store<u8>(dst, load<u8>(src, 2), 2);
+    if (n > 3) store<u8>(dst, load<u8>(src, 3), 3);
+  }
+}
