@@ -3,7 +3,7 @@
 import { JsonToken } from "./token";
 import { copyPlainAscii, plainRunLength } from "./string-runs";
 import { decodeJsonString, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
-import { REPLACEMENT_CHAR, copySequence, multiByteSequenceLength } from "./utf8";
+import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
 import { parseNumberF64 } from "./number";
 import { StepBudget } from "./step-budget";
@@ -357,12 +357,22 @@ export class JsonScanner {
           n = <usize>(r >> 32);
         }
       } else if (c >= 0x80) {
-        const len = multiByteSequenceLength(p, limit);
+        let len = sequenceLength(p, limit);
         if (len > 0) {
+          // Well-formed sequences in a row (CJK, emoji) are copied here without a return to the bulk copy.
           n = <usize>len;
           if (d + n <= dEnd) {
-            copySequence(d, p, n);
-            next = d + n;
+            while (true) {
+              copySequence(d, p, n);
+              d += n;
+              p += n;
+              if (p >= limit || load<u8>(p) < 0x80) break;
+              len = sequenceLength(p, limit);
+              if (len <= 0) break;
+              n = <usize>len;
+              if (d + n > dEnd) break; // the next round finds it full
+            }
+            continue;
           }
         } else {
           next = putCodePoint(d, dEnd, REPLACEMENT_CHAR, flags);

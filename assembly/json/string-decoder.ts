@@ -1,6 +1,6 @@
 // Decoding of JSON string content (the bytes between the quotes) into UTF-8.
 import { copyPlainAscii } from "./string-runs";
-import { REPLACEMENT_CHAR, copySequence, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength } from "./utf8";
+import { REPLACEMENT_CHAR, copySequence, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength, sequenceLength } from "./utf8";
 
 /** Copy escape sequences verbatim instead of unescaping them (invalid UTF-8 is still replaced). */
 export const KEEP_ESCAPES: i32 = 1;
@@ -137,7 +137,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
     }
     if (c >= 0x80) {
       // A well-formed sequence decodes to itself.
-      const n = multiByteSequenceLength(s, srcEnd);
+      const n = sequenceLength(s, srcEnd);
       if (n > 0) {
         if (d + <usize>n > dEnd) {
           decodeStoppedAtCap = true;
