@@ -1,5 +1,6 @@
 // Builds the plugin: a Higress module and a stock-Envoy module from one source, each as an optimized
-// release (-O3, validated with binaryen) and a debug build with a source map. Usage: node scripts/build.mjs [--only NAME]
+// release (-O3, validated with binaryen) that uses WebAssembly SIMD, the same without SIMD (<name>.scalar.wasm, for
+// runtimes that lack it) and a debug build with a source map. Usage: node scripts/build.mjs [--only NAME]
 import asc from "assemblyscript/asc";
 import binaryen from "binaryen";
 import { mkdirSync, readFileSync, statSync } from "node:fs";
@@ -33,12 +34,15 @@ async function main() {
   for (const b of BUILDS) {
     if (only && b.name !== only) continue;
     const release = `build/${b.name}.wasm`;
+    const scalar = `build/${b.name}.scalar.wasm`;
     const debug = `build/${b.name}.debug.wasm`;
     await compile(b.entry, release, "release");
     validate(release);
+    await compile(b.entry, scalar, "release-scalar");
+    validate(scalar);
     await compile(b.entry, debug, "debug");
     validate(debug);
-    console.log(`built ${release} (${statSync(release).size} bytes) and ${debug} (+ .map)`);
+    console.log(`built ${release} (${statSync(release).size} bytes), ${scalar} (${statSync(scalar).size} bytes) and ${debug} (+ .map)`);
   }
 }
 

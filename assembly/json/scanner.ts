@@ -1,8 +1,9 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { firstFlagged, stringStopBytes, stringStopOrHighBytes } from "./swar";
-import { decodeJsonString, escapeLength, putCodePoint, readJsonCodePoint } from "./string-decoder";
+import { copyPlainAscii, plainRunLength } from "./string-runs";
+import { decodeJsonString, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
+import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
 import { parseNumberF64 } from "./number";
 import { StepBudget } from "./step-budget";
@@ -292,15 +293,8 @@ export class JsonScanner {
   // scanString continued from p inside the string.
   private scanStringFrom(open: usize, p: usize, escaped: bool): usize {
     const limit = this.limit;
-    while (true) {
-      while (p + 8 <= limit) {
-        const stop = stringStopBytes(load<u64>(p));
-        if (stop) {
-          p += firstFlagged(stop);
-          break;
-        }
-        p += 8;
-      }
+    while (p < limit) {
+      p += plainRunLength(p, limit);
       if (p >= limit) break;
       const c = <u32>load<u8>(p);
       if (c == 0x22) {
@@ -309,22 +303,19 @@ export class JsonScanner {
         this.hasEscapes = escaped;
         return p + 1;
       }
-      if (c == 0x5c) {
-        const n = escapeLength(p, limit);
-        if (n == 0) break;
-        escaped = true;
-        p += n;
-      } else if (c < 0x20) {
-        break;
-      } else {
-        p++;
-      }
+      if (c != 0x5c) break; // a control byte
+      const n = escapeLength(p, limit);
+      if (n == 0) break;
+      escaped = true;
+      p += n;
     }
     this.pos = p;
     return 0;
   }
 
-  // scanString that also decodes the content into the sink (see nextDecoded).
+  // scanString that also decodes the content into the sink (see nextDecoded). Plain ASCII runs are copied
+  // in bulk, short escapes and well-formed UTF-8 sequences are written directly (a well-formed sequence
+  // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
   private scanStringDecoding(open: usize): usize {
     const limit = this.limit;
     const dst = this.sinkDst;
@@ -333,22 +324,10 @@ export class JsonScanner {
     let p = open + 1;
     let d = dst;
     let escaped = false;
-    while (true) {
-      // Plain ASCII runs move 8 bytes at a time; on a stop byte the clean bytes before it are kept.
-      const run = min(limit - p, dEnd - d) & ~(<usize>7);
-      let i: usize = 0;
-      while (i < run) {
-        const x = load<u64>(p + i);
-        const stop = stringStopOrHighBytes(x);
-        store<u64>(d + i, x);
-        if (stop) {
-          i += firstFlagged(stop);
-          break;
-        }
-        i += 8;
-      }
-      p += i;
-      d += i;
+    while (p < limit) {
+      const run = copyPlainAscii(p, limit, d, dEnd);
+      p += run;
+      d += run;
       if (p >= limit) break;
       const c = <u32>load<u8>(p);
       if (c == 0x22) {
@@ -359,18 +338,53 @@ export class JsonScanner {
         return p + 1;
       }
       if (c < 0x20) break;
-      let cp = c;
       let n: usize = 1;
-      if (c >= 0x80 || c == 0x5c) {
-        if (c == 0x5c) {
-          if (escapeLength(p, limit) == 0) break;
-          escaped = true;
+      let next = d;
+      if (c == 0x5c) {
+        if (escapeLength(p, limit) == 0) break;
+        escaped = true;
+        const e = <u32>load<u8>(p + 1);
+        if (e != 0x75) {
+          // A short escape stands for one ASCII byte that is never a separator byte.
+          if (d < dEnd) {
+            store<u8>(d, <u8>shortEscapeValue(e));
+            next = d + 1;
+          }
+          n = 2;
+        } else {
+          const r = readJsonCodePoint(p, limit);
+          next = putCodePoint(d, dEnd, <u32>r, flags);
+          n = <usize>(r >> 32);
         }
-        const r = readJsonCodePoint(p, limit);
-        cp = <u32>r;
-        n = <usize>(r >> 32);
+      } else if (c >= 0x80) {
+        let len = sequenceLength(p, limit);
+        if (len > 0) {
+          // Well-formed sequences in a row (CJK, emoji) are copied here without a return to the bulk copy.
+          n = <usize>len;
+          if (d + n <= dEnd) {
+            while (true) {
+              copySequence(d, p, n);
+              d += n;
+              p += n;
+              if (p >= limit || load<u8>(p) < 0x80) break;
+              len = sequenceLength(p, limit);
+              if (len <= 0) break;
+              n = <usize>len;
+              if (d + n > dEnd) break; // the next round finds it full
+            }
+            continue;
+          }
+        } else {
+          next = putCodePoint(d, dEnd, REPLACEMENT_CHAR, flags);
+          n = <usize>-len;
+        }
+      } else {
+        // Plain ASCII the bulk copy left: no room for it (or the last bytes of the input).
+        if (d < dEnd) {
+          store<u8>(d, <u8>c);
+          next = d + 1;
+        }
       }
-      const next = putCodePoint(d, dEnd, cp, flags);
       if (next == d) {
         // Full: the rest of the string is only validated.
         this.decodedLen = <i32>(d - dst);

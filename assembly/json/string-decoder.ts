@@ -1,6 +1,6 @@
 // Decoding of JSON string content (the bytes between the quotes) into UTF-8.
-import { HIGH_BITS, bytesEqual, firstFlagged } from "./swar";
-import { REPLACEMENT_CHAR, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength } from "./utf8";
+import { copyPlainAscii } from "./string-runs";
+import { REPLACEMENT_CHAR, copySequence, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength, sequenceLength } from "./utf8";
 
 /** Copy escape sequences verbatim instead of unescaping them (invalid UTF-8 is still replaced). */
 export const KEEP_ESCAPES: i32 = 1;
@@ -120,20 +120,9 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
   let s = src;
   let d = dst;
   while (s < srcEnd) {
-    // Plain ASCII runs move 8 bytes at a time; on a stop byte the clean bytes before it are kept.
-    while (s + 8 <= srcEnd && d + 8 <= dEnd) {
-      const x = load<u64>(s);
-      const stop = (x & HIGH_BITS) | bytesEqual(x, 0x5c);
-      store<u64>(d, x);
-      if (stop) {
-        const k = firstFlagged(stop);
-        s += k;
-        d += k;
-        break;
-      }
-      s += 8;
-      d += 8;
-    }
+    const run = copyPlainAscii(s, srcEnd, d, dEnd);
+    s += run;
+    d += run;
     if (s >= srcEnd) break;
     const c = <u32>load<u8>(s);
     if (c < 0x80 && c != 0x5c) {
@@ -145,6 +134,20 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
       s++;
       d++;
       continue;
+    }
+    if (c >= 0x80) {
+      // A well-formed sequence decodes to itself.
+      const n = sequenceLength(s, srcEnd);
+      if (n > 0) {
+        if (d + <usize>n > dEnd) {
+          decodeStoppedAtCap = true;
+          break;
+        }
+        copySequence(d, s, <usize>n);
+        s += <usize>n;
+        d += <usize>n;
+        continue;
+      }
     }
     if (c == 0x5c && keepEscapes) {
       const n = escapeLength(s, srcEnd);

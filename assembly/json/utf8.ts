@@ -37,6 +37,21 @@ export function multiByteSequenceLength(p: usize, end: usize): i32 {
   return need + 1;
 }
 
+/**
+ * multiByteSequenceLength with the common cases inline: a 2-byte sequence, or a 3-byte one whose lead byte
+ * (E1..EC, EE, EF) allows any continuation bytes.
+ */
+// @ts-ignore: decorator
+@inline export function sequenceLength(p: usize, end: usize): i32 {
+  const lead = <u32>load<u8>(p);
+  if (lead - 0xc2 < 0x1e) {
+    if (p + 2 <= end && (load<u8>(p, 1) & 0xc0) == 0x80) return 2;
+  } else if (lead - 0xe1 < 0x0c || lead - 0xee < 2) {
+    if (p + 3 <= end && (load<u16>(p, 1) & 0xc0c0) == 0x8080) return 3;
+  }
+  return multiByteSequenceLength(p, end);
+}
+
 /** Decodes the well-formed sequence of length n (2..4) at p. */
 export function decodeMultiByte(p: usize, n: i32): u32 {
   const b0 = <u32>load<u8>(p);
@@ -76,4 +91,14 @@ export function encodeCodePoint(dst: usize, cp: u32): i32 {
   store<u8>(dst, <u8>(0x80 | ((cp >> 6) & 0x3f)), 2);
   store<u8>(dst, <u8>(0x80 | (cp & 0x3f)), 3);
   return 4;
+}
+
+/** Copies the n (2..4) bytes of a sequence; small fixed-size moves instead of a memory.copy call. */
+// @ts-ignore: decorator
+@inline export function copySequence(dst: usize, src: usize, n: usize): void {
+  store<u16>(dst, load<u16>(src));
+  if (n > 2) {
+    store<u8>(dst, load<u8>(src, 2), 2);
+    if (n > 3) store<u8>(dst, load<u8>(src, 3), 3);
+  }
 }

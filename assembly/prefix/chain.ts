@@ -1,14 +1,12 @@
 // The chunk-hash chain: the canonical prompt stream is cut into fixed-size chunks of Unicode code points and
 // each chunk is hashed with the previous chunk's hash as seed, so h[i] identifies the whole prefix up to chunk i.
 import { xxh64 } from "./xxh64";
+import { LEAD_BLOCK_BYTES, leadBytesIn8, leadBytesInBlock } from "../text/utf8-lead-bytes";
 
 // Domain tags keep the model hash, the salted seed and chunk hashes in separate input spaces: without the salt
 // tag, a salted seed xxh64(salt, modelHash) would equal the unsalted h[0] of a prompt whose first chunk is the salt.
 const MODEL_DOMAIN: u64 = 0x6b76_6d6f_6465_6c31; // "kvmodel1"
 const SALT_DOMAIN: u64 = 0x6b76_7361_6c74_3031; // "kvsalt01"
-
-// Continuation bytes are 10xxxxxx: bit 7 set and bit 6 clear, tested for all 8 bytes of a word at once.
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /**
  * The first seed of a chain: the model name, then (when saltLen > 0) the tenant salt hashed with the model hash
@@ -18,13 +16,6 @@ export function chainSeed(modelPtr: usize, modelLen: usize, saltPtr: usize, salt
   const modelHash = xxh64(modelPtr, modelLen, MODEL_DOMAIN);
   if (saltLen == 0) return modelHash;
   return xxh64(saltPtr, saltLen, modelHash ^ SALT_DOMAIN);
-}
-
-/** Number of UTF-8 lead bytes (bytes that are not continuation bytes) in a little-endian 8-byte word. */
-// @ts-ignore: decorator
-@inline function leadBytesIn(word: u64): i32 {
-  const continuation = word & ~(word << 1) & HIGH_BITS;
-  return 8 - <i32>popcnt<u64>(continuation);
 }
 
 // @ts-ignore: decorator
@@ -64,29 +55,30 @@ export class ChainHasher {
     let count = 0;
     let hash = seed;
     let chunkStart = ptr;
-    let seen = 0; // lead bytes seen in the current chunk
+    let need = <usize>chunkChars; // lead bytes the current chunk still takes before its boundary
     let p = ptr;
 
     while (count < max) {
-      // Advance to the boundary: the first lead byte after this chunk's chunkChars code points.
+      // Advance to the boundary: the first lead byte once the chunk holds chunkChars code points. A block of
+      // k bytes holds at most k lead bytes, so whole blocks are counted while need >= k.
+      while (need >= LEAD_BLOCK_BYTES && p + LEAD_BLOCK_BYTES <= end) {
+        need -= leadBytesInBlock(p);
+        p += LEAD_BLOCK_BYTES;
+      }
+      while (need >= 8 && p + 8 <= end) {
+        need -= leadBytesIn8(p);
+        p += 8;
+      }
       while (p < end) {
-        if (seen < chunkChars && p + 8 <= end) {
-          const leads = leadBytesIn(load<u64>(p));
-          if (seen + leads <= chunkChars) {
-            seen += leads;
-            p += 8;
-            continue;
-          }
-        }
         if (isLeadByte(<u32>load<u8>(p))) {
-          if (seen == chunkChars) break;
-          seen++;
+          if (need == 0) break;
+          need--;
         }
         p++;
       }
       if (p >= end) {
         // End of input: the last chunk counts only if it holds chunkChars code points.
-        if (seen == chunkChars) {
+        if (need == 0) {
           hash = xxh64(chunkStart, end - chunkStart, hash);
           unchecked((hashes[count] = hash));
           unchecked((ends[count] = <u32>(end - ptr)));
@@ -99,7 +91,7 @@ export class ChainHasher {
       unchecked((ends[count] = <u32>(p - ptr)));
       count++;
       chunkStart = p;
-      seen = 1; // the boundary lead byte opens the next chunk
+      need = <usize>chunkChars - 1; // the boundary lead byte opens the next chunk
       p++;
     }
 

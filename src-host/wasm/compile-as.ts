@@ -1,13 +1,14 @@
 // Compiles an AssemblyScript entry of this repository in memory with the asc API, for test fixtures, fuzz and
 // bench harnesses: "release" and "debug" apply the repository's asconfig.json targets (the flags of build/*.wasm,
 // with the plugin's runtime and abort handler); "standalone" ignores asconfig.json (-O3, converge, no asserts,
-// stub runtime) for harnesses that export pure modules and take `env.abort` from the caller; "profile" is
+// stub runtime) for harnesses that export pure modules and take `env.abort` from the caller, "standalone-simd" the
+// same with WebAssembly SIMD enabled (the shipped builds enable it: asconfig.json); "profile" is
 // "release" with the bench's stage marks compiled in (assembly/abi/stage-profile.ts), never shipped.
 import asc from "assemblyscript/asc";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export type HarnessBuild = "release" | "debug" | "standalone" | "profile";
+export type HarnessBuild = "release" | "debug" | "standalone" | "standalone-simd" | "profile";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -26,8 +27,8 @@ export function compileAs(entry: string, build: HarnessBuild): Promise<Uint8Arra
 
 async function compile(entry: string, build: HarnessBuild): Promise<Uint8Array<ArrayBuffer>> {
   const flags =
-    build === "standalone"
-      ? ["--config", "no-asconfig.json", "-O3", "--converge", "--noAssert", "--runtime", "stub"]
+    build === "standalone" || build === "standalone-simd"
+      ? ["--config", "no-asconfig.json", "-O3", "--converge", "--noAssert", "--runtime", "stub", ...(build === "standalone-simd" ? ["--enable", "simd"] : [])]
       : build === "profile"
         ? ["--config", "asconfig.json", "--target", "release", "--use", "PROFILE_STAGES=1"]
         : ["--config", "asconfig.json", "--target", build];

@@ -1,0 +1,47 @@
+// Counting the UTF-8 lead bytes (every byte that is not a continuation byte 10xxxxxx, so one per character
+// of well-formed text) in fixed-size blocks. With WebAssembly SIMD (asc --enable simd, ASC_FEATURE_SIMD) a
+// block is four 16-byte vectors; without it, eight 64-bit words. The caller keeps the block inside its input.
+
+export const LEAD_BLOCK_BYTES: usize = 64;
+
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/** High bit set in each continuation byte of a little-endian 8-byte word. */
+// @ts-ignore: decorator
+@inline function continuationBits(word: u64): u64 {
+  return word & ~(word << 1) & HIGH_BITS;
+}
+
+/** Bitmask of the continuation bytes of 16 bytes: signed, 0x80..0xBF are exactly the bytes below -64. */
+// @ts-ignore: decorator
+@inline function continuationMask(x: v128): u64 {
+  return <u64>i8x16.bitmask(i8x16.lt_s(x, i8x16.splat(-64)));
+}
+
+/** Lead bytes among the 8 bytes at p. */
+// @ts-ignore: decorator
+@inline export function leadBytesIn8(p: usize): usize {
+  return 8 - <usize>popcnt<u64>(continuationBits(load<u64>(p)));
+}
+
+/** Lead bytes among the LEAD_BLOCK_BYTES bytes at p. */
+// @ts-ignore: decorator
+@inline export function leadBytesInBlock(p: usize): usize {
+  let continuations: u64;
+  if (ASC_FEATURE_SIMD) {
+    continuations = popcnt<u64>(
+      continuationMask(v128.load(p)) |
+        (continuationMask(v128.load(p, 16)) << 16) |
+        (continuationMask(v128.load(p, 32)) << 32) |
+        (continuationMask(v128.load(p, 48)) << 48),
+    );
+  } else {
+    // Each word's flags sit at bit 7 of its bytes; shifted by 0..3 the flags of four words do not overlap.
+    const a = continuationBits(load<u64>(p)) | (continuationBits(load<u64>(p, 8)) >> 1) |
+      (continuationBits(load<u64>(p, 16)) >> 2) | (continuationBits(load<u64>(p, 24)) >> 3);
+    const b = continuationBits(load<u64>(p, 32)) | (continuationBits(load<u64>(p, 40)) >> 1) |
+      (continuationBits(load<u64>(p, 48)) >> 2) | (continuationBits(load<u64>(p, 56)) >> 3);
+    continuations = popcnt<u64>(a) + popcnt<u64>(b);
+  }
+  return LEAD_BLOCK_BYTES - <usize>continuations;
+}
