@@ -10,8 +10,10 @@
 // compares tag and home inside the table and reads an entry's key only when both match, so in a full table a
 // lookup rarely reads a key that is not its own (a likely cache miss); it stops
 // as soon as it meets a bucket closer to its home than the probe is (Robin Hood keeps runs sorted by distance);
-// deletion shifts the run back using the stored distances, without reading keys. So the cost of an operation
-// does not grow with fill: a full index touches the same few cache lines as an empty one. Probe distance is
+// deletion shifts the run back using the stored distances, without reading keys. Every operation is O(1), but
+// not free of fill: at load factor 0.5 a probe reads about 1.5 buckets instead of 1 (an op of the index bench
+// reads about 340 buckets at 100% fill against 215 at 1%), and in a full index the entry evicted for a new one
+// was last touched long ago, so its record and bucket are cache misses. Probe distance is
 // bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
 // never a wrong one), which also bounds what crafted colliding prompts can cost.
 
