@@ -61,8 +61,8 @@ export class PrefixIndex {
   private readonly tableMask: u32;
   private readonly bucketShift: u64;
   private readonly entryMask: u32; // of the entry field, after shifting out the distance
-  private readonly tagShift: u32;
-  private readonly tagBits: u64;
+  private readonly homeBits: u64;
+  private readonly tagField: u32; // the bits of a bucket above the entry field
 
   // Per endpoint slot.
   private readonly head: StaticArray<i32>; // most recently used
@@ -98,8 +98,8 @@ export class PrefixIndex {
     this.bucketShift = <u64>(64 - ctz<u32>(tableSize));
     const entryBits = <u32>(32 - clz<u32>(<u32>entries));
     this.entryMask = <u32>((<u64>1 << entryBits) - 1);
-    this.tagShift = DISTANCE_BITS + entryBits;
-    this.tagBits = <u64>(32 - DISTANCE_BITS - entryBits);
+    this.homeBits = <u64>ctz<u32>(tableSize);
+    this.tagField = <u32>(0xffffffff << (DISTANCE_BITS + entryBits));
     this.head = new StaticArray<i32>(endpoints);
     this.tail = new StaticArray<i32>(endpoints);
     this.sizes = new StaticArray<i32>(endpoints);
@@ -254,7 +254,7 @@ export class PrefixIndex {
       const slot = entry / this.capacityPerEndpoint;
       const key = this.keyOf(entry);
       // The stored distance and tag agree with the key, and the bucket is reachable from its home.
-      if (((b - this.home(key, slot)) & mask) != distanceOf(word) || word >> this.tagShift != this.tag(key, slot)) return false;
+      if (((b - this.home(key, slot)) & mask) != distanceOf(word) || (word & this.tagField) != this.tag(key, slot)) return false;
       if (distanceOf(word) > PREFIX_INDEX_MAX_PROBE) return false;
       if (this.find(key, slot) != entry) return false;
     }
@@ -328,12 +328,11 @@ export class PrefixIndex {
     return <i32>((word >> DISTANCE_BITS) & this.entryMask) - 1;
   }
 
-  // tagBits of the mixed key just below the home bits: a probe reads a key for one bucket in 2^tagBits (16 to
-  // 256 and more) with its home that is not it.
-
+  // The bits of the mixed key just below the home bits, in place in the tag field: a probe reads a key for one
+  // bucket in 2^(tag bits) (16 to 256 and more) with its home that is not it.
   // @ts-ignore: decorator
   @inline private tag(hash: u64, slot: i32): u32 {
-    return <u32>((mixKey(hash, slot) >> (this.bucketShift - this.tagBits)) & ((<u64>1 << this.tagBits) - 1));
+    return <u32>((mixKey(hash, slot) << this.homeBits) >> 32) & this.tagField;
   }
 
   /** Entry index of (hash, slot), or NIL. At most MAX_PROBE + 1 buckets. */
@@ -344,14 +343,13 @@ export class PrefixIndex {
     const span = <u32>this.capacityPerEndpoint;
     const mixed = mixKey(hash, slot);
     let bucket = <u32>(mixed >> this.bucketShift);
-    const tagBits = this.tagBits;
-    const tagShift = this.tagShift;
     const entryMask = this.entryMask;
+    const tagField = this.tagField;
     // A bucket holds the key only if it has the key's tag and home, i.e. its distance is the probe's: all the
     // bits but the entry's equal `expected`. Comparing there alone spares a key read (a likely cache miss) for
     // a displaced neighbour whose tag happens to be ours.
-    const outsideEntry = ~(entryMask << DISTANCE_BITS);
-    let expected = <u32>((mixed >> (this.bucketShift - tagBits)) & ((<u64>1 << tagBits) - 1)) << tagShift;
+    const outsideEntry = tagField | DISTANCE_MASK;
+    let expected = <u32>((mixed << this.homeBits) >> 32) & tagField;
     for (let distance: u32 = 0; distance <= PREFIX_INDEX_MAX_PROBE; distance++) {
       const word = unchecked(table[bucket]);
       // Empty, or a bucket nearer its home than this probe: Robin Hood would have placed the key before it.
@@ -396,7 +394,7 @@ export class PrefixIndex {
     const table = this.table;
     const mask = this.tableMask;
     let bucket = this.home(hash, slot);
-    let carried = ((<u32>entry + 1) << DISTANCE_BITS) | (this.tag(hash, slot) << this.tagShift);
+    let carried = ((<u32>entry + 1) << DISTANCE_BITS) | this.tag(hash, slot);
     while (true) {
       const word = unchecked(table[bucket]);
       if (word == 0) {
