@@ -530,3 +530,32 @@ describe("PrefixIndex at a completely full pool", () => {
     expect<bool>(index.isConsistent()).toBe(true);
   });
 });
+
+describe("PrefixIndex probe bound after deletions", () => {
+  it("admits a colliding hash again once deletion has shifted the run below the bound, and never past it", () => {
+    // One endpoint x 64 entries: a 128-bucket table; all 40 keys have home bucket 5.
+    const index = new PrefixIndex(1, 64);
+    const colliding = new StaticArray<u64>(40);
+    for (let i = 0; i < 40; i++) colliding[i] = hashWithMixedKey((<u64>5 << 57) | <u64>(i * 0x10001 + 7), 0);
+    const bound = <i32>PREFIX_INDEX_MAX_PROBE;
+    for (let i = 0; i <= bound + 1; i++) record(index, 0, [colliding[i]]);
+    expect<i32>(index.size(0)).toBe(bound + 1); // distances 0..MAX_PROBE; the next one was skipped
+    expect<i32>(index.skipped).toBe(1);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    // Evicting the least recent shifts the run back: nothing sits at the bound any more.
+    index.setCapacity(0, bound);
+    expect<bool>(index.has(0, colliding[0])).toBe(false);
+    expect<i32>(index.maxDisplacement()).toBe(bound - 1);
+    expect<bool>(index.isConsistent()).toBe(true);
+    index.setCapacity(0, 64);
+    record(index, 0, [colliding[bound + 2]]);
+    expect<bool>(index.has(0, colliding[bound + 2])).toBe(true);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    record(index, 0, [colliding[bound + 3]]);
+    expect<bool>(index.has(0, colliding[bound + 3])).toBe(false);
+    expect<i32>(index.skipped).toBe(2);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    expect<bool>(index.isConsistent()).toBe(true);
+    for (let i = 1; i <= bound; i++) expect<bool>(index.has(0, colliding[i])).toBe(true);
+  });
+});
