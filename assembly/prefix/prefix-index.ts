@@ -4,24 +4,27 @@
 // Layout: each endpoint slot owns a fixed partition of the entry pool, [slot * capacityPerEndpoint, +capacity),
 // so an entry's slot is implied by its index and never stored. An entry is its 64-bit chain hash plus i32
 // prev/next links of its slot's LRU list, side by side in one 16-byte record so touching an entry costs one
-// cache line. The open-addressing table (load factor <= 0.5) is a Robin
-// Hood table of 32-bit buckets: entry index + 1 (0 = empty, 23 bits), the bucket's distance from its home
-// (5 bits) and a 4-bit tag of the key. A probe compares tags inside the table and reads an entry's key only on a tag match; it stops
+// cache line. The open-addressing table (load factor <= 0.5) is a Robin Hood table of 32-bit buckets: the
+// bucket's distance from its home (5 bits), entry index + 1 (0 = empty; as many bits as the pool needs, 19 for
+// the default 262,144 entries) and a tag of the key in the remaining bits (8 by default, at least 4). A probe
+// compares tag and home inside the table and reads an entry's key only when both match, so in a full table a
+// lookup rarely reads a key that is not its own (a likely cache miss); it stops
 // as soon as it meets a bucket closer to its home than the probe is (Robin Hood keeps runs sorted by distance);
-// deletion shifts the run back using the stored distances, without reading keys. So the cost of an operation
-// does not grow with fill: a full index touches the same few cache lines as an empty one. Probe distance is
+// deletion shifts the run back using the stored distances, without reading keys. Every operation is O(1), but
+// not free of fill: at load factor 0.5 a probe reads about 1.5 buckets instead of 1 (an op of the index bench
+// reads about 340 buckets at 100% fill against 215 at 1%), and in a full index the entry evicted for a new one
+// was last touched long ago, so its record and bucket are cache misses. Probe distance is
 // bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
 // never a wrong one), which also bounds what crafted colliding prompts can cost.
 
 const NIL: i32 = -1;
 /** Longest distance a bucket may sit from its home. At load factor 0.5 Robin Hood stays far below it. */
 export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
-// Bucket layout: [tag 4][distance 5][entry + 1: 23]. PREFIX_INDEX_MAX_ENTRIES (2^22) + 1 fits 23 bits.
-const ENTRY_MASK: u32 = (1 << 23) - 1;
-const DISTANCE_SHIFT: u32 = 23;
-const DISTANCE_MASK: u32 = 31;
-const TAG_SHIFT: u32 = 28;
-const TAG_BITS: u64 = 4;
+// Bucket layout: [tag][entry + 1: entryBits][distance 5], 0 = empty. entryBits is just wide enough for the pool
+// (23 bits for PREFIX_INDEX_MAX_ENTRIES = 2^22, 19 for the default 262,144) and the tag takes the rest (4 to 8+
+// bits): the wider the tag, the fewer key reads for a bucket that is not the key.
+const DISTANCE_BITS: u32 = 5;
+const DISTANCE_MASK: u32 = (1 << DISTANCE_BITS) - 1;
 const SLOT_MIX: u64 = 0x9e3779b97f4a7c15;
 const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
@@ -57,6 +60,9 @@ export class PrefixIndex {
   private readonly table: StaticArray<u32>;
   private readonly tableMask: u32;
   private readonly bucketShift: u64;
+  private readonly entryMask: u32; // of the entry field, after shifting out the distance
+  private readonly homeBits: u64;
+  private readonly tagField: u32; // the bits of a bucket above the entry field
 
   // Per endpoint slot.
   private readonly head: StaticArray<i32>; // most recently used
@@ -69,6 +75,12 @@ export class PrefixIndex {
   private total: i32 = 0;
   /** Hashes not recorded because their insertion would exceed MAX_PROBE. */
   skipped: i32 = 0;
+  /**
+   * Occupied buckets at distance MAX_PROBE. While there are none, an insertion cannot exceed the bound (it
+   * lands at most one bucket beyond a resident nearer its home, and moves residents one bucket on), so
+   * record() checks with canInsert only when some bucket sits at the bound.
+   */
+  private atBound: i32 = 0;
 
   constructor(maxEndpoints: i32, capacityPerEndpoint: i32) {
     const endpoints = clampEndpoints(maxEndpoints);
@@ -84,6 +96,10 @@ export class PrefixIndex {
     this.table = new StaticArray<u32>(<i32>tableSize);
     this.tableMask = tableSize - 1;
     this.bucketShift = <u64>(64 - ctz<u32>(tableSize));
+    const entryBits = <u32>(32 - clz<u32>(<u32>entries));
+    this.entryMask = <u32>((<u64>1 << entryBits) - 1);
+    this.homeBits = <u64>ctz<u32>(tableSize);
+    this.tagField = <u32>(0xffffffff << (DISTANCE_BITS + entryBits));
     this.head = new StaticArray<i32>(endpoints);
     this.tail = new StaticArray<i32>(endpoints);
     this.sizes = new StaticArray<i32>(endpoints);
@@ -165,7 +181,8 @@ export class PrefixIndex {
       }
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
       if (unchecked(this.sizes[slot]) >= cap) this.evictLeastRecent(slot);
-      if (!this.canInsert(hash, slot)) {
+      // Only a bucket already at the bound can be pushed past it (see atBound); at load factor 0.5 none is.
+      if (this.atBound != 0 && !this.canInsert(hash, slot)) {
         this.skipped++;
         continue;
       }
@@ -226,20 +243,22 @@ export class PrefixIndex {
   isConsistent(): bool {
     const mask = this.tableMask;
     let occupied = 0;
+    let atBound = 0;
     for (let b: u32 = 0; b <= mask; b++) {
       const word = unchecked(this.table[b]);
       if (word == 0) continue;
       occupied++;
-      const entry = entryOf(word);
+      if (distanceOf(word) == PREFIX_INDEX_MAX_PROBE) atBound++;
+      const entry = this.entryOf(word);
       if (entry < 0 || entry >= this.entryCount) return false;
       const slot = entry / this.capacityPerEndpoint;
       const key = this.keyOf(entry);
       // The stored distance and tag agree with the key, and the bucket is reachable from its home.
-      if (((b - this.home(key, slot)) & mask) != distanceOf(word) || tagOf(word) != this.tag(key, slot)) return false;
+      if (((b - this.home(key, slot)) & mask) != distanceOf(word) || (word & this.tagField) != this.tag(key, slot)) return false;
       if (distanceOf(word) > PREFIX_INDEX_MAX_PROBE) return false;
       if (this.find(key, slot) != entry) return false;
     }
-    if (occupied != this.total) return false;
+    if (occupied != this.total || atBound != this.atBound) return false;
     let listed = 0;
     for (let slot = 0; slot < this.maxEndpoints; slot++) {
       const base = slot * this.capacityPerEndpoint;
@@ -304,10 +323,16 @@ export class PrefixIndex {
     return <u32>(mixKey(hash, slot) >> this.bucketShift);
   }
 
-  // 4 bits of the mixed key just below the home bits: a probe reads a key for one bucket in 16 that is not it.
+  // @ts-ignore: decorator
+  @inline private entryOf(word: u32): i32 {
+    return <i32>((word >> DISTANCE_BITS) & this.entryMask) - 1;
+  }
+
+  // The bits of the mixed key just below the home bits, in place in the tag field: a probe reads a key for one
+  // bucket in 2^(tag bits) (16 to 256 and more) with its home that is not it.
   // @ts-ignore: decorator
   @inline private tag(hash: u64, slot: i32): u32 {
-    return <u32>((mixKey(hash, slot) >> (this.bucketShift - TAG_BITS)) & ((<u64>1 << TAG_BITS) - 1));
+    return <u32>((mixKey(hash, slot) << this.homeBits) >> 32) & this.tagField;
   }
 
   /** Entry index of (hash, slot), or NIL. At most MAX_PROBE + 1 buckets. */
@@ -318,16 +343,23 @@ export class PrefixIndex {
     const span = <u32>this.capacityPerEndpoint;
     const mixed = mixKey(hash, slot);
     let bucket = <u32>(mixed >> this.bucketShift);
-    const tag = <u32>((mixed >> (this.bucketShift - TAG_BITS)) & ((<u64>1 << TAG_BITS) - 1));
+    const entryMask = this.entryMask;
+    const tagField = this.tagField;
+    // A bucket holds the key only if it has the key's tag and home, i.e. its distance is the probe's: all the
+    // bits but the entry's equal `expected`. Comparing there alone spares a key read (a likely cache miss) for
+    // a displaced neighbour whose tag happens to be ours.
+    const outsideEntry = tagField | DISTANCE_MASK;
+    let expected = <u32>((mixed << this.homeBits) >> 32) & tagField;
     for (let distance: u32 = 0; distance <= PREFIX_INDEX_MAX_PROBE; distance++) {
       const word = unchecked(table[bucket]);
       // Empty, or a bucket nearer its home than this probe: Robin Hood would have placed the key before it.
       if (word == 0 || distanceOf(word) < distance) return NIL;
-      if (tagOf(word) == tag) {
-        const entry = (word & ENTRY_MASK) - 1;
+      if ((word & outsideEntry) == expected) {
+        const entry = ((word >> DISTANCE_BITS) & entryMask) - 1;
         if (entry - base < span && this.keyOf(entry) == hash) return <i32>entry;
       }
       bucket = (bucket + 1) & mask;
+      expected++;
     }
     return NIL;
   }
@@ -362,19 +394,21 @@ export class PrefixIndex {
     const table = this.table;
     const mask = this.tableMask;
     let bucket = this.home(hash, slot);
-    let carried = packBucket(entry, 0, this.tag(hash, slot));
+    let carried = ((<u32>entry + 1) << DISTANCE_BITS) | this.tag(hash, slot);
     while (true) {
       const word = unchecked(table[bucket]);
       if (word == 0) {
         unchecked((table[bucket] = carried));
+        if (distanceOf(carried) == PREFIX_INDEX_MAX_PROBE) this.atBound++;
         return;
       }
       if (distanceOf(word) < distanceOf(carried)) {
         unchecked((table[bucket] = carried));
-        carried = word;
+        if (distanceOf(carried) == PREFIX_INDEX_MAX_PROBE) this.atBound++;
+        carried = word; // below the bound: canInsert checked it, or no bucket is at the bound
       }
       bucket = (bucket + 1) & mask;
-      carried += <u32>1 << DISTANCE_SHIFT;
+      carried++; // one bucket further from its home
     }
   }
 
@@ -383,13 +417,16 @@ export class PrefixIndex {
     const table = this.table;
     const mask = this.tableMask;
     const stored = <u32>(entry + 1);
+    const entryMask = this.entryMask;
     let hole = this.home(this.keyOf(entry), slot);
-    while ((unchecked(table[hole]) & ENTRY_MASK) != stored) hole = (hole + 1) & mask;
+    while (((unchecked(table[hole]) >> DISTANCE_BITS) & entryMask) != stored) hole = (hole + 1) & mask;
+    if (distanceOf(unchecked(table[hole])) == PREFIX_INDEX_MAX_PROBE) this.atBound--;
     while (true) {
       const following = (hole + 1) & mask;
       const word = unchecked(table[following]);
       if (word == 0 || distanceOf(word) == 0) break;
-      unchecked((table[hole] = word - (<u32>1 << DISTANCE_SHIFT)));
+      if (distanceOf(word) == PREFIX_INDEX_MAX_PROBE) this.atBound--;
+      unchecked((table[hole] = word - 1)); // one bucket nearer its home
       hole = following;
     }
     unchecked((table[hole] = 0));
@@ -451,24 +488,6 @@ export function mixKey(hash: u64, slot: i32): u64 {
 
 // @ts-ignore: decorator
 @inline
-function packBucket(entry: i32, distance: u32, tag: u32): u32 {
-  return (<u32>entry + 1) | (distance << DISTANCE_SHIFT) | (tag << TAG_SHIFT);
-}
-
-// @ts-ignore: decorator
-@inline
-function entryOf(word: u32): i32 {
-  return <i32>(word & ENTRY_MASK) - 1;
-}
-
-// @ts-ignore: decorator
-@inline
 function distanceOf(word: u32): u32 {
-  return (word >> DISTANCE_SHIFT) & DISTANCE_MASK;
-}
-
-// @ts-ignore: decorator
-@inline
-function tagOf(word: u32): u32 {
-  return word >> TAG_SHIFT;
+  return word & DISTANCE_MASK;
 }

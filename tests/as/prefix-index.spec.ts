@@ -440,3 +440,122 @@ describe("PrefixIndex memory", () => {
     expect<bool>(index.bytesPerEntry() <= 24.01).toBe(true); // a power-of-two pool needs exactly 2 buckets per entry
   });
 });
+
+/** Multiplicative inverse of an odd u64 modulo 2^64 (Newton's iteration doubles the correct bits each step). */
+function inverseOdd(a: u64): u64 {
+  let x = a;
+  for (let i = 0; i < 6; i++) x *= 2 - a * x;
+  return x;
+}
+
+/** The hash whose mixKey(hash, slot) is `mixed`: mixKey xors in a slot constant, then multiplies by an odd one. */
+function hashWithMixedKey(mixed: u64, slot: i32): u64 {
+  const step = mixKey(1, slot) - mixKey(0, slot); // +- the multiplier, depending on the slot constant's low bit
+  for (let sign = 0; sign < 2; sign++) {
+    const inverse = inverseOdd(sign == 0 ? step : 0 - step);
+    const slotConstant = mixKey(0, slot) * inverse;
+    const hash = (mixed * inverse) ^ slotConstant;
+    if (mixKey(hash, slot) == mixed) return hash;
+  }
+  return 0;
+}
+
+describe("PrefixIndex crafted collisions", () => {
+  it("never matches a hash that shares its home bucket and tag with recorded ones", () => {
+    // Two endpoints x 64 entries: a 256-bucket table; home and tag are the top bits of the mixed key. Every key
+    // below has the same 32 top bits for slot 0, so the same home and the same tag, whatever the tag width.
+    const index = new PrefixIndex(2, 64);
+    const colliding = new StaticArray<u64>(40);
+    for (let i = 0; i < 40; i++) {
+      colliding[i] = hashWithMixedKey((<u64>0x5a5a5a5a << 32) | <u64>(i * 0x9e37 + 1), 0);
+      expect<u64>(mixKey(colliding[i], 0) >> 32).toBe(0x5a5a5a5a);
+    }
+    // Even ones recorded for slot 0 (a 20-bucket run from one home), odd ones for slot 1.
+    for (let i = 0; i < 40; i += 2) record(index, 0, [colliding[i]]);
+    for (let i = 1; i < 40; i += 2) record(index, 1, [colliding[i]]);
+    expect<i32>(index.skipped).toBe(0);
+    expect<bool>(index.isConsistent()).toBe(true);
+    for (let i = 0; i < 40; i++) {
+      expect<bool>(index.has(0, colliding[i])).toBe(i % 2 == 0);
+      expect<bool>(index.has(1, colliding[i])).toBe(i % 2 == 1);
+    }
+    // A chain stops at its first colliding hash that slot 0 does not hold.
+    expect<i32>(matchOne(index, 0, [colliding[0], colliding[2], colliding[38], colliding[3], colliding[4]])).toBe(3);
+    expect<i32>(matchOne(index, 1, [colliding[1], colliding[39], colliding[2]])).toBe(2);
+    // Evicting some of the run shifts the rest back; the survivors still match and the evicted ones do not.
+    index.setCapacity(0, 5);
+    let present = 0;
+    for (let i = 0; i < 40; i += 2) if (index.has(0, colliding[i])) present++;
+    expect<i32>(present).toBe(5);
+    for (let i = 30; i < 40; i += 2) expect<bool>(index.has(0, colliding[i])).toBe(true); // the 5 most recent
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+});
+
+describe("PrefixIndex at a completely full pool", () => {
+  it("keeps probes within the bound and evicts least recently used first", () => {
+    // 16 x 1,024 entries in a 32,768-bucket table: the maximum load factor of 0.5 once every slot is full.
+    const endpoints = 16;
+    const capacity = 1024;
+    const index = new PrefixIndex(endpoints, capacity);
+    const hashes = new StaticArray<u64>(capacity);
+    for (let round = 0; round < 3; round++) {
+      for (let s = 0; s < endpoints; s++) {
+        for (let i = 0; i < capacity; i++) hashes[i] = nextRandom();
+        index.record(s, hashes, capacity);
+      }
+    }
+    expect<i32>(index.totalEntries()).toBe(endpoints * capacity);
+    expect<i32>(index.skipped).toBe(0);
+    expect<bool>(index.maxDisplacement() <= <i32>PREFIX_INDEX_MAX_PROBE).toBe(true);
+    expect<bool>(index.isConsistent()).toBe(true);
+    // hashes now fills slot 15, head most recent: hashes[capacity - 1] is the least recently used.
+    const slot = endpoints - 1;
+    const one = new StaticArray<u64>(1);
+    one[0] = hashes[capacity - 3];
+    index.record(slot, one, 1); // refreshed: no longer among the oldest
+    const fresh = new StaticArray<u64>(3);
+    for (let i = 0; i < 3; i++) fresh[i] = nextRandom();
+    index.record(slot, fresh, 3);
+    expect<i32>(index.size(slot)).toBe(capacity);
+    expect<bool>(index.has(slot, hashes[capacity - 1])).toBe(false);
+    expect<bool>(index.has(slot, hashes[capacity - 2])).toBe(false);
+    expect<bool>(index.has(slot, hashes[capacity - 3])).toBe(true);
+    expect<bool>(index.has(slot, hashes[capacity - 4])).toBe(false);
+    expect<bool>(index.has(slot, hashes[capacity - 5])).toBe(true);
+    for (let i = 0; i < 3; i++) expect<bool>(index.has(slot, fresh[i])).toBe(true);
+    // The other slots are untouched: their last chains are whole.
+    expect<i32>(index.totalEntries()).toBe(endpoints * capacity);
+    expect<i32>(matchOne(index, slot, [hashes[0], hashes[1], hashes[2]])).toBe(3);
+    expect<bool>(index.isConsistent()).toBe(true);
+  });
+});
+
+describe("PrefixIndex probe bound after deletions", () => {
+  it("admits a colliding hash again once deletion has shifted the run below the bound, and never past it", () => {
+    // One endpoint x 64 entries: a 128-bucket table; all 40 keys have home bucket 5.
+    const index = new PrefixIndex(1, 64);
+    const colliding = new StaticArray<u64>(40);
+    for (let i = 0; i < 40; i++) colliding[i] = hashWithMixedKey((<u64>5 << 57) | <u64>(i * 0x10001 + 7), 0);
+    const bound = <i32>PREFIX_INDEX_MAX_PROBE;
+    for (let i = 0; i <= bound + 1; i++) record(index, 0, [colliding[i]]);
+    expect<i32>(index.size(0)).toBe(bound + 1); // distances 0..MAX_PROBE; the next one was skipped
+    expect<i32>(index.skipped).toBe(1);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    // Evicting the least recent shifts the run back: nothing sits at the bound any more.
+    index.setCapacity(0, bound);
+    expect<bool>(index.has(0, colliding[0])).toBe(false);
+    expect<i32>(index.maxDisplacement()).toBe(bound - 1);
+    expect<bool>(index.isConsistent()).toBe(true);
+    index.setCapacity(0, 64);
+    record(index, 0, [colliding[bound + 2]]);
+    expect<bool>(index.has(0, colliding[bound + 2])).toBe(true);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    record(index, 0, [colliding[bound + 3]]);
+    expect<bool>(index.has(0, colliding[bound + 3])).toBe(false);
+    expect<i32>(index.skipped).toBe(2);
+    expect<i32>(index.maxDisplacement()).toBe(bound);
+    expect<bool>(index.isConsistent()).toBe(true);
+    for (let i = 1; i <= bound; i++) expect<bool>(index.has(0, colliding[i])).toBe(true);
+  });
+});
