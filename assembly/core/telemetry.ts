@@ -5,7 +5,7 @@ import { defineMetric, incrementMetric } from "../abi/host";
 import { MetricType } from "../abi/types";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
-import { PREFIX_SKIP_NAMES } from "./prefix-skip";
+import { PREFIX_SKIP_NAMES } from "../request/prefix-skip";
 
 const UNDEFINED: u32 = u32.MAX_VALUE;
 const PREFIX = "endpoint_picker.";
