@@ -130,7 +130,11 @@ export class PickerRoot extends WorkerPickers {
         log(LogLevel.Error, "endpoint-picker: invalid plugin config: redis: this build has no Redis calls");
         return null;
       }
-      if (this.redisTelemetry === null) this.redisTelemetry = new RedisTelemetry();
+      if (this.redisTelemetry === null) {
+        const telemetry = new RedisTelemetry();
+        telemetry.define();
+        this.redisTelemetry = telemetry;
+      }
       if (this.redisPending === null) this.redisPending = new PendingCalls();
       const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
       // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
