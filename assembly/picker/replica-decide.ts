@@ -4,6 +4,7 @@
 import { Decision, refreshEndpoints, scoreAndPick } from "./decide";
 import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
+import { isOk } from "../abi/host";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { PendingCall, PendingCalls, keepMatched } from "../replica/pending-calls";
 import { ReplicaHints } from "../replica/replica-hints";
@@ -16,9 +17,11 @@ export function askRedis(
 ): bool {
   const call = pendingCall(pending, replica, now);
   const hashes = state.chain.hashes;
-  if (call === null || !replica.lookup(hashes, n)) return false;
+  if (call === null) return false;
+  const token = replica.lookup(hashes, n);
+  if (!isOk(token)) return false;
   call.inUse = true;
-  call.token = replica.transport.token;
+  call.token = <u32>token;
   call.streamId = streamId;
   call.hints = replica;
   call.keepChain(hashes, n);
@@ -34,10 +37,12 @@ export function publishToRedis(
   pending: PendingCalls, replica: ReplicaHints, state: PickerState, d: Decision, hashes: StaticArray<u64>, now: f64,
 ): void {
   const call = pendingCall(pending, replica, now);
+  if (call === null) return;
   const r = state.registry;
-  if (call === null || !replica.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot))) return;
+  const token = replica.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot));
+  if (!isOk(token)) return;
   call.inUse = true;
-  call.token = replica.transport.token;
+  call.token = <u32>token;
   call.streamId = 0;
   call.hints = replica;
   call.chainLength = 0;
