@@ -33,6 +33,7 @@ export class HttpContext {
 
 type RootFactory = (id: u32) => RootContext;
 
+// Process-wide on purpose: set once by the entry file, before the host creates any context.
 let rootFactory: RootFactory = (id: u32): RootContext => new RootContext(id);
 const roots = new Map<u32, RootContext>();
 const streams = new Map<u32, HttpContext>();

@@ -6,6 +6,7 @@
 import { Stage, stageEnter, stageLeave } from "./stage-profile";
 
 const STREAMS_PER_COLLECTION: i32 = 64;
+// Process-wide on purpose: the heap it paces is the module's, shared by every root and stream.
 let streamsSinceCollection: i32 = 0;
 
 export function collectAtEntry(newStream: bool): void {

@@ -1,7 +1,7 @@
 // Typed wrappers over the proxy-wasm 0.2.1 host functions: one small function per host call. Functions that
 // take `string` encode it to UTF-8 (an allocation); hot paths use the `...Raw` forms with pre-encoded bytes.
 import * as env from "./imports";
-import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams } from "./memory";
+import { OUT_PTR, OUT_LEN, OUT_EXTRA, Returned, clearOutParams, freeOutBuffer } from "./memory";
 export { Returned } from "./memory";
 import { HeaderMapReader, HeaderMapWriter } from "./header-map";
 import { MapType, Status } from "./types";
@@ -16,9 +16,30 @@ export class Utf8 {
   @inline get len(): usize { return <usize>this.buf.byteLength; }
 }
 
-/** The buffer returned by the last successful getter below that was not given its own `out`; release it when
- *  done. A caller that keeps the bytes across host calls passes its own Returned instead. */
-export const returned = new Returned();
+// Getters return into a Returned the caller owns (a field of the stream, root or platform that reads), never
+// into module state: streams of a worker interleave, so a result left in a global can be read by the wrong one.
+// Numbers the host hands back with a status (a queue id, an HTTP call's token) come back as a HostResult.
+
+/** A host call's u32 result or its failure, as Rust's Result<u32, Status>: the value when >= 0, else -status. */
+export type HostResult = i64;
+
+@inline export function isOk(result: HostResult): bool {
+  return result >= 0;
+}
+
+/** The host status of a HostResult (Status.Ok for a value). */
+@inline export function statusOf(result: HostResult): i32 {
+  return result >= 0 ? Status.Ok : <i32>-result;
+}
+
+function resultOf(status: i32): HostResult {
+  return status == Status.Ok ? <i64>load<u32>(OUT_EXTRA) : -<i64>status;
+}
+
+/** A shared-data value and the CAS token it was read with. */
+export class SharedValue extends Returned {
+  cas: u32 = 0;
+}
 
 // ---- logging and time ----
 
@@ -57,17 +78,19 @@ export function propertyPath(segments: string[]): ArrayBuffer {
 }
 
 /** Reads a property into `out`; returns the host status. */
-export function getProperty(path: ArrayBuffer, out: Returned = returned): i32 {
+export function getProperty(path: ArrayBuffer, out: Returned): i32 {
   clearOutParams();
   const s = env.proxy_get_property(changetype<usize>(path), path.byteLength, OUT_PTR, OUT_LEN);
   if (s == Status.Ok) out.take();
   return s;
 }
 
+/** Allocates (a path, a buffer and a string): for configuration and tests, not the request path. */
 export function getPropertyString(segments: string[]): string | null {
-  if (getProperty(propertyPath(segments)) != Status.Ok) return null;
-  const s = returned.toString();
-  returned.release();
+  const out = new Returned();
+  if (getProperty(propertyPath(segments), out) != Status.Ok) return null;
+  const s = out.toString();
+  out.release();
   return s;
 }
 
@@ -78,7 +101,7 @@ export function setProperty(path: ArrayBuffer, value: ArrayBuffer): i32 {
 // ---- buffers ----
 
 /** Reads up to maxSize bytes of a buffer into `out`; returns the host status. */
-export function getBufferBytes(type: i32, start: u32, maxSize: u32, out: Returned = returned): i32 {
+export function getBufferBytes(type: i32, start: u32, maxSize: u32, out: Returned): i32 {
   clearOutParams();
   const s = env.proxy_get_buffer_bytes(type, start, maxSize, OUT_PTR, OUT_LEN);
   if (s == Status.Ok) out.take();
@@ -104,14 +127,14 @@ export function getHeaderMapSize(type: i32): i64 {
   return <i64>load<u32>(OUT_LEN);
 }
 
-/** Fetches a whole map into `returned` and points `reader` at it. Returns the host status, or
- *  ParseFailure when the bytes are malformed. */
-export function getHeaderMapPairs(type: i32, reader: HeaderMapReader): i32 {
+/** Fetches a whole map into `out` and points `reader` at it (valid until out is released). Returns the host
+ *  status, or ParseFailure when the bytes are malformed. */
+export function getHeaderMapPairs(type: i32, reader: HeaderMapReader, out: Returned): i32 {
   clearOutParams();
   const s = env.proxy_get_header_map_pairs(type, OUT_PTR, OUT_LEN);
   if (s != Status.Ok) return s;
-  returned.take();
-  return reader.reset(returned.ptr, returned.len) ? Status.Ok : Status.ParseFailure;
+  out.take();
+  return reader.reset(out.ptr, out.len) ? Status.Ok : Status.ParseFailure;
 }
 
 export function setHeaderMapPairs(type: i32, writer: HeaderMapWriter): i32 {
@@ -120,17 +143,19 @@ export function setHeaderMapPairs(type: i32, writer: HeaderMapWriter): i32 {
 }
 
 /** Reads one header value into `out`; returns the host status (NotFound when absent). */
-export function getHeaderValueRaw(type: i32, key: Utf8, out: Returned = returned): i32 {
+export function getHeaderValueRaw(type: i32, key: Utf8, out: Returned): i32 {
   clearOutParams();
   const s = env.proxy_get_header_map_value(type, key.ptr, key.len, OUT_PTR, OUT_LEN);
   if (s == Status.Ok) out.take();
   return s;
 }
 
+/** Allocates (a key, a buffer and a string): for configuration and tests, not the request path. */
 export function getHeaderValue(type: i32, key: string): string | null {
-  if (getHeaderValueRaw(type, new Utf8(key)) != Status.Ok) return null;
-  const s = returned.toString();
-  returned.release();
+  const out = new Returned();
+  if (getHeaderValueRaw(type, new Utf8(key), out) != Status.Ok) return null;
+  const s = out.toString();
+  out.release();
   return s;
 }
 
@@ -148,16 +173,13 @@ export function removeHeader(type: i32, key: Utf8): i32 {
 
 // ---- shared data (process-wide, keyed by vm_id, compare-and-swap) ----
 
-/** The CAS token of the last successful getSharedData. */
-export let sharedDataCas: u32 = 0;
-
-/** Reads a shared value into `out` and its CAS into `sharedDataCas`; returns the host status. */
-export function getSharedData(key: Utf8, out: Returned = returned): i32 {
+/** Reads a shared value and its CAS into `out`; returns the host status. */
+export function getSharedData(key: Utf8, out: SharedValue): i32 {
   clearOutParams();
   const s = env.proxy_get_shared_data(key.ptr, key.len, OUT_PTR, OUT_LEN, OUT_EXTRA);
   if (s == Status.Ok) {
     out.take();
-    sharedDataCas = load<u32>(OUT_EXTRA);
+    out.cas = load<u32>(OUT_EXTRA);
   }
   return s;
 }
@@ -169,31 +191,27 @@ export function setSharedData(key: Utf8, valuePtr: usize, valueLen: usize, cas: 
 
 // ---- shared queues ----
 
-export let queueId: u32 = 0;
-
-export function registerSharedQueue(name: Utf8): i32 {
+/** The queue's id, or the host's refusal. */
+export function registerSharedQueue(name: Utf8): HostResult {
   store<u32>(OUT_EXTRA, 0);
-  const s = env.proxy_register_shared_queue(name.ptr, name.len, OUT_EXTRA);
-  if (s == Status.Ok) queueId = load<u32>(OUT_EXTRA);
-  return s;
+  return resultOf(env.proxy_register_shared_queue(name.ptr, name.len, OUT_EXTRA));
 }
 
-export function resolveSharedQueue(vmId: Utf8, name: Utf8): i32 {
+/** The id of another VM's queue, or the host's refusal. */
+export function resolveSharedQueue(vmId: Utf8, name: Utf8): HostResult {
   store<u32>(OUT_EXTRA, 0);
-  const s = env.proxy_resolve_shared_queue(vmId.ptr, vmId.len, name.ptr, name.len, OUT_EXTRA);
-  if (s == Status.Ok) queueId = load<u32>(OUT_EXTRA);
-  return s;
+  return resultOf(env.proxy_resolve_shared_queue(vmId.ptr, vmId.len, name.ptr, name.len, OUT_EXTRA));
 }
 
 export function enqueueSharedQueue(id: u32, valuePtr: usize, valueLen: usize): i32 {
   return env.proxy_enqueue_shared_queue(id, valuePtr, valueLen);
 }
 
-/** Dequeues into `returned`; Empty when there is nothing. */
-export function dequeueSharedQueue(id: u32): i32 {
+/** Dequeues into `out`; Empty when there is nothing. */
+export function dequeueSharedQueue(id: u32, out: Returned): i32 {
   clearOutParams();
   const s = env.proxy_dequeue_shared_queue(id, OUT_PTR, OUT_LEN);
-  if (s == Status.Ok) returned.take();
+  if (s == Status.Ok) out.take();
   return s;
 }
 
@@ -224,17 +242,14 @@ export function getMetric(id: u32): i64 {
 
 // ---- HTTP calls and stream control ----
 
-export let httpCallId: u32 = 0;
-
-/** Dispatches an HTTP call to a cluster; the answer comes to proxy_on_http_call_response with `httpCallId`. */
-export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: ArrayBuffer | null, timeoutMs: u32): i32 {
+/** Dispatches an HTTP call to a cluster: the call's token, with which the answer comes to
+ *  proxy_on_http_call_response, or the host's refusal. */
+export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: ArrayBuffer | null, timeoutMs: u32): HostResult {
   const hp = headers.finish();
   const bodyPtr: usize = body === null ? 0 : changetype<usize>(body);
   const bodyLen = body === null ? 0 : body.byteLength;
   store<u32>(OUT_EXTRA, 0);
-  const s = env.proxy_http_call(cluster.ptr, cluster.len, hp, headers.length, bodyPtr, bodyLen, 0, 0, timeoutMs, OUT_EXTRA);
-  if (s == Status.Ok) httpCallId = load<u32>(OUT_EXTRA);
-  return s;
+  return resultOf(env.proxy_http_call(cluster.ptr, cluster.len, hp, headers.length, bodyPtr, bodyLen, 0, 0, timeoutMs, OUT_EXTRA));
 }
 
 /** proxy_get_status: the root context's status code (Envoy: 0, or BrokenConnection once an HTTP call has
@@ -242,20 +257,21 @@ export function dispatchHttpCall(cluster: Utf8, headers: HeaderMapWriter, body: 
 export function getStatusCode(): u32 {
   clearOutParams();
   if (env.proxy_get_status(OUT_EXTRA, OUT_PTR, OUT_LEN) != Status.Ok) return 0;
-  returned.take().release();
+  freeOutBuffer(); // the status message is not used
   return load<u32>(OUT_EXTRA);
 }
 
 const STATUS_HEADER = new Utf8(":status");
 
 /** The HTTP status of the call being answered, from the `:status` header of its response map (where
- *  Envoy puts it); 0 when the call failed (Envoy then has no response map) or the value is not 3 digits. */
-export function httpCallResponseStatus(): i32 {
-  if (getHeaderValueRaw(MapType.HttpCallResponseHeaders, STATUS_HEADER) != Status.Ok) return 0;
+ *  Envoy puts it); 0 when the call failed (Envoy then has no response map) or the value is not 3 digits.
+ *  `scratch` holds the header while it is read and is released before returning. */
+export function httpCallResponseStatus(scratch: Returned): i32 {
+  if (getHeaderValueRaw(MapType.HttpCallResponseHeaders, STATUS_HEADER, scratch) != Status.Ok) return 0;
   let status = 0;
-  if (returned.len == 3) {
+  if (scratch.len == 3) {
     for (let i: usize = 0; i < 3; i++) {
-      const d = <i32>load<u8>(returned.ptr + i) - 48;
+      const d = <i32>load<u8>(scratch.ptr + i) - 48;
       if (d < 0 || d > 9) {
         status = 0;
         break;
@@ -263,7 +279,7 @@ export function httpCallResponseStatus(): i32 {
       status = status * 10 + d;
     }
   }
-  returned.release();
+  scratch.release();
   return status;
 }
 

@@ -1,7 +1,8 @@
 // Memory shared with the host. The host returns buffers by calling our exported `malloc` and writing the
 // pointer and length into out-params (spec: "Memory management"); the plugin owns and frees them.
 
-// Out-param slots, reused by every host call (calls never nest).
+// Out-param slots, reused by every host call and read back before it returns (calls never nest): process-wide
+// scratch by design, never a result that outlives the call.
 export const OUT_PTR: usize = memory.data(8);
 export const OUT_LEN: usize = memory.data(8);
 export const OUT_EXTRA: usize = memory.data(8);
@@ -34,6 +35,12 @@ export class Returned {
   toString(): string {
     return this.len == 0 ? "" : String.UTF8.decodeUnsafe(this.ptr, this.len);
   }
+}
+
+/** Frees a buffer the last host call returned that the caller does not read. */
+export function freeOutBuffer(): void {
+  const ptr = <usize>load<u32>(OUT_PTR);
+  if (ptr != 0) heap.free(ptr);
 }
 
 export function clearOutParams(): void {

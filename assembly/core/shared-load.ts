@@ -12,7 +12,7 @@
 // wait in a local list, which it always counts in its own view, and go out together at most every FLUSH_MS (or
 // on the next tick); the shared value is read again at most every READ_MS. An idle worker reads and writes at
 // each request, so the view is exact at low rates and at most a few milliseconds old at high ones.
-import { getSharedData, returned, setSharedData, sharedDataCas, Utf8 } from "../abi/host";
+import { getSharedData, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { Status } from "../abi/types";
 
 const KEY = new Utf8("endpoint_picker/load");
@@ -36,6 +36,8 @@ const AT_PENDING: usize = 20;
 
 export class SharedLoad {
   private readonly buffer: usize = heap.alloc(<usize>(HEADER + MAX_LOAD_RECORDS * RECORD));
+  /** The shared value as last read (released as soon as it is copied into `buffer`). */
+  private readonly shared: SharedValue = new SharedValue();
   private count: i32 = 0;
   private cas: u32 = 0;
   /** The buffer holds the value as last read, with its CAS: a write may be tried without reading first. */
@@ -146,17 +148,18 @@ export class SharedLoad {
     this.cas = 0;
     this.current = false;
     this.readAtMs = nowMs;
-    const status = getSharedData(KEY);
+    const shared = this.shared;
+    const status = getSharedData(KEY, shared);
     if (status == Status.Ok) {
-      const len = <i32>returned.len;
+      const len = <i32>shared.len;
       if (len >= HEADER) {
-        const records = min<i32>(<i32>load<u32>(returned.ptr), min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS));
-        memory.copy(this.buffer + HEADER, returned.ptr + HEADER, <usize>(records * RECORD));
+        const records = min<i32>(<i32>load<u32>(shared.ptr), min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS));
+        memory.copy(this.buffer + HEADER, shared.ptr + HEADER, <usize>(records * RECORD));
         this.count = records;
       }
-      this.cas = sharedDataCas;
+      this.cas = shared.cas;
       this.current = true;
-      returned.release();
+      shared.release();
     } else {
       // NotFound: no worker has written yet; a write with CAS 0 creates the value.
       this.current = status == Status.NotFound;

@@ -1,25 +1,18 @@
 // Counters and gauges the plugin exports through proxy-wasm metrics (Envoy shows them as
 // wasmcustom.endpoint_picker.*). Each is declared once, below, with its name; define() gives every declared one
 // its host id at configure time, and the hot path only increments.
-import { defineMetric, incrementMetric } from "../abi/host";
-import { MetricType } from "../abi/types";
+import { incrementMetric } from "../abi/host";
+import { MetricList, PluginMetric, UNDEFINED_METRIC } from "../abi/plugin-metric";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
-import { PREFIX_SKIP_NAMES } from "./prefix-skip";
+import { PREFIX_SKIP_NAMES } from "../request/prefix-skip";
 
-const UNDEFINED: u32 = u32.MAX_VALUE;
+export { PluginMetric } from "../abi/plugin-metric";
+
+const UNDEFINED: u32 = UNDEFINED_METRIC;
 const PREFIX = "endpoint_picker.";
 
-/** One exported metric: its name under endpoint_picker., its type and, once defined, its host id. */
-export class PluginMetric {
-  id: u32 = UNDEFINED;
-  constructor(readonly type: MetricType, readonly name: string) {}
-}
-
-export class Telemetry {
-  /** Every metric declared below, in declaration order. */
-  private readonly all: Array<PluginMetric> = [];
-
+export class Telemetry extends MetricList {
   readonly requests: PluginMetric = this.counter("requests");
   readonly decisions: PluginMetric = this.counter("decisions");
   readonly prefixMatchedChars: PluginMetric = this.counter("prefix_matched_chars");
@@ -40,11 +33,7 @@ export class Telemetry {
 
   /** Defines every declared metric with the host. */
   define(): void {
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) {
-      const m = unchecked(all[i]);
-      m.id = defineMetric(m.type, PREFIX + m.name);
-    }
+    this.defineAll(PREFIX);
   }
 
   @inline add(metric: PluginMetric, delta: i64): void {
@@ -62,28 +51,5 @@ export class Telemetry {
 
   prefixSkip(reason: i32): void {
     if (reason > 0 && reason < this.prefixSkips.length) this.add(unchecked(this.prefixSkips[reason]), 1);
-  }
-
-  private counter(name: string): PluginMetric {
-    return this.declare(MetricType.Counter, name);
-  }
-
-  private gauge(name: string): PluginMetric {
-    return this.declare(MetricType.Gauge, name);
-  }
-
-  private declare(type: MetricType, name: string): PluginMetric {
-    const m = new PluginMetric(type, name);
-    this.all.push(m);
-    return m;
-  }
-
-  // A counter per name but the first: index 0 ("none") holds a metric that is never defined, so adding to it
-  // does nothing.
-  private counters(prefix: string, names: StaticArray<string>): StaticArray<PluginMetric> {
-    const out = new StaticArray<PluginMetric>(names.length);
-    out[0] = new PluginMetric(MetricType.Counter, prefix + names[0]);
-    for (let i = 1; i < names.length; i++) out[i] = this.counter(prefix + names[i]);
-    return out;
   }
 }

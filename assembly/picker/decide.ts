@@ -5,13 +5,13 @@ import { hashNameBytes } from "../endpoints/name-hash";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
-import { ExtractStatus, PrefixSkipReason } from "../request/extract";
+import { ExtractStatus } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
 import { Platform } from "../core/platform";
 import { Fallback } from "../core/fallback";
 import { PickerState } from "../core/picker-state";
-import { PrefixSkip } from "../core/prefix-skip";
+import { PrefixSkip } from "../request/prefix-skip";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** The outcome of `decide`, reused for every request of the worker. */
@@ -37,10 +37,9 @@ export class Decision {
   }
 }
 
-function mapSkip(reason: i32): i32 {
-  if (reason == PrefixSkipReason.Budget) return PrefixSkip.Budget;
-  if (reason == PrefixSkipReason.TokenArray) return PrefixSkip.TokenArray;
-  return PrefixSkip.NoPrompt;
+// BudgetNoModel leaves the extractor's reason at None; it has always been counted as no_prompt.
+@inline function skipOf(extractorSkip: i32): i32 {
+  return extractorSkip == PrefixSkip.None ? PrefixSkip.NoPrompt : extractorSkip;
 }
 
 export function decide(
@@ -66,7 +65,7 @@ export function decide(
 
   let chainLength = 0;
   if (!ex.prefixUsable) {
-    d.prefixSkip = mapSkip(ex.prefixSkipReason);
+    d.prefixSkip = skipOf(ex.prefixSkip);
   } else {
     stageEnter(Stage.ChunkHash);
     const seed = chainSeed(ex.modelPtr, <usize>ex.modelLen, saltPtr, saltLen);

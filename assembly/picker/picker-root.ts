@@ -1,7 +1,7 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, returned, Returned, setTickPeriodMs } from "../abi/host";
+import { currentTimeNanos, getBufferBytes, log, Returned, setTickPeriodMs } from "../abi/host";
 import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
@@ -44,6 +44,8 @@ export class PickerRoot extends WorkerPickers {
   ruleFailed: Array<bool> = [];
   selector: RuleSelector | null = null;
   private tickPeriod: u32 = 0;
+  /** A Redis reply while it is read (released before the callback returns). */
+  private readonly redisReply: Returned = new Returned();
   readonly platformName: string;
 
   constructor(id: u32, readonly makePlatform: PlatformFactory) {
@@ -128,7 +130,11 @@ export class PickerRoot extends WorkerPickers {
         log(LogLevel.Error, "endpoint-picker: invalid plugin config: redis: this build has no Redis calls");
         return null;
       }
-      if (this.redisTelemetry === null) this.redisTelemetry = new RedisTelemetry();
+      if (this.redisTelemetry === null) {
+        const telemetry = new RedisTelemetry();
+        telemetry.define();
+        this.redisTelemetry = telemetry;
+      }
       if (this.redisPending === null) this.redisPending = new PendingCalls();
       const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
       // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
@@ -210,18 +216,18 @@ export class PickerRoot extends WorkerPickers {
     let read = false;
     if (status != 0) {
       hints.callFailed(now, call.sentAtMs);
-    } else if (responseSize == 0 || hints.transport.readReply(responseSize) != Status.Ok) {
+    } else if (responseSize == 0 || hints.transport.readReply(responseSize, this.redisReply) != Status.Ok) {
       hints.telemetry.count(hints.telemetry.garbage);
       hints.failed(now);
     } else {
       read = true;
-      ok = checkReply(hints, reply.read(returned.ptr, returned.len), call.streamId != 0);
+      ok = checkReply(hints, reply.read(this.redisReply.ptr, this.redisReply.len), call.streamId != 0);
     }
     if (call.streamId != 0) {
       const s = streamById(call.streamId);
       if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
     }
-    if (read) returned.release();
+    if (read) this.redisReply.release();
     call.inUse = false;
   }
 

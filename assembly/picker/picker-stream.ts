@@ -2,59 +2,34 @@
 // give the in-flight lease back exactly once. Every failure is a counted fail-open: the request goes on
 // to the gateway's own load balancer.
 import {
-  continueStream, getBufferBytes, getBufferSize, getHeaderValueRaw, log, removeHeader, replaceHeaderValue, returned,
-  sendLocalResponse, setEffectiveContext, setProperty, Utf8,
+  continueStream, getBufferBytes, getBufferSize, log, removeHeader, replaceHeaderValue, sendLocalResponse, setEffectiveContext,
 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
-import { HttpContext } from "../abi/context";
 import { BufferType, DataAction, HeadersAction, LogLevel, MapType, Status, StreamType } from "../abi/types";
-import { hashNameBytes } from "../endpoints/name-hash";
-import { xxh64 } from "../prefix/xxh64";
 import { OVERRIDE_HEADER } from "../core/override-header";
 import { formatDebugHeader } from "./debug-header";
 import { Decision, decide } from "./decide";
-import { FALLBACK_NAMES, Fallback } from "../core/fallback";
+import { Fallback } from "../core/fallback";
 import { nowMs } from "../core/clock";
 import { WorkerPickers } from "./worker-pickers";
 import { ConfiguredPicker } from "./configured-picker";
 import { PickerState } from "../core/picker-state";
-import { gateRequest, gatedContentLength, UNSIZED_BODY } from "./request-gate";
+import { UNSIZED_BODY } from "./request-gate";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
-import { addressHash } from "../endpoints/endpoint-registry";
-import { PendingCall, keepMatched } from "../replica/pending-calls";
+import { PendingCall } from "../replica/pending-calls";
 import { RespReply } from "../replica/resp";
-import { ReplicaHints } from "../replica/replica-hints";
-import { decideWithReplicaHint, worthAskingRedis } from "./replica-decide";
+import { askRedis, decideAfterRedis, publishToRedis, worthAskingRedis } from "./replica-decide";
+import { LeaseHoldingStream } from "./stream-lease";
+import { readSaltHash, readSessionHash } from "./request-keys";
+import { recordPick } from "./record-pick";
+import { reportFailOpen } from "./fail-open";
+import { NO_STATUS, responseStatus, setDebugHeader, setFallbackDebugHeader } from "./response-headers";
 
-const STATUS = new Utf8(":status");
 const EMPTY_HEADERS = new HeaderMapWriter();
-const DEBUG_HEADER = new Utf8("x-endpoint-picker-debug");
-const FALLBACK_PROPERTY = String.UTF8.encode("endpoint_picker.fallback");
-/** The fallback names as UTF-8, encoded once so a fail-open allocates nothing. */
-const FALLBACK_NAME_BYTES: StaticArray<ArrayBuffer> = encodeAll(FALLBACK_NAMES);
 
-function encodeAll(names: StaticArray<string>): StaticArray<ArrayBuffer> {
-  const out = new StaticArray<ArrayBuffer>(names.length);
-  for (let i = 0; i < names.length; i++) out[i] = String.UTF8.encode(names[i]);
-  return out;
-}
-const SALT_HASH: usize = memory.data(8);
-const SALT_HASH_SEED: u64 = 0x5a17_5a17_5a17_5a17;
-
-/** Shared by every stream of the worker: only one decides at a time. */
-const decision = new Decision();
-
-export class PickerStream extends HttpContext {
+export class PickerStream extends LeaseHoldingStream {
   private fallback: i32 = Fallback.None;
   private reading: bool = false;
-  private leaseSlot: i32 = -1;
-  private leaseGeneration: u32 = 0;
-  private leaseHeld: bool = false;
-  /** The request counts in the process-wide load (shared-load.ts) under this address hash. */
-  private loadCounted: bool = false;
-  private awaitingFirstByte: bool = false;
-  private loadAddressHash: u64 = 0;
-  private responseStatus: i32 = 0;
   private debugText: string | null = null;
   private watchHandle: i32 = -1;
   /** The Content-Length the gate accepted (streams of a worker interleave, so it is kept per stream). */
@@ -66,6 +41,11 @@ export class PickerStream extends HttpContext {
 
   constructor(id: u32, readonly picker: WorkerPickers) {
     super(id, picker);
+  }
+
+  private get activeState(): PickerState | null {
+    const active = this.active;
+    return active === null ? null : active.state;
   }
 
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
@@ -92,14 +72,15 @@ export class PickerStream extends HttpContext {
     this.active = active;
     const state = active.state;
     state.telemetry.add(state.telemetry.requests, 1);
-    const reason = gateRequest(<i64>state.config.maxRequestBodyBytes);
+    const gate = this.picker.scratch.gate;
+    const reason = gate.check(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);
-    if (gatedContentLength == UNSIZED_BODY) {
+    if (gate.contentLength == UNSIZED_BODY) {
       state.telemetry.add(state.telemetry.unsizedBodies, 1);
       this.announcedLength = <i64>state.config.maxRequestBodyBytes;
     } else {
-      this.announcedLength = gatedContentLength;
+      this.announcedLength = gate.contentLength;
     }
     this.reading = true;
     const watchdog = this.picker.watchdog;
@@ -150,115 +131,62 @@ export class PickerStream extends HttpContext {
     return this.decideAndRoute(<u32>size) ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
-  /** Decides and routes; true when the request stays paused until Redis answers. */
+  /** Reads the body and the key headers, decides, then asks Redis or routes; true when the request stays
+   *  paused until Redis answers. */
   private decideAndRoute(bodySize: u32): bool {
     const active = this.active!;
     const state = active.state;
+    const scratch = this.picker.scratch;
+    const body = scratch.body;
     stageEnter(Stage.BodyRead);
-    const read = getBufferBytes(BufferType.HttpRequestBody, 0, bodySize);
+    const read = getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, body);
     stageLeave();
-    if (read != Status.Ok || returned.len == 0) {
-      returned.release();
+    if (read != Status.Ok || body.len == 0) {
+      body.release();
       this.failOpen(Fallback.BodyUnavailable);
       return false;
     }
-    // Take ownership of the body buffer; `returned` is reused for the headers below.
-    const bodyPtr = returned.ptr;
-    const bodyLen = returned.len;
-    returned.ptr = 0;
-    returned.len = 0;
-
-    // The salt enters the chain seed as its hash, so the header buffer can go at once.
     stageEnter(Stage.Headers);
-    let saltLen: usize = 0;
-    const salt = active.saltHeader;
-    if (salt !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, salt) == Status.Ok) {
-      if (returned.len > 0) {
-        store<u64>(SALT_HASH, xxh64(returned.ptr, returned.len, SALT_HASH_SEED));
-        saltLen = 8;
-      }
-      returned.release();
-    }
-    let sessionHash: u64 = 0;
-    const session = active.sessionHeader;
-    if (session !== null && getHeaderValueRaw(MapType.HttpRequestHeaders, session) == Status.Ok) {
-      if (returned.len > 0) sessionHash = hashNameBytes(returned.ptr, returned.len) | 1;
-      returned.release();
-    }
+    const saltLen = readSaltHash(active.saltHeader, scratch.header, scratch.saltHash);
+    const sessionHash = readSessionHash(active.sessionHeader, scratch.header);
     const now = nowMs();
     stageLeave();
-    decide(state, active.platform, decision, bodyPtr, bodyLen, now, SALT_HASH, saltLen, sessionHash);
-    heap.free(bodyPtr);
+    const d = scratch.decision;
+    decide(state, active.platform, d, body.ptr, body.len, now, scratch.saltHash, saltLen, sessionHash);
+    body.release();
 
-    const t = state.telemetry;
-    t.prefixSkip(decision.prefixSkip);
-    if (decision.fallback != Fallback.None) {
-      this.failOpen(decision.fallback);
+    state.telemetry.prefixSkip(d.prefixSkip);
+    if (d.fallback != Fallback.None) {
+      this.failOpen(d.fallback);
       return false;
     }
     const replica = active.replica;
-    if (replica !== null && worthAskingRedis(state, decision.chainLength) &&
-        this.askRedis(replica, state, decision.chainLength, sessionHash, now)) {
+    if (replica !== null && worthAskingRedis(state, d.chainLength) &&
+        askRedis(this.picker.redisPending!, replica, state, this.id, d.chainLength, sessionHash, now)) {
+      this.redisWaiting = true;
       return true;
     }
-    this.routeAndRecord(active, state.chain.hashes, sessionHash, now);
+    this.routeAndRecord(active, d, state.chain.hashes, sessionHash, now);
     return false;
   }
 
-  private routeAndRecord(active: ConfiguredPicker, hashes: StaticArray<u64>, sessionHash: u64, now: f64): void {
+  private routeAndRecord(active: ConfiguredPicker, d: Decision, hashes: StaticArray<u64>, sessionHash: u64, now: f64): void {
     const state = active.state;
     stageEnter(Stage.Route);
-    const routed = active.platform.route(state, decision.slot);
+    const routed = active.platform.route(state, d.slot);
     stageLeave();
     if (!routed) {
       this.failOpen(Fallback.OverrideFailed);
       return;
     }
+    // The override stands: take the lease and remember where this prefix went.
     stageEnter(Stage.Record);
-    this.record(state, now, sessionHash, hashes);
+    this.takeLease(state, d.slot, d.generation, now);
+    recordPick(state, d, hashes, sessionHash, now);
+    if (state.config.debugHeader) this.debugText = formatDebugHeader(state, d);
     stageLeave();
     const replica = active.replica;
-    if (replica !== null && decision.chainLength > 0) this.publishToRedis(replica, state, hashes, now);
-  }
-
-  /** Asks the other replicas' hints for this chain; true when the call went out and the request waits. */
-  private askRedis(replica: ReplicaHints, state: PickerState, n: i32, sessionHash: u64, now: f64): bool {
-    const call = this.pendingCall(replica, now);
-    const hashes = state.chain.hashes;
-    if (call === null || !replica.lookup(hashes, n)) return false;
-    call.inUse = true;
-    call.token = replica.transport.token;
-    call.streamId = this.id;
-    call.hints = replica;
-    call.keepChain(hashes, n);
-    call.sessionHash = sessionHash;
-    call.modelHash = state.modelHash;
-    keepMatched(call, state.matched);
-    call.sentAtMs = now;
-    this.redisWaiting = true;
-    return true;
-  }
-
-  /** Fire and forget: the reply is only counted. */
-  private publishToRedis(replica: ReplicaHints, state: PickerState, hashes: StaticArray<u64>, now: f64): void {
-    const call = this.pendingCall(replica, now);
-    const r = state.registry;
-    if (call === null || !replica.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot))) return;
-    call.inUse = true;
-    call.token = replica.transport.token;
-    call.streamId = 0;
-    call.hints = replica;
-    call.chainLength = 0;
-    call.sentAtMs = now;
-  }
-
-  private pendingCall(replica: ReplicaHints, now: f64): PendingCall | null {
-    const call = this.picker.redisPending!.free(now);
-    if (call === null) {
-      replica.telemetry.count(replica.telemetry.busy);
-      return null;
-    }
-    return replica.ready(now) ? call : null;
+    if (replica !== null && d.chainLength > 0) publishToRedis(this.picker.redisPending!, replica, state, d, hashes, now);
   }
 
   /** Redis answered (reply null: failed or unusable, already counted): decide, route, let the request go. */
@@ -266,148 +194,48 @@ export class PickerStream extends HttpContext {
     if (!this.redisWaiting || this.active === null) return;
     this.redisWaiting = false;
     const active = this.active!;
-    const state = active.state;
-    const replica = call.hints!;
     const now = nowMs();
     setEffectiveContext(this.id);
-    let hintSlot = -1;
-    let hintChunks = 0;
-    if (reply !== null) {
-      const registry = state.registry;
-      for (let i = 0; i < reply.count; i++) {
-        const len = unchecked(reply.elementLen[i]);
-        if (len <= 0) continue;
-        const ptr = unchecked(reply.elementPtr[i]);
-        const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
-        if (slot >= 0 && registry.isActive(slot)) {
-          const chunks = replica.lookupChunks(call.chainLength, i);
-          // Only a match longer than the worker's own is news.
-          if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
-          hintSlot = slot;
-          hintChunks = chunks;
-          break;
-        }
-      }
-      const t = replica.telemetry;
-      t.count(hintSlot >= 0 ? t.hits : t.misses);
-    }
-    decideWithReplicaHint(state, active.platform, decision, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
-    if (decision.fallback != Fallback.None) this.failOpen(decision.fallback);
-    else this.routeAndRecord(active, call.chain, call.sessionHash, now);
+    const d = this.picker.scratch.decision;
+    decideAfterRedis(active.state, active.platform, d, call, reply, now);
+    if (d.fallback != Fallback.None) this.failOpen(d.fallback);
+    else this.routeAndRecord(active, d, call.chain, call.sessionHash, now);
     continueStream(StreamType.HttpRequest);
-  }
-
-  /** The override stands: take the lease and remember where this prefix went. */
-  private record(state: PickerState, now: f64, sessionHash: u64, hashes: StaticArray<u64>): void {
-    const cfg = state.config;
-    const t = state.telemetry;
-    this.leaseSlot = decision.slot;
-    this.leaseGeneration = decision.generation;
-    this.leaseHeld = true;
-    state.leases.acquire(decision.slot, decision.generation);
-    const load = state.load;
-    if (load !== null) {
-      this.loadAddressHash = state.registry.addressHashOf(decision.slot);
-      load.change(this.loadAddressHash, 1, 1, now);
-      this.loadCounted = true;
-      this.awaitingFirstByte = true;
-    }
-    t.add(t.inflight, 1);
-    t.add(t.decisions, 1);
-    if (decision.chainLength > 0) {
-      state.index.record(decision.slot, hashes, decision.chainLength);
-      t.add(t.prefixTotalChars, <i64>decision.chainLength * <i64>cfg.chunkChars);
-      t.add(t.prefixMatchedChars, <i64>decision.matchedChunks * <i64>cfg.chunkChars);
-      if (decision.matchedChunks > 0) t.add(t.prefixHits, 1);
-    }
-    const hints = state.hints;
-    if (hints !== null && decision.chainLength > 0) {
-      const r = state.registry;
-      stageEnter(Stage.SharedHints);
-      hints.publish(hashes, decision.chainLength, r.addressPtr(decision.slot), r.addressLen(decision.slot), now);
-      stageLeave();
-    }
-    state.sessions.remember(sessionHash, decision.slot, decision.generation);
-    if (cfg.rateLimit < 1.0) state.rateWindow.push(decision.slot);
-    if (cfg.debugHeader) this.debugText = formatDebugHeader(state, decision);
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     stageEnter(Stage.Response);
-    this.readResponseHeaders();
-    if (endOfStream) this.firstByteArrived();
+    const status = responseStatus(this.picker.scratch.header);
+    if (status != NO_STATUS) this.responseStatus = status;
+    const text = this.debugText;
+    if (text !== null) setDebugHeader(text);
+    else if (this.fallback != Fallback.None && this.active !== null && this.active!.state.config.debugHeader) setFallbackDebugHeader(this.fallback);
+    if (endOfStream) this.firstByteArrived(this.activeState);
     stageLeave();
     return HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
-    if (this.awaitingFirstByte && (bodySize > 0 || endOfStream)) {
+    if (this.isAwaitingFirstByte && (bodySize > 0 || endOfStream)) {
       stageEnter(Stage.Response);
-      this.firstByteArrived();
+      this.firstByteArrived(this.activeState);
       stageLeave();
     }
     return DataAction.Continue;
   }
 
-  /**
-   * The endpoint started answering (a streamed response's first chunk comes with the first token): the request
-   * no longer waits in its queue.
-   */
-  private firstByteArrived(): void {
-    if (!this.awaitingFirstByte) return;
-    this.awaitingFirstByte = false;
-    const active = this.active;
-    if (active !== null && active.state.load !== null) active.state.load!.change(this.loadAddressHash, 0, -1, nowMs());
-  }
-
-  private readResponseHeaders(): void {
-    if (getHeaderValueRaw(MapType.HttpResponseHeaders, STATUS) == Status.Ok) {
-      let code = 0;
-      for (let i: usize = 0; i < returned.len && i < 3; i++) code = code * 10 + (<i32>load<u8>(returned.ptr + i) - 48);
-      this.responseStatus = code;
-      returned.release();
-    }
-    const text = this.debugText;
-    if (text !== null) {
-      const b = String.UTF8.encode(text);
-      replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
-    } else if (this.fallback != Fallback.None && this.active !== null && this.active!.state.config.debugHeader) {
-      const b = String.UTF8.encode("fallback=" + FALLBACK_NAMES[this.fallback]);
-      replaceHeaderValue(MapType.HttpResponseHeaders, DEBUG_HEADER, changetype<usize>(b), b.byteLength);
-    }
-  }
-
   onLog(): void {
     stageEnter(Stage.Response);
-    this.releaseLease();
+    this.releaseLease(this.activeState);
     stageLeave();
   }
 
   onDone(): bool {
     stageEnter(Stage.Response);
     this.stopWatching();
-    this.releaseLease();
+    this.releaseLease(this.activeState);
     stageLeave();
     return true;
-  }
-
-  private releaseLease(): void {
-    if (!this.leaseHeld) return;
-    this.leaseHeld = false;
-    const active = this.active;
-    if (active === null) return;
-    const state = active.state;
-    state.leases.release(this.leaseSlot, this.leaseGeneration);
-    const load = state.load;
-    if (load !== null && this.loadCounted) {
-      this.loadCounted = false;
-      load.change(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, nowMs());
-      this.awaitingFirstByte = false;
-    }
-    state.telemetry.add(state.telemetry.inflight, -1);
-    // No response headers (reset) or a 5xx counts as a failure of the endpoint.
-    const failed = this.responseStatus == 0 || this.responseStatus >= 500;
-    state.failures.record(this.leaseSlot, this.leaseGeneration, failed, state.config.ewmaAlpha);
   }
 
   private refuseClientOverride(): i32 {
@@ -419,9 +247,7 @@ export class PickerStream extends HttpContext {
 
   private failOpen(reason: i32): i32 {
     this.fallback = reason;
-    const telemetry = this.picker.telemetry;
-    if (telemetry !== null) telemetry.fallback(reason);
-    setProperty(FALLBACK_PROPERTY, FALLBACK_NAME_BYTES[reason]);
+    reportFailOpen(this.picker.telemetry, reason);
     return HeadersAction.Continue;
   }
 }

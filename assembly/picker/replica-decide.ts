@@ -1,9 +1,91 @@
-// The second half of a decision that waited for Redis: the worker's own matches from before the wait, with
-// the endpoint Redis named credited with the longer match it reported.
+// Hints shared with the other gateway replicas through Redis, on the request path: whether to ask, asking
+// (the request waits), the second half of a decision that waited (the worker's own matches from before the
+// wait, with the endpoint Redis named credited with the longer match it reported), and publishing a pick.
 import { Decision, refreshEndpoints, scoreAndPick } from "./decide";
 import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
+import { isOk } from "../abi/host";
+import { addressHash } from "../endpoints/endpoint-registry";
+import { PendingCall, PendingCalls, keepMatched } from "../replica/pending-calls";
+import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
+import { RespReply } from "../replica/resp";
+
+/** Asks the other replicas' hints for this chain; true when the call went out and stream `streamId` waits. */
+export function askRedis(
+  pending: PendingCalls, replica: ReplicaHints, state: PickerState, streamId: u32, n: i32, sessionHash: u64, now: f64,
+): bool {
+  const call = pendingCall(pending, replica, now);
+  const hashes = state.chain.hashes;
+  if (call === null) return false;
+  const token = replica.lookup(hashes, n);
+  if (!isOk(token)) return false;
+  call.inUse = true;
+  call.token = <u32>token;
+  call.streamId = streamId;
+  call.hints = replica;
+  call.keepChain(hashes, n);
+  call.sessionHash = sessionHash;
+  call.modelHash = state.modelHash;
+  keepMatched(call, state.matched);
+  call.sentAtMs = now;
+  return true;
+}
+
+/** Fire and forget: the reply is only counted. */
+export function publishToRedis(
+  pending: PendingCalls, replica: ReplicaHints, state: PickerState, d: Decision, hashes: StaticArray<u64>, now: f64,
+): void {
+  const call = pendingCall(pending, replica, now);
+  if (call === null) return;
+  const r = state.registry;
+  const token = replica.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot));
+  if (!isOk(token)) return;
+  call.inUse = true;
+  call.token = <u32>token;
+  call.streamId = 0;
+  call.hints = replica;
+  call.chainLength = 0;
+  call.sentAtMs = now;
+}
+
+function pendingCall(pending: PendingCalls, replica: ReplicaHints, now: f64): PendingCall | null {
+  const call = pending.free(now);
+  if (call === null) {
+    replica.telemetry.count(replica.telemetry.busy);
+    return null;
+  }
+  return replica.ready(now) ? call : null;
+}
+
+/** Decides a request that waited for Redis (reply null: failed or unusable, already counted). */
+export function decideAfterRedis(
+  state: PickerState, platform: Platform, d: Decision, call: PendingCall, reply: RespReply | null, now: f64,
+): void {
+  const replica = call.hints!;
+  let hintSlot = -1;
+  let hintChunks = 0;
+  if (reply !== null) {
+    const registry = state.registry;
+    for (let i = 0; i < reply.count; i++) {
+      const len = unchecked(reply.elementLen[i]);
+      if (len <= 0) continue;
+      const ptr = unchecked(reply.elementPtr[i]);
+      const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
+      if (slot >= 0 && registry.isActive(slot)) {
+        const chunks = replica.lookupChunks(call.chainLength, i);
+        // Only a match longer than the worker's own is news.
+        if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
+        hintSlot = slot;
+        hintChunks = chunks;
+        break;
+      }
+    }
+    const t = replica.telemetry;
+    t.count(hintSlot >= 0 ? t.hits : t.misses);
+  }
+  decideWithReplicaHint(state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
+}
 
 export function decideWithReplicaHint(
   state: PickerState, platform: Platform, d: Decision, chainLength: i32, sessionHash: u64, modelHash: u64,

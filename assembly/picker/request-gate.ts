@@ -1,7 +1,7 @@
 // Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit (or
 // none at all: a chunked upload), no Content-Encoding (other than identity) and no upgrade. Anything else is
 // a counted fail-open.
-import { getHeaderMapPairs, returned } from "../abi/host";
+import { getHeaderMapPairs, Returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
 import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
@@ -18,11 +18,6 @@ const CONTENT_ENCODING: i32 = 4;
 const CONTENT_LENGTH: i32 = 5;
 const FIELD_COUNT: i32 = 6;
 
-const reader = new HeaderMapReader();
-/** Per field: value pointer and length, or pointer 0 when absent. */
-const fieldPtr = new StaticArray<usize>(FIELD_COUNT);
-const fieldLen = new StaticArray<usize>(FIELD_COUNT);
-
 function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   if (equalsIgnoreCase(keyPtr, keyLen, ":method")) return METHOD;
   if (equalsIgnoreCase(keyPtr, keyLen, "upgrade")) return UPGRADE;
@@ -33,51 +28,66 @@ function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   return -1;
 }
 
-@inline function present(field: i32): bool {
-  return unchecked(fieldPtr[field]) != 0;
-}
-
-/** The fallback reason for the current request's headers, or Fallback.None when the body should be read.
- *  On None, `gatedContentLength` holds the announced body size, or UNSIZED_BODY when none was announced. */
-export let gatedContentLength: i64 = 0;
+/** `RequestGate.contentLength` when the request announced no length. */
 export const UNSIZED_BODY: i64 = -1;
 
-export function gateRequest(maxBodyBytes: i64): i32 {
-  for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
-  const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader);
-  if (s == Status.Ok) {
-    while (reader.next()) {
-      const f = fieldOf(reader.keyPtr, reader.keyLen);
-      if (f >= 0 && !present(f)) {
-        // A pair's value is followed by a NUL in the map, so its pointer is never 0.
-        unchecked((fieldPtr[f] = reader.valuePtr));
-        unchecked((fieldLen[f] = reader.valueLen));
+/** Judges one request's headers at a time; its owner keeps it for all its streams (preallocated, reused). */
+export class RequestGate {
+  private readonly headers: Returned = new Returned();
+  private readonly reader: HeaderMapReader = new HeaderMapReader();
+  /** Per field: value pointer and length, or pointer 0 when absent. */
+  private readonly fieldPtr: StaticArray<usize> = new StaticArray<usize>(FIELD_COUNT);
+  private readonly fieldLen: StaticArray<usize> = new StaticArray<usize>(FIELD_COUNT);
+  /** After check() returned Fallback.None: the announced body size, or UNSIZED_BODY. Read it at once. */
+  contentLength: i64 = 0;
+
+  /** The fallback reason for the current request's headers, or Fallback.None when the body should be read. */
+  check(maxBodyBytes: i64): i32 {
+    const fieldPtr = this.fieldPtr;
+    const fieldLen = this.fieldLen;
+    for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
+    const reader = this.reader;
+    const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader, this.headers);
+    if (s == Status.Ok) {
+      while (reader.next()) {
+        const f = fieldOf(reader.keyPtr, reader.keyLen);
+        if (f >= 0 && !this.present(f)) {
+          // A pair's value is followed by a NUL in the map, so its pointer is never 0.
+          unchecked((fieldPtr[f] = reader.valuePtr));
+          unchecked((fieldLen[f] = reader.valueLen));
+        }
       }
     }
+    const reason = this.judge(maxBodyBytes);
+    this.headers.release();
+    return reason;
   }
-  const reason = judge(maxBodyBytes);
-  returned.release();
-  return reason;
-}
 
-function judge(maxBodyBytes: i64): i32 {
-  if (!present(METHOD) || !equalsIgnoreCase(fieldPtr[METHOD], fieldLen[METHOD], "post")) return Fallback.Method;
-  if (present(UPGRADE)) return Fallback.Upgrade;
-  if (present(CONNECTION) && hasToken(fieldPtr[CONNECTION], fieldLen[CONNECTION], "upgrade")) return Fallback.Upgrade;
-  if (!present(CONTENT_TYPE) || !isJsonMediaType(fieldPtr[CONTENT_TYPE], fieldLen[CONTENT_TYPE])) return Fallback.ContentType;
-  if (present(CONTENT_ENCODING)) {
-    const len = fieldLen[CONTENT_ENCODING];
-    if (len != 0 && !equalsIgnoreCase(fieldPtr[CONTENT_ENCODING], len, "identity")) return Fallback.ContentEncoding;
+  @inline private present(field: i32): bool {
+    return unchecked(this.fieldPtr[field]) != 0;
   }
-  if (!present(CONTENT_LENGTH)) {
-    // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body
-    // with end_of_stream, so it is read like any other, bounded by the body limit as it arrives.
-    gatedContentLength = UNSIZED_BODY;
+
+  private judge(maxBodyBytes: i64): i32 {
+    const fieldPtr = this.fieldPtr;
+    const fieldLen = this.fieldLen;
+    if (!this.present(METHOD) || !equalsIgnoreCase(fieldPtr[METHOD], fieldLen[METHOD], "post")) return Fallback.Method;
+    if (this.present(UPGRADE)) return Fallback.Upgrade;
+    if (this.present(CONNECTION) && hasToken(fieldPtr[CONNECTION], fieldLen[CONNECTION], "upgrade")) return Fallback.Upgrade;
+    if (!this.present(CONTENT_TYPE) || !isJsonMediaType(fieldPtr[CONTENT_TYPE], fieldLen[CONTENT_TYPE])) return Fallback.ContentType;
+    if (this.present(CONTENT_ENCODING)) {
+      const len = fieldLen[CONTENT_ENCODING];
+      if (len != 0 && !equalsIgnoreCase(fieldPtr[CONTENT_ENCODING], len, "identity")) return Fallback.ContentEncoding;
+    }
+    if (!this.present(CONTENT_LENGTH)) {
+      // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body
+      // with end_of_stream, so it is read like any other, bounded by the body limit as it arrives.
+      this.contentLength = UNSIZED_BODY;
+      return Fallback.None;
+    }
+    const length = parseContentLength(fieldPtr[CONTENT_LENGTH], fieldLen[CONTENT_LENGTH]);
+    if (length <= 0) return Fallback.ContentLength;
+    if (length > maxBodyBytes) return Fallback.BodyTooLarge;
+    this.contentLength = length;
     return Fallback.None;
   }
-  const length = parseContentLength(fieldPtr[CONTENT_LENGTH], fieldLen[CONTENT_LENGTH]);
-  if (length <= 0) return Fallback.ContentLength;
-  if (length > maxBodyBytes) return Fallback.BodyTooLarge;
-  gatedContentLength = length;
-  return Fallback.None;
 }

@@ -5,6 +5,7 @@ import { RootContext } from "../abi/context";
 import { PluginConfig } from "../config/plugin-config";
 import { Telemetry } from "../core/telemetry";
 import { BodyWatchdog } from "./body-watchdog";
+import { CallbackScratch } from "./callback-scratch";
 import { ConfiguredPicker } from "./configured-picker";
 import { PendingCalls } from "../replica/pending-calls";
 import { RedisTelemetry } from "../replica/redis-telemetry";
@@ -20,6 +21,8 @@ export abstract class WorkerPickers extends RootContext {
   /** Redis calls in flight and the replica counters (made with the first configuration that uses Redis). */
   redisPending: PendingCalls | null = null;
   redisTelemetry: RedisTelemetry | null = null;
+  /** Buffers and the decision a stream uses within one callback (see callback-scratch.ts). */
+  readonly scratch: CallbackScratch = new CallbackScratch();
 
   /**
    * The picker for the current request (its headers are available): the first matching rule's, else the

@@ -2,7 +2,7 @@
 // polls each endpoint's /metrics (metrics-poller.ts) and publishes the parsed result in shared data; every
 // worker reads it within the snapshot TTL. The choice reaches Envoy's override_host load-balancing policy
 // through the x-gateway-destination-endpoint request header.
-import { getSharedData, replaceHeaderValue, returned, Utf8 } from "../abi/host";
+import { getSharedData, replaceHeaderValue, SharedValue, Utf8 } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { decodeMetricsRecord, MetricsRecordHeader } from "../endpoints/metrics-record";
 import { addressHash } from "../endpoints/endpoint-registry";
@@ -17,6 +17,8 @@ export class EnvoyPlatform extends Platform {
   private slots: Array<i32> = [];
   private fetchedMs: f64 = -1e18;
   private readonly header: MetricsRecordHeader = new MetricsRecordHeader();
+  /** One endpoint's record as read from shared data (released once decoded). */
+  private readonly published: SharedValue = new SharedValue();
   private poller: MetricsPoller | null = null;
   private readonly keyPrefix: string;
 
@@ -55,14 +57,15 @@ export class EnvoyPlatform extends Platform {
     for (let i = 0; i < this.slots.length; i++) {
       const slot = unchecked(this.slots[i]);
       const m = registry.metrics(slot);
-      if (getSharedData(unchecked(this.keys[i])) != Status.Ok) {
+      const published = this.published;
+      if (getSharedData(unchecked(this.keys[i]), published) != Status.Ok) {
         // Nothing published yet: the endpoint is usable, without load signals.
         m.reset();
         registry.setHealthy(slot, true);
         continue;
       }
-      const ok = decodeMetricsRecord(returned.ptr, returned.len, m, this.header);
-      returned.release();
+      const ok = decodeMetricsRecord(published.ptr, published.len, m, this.header);
+      published.release();
       if (!ok || nowMs - this.header.updatedMs > stale) {
         m.reset();
         registry.setHealthy(slot, !ok || this.header.healthy);

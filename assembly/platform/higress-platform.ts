@@ -1,6 +1,6 @@
 // Higress: proxy_get_upstream_hosts gives the cluster's hosts with their health and the body of the last
 // /metrics health check; proxy_set_upstream_override_host routes the request.
-import { returned } from "../abi/host";
+import { Returned } from "../abi/host";
 import { proxy_get_upstream_hosts, proxy_set_upstream_override_host } from "../abi/higress-imports";
 import { OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
@@ -16,6 +16,8 @@ const METRICS_CAP: i32 = 65536 + 1024;
 export class HigressPlatform extends Platform {
   private parser: UpstreamHostsParser | null = null;
   private fetchedMs: f64 = -1e18;
+  /** The host list as the host returned it, released at the end of each refresh. */
+  private readonly hosts: Returned = new Returned();
 
   get name(): string {
     return "higress";
@@ -32,11 +34,11 @@ export class HigressPlatform extends Platform {
     if (nowMs - this.fetchedMs < <f64>state.config.snapshotTtlMs && state.registry.count > 0) return true;
     clearOutParams();
     if (proxy_get_upstream_hosts(OUT_PTR, OUT_LEN) != Status.Ok) return false;
-    returned.take();
+    const hosts = this.hosts.take();
     const parser = this.parser!;
-    const n = parser.parse(returned.ptr, returned.len);
+    const n = parser.parse(hosts.ptr, hosts.len);
     if (n < 0) {
-      returned.release();
+      hosts.release();
       state.telemetry.add(state.telemetry.hostErrors, 1);
       return false;
     }
@@ -61,7 +63,7 @@ export class HigressPlatform extends Platform {
       const slot = registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i));
       if (slot >= 0) this.applyHost(state, parser, i, slot, nowMs);
     }
-    returned.release();
+    hosts.release();
     if (errors > 0) state.telemetry.add(state.telemetry.hostErrors, errors);
     this.fetchedMs = nowMs;
     return true;

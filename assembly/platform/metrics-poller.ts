@@ -2,7 +2,7 @@
 // result in shared data. Only one worker polls at a time: it holds a lease in shared data, renewed with
 // compare-and-swap on every tick, so a worker whose VM dies hands the job over when the lease expires.
 import {
-  dispatchHttpCall, getBufferBytes, getSharedData, httpCallId, httpCallResponseStatus, returned, setSharedData, sharedDataCas, Utf8,
+  dispatchHttpCall, getBufferBytes, getSharedData, httpCallResponseStatus, isOk, Returned, setSharedData, SharedValue, Utf8,
 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
 import { BufferType, Status } from "../abi/types";
@@ -40,6 +40,9 @@ export class MetricsPoller {
   private readonly headers: HeaderMapWriter = new HeaderMapWriter();
   private readonly record: ArrayBuffer = new ArrayBuffer(4096);
   private readonly leaseValue: usize = memory.data(16);
+  /** The lease as read from shared data, and the answer being read (each released before the callback ends). */
+  private readonly leaseRead: SharedValue = new SharedValue();
+  private readonly response: Returned = new Returned();
 
   private readonly leaseKey: Utf8;
 
@@ -63,12 +66,13 @@ export class MetricsPoller {
   /** Takes or renews the polling lease; true when this worker polls. */
   private lead(nowMs: f64): bool {
     let cas: u32 = 0;
-    if (getSharedData(this.leaseKey) == Status.Ok) {
-      const ok = returned.len >= 16;
-      const owner = ok ? load<u64>(returned.ptr) : 0;
-      const expires = ok ? load<f64>(returned.ptr, 8) : 0;
-      cas = sharedDataCas;
-      returned.release();
+    const lease = this.leaseRead;
+    if (getSharedData(this.leaseKey, lease) == Status.Ok) {
+      const ok = lease.len >= 16;
+      const owner = ok ? load<u64>(lease.ptr) : 0;
+      const expires = ok ? load<f64>(lease.ptr, 8) : 0;
+      cas = lease.cas;
+      lease.release();
       if (owner != this.token && expires > nowMs) return false;
     }
     store<u64>(this.leaseValue, this.token);
@@ -82,7 +86,8 @@ export class MetricsPoller {
     for (let i = 0; i < this.keys.length; i++) {
       if (unchecked(this.pendingCall[i]) != 0) continue;
       this.headers.clear().add(":method", "GET").add(":path", this.paths[i]).add(":authority", this.authorities[i]).add("accept", "text/plain");
-      if (dispatchHttpCall(this.clusters[i], this.headers, null, timeout) == Status.Ok) unchecked((this.pendingCall[i] = httpCallId));
+      const call = dispatchHttpCall(this.clusters[i], this.headers, null, timeout);
+      if (isOk(call)) unchecked((this.pendingCall[i] = <u32>call));
       else this.failed(i);
     }
   }
@@ -99,7 +104,7 @@ export class MetricsPoller {
     unchecked((this.pendingCall[i] = 0));
     // Envoy delivers a failed call with no headers; a timeout or connect failure arrives as the router's
     // local 504/503 reply. Only `:status` carries the HTTP status (proxy_get_status does not).
-    const status = numHeaders == 0 ? 0 : httpCallResponseStatus();
+    const status = numHeaders == 0 ? 0 : httpCallResponseStatus(this.response);
     if (status < 200 || status >= 300) {
       this.failed(i);
       return;
@@ -107,10 +112,11 @@ export class MetricsPoller {
     const m = this.metrics[i];
     const take = min<u32>(bodySize, MAX_BODY);
     let parsed = false;
-    if (take > 0 && getBufferBytes(BufferType.HttpCallResponseBody, 0, take) == Status.Ok) {
+    const body = this.response;
+    if (take > 0 && getBufferBytes(BufferType.HttpCallResponseBody, 0, take, body) == Status.Ok) {
       const target = this.state.targetMetric;
-      parsed = this.state.metricsParser.parseWithTarget(returned.ptr, returned.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
-      returned.release();
+      parsed = this.state.metricsParser.parseWithTarget(body.ptr, body.len, bodySize > take, m, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
+      body.release();
     }
     if (!parsed) {
       this.state.telemetry.add(this.state.telemetry.metricsParseErrors, 1);

@@ -1,50 +1,40 @@
 // Counters of the replica hints (endpoint_picker.redis.*): what was asked and found, and every way Redis
-// failed, each a fail-open that cost only the affinity.
-import { defineMetric, incrementMetric } from "../abi/host";
-import { MetricType } from "../abi/types";
+// failed, each a fail-open that cost only the affinity. Declared once each, with its name, as in
+// core/telemetry.ts.
+import { incrementMetric } from "../abi/host";
+import { MetricList, PluginMetric, UNDEFINED_METRIC } from "../abi/plugin-metric";
 
-export class RedisTelemetry {
-  lookups: u32 = 0;
-  hits: u32 = 0;
-  misses: u32 = 0;
-  publishes: u32 = 0;
+export class RedisTelemetry extends MetricList {
+  readonly lookups: PluginMetric = this.counter("lookups");
+  readonly hits: PluginMetric = this.counter("hits");
+  readonly misses: PluginMetric = this.counter("misses");
+  readonly publishes: PluginMetric = this.counter("publishes");
   /** The call failed before its timeout: no connection, connection lost. */
-  unavailable: u32 = 0;
+  readonly unavailable: PluginMetric = this.counter("unavailable");
   /** No reply within redis.timeoutMs. */
-  timeout: u32 = 0;
+  readonly timeout: PluginMetric = this.counter("timeout");
   /** Redis answered with an error (-ERR, -NOAUTH, -NOPERM, ...). */
-  error: u32 = 0;
+  readonly error: PluginMetric = this.counter("error");
   /** Redis answered -OOM: it is full. */
-  full: u32 = 0;
+  readonly full: PluginMetric = this.counter("full");
   /** The reply was not what the command returns. */
-  garbage: u32 = 0;
+  readonly garbage: PluginMetric = this.counter("garbage");
   /** proxy_redis_call refused (unknown cluster, no host). */
-  dispatchFailed: u32 = 0;
+  readonly dispatchFailed: PluginMetric = this.counter("dispatch_failed");
   /** proxy_redis_init refused. */
-  initFailed: u32 = 0;
+  readonly initFailed: PluginMetric = this.counter("init_failed");
   /** Too many calls in flight on this worker: skipped. */
-  busy: u32 = 0;
+  readonly busy: PluginMetric = this.counter("busy");
   /** Skipped while backing off after a failure. */
-  backoff: u32 = 0;
+  readonly backoff: PluginMetric = this.counter("backoff");
 
-  constructor() {
-    const p = "endpoint_picker.redis.";
-    this.lookups = defineMetric(MetricType.Counter, p + "lookups");
-    this.hits = defineMetric(MetricType.Counter, p + "hits");
-    this.misses = defineMetric(MetricType.Counter, p + "misses");
-    this.publishes = defineMetric(MetricType.Counter, p + "publishes");
-    this.unavailable = defineMetric(MetricType.Counter, p + "unavailable");
-    this.timeout = defineMetric(MetricType.Counter, p + "timeout");
-    this.error = defineMetric(MetricType.Counter, p + "error");
-    this.full = defineMetric(MetricType.Counter, p + "full");
-    this.garbage = defineMetric(MetricType.Counter, p + "garbage");
-    this.dispatchFailed = defineMetric(MetricType.Counter, p + "dispatch_failed");
-    this.initFailed = defineMetric(MetricType.Counter, p + "init_failed");
-    this.busy = defineMetric(MetricType.Counter, p + "busy");
-    this.backoff = defineMetric(MetricType.Counter, p + "backoff");
+  /** Defines every declared metric with the host. */
+  define(): void {
+    this.defineAll("endpoint_picker.redis.");
   }
 
-  @inline count(id: u32): void {
-    if (id != u32.MAX_VALUE) incrementMetric(id, 1);
+  @inline count(metric: PluginMetric): void {
+    const id = metric.id;
+    if (id != UNDEFINED_METRIC) incrementMetric(id, 1);
   }
 }

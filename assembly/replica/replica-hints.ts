@@ -5,6 +5,7 @@
 // (prefix/chain.ts chainSeed), so tenants never share a key. Every call is one RESP command, one round trip.
 // A failure of any kind backs off (doubling, capped) so a lost Redis costs one timeout now and then, not one
 // per request.
+import { HostResult, isOk } from "../abi/host";
 import { Status } from "../abi/types";
 import { RedisConfig } from "../config/redis-config";
 import { RedisTransport } from "./redis-transport";
@@ -15,6 +16,8 @@ import { MAX_LOOKUP_KEYS, MAX_PUBLISH_KEYS, lookupPositions, publishPositions } 
 const BACKOFF_FIRST_MS: f64 = 100;
 const BACKOFF_MAX_MS: f64 = 5000;
 const MAX_ADDRESS: i32 = 64;
+/** lookup() or publish() had nothing to send, or the command did not fit (a host refusal is -status). */
+export const NOT_SENT: HostResult = -1;
 // Keys get their TTL in the same command that writes them, so no key can outlive redis.ttlMs.
 const PUBLISH_SCRIPT = "for i=1,#KEYS do redis.call('SET',KEYS[i],ARGV[1],'PX',ARGV[2]) end return #KEYS";
 const MGET = "MGET";
@@ -71,24 +74,25 @@ export class ReplicaHints {
     return true;
   }
 
-  /** Sends MGET of the chain's lookup positions; true when the call went out (token in transport.token). */
-  lookup(hashes: StaticArray<u64>, n: i32): bool {
+  /** Sends MGET of the chain's lookup positions: the call's token, or negative when nothing went out. */
+  lookup(hashes: StaticArray<u64>, n: i32): HostResult {
     const count = lookupPositions(n, this.scratch, this.positions);
-    if (count == 0) return false;
+    if (count == 0) return NOT_SENT;
     const w = this.writer;
     w.begin(1 + count);
     w.bulk(changetype<usize>(this.mget), this.mget.byteLength);
     this.writeKeys(hashes, count);
-    if (!this.send()) return false;
-    this.telemetry.count(this.telemetry.lookups);
-    return true;
+    const token = this.send();
+    if (isOk(token)) this.telemetry.count(this.telemetry.lookups);
+    return token;
   }
 
-  /** Sends one EVAL that SETs the chain's publish positions to the address with the TTL. */
-  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32): bool {
-    if (addrLen <= 0 || addrLen > MAX_ADDRESS) return false;
+  /** Sends one EVAL that SETs the chain's publish positions to the address with the TTL: the call's token, or
+   *  negative when nothing went out. */
+  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32): HostResult {
+    if (addrLen <= 0 || addrLen > MAX_ADDRESS) return NOT_SENT;
     const count = publishPositions(n, this.scratch, this.positions);
-    if (count == 0) return false;
+    if (count == 0) return NOT_SENT;
     const w = this.writer;
     w.begin(3 + count + 2);
     w.bulk(changetype<usize>(this.eval), this.eval.byteLength);
@@ -97,9 +101,9 @@ export class ReplicaHints {
     this.writeKeys(hashes, count);
     w.bulk(addrPtr, addrLen);
     w.bulkInt(this.ttlMs);
-    if (!this.send()) return false;
-    this.telemetry.count(this.telemetry.publishes);
-    return true;
+    const token = this.send();
+    if (isOk(token)) this.telemetry.count(this.telemetry.publishes);
+    return token;
   }
 
   /** The chunk count that lookup reply element i stands for (positions of a chain of n chunks). */
@@ -115,17 +119,17 @@ export class ReplicaHints {
     for (let i = 0; i < count; i++) w.bulkKey(prefix, prefixLen, unchecked(hashes[unchecked(this.positions[i])]));
   }
 
-  private send(): bool {
+  private send(): HostResult {
     const w = this.writer;
-    if (w.overflow) return false;
-    if (this.transport.call(this.cluster, w.buf, <usize>w.len) != Status.Ok) {
+    if (w.overflow) return NOT_SENT;
+    const token = this.transport.call(this.cluster, w.buf, <usize>w.len);
+    if (!isOk(token)) {
       this.telemetry.count(this.telemetry.dispatchFailed);
       // The host may have lost the cluster: connect again after the back-off.
       this.initialized = false;
       this.failed(this.nowMs);
-      return false;
     }
-    return true;
+    return token;
   }
 
   /** A call failed: no call goes out for a while, longer each time until one succeeds. */

@@ -12,9 +12,11 @@ import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
 import { FieldSpans } from "./field-spans";
 import { EmitHalt, PromptEmitter, Section } from "./prompt-emitter";
-import { ExtractStatus, PrefixSkipReason, RequestKind } from "./status";
+import { ExtractStatus, RequestKind } from "./status";
+import { PrefixSkip } from "./prefix-skip";
 
-export { ExtractStatus, PrefixSkipReason, RequestKind } from "./status";
+export { ExtractStatus, RequestKind } from "./status";
+export { PrefixSkip } from "./prefix-skip";
 
 export const MODEL_CAP_BYTES: i32 = 256;
 
@@ -46,7 +48,8 @@ export class RequestExtractor {
   streamTruncated: bool = false;
   /** The stream is complete (or truncated at the cap) and can feed the prefix chain. */
   prefixUsable: bool = false;
-  prefixSkipReason: i32 = PrefixSkipReason.None;
+  /** Why prefixUsable is false (None when it is true, or when extract() did not return Ok). */
+  prefixSkip: i32 = PrefixSkip.None;
   kind: i32 = RequestKind.Unknown;
   /** Steps consumed by the last extract (both passes). */
   stepsUsed: i32 = 0;
@@ -81,7 +84,7 @@ export class RequestExtractor {
     this.streamLen = 0;
     this.streamTruncated = false;
     this.prefixUsable = false;
-    this.prefixSkipReason = PrefixSkipReason.None;
+    this.prefixSkip = PrefixSkip.None;
     this.kind = kindHint;
     this.budget.left = maxSteps;
     this.inlineKey = -1;
@@ -109,13 +112,13 @@ export class RequestExtractor {
     const hasModel = this.readModel();
     if (t == JsonToken.Budget) {
       if (!hasModel) return ExtractStatus.BudgetNoModel;
-      this.prefixSkipReason = PrefixSkipReason.Budget;
+      this.prefixSkip = PrefixSkip.Budget;
       return ExtractStatus.Ok;
     }
     if (!hasModel) return ExtractStatus.MissingModel;
     if (kindHint == RequestKind.Unknown) this.kind = this.detectKind();
     if (!this.hasPrompt()) {
-      this.prefixSkipReason = PrefixSkipReason.NoPrompt;
+      this.prefixSkip = PrefixSkip.NoPrompt;
       return ExtractStatus.Ok;
     }
     const halt = this.emitRest();
@@ -125,9 +128,9 @@ export class RequestExtractor {
     if (halt == EmitHalt.InvalidJson) return ExtractStatus.InvalidJson; // not expected: the scan validated
     this.streamTruncated = this.emitter.main.full;
     if (halt == EmitHalt.Budget) {
-      this.prefixSkipReason = PrefixSkipReason.Budget;
+      this.prefixSkip = PrefixSkip.Budget;
     } else if (halt == EmitHalt.TokenArray) {
-      this.prefixSkipReason = PrefixSkipReason.TokenArray;
+      this.prefixSkip = PrefixSkip.TokenArray;
     } else {
       this.prefixUsable = true;
     }

@@ -13,22 +13,6 @@ export enum ExtractStatus {
   BudgetNoModel = 4,
 }
 
-/** Why prefixUsable is false. */
-export enum PrefixSkipReason {
-  None = 0,
-  /** The step budget ran out before the stream was complete. */
-  Budget = 1,
-  /**
-   * Reserved: a full stream buffer does not make the prefix unusable (the chain covers the first
-   * streamCapBytes); it sets RequestExtractor.streamTruncated instead.
-   */
-  StreamFull = 2,
-  /** A completions prompt given as token ids. */
-  TokenArray = 3,
-  /** No prompt-bearing field (messages, input, prompt, system, instructions). */
-  NoPrompt = 4,
-}
-
 /** API shape of the request body. */
 export enum RequestKind {
   Unknown = 0,

@@ -5,16 +5,18 @@
 export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
-import { getBufferBytes, returned } from "../../assembly/abi/host";
+import { getBufferBytes, Returned } from "../../assembly/abi/host";
 import { BufferType, DataAction, Status } from "../../assembly/abi/types";
 
 class BaselineRoot extends RootContext {
   readBody: bool = false;
+  /** The buffer a callback reads into (released before it returns), as the picker's root owns one. */
+  readonly scratch: Returned = new Returned();
 
   onConfigure(configSize: u32): bool {
-    if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize) == Status.Ok) {
-      this.readBody = returned.toString() == "read-body";
-      returned.release();
+    if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize, this.scratch) == Status.Ok) {
+      this.readBody = this.scratch.toString() == "read-body";
+      this.scratch.release();
     }
     return true;
   }
@@ -26,8 +28,9 @@ class BaselineRoot extends RootContext {
 
 class BaselineStream extends HttpContext {
   onRequestBody(bodySize: u32, endOfStream: bool): i32 {
-    if (endOfStream && (<BaselineRoot>this.root).readBody && bodySize > 0) {
-      if (getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) == Status.Ok) returned.release();
+    const root = <BaselineRoot>this.root;
+    if (endOfStream && root.readBody && bodySize > 0) {
+      if (getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, root.scratch) == Status.Ok) root.scratch.release();
     }
     return DataAction.Continue;
   }

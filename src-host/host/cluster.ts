@@ -26,7 +26,7 @@ export interface HttpCallResponse {
 
 /**
  * How an HTTP call ended, as the cluster saw it. Envoy's async client turns these into the plugin's view
- * (envoy-imports.ts proxy_http_call): a response is delivered whatever its status; `null` (no response: the
+ * (envoy-calls/http-calls.ts proxy_http_call): a response is delivered whatever its status; `null` (no response: the
  * connection failed or was reset before response headers) becomes the router's local 503 reply, delivered
  * as a response too; only `"reset"` (reset after response headers, or a body over the buffer limit) is the
  * async client's onFailure, which the plugin sees as zero headers.

@@ -1,4 +1,4 @@
-import { ExtractStatus, PrefixSkipReason, RequestExtractor, RequestKind } from "../../assembly/request/extract";
+import { ExtractStatus, PrefixSkip, RequestExtractor, RequestKind } from "../../assembly/request/extract";
 
 const RS = String.fromCharCode(0x1e);
 const US = String.fromCharCode(0x1f);
@@ -43,7 +43,7 @@ describe("chat completions", () => {
     expect(modelOf()).toBe("m");
     expect(ex.kind).toBe(RequestKind.Chat);
     expect(ex.streamTruncated).toBe(false);
-    expect(ex.prefixSkipReason).toBe(PrefixSkipReason.None);
+    expect(ex.prefixSkip).toBe(PrefixSkip.None);
   });
 
   it("decodes escapes in content so that equivalent spellings agree", () => {
@@ -131,7 +131,7 @@ describe("completions", () => {
     for (let i = 0; i < bodies.length; i++) {
       expect(run(bodies[i])).toBe(ExtractStatus.Ok);
       expect(ex.prefixUsable).toBe(false);
-      expect(ex.prefixSkipReason).toBe(PrefixSkipReason.TokenArray);
+      expect(ex.prefixSkip).toBe(PrefixSkip.TokenArray);
       expect(modelOf()).toBe("m");
     }
   });
@@ -306,7 +306,7 @@ describe("budget", () => {
       expect(run(body, steps)).toBe(ExtractStatus.Ok);
       expect(modelOf()).toBe("m");
       expect(ex.prefixUsable).toBe(false);
-      expect(ex.prefixSkipReason).toBe(PrefixSkipReason.Budget);
+      expect(ex.prefixSkip).toBe(PrefixSkip.Budget);
       expect(ex.stepsUsed <= steps).toBe(true);
     }
   });
@@ -391,7 +391,7 @@ describe("errors", () => {
   it("marks a body without prompt fields", () => {
     expect(run('{"model":"m","temperature":1}')).toBe(ExtractStatus.Ok);
     expect(ex.prefixUsable).toBe(false);
-    expect(ex.prefixSkipReason).toBe(PrefixSkipReason.NoPrompt);
+    expect(ex.prefixSkip).toBe(PrefixSkip.NoPrompt);
     expect(ex.streamLen).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 // Each reason enum that names a counter has exactly one name per value (the names are the metric suffixes).
 import { FALLBACK_NAMES, Fallback } from "../../assembly/core/fallback";
-import { PREFIX_SKIP_NAMES, PrefixSkip } from "../../assembly/core/prefix-skip";
+import { PREFIX_SKIP_NAMES, PrefixSkip } from "../../assembly/request/prefix-skip";
 
 describe("reason names", () => {
   it("one fallback name per Fallback value", () => {

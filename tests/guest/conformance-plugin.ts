@@ -15,15 +15,20 @@ function check(name: string, value: string): void {
   host.log(LogLevel.Info, "CHECK " + name + " " + value);
 }
 
+/** The buffer every getter below returns into (a test plugin: one at a time). */
+const out = new host.Returned();
+const shared = new host.SharedValue();
+
 function takeString(): string {
-  const s = host.returned.toString();
-  host.returned.release();
+  const s = out.toString();
+  out.release();
   return s;
 }
 
 const reader = new HeaderMapReader();
 const writer = new HeaderMapWriter();
 let counterId: u32 = 0;
+let registeredQueueId: u32 = 0;
 let inRequestHeaders = false;
 let ticks = 0;
 
@@ -37,7 +42,7 @@ export function conformance_serialized_length(): i32 {
 /** Dispatches GET /metrics to the "metrics" cluster from whatever context is current. */
 export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
-  check("http_call_dispatch", host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs).toString());
+  check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
@@ -59,13 +64,13 @@ export function conformance_parse(ptr: usize, len: usize): void {
 
 class ConformanceRoot extends RootContext {
   onVmStart(size: u32): bool {
-    if (host.getBufferBytes(BufferType.VmConfiguration, 0, size) == Status.Ok) check("vm_config", takeString());
+    if (host.getBufferBytes(BufferType.VmConfiguration, 0, size, out) == Status.Ok) check("vm_config", takeString());
     return true;
   }
 
   onConfigure(size: u32): bool {
     let config = "";
-    if (host.getBufferBytes(BufferType.PluginConfiguration, 0, size) == Status.Ok) config = takeString();
+    if (host.getBufferBytes(BufferType.PluginConfiguration, 0, size, out) == Status.Ok) config = takeString();
     check("plugin_config", config);
     if (config == "reject") return false;
     if (config == "trap-configure") unreachable();
@@ -78,8 +83,8 @@ class ConformanceRoot extends RootContext {
     check("prop_root_id", host.getPropertyString(["plugin_root_id"]) || "<none>");
     check("prop_vm_id", host.getPropertyString(["plugin_vm_id"]) || "<none>");
     check("prop_name", host.getPropertyString(["plugin_name"]) || "<none>");
-    check("prop_missing", host.getProperty(host.propertyPath(["no", "such"])).toString());
-    check("buffer_missing", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10).toString());
+    check("prop_missing", host.getProperty(host.propertyPath(["no", "such"]), out).toString());
+    check("buffer_missing", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10, out).toString());
     check("buffer_status_config", host.getBufferSize(BufferType.PluginConfiguration).toString());
     check("set_property", host.setProperty(host.propertyPath(["conformance", "flag"]), String.UTF8.encode("on")).toString());
     check("get_set_property", host.getPropertyString(["conformance", "flag"]) || "<none>");
@@ -87,28 +92,31 @@ class ConformanceRoot extends RootContext {
     // Shared data with compare-and-swap.
     const key = new Utf8("conformance/key");
     const v1 = String.UTF8.encode("v1");
-    check("shared_get_missing", host.getSharedData(new Utf8("conformance/absent")).toString());
+    check("shared_get_missing", host.getSharedData(new Utf8("conformance/absent"), shared).toString());
     check("shared_set_new", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, 12345).toString());
-    host.getSharedData(key);
-    const cas1 = host.sharedDataCas;
-    check("shared_get", takeString());
+    host.getSharedData(key, shared);
+    const cas1 = shared.cas;
+    check("shared_get", shared.toString());
+    shared.release();
     const v2 = String.UTF8.encode("v2");
     check("shared_set_cas_ok", host.setSharedData(key, changetype<usize>(v2), v2.byteLength, cas1).toString());
     check("shared_set_cas_stale", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, cas1).toString());
     check("shared_set_cas_zero", host.setSharedData(key, changetype<usize>(v1), v1.byteLength, 0).toString());
-    host.getSharedData(key);
-    check("shared_cas_changed", (host.sharedDataCas != cas1).toString());
-    host.returned.release();
+    host.getSharedData(key, shared);
+    check("shared_cas_changed", (shared.cas != cas1).toString());
+    shared.release();
 
     // Shared queues.
     const qname = new Utf8("conformance/queue");
-    check("queue_register", host.registerSharedQueue(qname).toString());
-    const qid = host.queueId;
-    check("queue_resolve_missing", host.resolveSharedQueue(new Utf8("other_vm"), qname).toString());
-    check("queue_dequeue_empty", host.dequeueSharedQueue(qid).toString());
+    const registered = host.registerSharedQueue(qname);
+    check("queue_register", host.statusOf(registered).toString());
+    registeredQueueId = host.isOk(registered) ? <u32>registered : 0;
+    const qid = registeredQueueId;
+    check("queue_resolve_missing", host.statusOf(host.resolveSharedQueue(new Utf8("other_vm"), qname)).toString());
+    check("queue_dequeue_empty", host.dequeueSharedQueue(qid, out).toString());
     const item = String.UTF8.encode("item-1");
     check("queue_enqueue", host.enqueueSharedQueue(qid, changetype<usize>(item), item.byteLength).toString());
-    if (host.dequeueSharedQueue(qid) == Status.Ok) check("queue_dequeue", takeString());
+    if (host.dequeueSharedQueue(qid, out) == Status.Ok) check("queue_dequeue", takeString());
     check("queue_bad_id", host.enqueueSharedQueue(9999, changetype<usize>(item), item.byteLength).toString());
 
     // Metrics.
@@ -128,11 +136,12 @@ class ConformanceRoot extends RootContext {
 
     // HTTP call: missing required headers, unknown cluster, then a real one.
     writer.clear().add(":method", "GET").add(":path", "/metrics");
-    check("http_call_missing_authority", host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000).toString());
+    check("http_call_missing_authority", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000)).toString());
     writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
-    check("http_call_unknown_cluster", host.dispatchHttpCall(new Utf8("nope"), writer, null, 1000).toString());
-    check("http_call", host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000).toString());
-    check("http_call_id_nonzero", (host.httpCallId != 0).toString());
+    check("http_call_unknown_cluster", host.statusOf(host.dispatchHttpCall(new Utf8("nope"), writer, null, 1000)).toString());
+    const call = host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000);
+    check("http_call", host.statusOf(call).toString());
+    check("http_call_id_nonzero", (host.isOk(call) && call != 0).toString());
 
     check("tick_set", host.setTickPeriodMs(10).toString());
     return true;
@@ -151,22 +160,22 @@ class ConformanceRoot extends RootContext {
   }
 
   onQueueReady(queueId: u32): void {
-    check("queue_ready", (queueId == host.queueId).toString());
+    check("queue_ready", (queueId == registeredQueueId).toString());
   }
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {
     check("http_response_headers", numHeaders.toString());
     check("http_response_context", this.id.toString());
     check("http_response_body_size", bodySize.toString());
-    if (host.getHeaderMapPairs(MapType.HttpCallResponseHeaders, reader) == Status.Ok) {
+    if (host.getHeaderMapPairs(MapType.HttpCallResponseHeaders, reader, out) == Status.Ok) {
       check("http_response_pairs", reader.count.toString());
-      host.returned.release();
+      out.release();
     } else check("http_response_pairs", "error");
     check("effective_context_root", host.setEffectiveContext(this.id).toString());
     check("effective_context_bad", host.setEffectiveContext(99999).toString());
-    check("http_response_status", host.httpCallResponseStatus().toString());
+    check("http_response_status", host.httpCallResponseStatus(out).toString());
     check("proxy_status_code", host.getStatusCode().toString());
-    if (host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize) == Status.Ok) check("http_response_body", takeString());
+    if (host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize, out) == Status.Ok) check("http_response_body", takeString());
     else check("http_response_body", "<none>");
     const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
     check("http_response_content_type", ct === null ? "<none>" : ct);
@@ -184,14 +193,14 @@ class ConformanceStream extends HttpContext {
     const s = host.getHeaderValue(MapType.HttpRequestHeaders, "x-scenario");
     this.scenario = s === null ? "" : s;
     check("req_num_headers", numHeaders.toString());
-    if (host.getHeaderMapPairs(MapType.HttpRequestHeaders, reader) == Status.Ok) {
-      let out = "";
-      while (reader.next()) out += String.UTF8.decodeUnsafe(reader.keyPtr, reader.keyLen) + "=" + String.UTF8.decodeUnsafe(reader.valuePtr, reader.valueLen) + ";";
-      host.returned.release();
-      check("req_pairs", out);
+    if (host.getHeaderMapPairs(MapType.HttpRequestHeaders, reader, out) == Status.Ok) {
+      let pairs = "";
+      while (reader.next()) pairs += String.UTF8.decodeUnsafe(reader.keyPtr, reader.keyLen) + "=" + String.UTF8.decodeUnsafe(reader.valuePtr, reader.valueLen) + ";";
+      out.release();
+      check("req_pairs", pairs);
     }
     check("req_map_size", host.getHeaderMapSize(MapType.HttpRequestHeaders).toString());
-    check("req_header_missing", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8("x-absent")).toString());
+    check("req_header_missing", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8("x-absent"), out).toString());
     const dup = host.getHeaderValue(MapType.HttpRequestHeaders, "X-Dup");
     check("req_header_first_value", dup === null ? "<none>" : dup);
     const added = String.UTF8.encode("yes");
@@ -228,11 +237,11 @@ class ConformanceStream extends HttpContext {
     check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     if (this.scenario == "trap-body") unreachable();
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
-    if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize) == Status.Ok) check("body", takeString());
-    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5).toString() + ":" + host.returned.len.toString());
-    host.returned.release();
-    check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
-    host.returned.release();
+    if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
+    check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5, out).toString() + ":" + out.len.toString());
+    out.release();
+    check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+    out.release();
     if (this.scenario == "rewrite-body") {
       check("set_body", host.setBufferBytes(BufferType.HttpRequestBody, 0, bodySize, String.UTF8.encode("new body")).toString());
     }
@@ -264,8 +273,8 @@ class ConformanceStream extends HttpContext {
 
   onLog(): void {
     check("on_log", this.id.toString());
-    check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path")).toString());
-    host.returned.release();
+    check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+    out.release();
     const add = String.UTF8.encode("x");
     check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());
     if (counterId != 0) host.incrementMetric(counterId, 1);

@@ -2,7 +2,7 @@
 // length) is decided like any other, within limits.maxRequestBodyBytes, and counted (unsized_bodies).
 // Envoy delivers such a body chunk by chunk with end_of_stream on the last (envoy context.cc
 // Context::decodeData; the buffered body grows while the filter returns StopIterationAndBuffer), which is
-// what FilterStream.decodeData does. Checked: assembly/picker/request-gate.ts gateRequest and
+// what FilterStream.decodeData does. Checked: assembly/picker/request-gate.ts RequestGate.check and
 // assembly/picker/picker-stream.ts PickerStream.onRequestBody, in both builds.
 import { test } from "node:test";
 import assert from "node:assert/strict";

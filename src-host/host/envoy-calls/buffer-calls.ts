@@ -1,0 +1,69 @@
+// Buffers (proxy_get_buffer_bytes, proxy_get_buffer_status, proxy_set_buffer_bytes): the stream's bodies, an
+// HTTP call's response body, the VM and plugin configuration, and Higress's Redis reply.
+import { BufferType, Status } from "../abi.ts";
+import type { HostFunctions, ImportScope } from "./scope.ts";
+
+export function bufferCalls(scope: ImportScope): HostFunctions {
+  const { vm, mem, stream, ret } = scope;
+
+  function buffer(type: number): Uint8Array | null | undefined {
+    // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
+    if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
+    if (!vm.readableBuffers.has(type)) return null;
+    const s = stream();
+    switch (type) {
+      case BufferType.HttpRequestBody:
+        return s ? s.requestBody : null;
+      case BufferType.HttpResponseBody:
+        return s ? s.responseBody : null;
+      case BufferType.HttpCallResponseBody:
+        return vm.httpCallResponse ? vm.httpCallResponse.body : null;
+      case BufferType.VmConfiguration:
+        return vm.options.vmConfig;
+      case BufferType.PluginConfiguration:
+        return vm.options.pluginConfig;
+      case 9:
+        return vm.redisCallResponse;
+    }
+    return null;
+  }
+
+  return {
+    // cpp-host exports.cc get_buffer_bytes: start + length overflowing is BadArgument; a start past the end
+    // (or a zero length) is Ok with a null pointer and size 0; a longer length is cut at the end.
+    "env.proxy_get_buffer_bytes": (type: number, start: number, maxSize: number, retPtr: number, retLen: number) => {
+      const b = buffer(type);
+      if (b === undefined) return Status.BadArgument;
+      if (b === null) return Status.NotFound;
+      start >>>= 0;
+      maxSize >>>= 0;
+      if (start + maxSize > 0xffffffff) return Status.BadArgument;
+      if (start >= b.length) return ret(retPtr, retLen, "");
+      return ret(retPtr, retLen, b.subarray(start, Math.min(b.length, start + maxSize)));
+    },
+    "env.proxy_get_buffer_status": (type: number, retSize: number, retFlags: number) => {
+      const b = buffer(type);
+      if (b === undefined) return Status.BadArgument;
+      if (b === null) return Status.NotFound;
+      mem().writeU32(retSize, b.length);
+      mem().writeU32(retFlags, 0);
+      return Status.Ok;
+    },
+    "env.proxy_set_buffer_bytes": (type: number, start: number, size: number, valPtr: number, valLen: number) => {
+      const b = buffer(type);
+      if (b === undefined) return Status.BadArgument;
+      if (b === null || (type !== BufferType.HttpRequestBody && type !== BufferType.HttpResponseBody)) return Status.NotFound;
+      const value = mem().read(valPtr, valLen);
+      start = Math.min(start >>> 0, b.length);
+      const end = Math.min(b.length, start + (size >>> 0));
+      const next = new Uint8Array(start + value.length + (b.length - end));
+      next.set(b.subarray(0, start), 0);
+      next.set(value, start);
+      next.set(b.subarray(end), start + value.length);
+      const s = stream()!;
+      if (type === BufferType.HttpRequestBody) s.requestBody = next;
+      else s.responseBody = next;
+      return Status.Ok;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// Header maps (proxy_get_header_map_*, proxy_set_header_map_pairs, proxy_add/replace/remove_header_map_value)
+// with Envoy's availability rules: which map exists in which callback, and which is writable.
+import { MapType, Status } from "../abi.ts";
+import { deserializeHeaderMap, serializeHeaderMap, serializedAsciiSize, writeAsciiHeaderMap, type HeaderList } from "../header-map.ts";
+import { HeaderMap } from "../stream.ts";
+import type { HostFunctions, ImportScope } from "./scope.ts";
+
+export function headerMapCalls(scope: ImportScope): HostFunctions {
+  const { vm, mem, stream, ret } = scope;
+
+  const enc = new TextEncoder();
+
+  // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
+  // them (a headers callback that returned Continue, or continue_stream, drops them); on_log reads the
+  // access log's copies; nothing is writable then.
+  function headerMap(type: number, write = false): HeaderMap | null | undefined {
+    // undefined: unknown map type; null: known but not available now.
+    const s = stream();
+    switch (type) {
+      case MapType.HttpRequestHeaders:
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.requestHeaders;
+        return s.requestHeadersHeld ? s.requestHeaders : null;
+      case MapType.HttpRequestTrailers:
+        return s ? s.requestTrailers : null;
+      case MapType.HttpResponseHeaders:
+        if (!s) return null;
+        if (s.accessLogPhase) return write ? null : s.responseHeaders;
+        return s.responseHeadersHeld ? s.responseHeaders : null;
+      case MapType.HttpResponseTrailers:
+        return s ? s.responseTrailers : null;
+      case MapType.HttpCallResponseHeaders:
+        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.headers) : null;
+      case MapType.HttpCallResponseTrailers:
+        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.trailers) : null;
+      case MapType.GrpcCallInitialMetadata:
+      case MapType.GrpcCallTrailingMetadata:
+        return null;
+    }
+    return undefined;
+  }
+  const writableMap = (type: number) => type <= MapType.HttpResponseTrailers;
+
+  return {
+    // context.cc Context::getHeaderMapSize: only the stream's own (mutable) maps, measured as Envoy's
+    // HeaderMap::byteSize() (key and value bytes), not as the serialized size.
+    "env.proxy_get_header_map_size": (type: number, retSize: number) => {
+      const m = writableMap(type) ? headerMap(type, true) : null;
+      if (m === undefined || m === null) return Status.BadArgument;
+      mem().writeU32(retSize, m.pairs.reduce((n, [k, v]) => n + enc.encode(k).length + enc.encode(v).length, 0));
+      return Status.Ok;
+    },
+    // context.cc Context::getHeaderMapPairs: always Ok; a map that is not available now reads as empty.
+    // cpp-host exports.cc get_header_map_pairs returns an empty map as zero bytes.
+    "env.proxy_get_header_map_pairs": (type: number, retPtr: number, retLen: number) => {
+      const m = headerMap(type);
+      if (m === undefined) return Status.BadArgument;
+      if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
+      const asciiSize = serializedAsciiSize(m.pairs);
+      if (asciiSize < 0) return ret(retPtr, retLen, serializeHeaderMap(m.pairs));
+      const pairs = m.pairs;
+      return mem().returnWritten(retPtr, retLen, asciiSize, (u8, at) => writeAsciiHeaderMap(pairs, u8, at)) ? Status.Ok : Status.InternalFailure;
+    },
+    "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
+      const m = headerMap(type, true);
+      if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
+      let pairs: HeaderList;
+      try {
+        pairs = deserializeHeaderMap(mem().read(ptr, len));
+      } catch {
+        return Status.BadArgument;
+      }
+      m.set(pairs);
+      return Status.Ok;
+    },
+    // context.cc Context::getHeaderMapValue: an unavailable map is BadArgument, or NotFound in the access-log phase.
+    "env.proxy_get_header_map_value": (type: number, kPtr: number, kLen: number, retPtr: number, retLen: number) => {
+      const m = headerMap(type);
+      if (m === undefined) return Status.BadArgument;
+      if (m === null) return stream()?.accessLogPhase ? Status.NotFound : Status.BadArgument;
+      const v = m.get(mem().readString(kPtr, kLen));
+      return v === undefined ? Status.NotFound : ret(retPtr, retLen, v);
+    },
+    "env.proxy_add_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
+      const m = headerMap(type, true);
+      if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
+      m.add(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
+      return Status.Ok;
+    },
+    "env.proxy_replace_header_map_value": (type: number, kPtr: number, kLen: number, vPtr: number, vLen: number) => {
+      const m = headerMap(type, true);
+      if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
+      m.replace(mem().readString(kPtr, kLen), mem().readString(vPtr, vLen));
+      return Status.Ok;
+    },
+    "env.proxy_remove_header_map_value": (type: number, kPtr: number, kLen: number) => {
+      const m = headerMap(type, true);
+      if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
+      m.remove(mem().readString(kPtr, kLen));
+      return Status.Ok;
+    },
+  };
+}

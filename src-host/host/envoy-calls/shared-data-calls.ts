@@ -1,0 +1,42 @@
+// Process-wide shared data (compare-and-swap) and shared queues, keyed by vm_id as in Envoy's
+// SharedData and SharedQueue (shared-state.ts).
+import { Status } from "../abi.ts";
+import type { HostFunctions, ImportScope } from "./scope.ts";
+
+export function sharedDataCalls(scope: ImportScope): HostFunctions {
+  const { vm, mem, hooks, rootOf, ret } = scope;
+
+  const proc = vm.options.process;
+
+  return {
+    "env.proxy_get_shared_data": (kPtr: number, kLen: number, retPtr: number, retLen: number, retCas: number) => {
+      const r = proc.sharedData.get(vm.options.vmId, mem().readString(kPtr, kLen));
+      if (r.status !== Status.Ok) return r.status;
+      mem().writeU32(retCas, r.cas!);
+      return ret(retPtr, retLen, r.value!);
+    },
+    "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) =>
+      proc.sharedData.set(vm.options.vmId, mem().readString(kPtr, kLen), mem().read(vPtr, vLen), cas >>> 0),
+
+    "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
+      const root = rootOf(vm.effectiveContextId);
+      if (root === null) return Status.BadArgument;
+      const id = proc.queues.register(vm.options.vmId, mem().readString(nPtr, nLen), {
+        onQueueReady: (queueId) => hooks().queueReady(root, queueId),
+      });
+      mem().writeU32(retId, id);
+      return Status.Ok;
+    },
+    "env.proxy_resolve_shared_queue": (vPtr: number, vLen: number, nPtr: number, nLen: number, retId: number) => {
+      const id = proc.queues.resolve(mem().readString(vPtr, vLen), mem().readString(nPtr, nLen));
+      if (id === null) return Status.NotFound;
+      mem().writeU32(retId, id);
+      return Status.Ok;
+    },
+    "env.proxy_enqueue_shared_queue": (id: number, vPtr: number, vLen: number) => proc.queues.enqueue(id >>> 0, mem().read(vPtr, vLen)),
+    "env.proxy_dequeue_shared_queue": (id: number, retPtr: number, retLen: number) => {
+      const r = proc.queues.dequeue(id >>> 0);
+      return r.status !== Status.Ok ? r.status : ret(retPtr, retLen, r.value!);
+    },
+  };
+}
