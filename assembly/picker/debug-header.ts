@@ -25,14 +25,16 @@ export function formatDebugHeader(state: PickerState, d: Decision): string {
       continue;
     }
     out += "t=" + fixed3(unchecked(s.total[i]));
-    out += " q=" + fixed3(unchecked(s.queueScore[i]));
-    out += " kv=" + fixed3(unchecked(s.kvScore[i]));
-    out += " p=" + fixed3(unchecked(s.prefixScore[i]));
-    out += " i=" + fixed3(unchecked(s.inflightScore[i]));
+    // The always-shown scorers, the matched chunks, then the other scorers that carry weight.
+    for (let k = 0; k < s.scorers.length; k++) {
+      const scorer = s.scorers[k];
+      if (scorer.alwaysShown) out += " " + scorer.column + "=" + fixed3(unchecked(scorer.score[i]));
+    }
     out += " m=" + unchecked(c.prefixMatched[i]).toString();
-    if (s.weights.loraAffinity > 0) out += " l=" + fixed3(unchecked(s.loraScore[i]));
-    if (s.weights.failure > 0) out += " f=" + fixed3(unchecked(s.failureScore[i]));
-    if (s.weights.session > 0) out += " s=" + fixed3(unchecked(s.sessionScore[i]));
+    for (let k = 0; k < s.scorers.length; k++) {
+      const scorer = s.scorers[k];
+      if (!scorer.alwaysShown && scorer.weight > 0) out += " " + scorer.column + "=" + fixed3(unchecked(scorer.score[i]));
+    }
     if (unchecked(s.guarded[i])) out += " guarded";
     out += "}";
   }
