@@ -29,5 +29,15 @@ export function createScorers(capacity: i32): Array<Scorer> {
   return list;
 }
 
-/** The scorers as descriptions (names, defaults, config keys), without room for candidates. */
-export const SCORER_KINDS: Array<Scorer> = createScorers(0);
+let kinds: Array<Scorer> | null = null;
+
+/** The scorers as descriptions (names, defaults, config keys), without room for candidates. Built on first use,
+ *  so a spec may add a factory first. */
+export function scorerKinds(): Array<Scorer> {
+  let list = kinds;
+  if (list === null) {
+    list = createScorers(0);
+    kinds = list;
+  }
+  return list;
+}

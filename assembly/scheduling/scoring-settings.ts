@@ -1,7 +1,7 @@
 // The configured weight of every scorer and the values of their config keys, defaults from the scorers
 // themselves (scorer-list.ts). The total score divides by weightSum(), so a signal a candidate lacks earns it
 // nothing rather than being dropped from its average. A negative or NaN weight counts as 0.
-import { SCORER_KINDS } from "./scorer-list";
+import { scorerKinds } from "./scorer-list";
 
 // @ts-ignore: decorator
 @inline
@@ -16,13 +16,14 @@ export class ScoringSettings {
   readonly values: StaticArray<f64>;
 
   constructor() {
+    const kindList = scorerKinds();
     let count = 0;
-    for (let k = 0; k < SCORER_KINDS.length; k++) count += SCORER_KINDS[k].params.length;
-    this.weights = new StaticArray<f64>(SCORER_KINDS.length);
+    for (let k = 0; k < kindList.length; k++) count += kindList[k].params.length;
+    this.weights = new StaticArray<f64>(kindList.length);
     this.values = new StaticArray<f64>(count);
     let v = 0;
-    for (let k = 0; k < SCORER_KINDS.length; k++) {
-      const kind = SCORER_KINDS[k];
+    for (let k = 0; k < kindList.length; k++) {
+      const kind = kindList[k];
       unchecked((this.weights[k] = kind.defaultWeight));
       for (let p = 0; p < kind.params.length; p++) unchecked((this.values[v++] = kind.params[p].defaultValue));
     }
@@ -65,15 +66,17 @@ export class ScoringSettings {
 
 /** Index into ScoringSettings.weights of the scorer called name, or -1. */
 export function weightIndex(name: string): i32 {
-  for (let k = 0; k < SCORER_KINDS.length; k++) if (SCORER_KINDS[k].name == name) return k;
+  const kindList = scorerKinds();
+  for (let k = 0; k < kindList.length; k++) if (kindList[k].name == name) return k;
   return -1;
 }
 
 /** Index into ScoringSettings.values of a scorer's config key, or -1. */
 export function valueIndex(key: string): i32 {
+  const kindList = scorerKinds();
   let v = 0;
-  for (let k = 0; k < SCORER_KINDS.length; k++) {
-    const params = SCORER_KINDS[k].params;
+  for (let k = 0; k < kindList.length; k++) {
+    const params = kindList[k].params;
     for (let p = 0; p < params.length; p++) {
       if (params[p].key == key) return v;
       v++;
