@@ -11,6 +11,8 @@ export class ScorerParam {
     readonly defaultValue: f64,
     readonly min: f64,
     readonly max: f64,
+    /** Its docs/config.md row's meaning. */
+    readonly description: string,
   ) {}
 }
 

@@ -6,7 +6,7 @@ import { normalizeInflight } from "../normalize";
 export class InflightScorer extends Scorer {
   constructor(capacity: i32) {
     super(capacity, "inflight", "i", 1, true, false,
-      [new ScorerParam("scoring.inflightSpan", 4, 0, 1e6)],
+      [new ScorerParam("scoring.inflightSpan", 4, 0, 1e6, "the same for the in-flight score")],
       "weight of this worker's requests in flight to the endpoint (lower is better, min-max)");
   }
 

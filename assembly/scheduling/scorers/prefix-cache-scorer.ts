@@ -6,7 +6,12 @@ import { normalizePrefix } from "../normalize";
 export class PrefixCacheScorer extends Scorer {
   constructor(capacity: i32) {
     super(capacity, "prefixCache", "p", 3, true, true,
-      [new ScorerParam("prefix.lambda", 0.5, 0, 1), new ScorerParam("prefix.lengthCreditChars", 8192, 1, 1e9)],
+      [
+        new ScorerParam("prefix.lambda", 0.5, 0, 1,
+          "prefix score = `lambda × matched/total + (1 - lambda) × max(0, 1 - (bestMatchedChars - matchedChars) / lengthCreditChars)`; the second term is 0 for everyone when all candidates match the same length"),
+        new ScorerParam("prefix.lengthCreditChars", 8192, 1, 1e9,
+          "matched characters behind the best candidate that cost the whole second term of the prefix score"),
+      ],
       "weight of the prefix-cache match");
   }
 

@@ -6,7 +6,8 @@ import { normalizeQueue } from "../normalize";
 export class QueueScorer extends Scorer {
   constructor(capacity: i32) {
     super(capacity, "queue", "q", 2, true, false,
-      [new ScorerParam("scoring.queueSpan", 4, 0, 1e6)],
+      [new ScorerParam("scoring.queueSpan", 4, 0, 1e6,
+        "the queue score is `1 - (key - min) / max(max - min, queueSpan)`: a spread smaller than this many waiting requests costs only its share of the weight; 0 is plain min-max")],
       "weight of the queue signal (`num_requests_waiting`, lower is better, min-max across endpoints; `running` breaks ties)");
   }
 

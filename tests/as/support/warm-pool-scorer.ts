@@ -6,7 +6,7 @@ import { Scorer, ScorerParam, ScoringRequest } from "../../../assembly/schedulin
 export class WarmPoolScorer extends Scorer {
   constructor(capacity: i32) {
     super(capacity, "warmPool", "w", 0, false, false,
-      [new ScorerParam("scoring.warmPoolSize", 1, 0, 4096)],
+      [new ScorerParam("scoring.warmPoolSize", 1, 0, 4096, "endpoints whose slot is below this are warm")],
       "weight of \"the endpoint is in the warm pool\"");
   }
 
