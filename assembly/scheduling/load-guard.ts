@@ -30,15 +30,16 @@ export const DEFAULT_GUARD_SLACK: f64 = 2;
 // factor <= 0 (or NaN) disables the guard.
 export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: StaticArray<bool>): bool {
   const n = c.boundedCount(guarded.length);
-  for (let i = 0; i < n; i++) unchecked((guarded[i] = false));
-  if (!(factor > 0)) return false;
+  const enabled = factor > 0;
   let sum: f64 = 0;
   let healthy = 0;
   for (let i = 0; i < n; i++) {
-    if (!unchecked(c.healthy[i])) continue;
+    unchecked((guarded[i] = false));
+    if (!enabled || !unchecked(c.healthy[i])) continue;
     sum += loadOf(c, i);
     healthy++;
   }
+  if (!enabled) return false;
   if (healthy == 0) return false;
   const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
   let any = false;

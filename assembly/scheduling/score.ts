@@ -8,16 +8,37 @@ import { effectiveWeight } from "./scoring-settings";
 
 export function totalScores(c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>): void {
   const n = c.boundedCount(total.length);
-  for (let i = 0; i < n; i++) unchecked((total[i] = 0));
-  if (!(weightSum > 0)) return;
-  for (let k = 0; k < scorers.length; k++) {
+  let last = -1;
+  if (weightSum > 0) {
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = unchecked(scorers[k]);
+      if (effectiveWeight(scorer.weight) > 0 && scorer.score.length >= n) last = k;
+    }
+  }
+  if (last < 0) {
+    for (let i = 0; i < n; i++) unchecked((total[i] = 0));
+    return;
+  }
+  // The first term is stored, later ones added, and the last pass also divides by the weight sum.
+  let first = true;
+  for (let k = 0; k < last; k++) {
     const scorer = unchecked(scorers[k]);
     const w = effectiveWeight(scorer.weight);
-    if (w == 0) continue;
     const score = scorer.score;
-    const m = min<i32>(n, score.length);
-    for (let i = 0; i < m; i++) unchecked((total[i] += w * unchecked(score[i])));
+    if (w == 0 || score.length < n) continue;
+    if (first) {
+      for (let i = 0; i < n; i++) unchecked((total[i] = w * unchecked(score[i])));
+      first = false;
+    } else {
+      for (let i = 0; i < n; i++) unchecked((total[i] += w * unchecked(score[i])));
+    }
   }
+  const lastScorer = unchecked(scorers[last]);
+  const w = effectiveWeight(lastScorer.weight);
+  const score = lastScorer.score;
   const inverseSum = 1 / weightSum;
-  for (let i = 0; i < n; i++) unchecked((total[i] = unchecked(c.healthy[i]) ? unchecked(total[i]) * inverseSum : 0));
+  for (let i = 0; i < n; i++) {
+    const t = first ? w * unchecked(score[i]) : unchecked(total[i]) + w * unchecked(score[i]);
+    unchecked((total[i] = unchecked(c.healthy[i]) ? t * inverseSum : 0));
+  }
 }
