@@ -1,7 +1,8 @@
 // Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
 // load guard → total → pick. All arrays are sized once (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
-// candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown.
+// candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown
+// or scoreUnweighted.
 import { Candidates } from "./candidates";
 import { Rng } from "./rng";
 import { Scorer, ScoringRequest } from "./scorer";
@@ -21,6 +22,8 @@ export class Scheduler {
   // Load guard: load > guardFactor * mean + guardSlack loses the scores that yield to it; 0 disables.
   guardFactor: f64 = DEFAULT_GUARD_FACTOR;
   guardSlack: f64 = DEFAULT_GUARD_SLACK;
+  /** Also score the scorers with weight 0 (they add nothing to the totals): for tests comparing every score. */
+  scoreUnweighted: bool = false;
   readonly rng: Rng = new Rng(DEFAULT_RNG_SEED);
 
   readonly total: StaticArray<f64>;
@@ -74,7 +77,7 @@ export class Scheduler {
     const scorers = this.scorers;
     for (let k = 0; k < scorers.length; k++) {
       const scorer = unchecked(scorers[k]);
-      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown) scorer.scoreAll(c, this.request);
+      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
     }
     if (markOverloaded(c, this.guardFactor, this.guardSlack, this.guarded)) {
       for (let k = 0; k < scorers.length; k++) {
