@@ -1,6 +1,7 @@
 // The scalar keys of docs/config.md with their ranges, and the objects that group them.
 import { PickerConfig } from "./picker-config";
 import { REDIS_FIELDS, REDIS_SECTION } from "./redis-section";
+import { scorerKinds } from "../scheduling/scorer-list";
 import {
   FieldSpec,
   FieldValue,
@@ -14,7 +15,7 @@ import {
   zeroOrNumberField,
 } from "./field-spec";
 
-/** Objects whose keys are listed in CONFIG_FIELDS as "<section>.<key>". */
+/** Objects whose keys are listed in configFields() as "<section>.<key>". */
 export const CONFIG_SECTIONS: Array<string> = [
   "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug", REDIS_SECTION,
 ];
@@ -34,28 +35,17 @@ export const LB_POLICY_FIELD: FieldSpec = choiceField("lb_policy", LB_POLICY_NAM
   c.lbPolicy = v.text;
 });
 
-export const CONFIG_FIELDS: Array<FieldSpec> = [
-  numberField("weights.queue", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.queue = v.number; }),
-  numberField("weights.kvCache", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.kvCache = v.number; }),
-  numberField("weights.prefixCache", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.prefixCache = v.number; }),
-  numberField("weights.inflight", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.inflight = v.number; }),
-  numberField("weights.loraAffinity", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.loraAffinity = v.number; }),
-  numberField("weights.failure", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.failure = v.number; }),
-  numberField("weights.session", 0, 1000, (c: PickerConfig, v: FieldValue): void => { c.weights.session = v.number; }),
-
+/** The keys besides the scorers' (configFields() has them all). */
+const FIXED_FIELDS: Array<FieldSpec> = [
   integerField("prefix.chunkChars", 16, 65536, (c: PickerConfig, v: FieldValue): void => { c.chunkChars = <i32>v.number; }),
   integerField("prefix.maxChunks", 1, 65536, (c: PickerConfig, v: FieldValue): void => { c.maxChunks = <i32>v.number; }),
   integerField("prefix.capacityPerEndpoint", 1, 4194304, (c: PickerConfig, v: FieldValue): void => { c.capacityPerEndpoint = <i32>v.number; }),
   numberField("prefix.charsPerToken", 0.5, 64, (c: PickerConfig, v: FieldValue): void => { c.charsPerToken = v.number; }),
   textField("prefix.saltHeader", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.saltHeader = v.text; }),
-  numberField("prefix.lambda", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.lambda = v.number; }),
-  numberField("prefix.lengthCreditChars", 1, 1e9, (c: PickerConfig, v: FieldValue): void => { c.lengthCreditChars = v.number; }),
   booleanField("prefix.shareAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareAcrossWorkers = v.flag; }),
   integerField("prefix.sharedHintBuckets", 1024, 16777216, (c: PickerConfig, v: FieldValue): void => { c.sharedHintBuckets = <i32>v.number; }),
   integerField("prefix.sharedHintMaxAgeMs", 1000, 86400000, (c: PickerConfig, v: FieldValue): void => { c.sharedHintMaxAgeMs = <i32>v.number; }),
 
-  numberField("scoring.queueSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.queueSpan = v.number; }),
-  numberField("scoring.inflightSpan", 0, 1e6, (c: PickerConfig, v: FieldValue): void => { c.inflightSpan = v.number; }),
   booleanField("scoring.shareLoadAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareLoadAcrossWorkers = v.flag; }),
 
   zeroOrNumberField("loadGuard.factor", 1, 100, (c: PickerConfig, v: FieldValue): void => { c.guardFactor = v.number; }),
@@ -87,10 +77,49 @@ export const CONFIG_FIELDS: Array<FieldSpec> = [
   integerField("window_size", 1, 100000, (c: PickerConfig, v: FieldValue): void => { c.windowSize = <i32>v.number; }),
 ];
 
+/** weights.<name> of every scorer, then each scorer's own keys (scorer-list.ts). */
+function scorerFields(): Array<FieldSpec> {
+  const kinds = scorerKinds();
+  const fields = new Array<FieldSpec>();
+  for (let k = 0; k < kinds.length; k++) {
+    const f = numberField("weights." + kinds[k].name, 0, 1000, (c: PickerConfig, v: FieldValue): void => {
+      c.scoring.weights[v.target] = v.number;
+    });
+    f.target = k;
+    fields.push(f);
+  }
+  let target = 0;
+  for (let k = 0; k < kinds.length; k++) {
+    const params = kinds[k].params;
+    for (let p = 0; p < params.length; p++) {
+      const param = params[p];
+      const f = numberField(param.key, param.min, param.max, (c: PickerConfig, v: FieldValue): void => {
+        c.scoring.values[v.target] = v.number;
+      });
+      f.target = target++;
+      fields.push(f);
+    }
+  }
+  return fields;
+}
+
+let allFields: Array<FieldSpec> | null = null;
+
+/** Every scalar key: the scorers' (weights.<name>, their own keys), then the others. Built on first use. */
+export function configFields(): Array<FieldSpec> {
+  let fields = allFields;
+  if (fields === null) {
+    fields = scorerFields().concat(FIXED_FIELDS);
+    allFields = fields;
+  }
+  return fields;
+}
+
 /** The spec of the scalar key at the dotted path, or null. */
 export function findField(path: string): FieldSpec | null {
-  for (let i = 0; i < CONFIG_FIELDS.length; i++) {
-    const f = CONFIG_FIELDS[i];
+  const fields = configFields();
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
     if (f.path == path) return f;
   }
   for (let i = 0; i < REDIS_FIELDS.length; i++) {

@@ -34,6 +34,8 @@ export class FieldValue {
   number: f64 = 0;
   text: string = "";
   flag: bool = false;
+  /** The spec's target (a setter shared by several keys writes there). */
+  target: i32 = -1;
 }
 
 export type FieldSetter = (c: PickerConfig, v: FieldValue) => void;
@@ -55,6 +57,8 @@ export class FieldSpec {
   zeroAllowed: bool = false;
   format: i32 = 0;
   options: Array<string> = [];
+  /** For a setter shared by several keys: which of its slots this key writes (e.g. a scorer's weight). */
+  target: i32 = -1;
 
   constructor(readonly path: string, readonly set: FieldSetter) {}
 

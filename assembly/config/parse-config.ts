@@ -234,6 +234,7 @@ class ConfigParser {
       accepted = field.acceptsText(currentString(sc), v);
     }
     if (accepted) {
+      v.target = field.target;
       field.set(this.out, v);
     } else {
       // A credential is never echoed.
@@ -263,7 +264,7 @@ class ConfigParser {
       }
     }
 
-    if (!rejected.has("weights") && out.weights.sum() == 0) {
+    if (!rejected.has("weights") && out.scoring.weightSum() == 0) {
       ctx.error(shownPrefix + "weights", "all weights are 0; at least one must be positive");
     }
 

@@ -1,5 +1,6 @@
 // The validated plugin configuration (docs/config.md). Field defaults are the documented defaults.
-import { Weights } from "../scheduling/weights";
+import { ScoringSettings } from "../scheduling/scoring-settings";
+import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK } from "../scheduling/load-guard";
 import { RedisConfig } from "./redis-config";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
@@ -29,7 +30,8 @@ export enum MetricPolicy {
 }
 
 export class PickerConfig {
-  readonly weights: Weights = new Weights();
+  /** weights.* and the scorers' own keys (scoring.queueSpan, prefix.lambda...): scheduling/scorers/. */
+  readonly scoring: ScoringSettings = new ScoringSettings();
 
   // prefix.*
   chunkChars: i32 = 512;
@@ -38,18 +40,14 @@ export class PickerConfig {
   charsPerToken: f64 = 4;
   /** Lower-cased header name; "" disables. */
   saltHeader: string = "";
-  lambda: f64 = 0.5;
-  lengthCreditChars: f64 = 8192;
   shareAcrossWorkers: bool = true;
   sharedHintBuckets: i32 = 65536;
   sharedHintMaxAgeMs: i32 = 600000;
 
   // loadGuard.*
-  queueSpan: f64 = 4;
-  inflightSpan: f64 = 4;
   shareLoadAcrossWorkers: bool = true;
-  guardFactor: f64 = 2;
-  guardSlack: f64 = 2;
+  guardFactor: f64 = DEFAULT_GUARD_FACTOR;
+  guardSlack: f64 = DEFAULT_GUARD_SLACK;
 
   /** session.header, lower-cased; "" disables. */
   sessionHeader: string = "";
@@ -92,19 +90,15 @@ export class PickerConfig {
 
   /** Makes this a deep copy of o (endpoints and warnings are copied, not shared). */
   copyFrom(o: PickerConfig): void {
-    this.weights.copyFrom(o.weights);
+    this.scoring.copyFrom(o.scoring);
     this.chunkChars = o.chunkChars;
     this.maxChunks = o.maxChunks;
     this.capacityPerEndpoint = o.capacityPerEndpoint;
     this.charsPerToken = o.charsPerToken;
     this.saltHeader = o.saltHeader;
-    this.lambda = o.lambda;
-    this.lengthCreditChars = o.lengthCreditChars;
     this.shareAcrossWorkers = o.shareAcrossWorkers;
     this.sharedHintBuckets = o.sharedHintBuckets;
     this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
-    this.queueSpan = o.queueSpan;
-    this.inflightSpan = o.inflightSpan;
     this.shareLoadAcrossWorkers = o.shareLoadAcrossWorkers;
     this.guardFactor = o.guardFactor;
     this.guardSlack = o.guardSlack;

@@ -78,12 +78,8 @@ export class PickerState {
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
     const s = this.scheduler;
-    s.weights.copyFrom(config.weights);
-    s.lambda = config.lambda;
-    s.queueSpan = config.queueSpan;
-    s.inflightSpan = config.inflightSpan;
-    s.lengthCreditChars = config.lengthCreditChars;
-    s.chunkChars = config.chunkChars;
+    s.configure(config.scoring);
+    s.request.chunkChars = config.chunkChars;
     s.guardFactor = config.guardFactor;
     s.guardSlack = config.guardSlack;
   }

@@ -2,6 +2,8 @@
 // candidate's signal scores and matched chunks (m). It names endpoints and numbers only, never request content.
 import { Decision } from "./decide";
 import { PickerState } from "../core/picker-state";
+import { Scheduler } from "../scheduling/scheduler";
+import { Candidates } from "../scheduling/candidates";
 
 function fixed3(v: f64): string {
   if (!isFinite(v)) return "0";
@@ -10,6 +12,22 @@ function fixed3(v: f64): string {
   const frac = <i32>(abs(scaled) % 1000);
   const fracText = frac < 10 ? "00" + frac.toString() : frac < 100 ? "0" + frac.toString() : frac.toString();
   return (scaled < 0 && whole == 0 ? "-" : "") + whole.toString() + "." + fracText;
+}
+
+/** "t=... q=... kv=... p=... i=... m=..." of candidate i after s picked among c: the total, the always-shown
+ *  scorers' columns, the matched chunks, then the columns of the other scorers that carry weight. */
+export function candidateScores(s: Scheduler, c: Candidates, i: i32): string {
+  let out = "t=" + fixed3(unchecked(s.total[i]));
+  for (let k = 0; k < s.scorers.length; k++) {
+    const scorer = s.scorers[k];
+    if (scorer.alwaysShown) out += " " + scorer.column + "=" + fixed3(unchecked(scorer.score[i]));
+  }
+  out += " m=" + unchecked(c.prefixMatched[i]).toString();
+  for (let k = 0; k < s.scorers.length; k++) {
+    const scorer = s.scorers[k];
+    if (!scorer.alwaysShown && scorer.weight > 0) out += " " + scorer.column + "=" + fixed3(unchecked(scorer.score[i]));
+  }
+  return out;
 }
 
 export function formatDebugHeader(state: PickerState, d: Decision): string {
@@ -24,15 +42,7 @@ export function formatDebugHeader(state: PickerState, d: Decision): string {
       out += "excluded}";
       continue;
     }
-    out += "t=" + fixed3(unchecked(s.total[i]));
-    out += " q=" + fixed3(unchecked(s.queueScore[i]));
-    out += " kv=" + fixed3(unchecked(s.kvScore[i]));
-    out += " p=" + fixed3(unchecked(s.prefixScore[i]));
-    out += " i=" + fixed3(unchecked(s.inflightScore[i]));
-    out += " m=" + unchecked(c.prefixMatched[i]).toString();
-    if (s.weights.loraAffinity > 0) out += " l=" + fixed3(unchecked(s.loraScore[i]));
-    if (s.weights.failure > 0) out += " f=" + fixed3(unchecked(s.failureScore[i]));
-    if (s.weights.session > 0) out += " s=" + fixed3(unchecked(s.sessionScore[i]));
+    out += candidateScores(s, c, i);
     if (unchecked(s.guarded[i])) out += " guarded";
     out += "}";
   }

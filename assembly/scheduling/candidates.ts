@@ -86,8 +86,9 @@ export class Candidates {
     failureEwma: f64,
     sessionMatch: bool,
   ): i32 {
-    const i = this.addSlot(slot);
-    if (i < 0) return -1;
+    const i = this.count;
+    if (i >= this.capacity) return -1;
+    unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = healthy));
     unchecked((this.hasMetrics[i] = hasMetrics));
     unchecked((this.waiting[i] = waiting));
@@ -99,6 +100,7 @@ export class Candidates {
     unchecked((this.loraState[i] = loraState));
     unchecked((this.failureEwma[i] = failureEwma));
     unchecked((this.sessionMatch[i] = sessionMatch));
+    this.count = i + 1;
     return i;
   }
 

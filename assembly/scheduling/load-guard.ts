@@ -23,8 +23,42 @@ function loadOf(c: Candidates, i: i32): f64 {
   return load;
 }
 
-// Zeroes prefix and session scores of overloaded healthy candidates and marks them in guarded.
+export const DEFAULT_GUARD_FACTOR: f64 = 2;
+export const DEFAULT_GUARD_SLACK: f64 = 2;
+
+// Marks in guarded the healthy candidates whose load exceeds factor * mean + slack; true when any is marked.
 // factor <= 0 (or NaN) disables the guard.
+export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: StaticArray<bool>): bool {
+  const n = c.boundedCount(guarded.length);
+  const enabled = factor > 0;
+  let sum: f64 = 0;
+  let healthy = 0;
+  for (let i = 0; i < n; i++) {
+    unchecked((guarded[i] = false));
+    if (!enabled || !unchecked(c.healthy[i])) continue;
+    sum += loadOf(c, i);
+    healthy++;
+  }
+  if (!enabled) return false;
+  if (healthy == 0) return false;
+  const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    if (unchecked(c.healthy[i]) && loadOf(c, i) > limit) {
+      unchecked((guarded[i] = true));
+      any = true;
+    }
+  }
+  return any;
+}
+
+// Zeroes score of the candidates marked in guarded.
+export function dropGuardedScores(n: i32, guarded: StaticArray<bool>, score: StaticArray<f64>): void {
+  const m = min<i32>(n, min<i32>(guarded.length, score.length));
+  for (let i = 0; i < m; i++) if (unchecked(guarded[i])) unchecked((score[i] = 0));
+}
+
+// Zeroes prefix and session scores of overloaded healthy candidates and marks them in guarded.
 export function applyLoadGuard(
   c: Candidates,
   factor: f64,
@@ -33,24 +67,8 @@ export function applyLoadGuard(
   sessionScore: StaticArray<f64>,
   guarded: StaticArray<bool>,
 ): void {
-  let n = c.boundedCount(guarded.length);
-  n = min<i32>(n, min<i32>(prefixScore.length, sessionScore.length));
-  for (let i = 0; i < n; i++) unchecked((guarded[i] = false));
-  if (!(factor > 0)) return;
-  let sum: f64 = 0;
-  let healthy = 0;
-  for (let i = 0; i < n; i++) {
-    if (!unchecked(c.healthy[i])) continue;
-    sum += loadOf(c, i);
-    healthy++;
-  }
-  if (healthy == 0) return;
-  const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
-  for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && loadOf(c, i) > limit) {
-      unchecked((guarded[i] = true));
-      unchecked((prefixScore[i] = 0));
-      unchecked((sessionScore[i] = 0));
-    }
-  }
+  if (!markOverloaded(c, factor, slack, guarded)) return;
+  const n = c.boundedCount(guarded.length);
+  dropGuardedScores(n, guarded, prefixScore);
+  dropGuardedScores(n, guarded, sessionScore);
 }

@@ -22,9 +22,14 @@ export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 
   if (!found) return -1;
   const floor = best - TIE_EPSILON;
   let ties = 0;
+  let firstTie = -1;
   for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) ties++;
+    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) {
+      if (ties == 0) firstTie = i;
+      ties++;
+    }
   }
+  if (ties == 1) return firstTie;
   let k = ties > 1 ? rng.below(ties) : 0;
   for (let i = 0; i < n; i++) {
     if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) {

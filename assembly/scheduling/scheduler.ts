@@ -1,19 +1,14 @@
-// Scores the candidate endpoints of one request and picks one. All arrays are sized once (maxEndpoints), so a
-// decision allocates nothing. After pick() the per-signal scores, totals and guard flags of the last decision
-// stay readable (indexed by candidate) for the debug header.
+// Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
+// load guard → total → pick. All arrays are sized once (maxEndpoints), so a decision allocates nothing. After
+// pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
+// candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown
+// or scoreUnweighted.
 import { Candidates } from "./candidates";
-import { Weights } from "./weights";
 import { Rng } from "./rng";
-import {
-  normalizeFailure,
-  normalizeInflight,
-  normalizeKv,
-  normalizeLora,
-  normalizePrefix,
-  normalizeQueue,
-  normalizeSession,
-} from "./normalize";
-import { applyLoadGuard } from "./load-guard";
+import { Scorer, ScoringRequest } from "./scorer";
+import { createScorers } from "./scorer-list";
+import { ScoringSettings, effectiveWeight } from "./scoring-settings";
+import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, markOverloaded } from "./load-guard";
 import { totalScores } from "./score";
 import { pickBest } from "./pick";
 
@@ -21,28 +16,16 @@ export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
 
 export class Scheduler {
   readonly maxEndpoints: i32;
-  readonly weights: Weights = new Weights();
-  // Share of the prefix score given to the matched fraction of the chain (the rest rewards matched length).
-  lambda: f64 = 0.5;
-  /** Spreads of queue and in-flight counts below these are scored in proportion, not in full (0: plain min-max). */
-  queueSpan: f64 = 0;
-  inflightSpan: f64 = 0;
-  // Matched characters that earn the full length credit.
-  lengthCreditChars: f64 = 8192;
-  // Characters per chain chunk; must equal the chunk size used to hash requests.
-  chunkChars: i32 = 256;
-  // Load guard: load > guardFactor * mean + guardSlack loses prefix and session scores; 0 disables.
-  guardFactor: f64 = 1.5;
-  guardSlack: f64 = 2;
+  /** In scorer-list order, which is the order of the terms of every total. */
+  readonly scorers: Array<Scorer>;
+  readonly request: ScoringRequest = new ScoringRequest();
+  // Load guard: load > guardFactor * mean + guardSlack loses the scores that yield to it; 0 disables.
+  guardFactor: f64 = DEFAULT_GUARD_FACTOR;
+  guardSlack: f64 = DEFAULT_GUARD_SLACK;
+  /** Also score the scorers with weight 0 (they add nothing to the totals): for tests comparing every score. */
+  scoreUnweighted: bool = false;
   readonly rng: Rng = new Rng(DEFAULT_RNG_SEED);
 
-  readonly queueScore: StaticArray<f64>;
-  readonly kvScore: StaticArray<f64>;
-  readonly prefixScore: StaticArray<f64>;
-  readonly inflightScore: StaticArray<f64>;
-  readonly loraScore: StaticArray<f64>;
-  readonly failureScore: StaticArray<f64>;
-  readonly sessionScore: StaticArray<f64>;
   readonly total: StaticArray<f64>;
   readonly guarded: StaticArray<bool>;
   // Candidates scored by the last pick (entries past it are stale) and its result.
@@ -52,13 +35,7 @@ export class Scheduler {
   constructor(maxEndpoints: i32) {
     const n = maxEndpoints > 0 ? maxEndpoints : 0;
     this.maxEndpoints = n;
-    this.queueScore = new StaticArray<f64>(n);
-    this.kvScore = new StaticArray<f64>(n);
-    this.prefixScore = new StaticArray<f64>(n);
-    this.inflightScore = new StaticArray<f64>(n);
-    this.loraScore = new StaticArray<f64>(n);
-    this.failureScore = new StaticArray<f64>(n);
-    this.sessionScore = new StaticArray<f64>(n);
+    this.scorers = createScorers(n);
     this.total = new StaticArray<f64>(n);
     this.guarded = new StaticArray<bool>(n);
   }
@@ -67,31 +44,48 @@ export class Scheduler {
     this.rng.seed(s);
   }
 
+  /** Takes the weights and scorer config values of settings. */
+  configure(settings: ScoringSettings): void {
+    let v = 0;
+    for (let k = 0; k < this.scorers.length; k++) {
+      const scorer = this.scorers[k];
+      scorer.weight = settings.weights[k];
+      for (let p = 0; p < scorer.values.length; p++) scorer.values[p] = settings.values[v++];
+    }
+  }
+
+  /** The scorer called name; null when there is none. */
+  scorer(name: string): Scorer | null {
+    for (let k = 0; k < this.scorers.length; k++) if (this.scorers[k].name == name) return this.scorers[k];
+    return null;
+  }
+
+  /** Summed in list order, as the totals are. */
+  weightSum(): f64 {
+    let sum: f64 = 0;
+    for (let k = 0; k < this.scorers.length; k++) sum += effectiveWeight(unchecked(this.scorers[k]).weight);
+    return sum;
+  }
+
   // Returns the chosen candidate index (not the slot), or -1 when no candidate is healthy.
   // chainLength: chunks in the request's hash chain (0 when the prompt was not hashed).
   // Candidates past maxEndpoints are ignored.
   pick(c: Candidates, chainLength: i32): i32 {
-    this.scoredCount = c.boundedCount(this.maxEndpoints);
-    normalizeQueue(c, this.queueScore, this.queueSpan);
-    normalizeKv(c, this.kvScore);
-    normalizePrefix(c, chainLength, this.chunkChars, this.lambda, this.lengthCreditChars, this.prefixScore);
-    normalizeInflight(c, this.inflightScore, this.inflightSpan);
-    normalizeLora(c, this.loraScore);
-    normalizeFailure(c, this.failureScore);
-    normalizeSession(c, this.sessionScore);
-    applyLoadGuard(c, this.guardFactor, this.guardSlack, this.prefixScore, this.sessionScore, this.guarded);
-    totalScores(
-      c,
-      this.weights,
-      this.queueScore,
-      this.kvScore,
-      this.prefixScore,
-      this.inflightScore,
-      this.loraScore,
-      this.failureScore,
-      this.sessionScore,
-      this.total,
-    );
+    const n = c.boundedCount(this.maxEndpoints);
+    this.scoredCount = n;
+    this.request.chainLength = chainLength;
+    const scorers = this.scorers;
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = unchecked(scorers[k]);
+      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
+    }
+    if (markOverloaded(c, this.guardFactor, this.guardSlack, this.guarded)) {
+      for (let k = 0; k < scorers.length; k++) {
+        const scorer = unchecked(scorers[k]);
+        if (scorer.yieldsToLoadGuard) dropGuardedScores(n, this.guarded, scorer.score);
+      }
+    }
+    totalScores(c, scorers, this.weightSum(), this.total);
     this.lastPick = pickBest(c, this.total, this.rng);
     return this.lastPick;
   }

@@ -1,46 +1,44 @@
-// Weighted total per candidate: sum over signals of w_s * score_s / (configured weight sum). The denominator is
-// fixed, so a signal a candidate lacks (score 0) lowers its total instead of being averaged away.
+// Weighted total per candidate: sum over scorers of w_s * score_s / (configured weight sum). The denominator is
+// fixed, so a signal a candidate lacks (score 0) lowers its total instead of being averaged away. Terms are added
+// in scorer-list order; an unweighted scorer would add +0, so skipping it leaves every total bit-identical.
 // Unhealthy candidates get 0 (pick.ts never chooses them anyway).
 import { Candidates } from "./candidates";
-import { Weights, effectiveWeight } from "./weights";
+import { Scorer } from "./scorer";
+import { effectiveWeight } from "./scoring-settings";
 
-export function totalScores(
-  c: Candidates,
-  w: Weights,
-  queue: StaticArray<f64>,
-  kv: StaticArray<f64>,
-  prefix: StaticArray<f64>,
-  inflight: StaticArray<f64>,
-  lora: StaticArray<f64>,
-  failure: StaticArray<f64>,
-  session: StaticArray<f64>,
-  total: StaticArray<f64>,
-): void {
-  let n = c.boundedCount(total.length);
-  n = min<i32>(n, min<i32>(queue.length, min<i32>(kv.length, min<i32>(prefix.length, inflight.length))));
-  n = min<i32>(n, min<i32>(lora.length, min<i32>(failure.length, session.length)));
-  const sum = w.sum();
-  const inverseSum = sum > 0 ? 1 / sum : 0;
-  const wq = effectiveWeight(w.queue);
-  const wk = effectiveWeight(w.kvCache);
-  const wp = effectiveWeight(w.prefixCache);
-  const wi = effectiveWeight(w.inflight);
-  const wl = effectiveWeight(w.loraAffinity);
-  const wf = effectiveWeight(w.failure);
-  const ws = effectiveWeight(w.session);
-  for (let i = 0; i < n; i++) {
-    let t: f64 = 0;
-    if (unchecked(c.healthy[i]) && sum > 0) {
-      t =
-        (wq * unchecked(queue[i]) +
-          wk * unchecked(kv[i]) +
-          wp * unchecked(prefix[i]) +
-          wi * unchecked(inflight[i]) +
-          wl * unchecked(lora[i]) +
-          wf * unchecked(failure[i]) +
-          ws * unchecked(session[i])) *
-        inverseSum;
+export function totalScores(c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>): void {
+  const n = c.boundedCount(total.length);
+  let last = -1;
+  if (weightSum > 0) {
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = unchecked(scorers[k]);
+      if (effectiveWeight(scorer.weight) > 0 && scorer.score.length >= n) last = k;
     }
-    unchecked((total[i] = t));
+  }
+  if (last < 0) {
+    for (let i = 0; i < n; i++) unchecked((total[i] = 0));
+    return;
+  }
+  // The first term is stored, later ones added, and the last pass also divides by the weight sum.
+  let first = true;
+  for (let k = 0; k < last; k++) {
+    const scorer = unchecked(scorers[k]);
+    const w = effectiveWeight(scorer.weight);
+    const score = scorer.score;
+    if (w == 0 || score.length < n) continue;
+    if (first) {
+      for (let i = 0; i < n; i++) unchecked((total[i] = w * unchecked(score[i])));
+      first = false;
+    } else {
+      for (let i = 0; i < n; i++) unchecked((total[i] += w * unchecked(score[i])));
+    }
+  }
+  const lastScorer = unchecked(scorers[last]);
+  const w = effectiveWeight(lastScorer.weight);
+  const score = lastScorer.score;
+  const inverseSum = 1 / weightSum;
+  for (let i = 0; i < n; i++) {
+    const t = first ? w * unchecked(score[i]) : unchecked(total[i]) + w * unchecked(score[i]);
+    unchecked((total[i] = unchecked(c.healthy[i]) ? t * inverseSum : 0));
   }
 }

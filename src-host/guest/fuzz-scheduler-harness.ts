@@ -16,21 +16,22 @@ export function configure(
   lambda: f64, lengthCreditChars: f64, chunkChars: i32, guardFactor: f64, guardSlack: f64, seed: u64,
   queueSpan: f64, inflightSpan: f64,
 ): void {
-  const w = scheduler.weights;
-  w.queue = queue;
-  w.kvCache = kvCache;
-  w.prefixCache = prefixCache;
-  w.inflight = inflight;
-  w.loraAffinity = lora;
-  w.failure = failure;
-  w.session = session;
-  scheduler.lambda = lambda;
-  scheduler.lengthCreditChars = lengthCreditChars;
-  scheduler.chunkChars = chunkChars;
+  // Every signal is compared with the model, so the unweighted ones are scored too.
+  scheduler.scoreUnweighted = true;
+  scheduler.scorer("queue")!.weight = queue;
+  scheduler.scorer("kvCache")!.weight = kvCache;
+  scheduler.scorer("prefixCache")!.weight = prefixCache;
+  scheduler.scorer("inflight")!.weight = inflight;
+  scheduler.scorer("loraAffinity")!.weight = lora;
+  scheduler.scorer("failure")!.weight = failure;
+  scheduler.scorer("session")!.weight = session;
+  scheduler.scorer("prefixCache")!.setParam("prefix.lambda", lambda);
+  scheduler.scorer("prefixCache")!.setParam("prefix.lengthCreditChars", lengthCreditChars);
+  scheduler.request.chunkChars = chunkChars;
   scheduler.guardFactor = guardFactor;
   scheduler.guardSlack = guardSlack;
-  scheduler.queueSpan = queueSpan;
-  scheduler.inflightSpan = inflightSpan;
+  scheduler.scorer("queue")!.setParam("scoring.queueSpan", queueSpan);
+  scheduler.scorer("inflight")!.setParam("scoring.inflightSpan", inflightSpan);
   scheduler.seed(seed);
   candidates.clear();
 }
@@ -49,16 +50,8 @@ export function pick(chainLength: i32): i32 {
 /** Signal scores of candidate i after pick: 0 queue, 1 kv, 2 prefix, 3 inflight, 4 lora, 5 failure, 6 session, 7 total. */
 export function score(signal: i32, i: i32): f64 {
   if (i < 0 || i >= CAPACITY) return -1;
-  switch (signal) {
-    case 0: return scheduler.queueScore[i];
-    case 1: return scheduler.kvScore[i];
-    case 2: return scheduler.prefixScore[i];
-    case 3: return scheduler.inflightScore[i];
-    case 4: return scheduler.loraScore[i];
-    case 5: return scheduler.failureScore[i];
-    case 6: return scheduler.sessionScore[i];
-    default: return scheduler.total[i];
-  }
+  // The scorer list's order is the signal numbering.
+  return signal >= 0 && signal < scheduler.scorers.length ? scheduler.scorers[signal].score[i] : scheduler.total[i];
 }
 
 export function guarded(i: i32): bool {

@@ -1,5 +1,7 @@
 // Properties every scalar key of the schema must have, checked through parseConfig.
-import { CONFIG_FIELDS } from "../../assembly/config/config-schema";
+import { configFields } from "../../assembly/config/config-schema";
+
+const CONFIG_FIELDS = configFields();
 import { FieldKind, FieldSpec, formatNumber } from "../../assembly/config/field-spec";
 import { PluginConfig } from "../../assembly/config/plugin-config";
 import { parseConfig } from "../../assembly/config/parse-config";

@@ -38,21 +38,21 @@ describe("_rules_ parsing", () => {
     );
     expect(msg).toBe("");
     expect(c.hasDefault).toBe(true);
-    expect(c.weights.queue).toBe(5);
+    expect(c.scoring.weight("queue")).toBe(5);
     expect(c.debugHeader).toBe(false);
     expect(c.rules.length).toBe(4);
 
     const r0 = c.rules[0];
     expect(r0.kind).toBe(RuleKind.Route);
     expect(r0.routes.join(",")).toBe("llm/chat,llm/embed");
-    expect(r0.config.weights.queue).toBe(7);
+    expect(r0.config.scoring.weight("queue")).toBe(7);
     expect(r0.config.debugHeader).toBe(true);
 
     const r1 = c.rules[1];
     expect(r1.kind).toBe(RuleKind.Domain);
     expect(r1.domains.join(",")).toBe("*.example.com,api.*,exact.host");
     expect(r1.config.lbPolicy).toBe("prefix_cache");
-    expect(r1.config.weights.loraAffinity).toBe(1);
+    expect(r1.config.scoring.weight("loraAffinity")).toBe(1);
 
     expect(c.rules[2].kind).toBe(RuleKind.Service);
     expect(c.rules[2].services.join(",")).toBe("vllm.llm.svc.cluster.local,other.svc:8000");
@@ -71,8 +71,8 @@ describe("_rules_ parsing", () => {
     );
     expect(msg).toBe("");
     const r = c.rules[0].config;
-    expect(r.weights.queue).toBe(2);
-    expect(r.weights.session).toBe(0);
+    expect(r.scoring.weight("queue")).toBe(2);
+    expect(r.scoring.weight("session")).toBe(0);
     expect(r.chunkChars).toBe(512);
     expect(r.saltHeader).toBe("");
     expect(r.sessionHeader).toBe("");
@@ -88,7 +88,7 @@ describe("_rules_ parsing", () => {
     );
     expect(msg).toBe("");
     expect(c.lbPolicy).toBe("kv_cache_aware");
-    expect(c.weights.queue).toBe(3);
+    expect(c.scoring.weight("queue")).toBe(3);
     expect(c.rules[0].config.seed).toBe(5);
   });
 

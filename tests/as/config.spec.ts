@@ -5,20 +5,20 @@ import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 
 /** The documented defaults (docs/config.md), written out independently of the class initializers. */
 function expectDocumentedDefaults(c: PickerConfig): void {
-  expect(c.weights.queue).toBe(2);
-  expect(c.weights.kvCache).toBe(2);
-  expect(c.weights.prefixCache).toBe(3);
-  expect(c.weights.inflight).toBe(1);
-  expect(c.weights.loraAffinity).toBe(0);
-  expect(c.weights.failure).toBe(0);
-  expect(c.weights.session).toBe(0);
+  expect(c.scoring.weight("queue")).toBe(2);
+  expect(c.scoring.weight("kvCache")).toBe(2);
+  expect(c.scoring.weight("prefixCache")).toBe(3);
+  expect(c.scoring.weight("inflight")).toBe(1);
+  expect(c.scoring.weight("loraAffinity")).toBe(0);
+  expect(c.scoring.weight("failure")).toBe(0);
+  expect(c.scoring.weight("session")).toBe(0);
   expect(c.chunkChars).toBe(512);
   expect(c.maxChunks).toBe(1024);
   expect(c.capacityPerEndpoint).toBe(4096);
   expect(c.charsPerToken).toBe(4);
   expect(c.saltHeader).toBe("");
-  expect(c.lambda).toBe(0.5);
-  expect(c.lengthCreditChars).toBe(8192);
+  expect(c.scoring.value("prefix.lambda")).toBe(0.5);
+  expect(c.scoring.value("prefix.lengthCreditChars")).toBe(8192);
   expect(c.guardFactor).toBe(2);
   expect(c.guardSlack).toBe(2);
   expect(c.sessionHeader).toBe("");
@@ -59,20 +59,20 @@ const ALL_KEYS =
   '"metric_policy": "least", "target_metric": "vllm:num_requests_waiting", "rate_limit": 0.5, "window_size": 50';
 
 function expectAllKeys(c: PickerConfig): void {
-  expect(c.weights.queue).toBe(5);
-  expect(c.weights.kvCache).toBe(6.5);
-  expect(c.weights.prefixCache).toBe(7);
-  expect(c.weights.inflight).toBe(0);
-  expect(c.weights.loraAffinity).toBe(1.25);
-  expect(c.weights.failure).toBe(3);
-  expect(c.weights.session).toBe(4);
+  expect(c.scoring.weight("queue")).toBe(5);
+  expect(c.scoring.weight("kvCache")).toBe(6.5);
+  expect(c.scoring.weight("prefixCache")).toBe(7);
+  expect(c.scoring.weight("inflight")).toBe(0);
+  expect(c.scoring.weight("loraAffinity")).toBe(1.25);
+  expect(c.scoring.weight("failure")).toBe(3);
+  expect(c.scoring.weight("session")).toBe(4);
   expect(c.chunkChars).toBe(128);
   expect(c.maxChunks).toBe(100);
   expect(c.capacityPerEndpoint).toBe(1000);
   expect(c.charsPerToken).toBe(3.5);
   expect(c.saltHeader).toBe("x-tenant-id");
-  expect(c.lambda).toBe(0.25);
-  expect(c.lengthCreditChars).toBe(1000);
+  expect(c.scoring.value("prefix.lambda")).toBe(0.25);
+  expect(c.scoring.value("prefix.lengthCreditChars")).toBe(1000);
   expect(c.guardFactor).toBe(2.5);
   expect(c.guardSlack).toBe(0);
   expect(c.sessionHeader).toBe("x-session");
@@ -150,12 +150,12 @@ describe("parseConfig round trip", () => {
       const c = new PluginConfig();
       expect(higress('{"lb_policy": "' + names[i] + '", "lb_config": {"weights": {"queue": 9}}}', c)).toBe("");
       expect(c.lbPolicy).toBe(names[i]);
-      expect(c.weights.queue).toBe(9);
+      expect(c.scoring.weight("queue")).toBe(9);
     }
     const c = new PluginConfig();
     expect(higress('{"lb_policy": "least_busy"}', c)).toBe("");
     expect(c.lbPolicy).toBe("least_busy");
-    expect(c.weights.queue).toBe(2);
+    expect(c.scoring.weight("queue")).toBe(2);
   });
 
   it("reads metric_policy most", () => {
@@ -214,11 +214,11 @@ describe("parseConfig round trip", () => {
       c,
     );
     expect(msg).toBe("");
-    expect(c.weights.queue).toBe(1000);
+    expect(c.scoring.weight("queue")).toBe(1000);
     expect(c.chunkChars).toBe(16);
     expect(c.maxChunks).toBe(65536);
     expect(c.charsPerToken).toBe(0.5);
-    expect(c.lengthCreditChars).toBe(1e9);
+    expect(c.scoring.value("prefix.lengthCreditChars")).toBe(1e9);
     expect(c.guardFactor).toBe(0);
     expect(c.guardSlack).toBe(1e6);
     expect(c.maxJsonDepth).toBe(1024);

@@ -49,7 +49,7 @@ describe("Scheduler.pick scenarios", () => {
     s.guardFactor = 1.5;
     expect<i32>(s.pick(c, 64)).toBe(idle);
     expect<bool>(s.guarded[hot]).toBe(true);
-    expect<f64>(s.prefixScore[hot]).toBe(0.0);
+    expect<f64>(s.scorer("prefixCache")!.score[hot]).toBe(0.0);
   });
 
   it("lets a moderately busier endpoint with the cache win when under the bound", () => {
@@ -80,11 +80,10 @@ describe("Scheduler.pick scenarios", () => {
     endpoint(2, 2, 0.5, 0, 0);
     const blind = c.add(99, true, false, 0, 0, 0, false, 0, 0, LoraState.Unknown, 0, false);
     s.pick(c, 0);
-    expect<f64>(s.queueScore[blind]).toBe(0.0);
-    expect<f64>(s.kvScore[blind]).toBe(0.0);
+    expect<f64>(s.scorer("queue")!.score[blind]).toBe(0.0);
+    expect<f64>(s.scorer("kvCache")!.score[blind]).toBe(0.0);
     // its total holds only the inflight term, over the full configured weight sum
-    const w = s.weights;
-    expect<f64>(s.total[blind]).toBe((w.inflight * 1.0) / (w.queue + w.kvCache + w.prefixCache + w.inflight));
+    expect<f64>(s.total[blind]).toBe((s.scorer("inflight")!.weight * 1.0) / (s.scorer("queue")!.weight + s.scorer("kvCache")!.weight + s.scorer("prefixCache")!.weight + s.scorer("inflight")!.weight));
   });
 
   it("breaks ties at random, reproducibly for a seed, reaching every tied endpoint", () => {
@@ -106,9 +105,11 @@ describe("Scheduler scores", () => {
   it("computes the total as the weighted sum over the configured weight sum", () => {
     const s = freshScheduler();
     s.guardFactor = 0;
-    s.lambda = 0.5;
-    s.lengthCreditChars = 8192;
-    s.chunkChars = 256;
+    s.scorer("prefixCache")!.setParam("prefix.lambda", 0.5);
+    s.scorer("prefixCache")!.setParam("prefix.lengthCreditChars", 8192);
+    s.request.chunkChars = 256;
+    s.scorer("queue")!.setParam("scoring.queueSpan", 0); // plain min-max
+    s.scorer("inflight")!.setParam("scoring.inflightSpan", 0);
     c.clear();
     endpoint(0, 0, 0.25, 1, 8);
     endpoint(4, 2, 0.75, 3, 0);
@@ -116,14 +117,13 @@ describe("Scheduler scores", () => {
     s.pick(c, n);
     // endpoint 0: lowest queue and inflight -> 1 each; kv 1 - 0.25; prefix from its formula
     const prefix0 = 0.5 * (8.0 / 16.0) + 0.5; // the best match: the whole second term
-    const w = s.weights;
-    const sum = w.queue + w.kvCache + w.prefixCache + w.inflight;
-    expect<f64>(s.prefixScore[0]).toBeCloseTo(prefix0);
-    expect<f64>(s.total[0]).toBeCloseTo((w.queue * 1 + w.kvCache * 0.75 + w.prefixCache * prefix0 + w.inflight * 1) / sum);
+    const sum = s.scorer("queue")!.weight + s.scorer("kvCache")!.weight + s.scorer("prefixCache")!.weight + s.scorer("inflight")!.weight;
+    expect<f64>(s.scorer("prefixCache")!.score[0]).toBeCloseTo(prefix0);
+    expect<f64>(s.total[0]).toBeCloseTo((s.scorer("queue")!.weight * 1 + s.scorer("kvCache")!.weight * 0.75 + s.scorer("prefixCache")!.weight * prefix0 + s.scorer("inflight")!.weight * 1) / sum);
     // endpoint 1 matches nothing: 8 chunks behind the best, it keeps 1 - 8 * 256 / 8192 of the second term
     const prefix1 = 0.5 * (1 - (8.0 * 256.0) / 8192.0);
-    expect<f64>(s.prefixScore[1]).toBeCloseTo(prefix1);
-    expect<f64>(s.total[1]).toBeCloseTo((w.queue * 0 + w.kvCache * 0.25 + w.prefixCache * prefix1 + w.inflight * 0) / sum);
+    expect<f64>(s.scorer("prefixCache")!.score[1]).toBeCloseTo(prefix1);
+    expect<f64>(s.total[1]).toBeCloseTo((s.scorer("queue")!.weight * 0 + s.scorer("kvCache")!.weight * 0.25 + s.scorer("prefixCache")!.weight * prefix1 + s.scorer("inflight")!.weight * 0) / sum);
     expect<i32>(s.lastPick).toBe(0);
     expect<i32>(s.scoredCount).toBe(2);
   });
@@ -133,13 +133,13 @@ describe("Scheduler scores", () => {
     const base = freshScheduler();
     const withZero = freshScheduler();
     const scaled = freshScheduler();
-    withZero.weights.loraAffinity = 0;
-    withZero.weights.failure = 0;
-    withZero.weights.session = 0;
-    scaled.weights.queue *= 3;
-    scaled.weights.kvCache *= 3;
-    scaled.weights.prefixCache *= 3;
-    scaled.weights.inflight *= 3;
+    withZero.scorer("loraAffinity")!.weight = 0;
+    withZero.scorer("failure")!.weight = 0;
+    withZero.scorer("session")!.weight = 0;
+    scaled.scorer("queue")!.weight *= 3;
+    scaled.scorer("kvCache")!.weight *= 3;
+    scaled.scorer("prefixCache")!.weight *= 3;
+    scaled.scorer("inflight")!.weight *= 3;
     for (let round = 0; round < 100; round++) {
       c.clear();
       const n = 2 + <i32>(round % 10);
@@ -169,11 +169,10 @@ describe("Scheduler scores", () => {
     endpoint(1, 1, 0.5, 0, 0);
     s.pick(c, 0);
     const before = s.total[0];
-    s.weights.loraAffinity = 2;
+    s.scorer("loraAffinity")!.weight = 2;
     c.loraState[1] = LoraState.Running;
     s.pick(c, 0);
-    const w = s.weights;
-    expect<f64>(s.total[0]).toBeCloseTo((before * (w.sum() - 2)) / w.sum());
+    expect<f64>(s.total[0]).toBeCloseTo((before * (s.weightSum() - 2)) / s.weightSum());
     expect<i32>(s.lastPick).toBe(1);
   });
 

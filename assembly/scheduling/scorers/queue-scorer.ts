@@ -1,0 +1,21 @@
+// Queue pressure (normalizeQueue): waiting requests, running ones breaking ties; lower is better.
+import { Candidates } from "../candidates";
+import { Scorer, ScorerParam, ScoringRequest } from "../scorer";
+import { normalizeQueue } from "../normalize";
+
+export class QueueScorer extends Scorer {
+  constructor(capacity: i32) {
+    super(capacity, "queue", "q", 2, true, false,
+      [new ScorerParam("scoring.queueSpan", 4, 0, 1e6,
+        "the queue score is `1 - (key - min) / max(max - min, queueSpan)`: a spread smaller than this many waiting requests costs only its share of the weight; 0 is plain min-max")],
+      "weight of the queue signal (`num_requests_waiting`, lower is better, min-max across endpoints; `running` breaks ties)");
+  }
+
+  scoreAll(c: Candidates, request: ScoringRequest): void {
+    normalizeQueue(c, this.score, unchecked(this.values[0]));
+  }
+}
+
+export function newQueueScorer(capacity: i32): Scorer {
+  return new QueueScorer(capacity);
+}
