@@ -4,7 +4,7 @@
 // per-host results live in arrays sized at construction and point into the caller's input buffer.
 import { HeaderMapReader } from "../abi/header-map";
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
+import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { xxh64 } from "../prefix/xxh64";
 import { equalsExactly } from "../text/ascii";
 import { addressHash } from "./endpoint-registry";
@@ -195,15 +195,16 @@ export class UpstreamHostsParser {
   /** Unescapes host i's metrics into scratchPtr and returns the byte length (0 without metrics). */
   decodeMetrics(i: i32): i32 {
     if (!this.hasMetrics(i)) return 0;
-    const n = decodeJsonString(
+    const r = decodeJsonString(
       unchecked(this.metricsStarts[i]),
       unchecked(this.metricsEnds[i]),
       this.scratchPtr,
       this.metricsCap,
       0,
     );
+    const n = decodedBytes(r);
     // The gateway may have cut a multi-byte character, which then decodes one or two bytes shorter or longer.
-    unchecked((this.truncatedFlags[i] = decodeStoppedAtCap || n >= GATEWAY_METRICS_CUT - 3));
+    unchecked((this.truncatedFlags[i] = stoppedAtCap(r) || n >= GATEWAY_METRICS_CUT - 3));
     return n;
   }
 
@@ -320,8 +321,8 @@ export class UpstreamHostsParser {
   private readHealth(start: usize, end: usize): i32 {
     if (end - start > <usize>HEALTH_NAME_CAP * 6) return HostHealth.Unknown;
     const buf = changetype<usize>(this.healthName);
-    const n = decodeJsonString(start, end, buf, HEALTH_NAME_CAP, 0);
-    if (decodeStoppedAtCap) return HostHealth.Unknown;
-    return healthFromName(buf, n);
+    const r = decodeJsonString(start, end, buf, HEALTH_NAME_CAP, 0);
+    if (stoppedAtCap(r)) return HostHealth.Unknown;
+    return healthFromName(buf, r);
   }
 }

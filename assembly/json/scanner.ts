@@ -2,7 +2,7 @@
 // no allocation after construction.
 import { JsonToken } from "./token";
 import { copyPlainAscii, plainRunLength } from "./string-runs";
-import { decodeJsonString, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
+import { decodeJsonString, decodedBytes, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
 import { parseNumberF64 } from "./number";
@@ -239,7 +239,7 @@ export class JsonScanner {
    */
   decodeStringTo(dst: usize, cap: i32): i32 {
     if (this.token != JsonToken.String) return 0;
-    return decodeJsonString(this.start, this.end, dst, cap, 0);
+    return decodedBytes(decodeJsonString(this.start, this.end, dst, cap, 0));
   }
 
   /** The current Number token as f64 (NaN if not on a number). */

@@ -10,8 +10,19 @@ export const KEEP_ESCAPES: i32 = 1;
  */
 export const ESCAPE_SEPARATOR_BYTES: i32 = 2;
 
-/** Set by decodeJsonString: true when it stopped because the next character did not fit in cap. */
-export let decodeStoppedAtCap: bool = false;
+/** The bytes a decodeJsonString result says were written. */
+// @ts-ignore: decorator
+@inline
+export function decodedBytes(result: i32): i32 {
+  return result >= 0 ? result : ~result;
+}
+
+/** Whether a decodeJsonString result stopped because the next character did not fit in cap. */
+// @ts-ignore: decorator
+@inline
+export function stoppedAtCap(result: i32): bool {
+  return result < 0;
+}
 
 /** Value of 4 hex digits at p (caller guarantees 4 readable bytes), or -1. */
 export function hex4(p: usize): i32 {
@@ -110,11 +121,12 @@ export function escapeLength(p: usize, end: usize): usize {
 
 /**
  * Decodes JSON string content [src, srcEnd) into UTF-8 at dst, writing at most cap bytes and never a partial
- * character (nor half of an escaped separator pair). Returns the number of bytes written;
- * decodeStoppedAtCap tells whether it stopped early. flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
+ * character (nor half of an escaped separator pair). Returns the number of bytes written when it decoded
+ * everything, or ~written when it stopped early at the cap (read it with decodedBytes / stoppedAtCap).
+ * flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
  */
 export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32, flags: i32): i32 {
-  decodeStoppedAtCap = false;
+  let stopped = false;
   const dEnd = dst + <usize>max(cap, 0);
   const keepEscapes = (flags & KEEP_ESCAPES) != 0;
   let s = src;
@@ -127,7 +139,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
     const c = <u32>load<u8>(s);
     if (c < 0x80 && c != 0x5c) {
       if (d >= dEnd) {
-        decodeStoppedAtCap = true;
+        stopped = true;
         break;
       }
       store<u8>(d, <u8>c);
@@ -140,7 +152,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
       const n = sequenceLength(s, srcEnd);
       if (n > 0) {
         if (d + <usize>n > dEnd) {
-          decodeStoppedAtCap = true;
+          stopped = true;
           break;
         }
         copySequence(d, s, <usize>n);
@@ -156,7 +168,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
         if (d + n > dEnd) {
           memory.copy(d, s, dEnd - d);
           d = dEnd;
-          decodeStoppedAtCap = true;
+          stopped = true;
           break;
         }
         memory.copy(d, s, n);
@@ -168,11 +180,12 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
     const r = readJsonCodePoint(s, srcEnd);
     const next = putCodePoint(d, dEnd, <u32>r, flags);
     if (next == d) {
-      decodeStoppedAtCap = true;
+      stopped = true;
       break;
     }
     d = next;
     s += <usize>(r >> 32);
   }
-  return <i32>(d - dst);
+  const written = <i32>(d - dst);
+  return stopped ? ~written : written;
 }

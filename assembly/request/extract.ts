@@ -9,7 +9,7 @@
 // come before the one they depend on (content before role, text before type). Nothing is allocated per
 // request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
-import { decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
+import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { FieldSpans } from "./field-spans";
 import { EmitHalt, PromptEmitter, Section } from "./prompt-emitter";
 import { ExtractStatus, RequestKind } from "./status";
@@ -227,8 +227,9 @@ export class RequestExtractor {
   private readModel(): bool {
     const s = this.spans;
     if (s.token(K_MODEL) != JsonToken.String) return false;
-    this.modelLen = decodeJsonString(s.start(K_MODEL) + 1, s.end(K_MODEL) - 1, this.modelPtr, MODEL_CAP_BYTES, 0);
-    this.modelTruncated = decodeStoppedAtCap;
+    const r = decodeJsonString(s.start(K_MODEL) + 1, s.end(K_MODEL) - 1, this.modelPtr, MODEL_CAP_BYTES, 0);
+    this.modelLen = decodedBytes(r);
+    this.modelTruncated = stoppedAtCap(r);
     return true;
   }
 

@@ -2,7 +2,7 @@
 // full and ignores every later write, so its content is always the longest prefix of the unbounded stream
 // that fits and ends on a unit boundary (units: UTF-8 characters and ESC pairs).
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { ESCAPE_SEPARATOR_BYTES, KEEP_ESCAPES, decodeJsonString, decodeStoppedAtCap } from "../json/string-decoder";
+import { ESCAPE_SEPARATOR_BYTES, KEEP_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { ESC } from "./stream-format";
 
 export class StreamWriter {
@@ -110,7 +110,8 @@ export class StreamWriter {
 
   private decode(start: usize, end: usize, flags: i32): void {
     if (this.full) return;
-    this.len += decodeJsonString(start, end, this.ptr + <usize>this.len, this.cap - this.len, flags);
-    if (decodeStoppedAtCap) this.full = true;
+    const r = decodeJsonString(start, end, this.ptr + <usize>this.len, this.cap - this.len, flags);
+    this.len += decodedBytes(r);
+    if (stoppedAtCap(r)) this.full = true;
   }
 }
