@@ -25,6 +25,16 @@ function debugOf(h: StaticClusterHarness, s: FilterStream): string {
 
 const matched = (debug: string) => Number(/matched=(\d+)/.exec(debug)![1]);
 
+const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries, prefixCacheHits: queries / 2 } });
+
+/** A idle with its prefix-cache counters at queriesOfA, B busier with steady counters. */
+function setCounters(h: StaticClusterHarness, queriesOfA: number): void {
+  h.cluster.hostList = [
+    { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
+    { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
+  ];
+}
+
 test("an empty metrics page is unknown load, not an error; an unusable one is counted", () => {
   const h = harness();
   h.cluster.hostList = [
@@ -48,13 +58,7 @@ test("a parsed page is the endpoint's load: the endpoint with the shorter queue 
 
 test("prefix-cache counters going backwards (a restart) drop the endpoint's index entries", () => {
   const h = harness();
-  const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries, prefixCacheHits: queries / 2 } });
-  const set = (queriesOfA: number) => {
-    h.cluster.hostList = [
-      { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
-      { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
-    ];
-  };
+  const set = (queriesOfA: number) => setCounters(h, queriesOfA);
   set(1000);
   const first = h.send(PROMPT);
   assert.equal(h.chosen(first), A, "A is the less loaded");
@@ -73,13 +77,7 @@ test("hints other workers published before an endpoint restarted do not count fo
     pluginConfig: JSON.stringify({ metrics: { snapshotTtlMs: 0 }, debug: { header: true }, prefix: { shareAcrossWorkers: true } }),
     log: () => {},
   });
-  const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries, prefixCacheHits: queries / 2 } });
-  const set = (queriesOfA: number) => {
-    h.cluster.hostList = [
-      { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
-      { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
-    ];
-  };
+  const set = (queriesOfA: number) => setCounters(h, queriesOfA);
   set(1000);
   // Worker 1 learns A's counters, then worker 0 sends the prompt to A and publishes it.
   debugOf(h, h.send({ model: "m", messages: [{ role: "user", content: "unrelated" }] }, { worker: 1 }));
