@@ -38,7 +38,7 @@ export function streamLen(): i32 {
 /** Flags of the last extraction: 1 truncated, 2 prefix usable, 4 model truncated; kind in bits 8.., skip reason 16... */
 export function extractFlags(): i32 {
   const e = extractor!;
-  return (e.streamTruncated ? 1 : 0) | (e.prefixUsable ? 2 : 0) | (e.modelTruncated ? 4 : 0) | (e.kind << 8) | (e.prefixSkipReason << 16);
+  return (e.streamTruncated ? 1 : 0) | (e.prefixUsable ? 2 : 0) | (e.modelTruncated ? 4 : 0) | (e.kind << 8) | (e.prefixSkip << 16);
 }
 
 /** Hashes [ptr, ptr + len) as a chain seeded by the last extraction's model; returns the chain length. */
