@@ -10,8 +10,9 @@
 // request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
+import { EmitHalt } from "./emit-core";
 import { FieldSpans } from "./field-spans";
-import { EmitHalt, PromptEmitter, Section } from "./prompt-emitter";
+import { PromptEmitter, Section } from "./prompt-emitter";
 import { ExtractStatus, RequestKind } from "./status";
 import { PrefixSkip } from "./prefix-skip";
 

@@ -1,0 +1,119 @@
+// What every part of the prompt emitter shares: the output writers, why emission stopped (halt), the step
+// budget, and the writers of whole values (decoded text for strings, minified JSON otherwise).
+import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
+import { FieldSpans } from "./field-spans";
+import { writeMinifiedJson } from "./minified-json";
+import { StreamWriter } from "./stream-writer";
+import { FS, RS, US } from "./stream-format";
+
+/** Why emission stopped early. */
+export enum EmitHalt {
+  None = 0,
+  Budget = 1,
+  StreamFull = 2,
+  TokenArray = 3,
+  InvalidJson = 4,
+}
+
+export class EmitCore {
+  /** Where output goes now: main or head. */
+  writer: StreamWriter;
+  /** The stream buffer. */
+  readonly main: StreamWriter;
+  /** Sections that precede an inline one, written after the scan and then put in front of main. */
+  readonly head: StreamWriter;
+  /** EmitHalt code once emission stopped early. */
+  halt: i32 = EmitHalt.None;
+  /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
+  sawAnthropicBlock: bool = false;
+  readonly budget: StepBudget;
+  /** Reads minified values and the small objects inside parts; free again once each such read ends. */
+  readonly leafScanner: JsonScanner;
+
+  constructor(streamCapBytes: i32, maxDepth: i32, budget: StepBudget) {
+    const main = new StreamWriter(streamCapBytes);
+    this.main = main;
+    this.writer = main;
+    this.head = new StreamWriter(streamCapBytes);
+    this.budget = budget;
+    this.leafScanner = new JsonScanner(maxDepth);
+  }
+
+  reset(): void {
+    this.main.reset();
+    this.head.reset();
+    this.writer = this.main;
+    this.halt = EmitHalt.None;
+    this.sawAnthropicBlock = false;
+  }
+
+  /** True once emission must stop; turns a full writer into EmitHalt.StreamFull. */
+  stopped(): bool {
+    if (this.halt == EmitHalt.None && this.writer.full) this.halt = EmitHalt.StreamFull;
+    return this.halt != EmitHalt.None;
+  }
+
+  /** Records Budget / Error tokens as a halt; true while emission may go on. */
+  ok(t: i32): bool {
+    if (t == JsonToken.Budget) {
+      if (this.halt == EmitHalt.None) this.halt = EmitHalt.Budget;
+    } else if (t == JsonToken.Error) {
+      if (this.halt == EmitHalt.None) this.halt = EmitHalt.InvalidJson;
+    }
+    return !this.stopped();
+  }
+
+  /** FS tag US */
+  recordHead(tag: string): void {
+    const w = this.writer;
+    w.byte(FS);
+    w.literal(tag);
+    w.byte(US);
+  }
+
+  /** RS role US */
+  messageHead(role: string): void {
+    const w = this.writer;
+    w.byte(RS);
+    w.literal(role);
+    w.byte(US);
+  }
+
+  /** FS tag US json: the value [start, end) minified. */
+  record(tag: string, start: usize, end: usize): void {
+    this.recordHead(tag);
+    this.json(start, end);
+  }
+
+  /**
+   * The rest of a value whose first token t sc just returned via writer.nextDecoded: nothing more for a
+   * string (already written) or null, minified JSON otherwise.
+   */
+  inlineValue(sc: JsonScanner, t: i32): void {
+    if (t == JsonToken.String || t == JsonToken.Null) return;
+    if (this.ok(t)) this.ok(writeMinifiedJson(sc, this.writer));
+  }
+
+  /** The value of member i of spans, as value() writes it. */
+  field(spans: FieldSpans, i: i32): void {
+    this.value(spans.start(i), spans.end(i), spans.token(i));
+  }
+
+  /** Nothing for an absent or null value, the decoded text of a string, minified JSON otherwise. */
+  value(start: usize, end: usize, token: i32): void {
+    if (token == 0 || token == JsonToken.Null) return;
+    if (token == JsonToken.String) {
+      this.writer.text(start + 1, end - 1);
+      return;
+    }
+    this.json(start, end);
+  }
+
+  /** The value [start, end) as minified JSON. */
+  json(start: usize, end: usize): void {
+    if (this.stopped()) return;
+    const sc = this.leafScanner;
+    sc.resetShared(start, end - start, this.budget);
+    if (this.ok(sc.next())) this.ok(writeMinifiedJson(sc, this.writer));
+  }
+}

@@ -1,0 +1,99 @@
+// The entries of a messages or Responses input array: RS role US content, then SUB name US value for each
+// attribute present (name, tool_call_id, tool_calls, function_call) in that order. The head goes out as soon
+// as the role is read and the content right after it if it comes later; whatever came earlier is recorded
+// as a span and written when the object ends. An entry without a role is written as an item record.
+import { JsonScanner, JsonToken } from "../json/scanner";
+import { ContentPartWriter } from "./content-parts";
+import { EmitCore } from "./emit-core";
+import { FieldSpans } from "./field-spans";
+import { RS, SUB, US } from "./stream-format";
+
+// Members of a message (chat, Anthropic) or Responses input item.
+const MESSAGE_KEYS: StaticArray<string> = ["role", "content", "name", "tool_call_id", "tool_calls", "function_call"];
+const M_ROLE = 0;
+const M_CONTENT = 1;
+const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order
+
+export class MessageEntryWriter {
+  private readonly core: EmitCore;
+  private readonly content: ContentPartWriter;
+  private readonly messageSpans: FieldSpans = new FieldSpans(MESSAGE_KEYS);
+  private readonly deferredScanner: JsonScanner; // content recorded before its role
+
+  constructor(core: EmitCore, content: ContentPartWriter, maxDepth: i32) {
+    this.core = core;
+    this.content = content;
+    this.deferredScanner = new JsonScanner(maxDepth);
+  }
+
+  /** Elements of the array whose ArrStart sc just returned, up to its ArrEnd. */
+  entries(sc: JsonScanner): void {
+    const core = this.core;
+    while (true) {
+      const t = sc.next();
+      if (t == JsonToken.ArrEnd || !core.ok(t)) return;
+      if (t == JsonToken.ObjStart) {
+        this.entry(sc);
+      } else {
+        const start = sc.tokenStart;
+        if (!core.ok(sc.skipValue())) return;
+        core.record("item", start, sc.pos);
+      }
+      if (core.stopped()) return;
+    }
+  }
+
+  // The message or item whose ObjStart sc just returned.
+  private entry(sc: JsonScanner): void {
+    const start = sc.tokenStart;
+    const core = this.core;
+    const m = this.messageSpans;
+    const w = core.writer;
+    m.clear();
+    let headDone = false;
+    let contentDone = false;
+    while (true) {
+      const k = sc.next();
+      if (k == JsonToken.ObjEnd) break;
+      if (k != JsonToken.String) {
+        core.ok(k);
+        return;
+      }
+      const i = m.indexOfKey(sc);
+      if (i == M_ROLE && !headDone) {
+        w.byte(RS);
+        core.inlineValue(sc, w.nextDecoded(sc));
+        w.byte(US);
+        headDone = true;
+        if (core.stopped()) return;
+        continue;
+      }
+      if (i == M_CONTENT && headDone && !contentDone && !m.has(M_CONTENT)) {
+        this.content.content(sc, w.nextDecoded(sc));
+        contentDone = true;
+        if (core.stopped()) return;
+        continue;
+      }
+      const v = sc.next();
+      if (!core.ok(v)) return;
+      const valueStart = sc.tokenStart;
+      if (!core.ok(sc.skipValue())) return;
+      if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
+    }
+    if (!headDone) {
+      core.record("item", start, sc.pos);
+      return;
+    }
+    if (!contentDone) {
+      this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
+    }
+    // Content only uses the part and leaf spans, so the message spans are intact.
+    for (let i = M_FIRST_ATTR; i < MESSAGE_KEYS.length; i++) {
+      if (!m.has(i) || core.stopped()) continue;
+      w.byte(SUB);
+      w.literal(unchecked(MESSAGE_KEYS[i]));
+      w.byte(US);
+      core.value(m.start(i), m.end(i), m.token(i));
+    }
+  }
+}
