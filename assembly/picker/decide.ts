@@ -132,6 +132,12 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const c = state.candidates;
   const shared = state.load !== null;
   c.clear();
+  // Read once: the candidates' stores could alias these fields as far as the compiler knows.
+  const leases = state.leases;
+  const failures = state.failures;
+  const sharedPending = state.sharedPending;
+  const sharedInflight = state.sharedInflight;
+  const modelHash = state.modelHash;
   let healthy = 0;
   for (let i = 0; i < active; i++) {
     const slot = unchecked(slots[i]);
@@ -140,19 +146,19 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
     const ok = registry.healthy(slot);
     if (ok) healthy++;
     const hasMetrics = m.hasWaiting || m.hasRunning || m.hasKv;
-    const lora = m.hasLora && state.modelHash != 0 ? m.isAdapterLoaded(state.modelHash) : LoraState.Unknown;
+    const lora = m.hasLora && modelHash != 0 ? m.isAdapterLoaded(modelHash) : LoraState.Unknown;
     // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
     // is at least that long, however old the metrics are.
     let waiting = m.waiting;
-    let inflight = state.leases.count(slot, gen);
+    let inflight = leases.count(slot, gen);
     if (shared) {
-      const pending = <f64>unchecked(state.sharedPending[slot]);
+      const pending = <f64>unchecked(sharedPending[slot]);
       if (!(waiting >= pending)) waiting = pending;
-      inflight = unchecked(state.sharedInflight[slot]);
+      inflight = unchecked(sharedInflight[slot]);
     }
     const k = c.add(
       slot, ok, hasMetrics, waiting, m.running, m.kvUsage, m.hasKv, inflight,
-      unchecked(matched[slot]), lora, state.failures.value(slot, gen), sessionSlot == slot && sessionGeneration == gen,
+      unchecked(matched[slot]), lora, failures.value(slot, gen), sessionSlot == slot && sessionGeneration == gen,
     );
     if (k < 0) break;
   }
