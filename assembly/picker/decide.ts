@@ -131,31 +131,63 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
   const shared = state.load !== null;
-  c.clear();
+  // Read once, and the candidate arrays written directly: a store could alias any field as far as the compiler
+  // knows, so each would otherwise be reloaded for every endpoint.
+  const leases = state.leases;
+  const failures = state.failures;
+  const sharedPending = state.sharedPending;
+  const sharedInflight = state.sharedInflight;
+  const modelHash = state.modelHash;
+  const room = c.capacity;
+  const cSlot = c.slot;
+  const cHealthy = c.healthy;
+  const cHasMetrics = c.hasMetrics;
+  const cWaiting = c.waiting;
+  const cRunning = c.running;
+  const cKvUsage = c.kvUsage;
+  const cHasKv = c.hasKv;
+  const cInflight = c.inflight;
+  const cPrefixMatched = c.prefixMatched;
+  const cLoraState = c.loraState;
+  const cFailureEwma = c.failureEwma;
+  const cSessionMatch = c.sessionMatch;
+  let count = 0;
   let healthy = 0;
   for (let i = 0; i < active; i++) {
     const slot = unchecked(slots[i]);
-    const gen = registry.generation(slot);
-    const m = registry.metrics(slot);
     const ok = registry.healthy(slot);
     if (ok) healthy++;
-    const hasMetrics = m.hasWaiting || m.hasRunning || m.hasKv;
-    const lora = m.hasLora && state.modelHash != 0 ? m.isAdapterLoaded(state.modelHash) : LoraState.Unknown;
+    // The endpoint past a full candidate list still counts as healthy (it is an endpoint to route to).
+    if (i >= room) break;
+    const gen = registry.generation(slot);
+    const m = registry.metrics(slot);
+    const hasKv = m.hasKv;
+    const hasMetrics = m.hasWaiting || m.hasRunning || hasKv;
+    const lora = m.hasLora && modelHash != 0 ? m.isAdapterLoaded(modelHash) : LoraState.Unknown;
     // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
     // is at least that long, however old the metrics are.
     let waiting = m.waiting;
-    let inflight = state.leases.count(slot, gen);
+    let inflight = leases.count(slot, gen);
     if (shared) {
-      const pending = <f64>unchecked(state.sharedPending[slot]);
+      const pending = <f64>unchecked(sharedPending[slot]);
       if (!(waiting >= pending)) waiting = pending;
-      inflight = unchecked(state.sharedInflight[slot]);
+      inflight = unchecked(sharedInflight[slot]);
     }
-    const k = c.add(
-      slot, ok, hasMetrics, waiting, m.running, m.kvUsage, m.hasKv, inflight,
-      unchecked(matched[slot]), lora, state.failures.value(slot, gen), sessionSlot == slot && sessionGeneration == gen,
-    );
-    if (k < 0) break;
+    unchecked((cSlot[i] = slot));
+    unchecked((cHealthy[i] = ok));
+    unchecked((cHasMetrics[i] = hasMetrics));
+    unchecked((cWaiting[i] = waiting));
+    unchecked((cRunning[i] = m.running));
+    unchecked((cKvUsage[i] = m.kvUsage));
+    unchecked((cHasKv[i] = hasKv));
+    unchecked((cInflight[i] = inflight));
+    unchecked((cPrefixMatched[i] = unchecked(matched[slot])));
+    unchecked((cLoraState[i] = lora));
+    unchecked((cFailureEwma[i] = failures.value(slot, gen)));
+    unchecked((cSessionMatch[i] = sessionSlot == slot && sessionGeneration == gen));
+    count = i + 1;
   }
+  c.count = count;
   if (healthy == 0) {
     d.fallback = Fallback.NoHealthyEndpoint;
     return;

@@ -158,7 +158,10 @@ export class PrefixIndex {
       const slot = unchecked(activeSlots[i]);
       if (!this.validSlot(slot) || slot >= outLength) continue;
       let matched = 0;
-      while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+      // An endpoint holding nothing matches nothing: no probe (most of a large fleet, for any one prompt).
+      if (unchecked(this.sizes[slot]) > 0) {
+        while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+      }
       unchecked((out[slot] = matched));
     }
   }

@@ -17,9 +17,9 @@ function countOrZero(x: f64): f64 {
 // counting them stripped the cache credit of exactly the pods holding those conversations.
 // @ts-ignore: decorator
 @inline
-function loadOf(c: Candidates, i: i32): f64 {
-  let load = <f64>max<i32>(unchecked(c.inflight[i]), 0);
-  if (unchecked(c.hasMetrics[i])) load += countOrZero(unchecked(c.waiting[i]));
+function loadOf(inflight: StaticArray<i32>, hasMetrics: StaticArray<bool>, waiting: StaticArray<f64>, i: i32): f64 {
+  let load = <f64>max<i32>(unchecked(inflight[i]), 0);
+  if (unchecked(hasMetrics[i])) load += countOrZero(unchecked(waiting[i]));
   return load;
 }
 
@@ -31,12 +31,16 @@ export const DEFAULT_GUARD_SLACK: f64 = 2;
 export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: StaticArray<bool>): bool {
   const n = c.boundedCount(guarded.length);
   const enabled = factor > 0;
+  const healthyFlags = c.healthy;
+  const inflight = c.inflight;
+  const hasMetrics = c.hasMetrics;
+  const waiting = c.waiting;
   let sum: f64 = 0;
   let healthy = 0;
   for (let i = 0; i < n; i++) {
     unchecked((guarded[i] = false));
-    if (!enabled || !unchecked(c.healthy[i])) continue;
-    sum += loadOf(c, i);
+    if (!enabled || !unchecked(healthyFlags[i])) continue;
+    sum += loadOf(inflight, hasMetrics, waiting, i);
     healthy++;
   }
   if (!enabled) return false;
@@ -44,7 +48,7 @@ export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: 
   const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
   let any = false;
   for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && loadOf(c, i) > limit) {
+    if (unchecked(healthyFlags[i]) && loadOf(inflight, hasMetrics, waiting, i) > limit) {
       unchecked((guarded[i] = true));
       any = true;
     }

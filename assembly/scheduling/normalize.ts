@@ -1,5 +1,7 @@
 // Per-signal scores in [0, 1], higher is better, one per candidate, written into caller-owned arrays.
 // Unhealthy candidates get 0 and are left out of every min/max. A candidate lacking a signal gets 0 for it.
+// The candidate arrays are read through locals: a store into out could alias a field as far as the compiler knows,
+// so c.<field> would be reloaded every iteration.
 import { Candidates, LoraState } from "./candidates";
 
 // @ts-ignore: decorator
@@ -39,10 +41,14 @@ function inverseOfRange(lo: f64, hi: f64, span: f64): f64 {
 // fewer requests scores higher. Min-max over candidates with metrics, with a spread of at least `span`.
 export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const hasMetrics = c.hasMetrics;
+  const running = c.running;
+  const waiting = c.waiting;
   let maxRunning: f64 = 0;
   for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && unchecked(c.hasMetrics[i])) {
-      const r = countOrZero(unchecked(c.running[i]));
+    if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
+      const r = countOrZero(unchecked(running[i]));
       if (r > maxRunning) maxRunning = r;
     }
   }
@@ -51,8 +57,8 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   let hi = -Infinity;
   for (let i = 0; i < n; i++) {
     let key: f64 = -1;
-    if (unchecked(c.healthy[i]) && unchecked(c.hasMetrics[i])) {
-      key = countOrZero(unchecked(c.waiting[i])) + countOrZero(unchecked(c.running[i])) * runningScale;
+    if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
+      key = countOrZero(unchecked(waiting[i])) + countOrZero(unchecked(running[i])) * runningScale;
       if (key < lo) lo = key;
       if (key > hi) hi = key;
     }
@@ -69,27 +75,32 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
 // `span`, lower is better.
 export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
   for (let i = 0; i < n; i++) {
-    if (!unchecked(c.healthy[i])) continue;
-    const x = <f64>max<i32>(unchecked(c.inflight[i]), 0);
+    if (!unchecked(healthy[i])) continue;
+    const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
   const inverseRange = inverseOfRange(lo, hi, span);
   for (let i = 0; i < n; i++) {
-    const x = <f64>max<i32>(unchecked(c.inflight[i]), 0);
-    unchecked((out[i] = unchecked(c.healthy[i]) ? lowerIsBetter(x, lo, inverseRange) : 0));
+    const x = <f64>max<i32>(unchecked(inflight[i]), 0);
+    unchecked((out[i] = unchecked(healthy[i]) ? lowerIsBetter(x, lo, inverseRange) : 0));
   }
 }
 
 // Free KV cache: 1 - usage.
 export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const kvUsage = c.kvUsage;
+  const hasKv = c.hasKv;
   for (let i = 0; i < n; i++) {
-    const ok = unchecked(c.healthy[i]) && unchecked(c.hasKv[i]);
-    unchecked((out[i] = ok ? 1 - unitClamp(unchecked(c.kvUsage[i])) : 0));
+    const ok = unchecked(healthy[i]) && unchecked(hasKv[i]);
+    unchecked((out[i] = ok ? 1 - unitClamp(unchecked(kvUsage[i])) : 0));
   }
 }
 
@@ -109,13 +120,15 @@ export function normalizePrefix(
   out: StaticArray<f64>,
 ): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const prefixMatched = c.prefixMatched;
   const l = unitClamp(lambda);
   const fractionScale = chainLength > 0 ? l / <f64>chainLength : 0;
   let lo: i32 = i32.MAX_VALUE;
   let hi: i32 = 0;
   for (let i = 0; i < n; i++) {
-    if (!unchecked(c.healthy[i])) continue;
-    const m = min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), max<i32>(chainLength, 0));
+    if (!unchecked(healthy[i])) continue;
+    const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), max<i32>(chainLength, 0));
     if (m < lo) lo = m;
     if (m > hi) hi = m;
   }
@@ -124,8 +137,8 @@ export function normalizePrefix(
   const marginalWeight = hi > lo ? 1 - l : 0;
   for (let i = 0; i < n; i++) {
     let s: f64 = 0;
-    if (chainLength > 0 && unchecked(c.healthy[i])) {
-      const m = min<i32>(max<i32>(unchecked(c.prefixMatched[i]), 0), chainLength);
+    if (chainLength > 0 && unchecked(healthy[i])) {
+      const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), chainLength);
       const behind = <f64>(hi - m) * deficitScale;
       s = fractionScale * <f64>m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
     }
@@ -136,10 +149,12 @@ export function normalizePrefix(
 // Adapter already running 1, waiting to load 0.5, otherwise (or unknown) 0.
 export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const loraState = c.loraState;
   for (let i = 0; i < n; i++) {
     let s: f64 = 0;
-    if (unchecked(c.healthy[i])) {
-      const state = unchecked(c.loraState[i]);
+    if (unchecked(healthy[i])) {
+      const state = unchecked(loraState[i]);
       if (state == LoraState.Running) s = 1;
       else if (state == LoraState.Waiting) s = 0.5;
     }
@@ -150,15 +165,19 @@ export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
 // Recent success: 1 - failure EWMA.
 export function normalizeFailure(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const failureEwma = c.failureEwma;
   for (let i = 0; i < n; i++) {
-    unchecked((out[i] = unchecked(c.healthy[i]) ? 1 - unitClamp(unchecked(c.failureEwma[i])) : 0));
+    unchecked((out[i] = unchecked(healthy[i]) ? 1 - unitClamp(unchecked(failureEwma[i])) : 0));
   }
 }
 
 // Session affinity: 1 for the endpoint the session last used.
 export function normalizeSession(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
+  const healthy = c.healthy;
+  const sessionMatch = c.sessionMatch;
   for (let i = 0; i < n; i++) {
-    unchecked((out[i] = unchecked(c.healthy[i]) && unchecked(c.sessionMatch[i]) ? 1 : 0));
+    unchecked((out[i] = unchecked(healthy[i]) && unchecked(sessionMatch[i]) ? 1 : 0));
   }
 }

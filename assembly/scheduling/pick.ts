@@ -8,10 +8,11 @@ export const TIE_EPSILON: f64 = 1e-9;
 // Returns the candidate index, or -1 when no candidate is healthy.
 export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 {
   const n = c.boundedCount(total.length);
+  const healthy = c.healthy;
   let best = -Infinity;
   let found = false;
   for (let i = 0; i < n; i++) {
-    if (!unchecked(c.healthy[i])) continue;
+    if (!unchecked(healthy[i])) continue;
     const t = unchecked(total[i]);
     if (t > best || !found) {
       if (t != t) continue; // NaN never wins
@@ -24,7 +25,7 @@ export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 
   let ties = 0;
   let firstTie = -1;
   for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) {
+    if (unchecked(healthy[i]) && unchecked(total[i]) >= floor) {
       if (ties == 0) firstTie = i;
       ties++;
     }
@@ -32,7 +33,7 @@ export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 
   if (ties == 1) return firstTie;
   let k = ties > 1 ? rng.below(ties) : 0;
   for (let i = 0; i < n; i++) {
-    if (unchecked(c.healthy[i]) && unchecked(total[i]) >= floor) {
+    if (unchecked(healthy[i]) && unchecked(total[i]) >= floor) {
       if (k == 0) return i;
       k--;
     }

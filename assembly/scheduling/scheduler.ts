@@ -28,6 +28,9 @@ export class Scheduler {
 
   readonly total: StaticArray<f64>;
   readonly guarded: StaticArray<bool>;
+  // Scratch of totalScores: the weighted scorers' score arrays and weights.
+  private readonly termScores: StaticArray<usize>;
+  private readonly termWeights: StaticArray<f64>;
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   lastPick: i32 = -1;
@@ -35,9 +38,12 @@ export class Scheduler {
   constructor(maxEndpoints: i32) {
     const n = maxEndpoints > 0 ? maxEndpoints : 0;
     this.maxEndpoints = n;
-    this.scorers = createScorers(n);
+    const scorers = createScorers(n);
+    this.scorers = scorers;
     this.total = new StaticArray<f64>(n);
     this.guarded = new StaticArray<bool>(n);
+    this.termScores = new StaticArray<usize>(scorers.length);
+    this.termWeights = new StaticArray<f64>(scorers.length);
   }
 
   seed(s: u64): void {
@@ -85,7 +91,7 @@ export class Scheduler {
         if (scorer.yieldsToLoadGuard) dropGuardedScores(n, this.guarded, scorer.score);
       }
     }
-    totalScores(c, scorers, this.weightSum(), this.total);
+    totalScores(c, scorers, this.weightSum(), this.total, this.termScores, this.termWeights);
     this.lastPick = pickBest(c, this.total, this.rng);
     return this.lastPick;
   }

@@ -6,39 +6,41 @@ import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
 
-export function totalScores(c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>): void {
+/**
+ * termScores and termWeights are caller-owned scratch with room for one entry per scorer: the weighted scorers'
+ * score arrays and weights, so each total is summed in one pass over the candidates (the same operations in the
+ * same order as summing scorer by scorer).
+ */
+export function totalScores(
+  c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>,
+  termScores: StaticArray<usize>, termWeights: StaticArray<f64>,
+): void {
   const n = c.boundedCount(total.length);
-  let last = -1;
+  let terms = 0;
   if (weightSum > 0) {
-    for (let k = 0; k < scorers.length; k++) {
+    const room = min<i32>(termScores.length, termWeights.length);
+    for (let k = 0; k < scorers.length && terms < room; k++) {
       const scorer = unchecked(scorers[k]);
-      if (effectiveWeight(scorer.weight) > 0 && scorer.score.length >= n) last = k;
+      const w = effectiveWeight(scorer.weight);
+      if (w > 0 && scorer.score.length >= n) {
+        unchecked((termScores[terms] = changetype<usize>(scorer.score)));
+        unchecked((termWeights[terms] = w));
+        terms++;
+      }
     }
   }
-  if (last < 0) {
+  if (terms == 0) {
     for (let i = 0; i < n; i++) unchecked((total[i] = 0));
     return;
   }
-  // The first term is stored, later ones added, and the last pass also divides by the weight sum.
-  let first = true;
-  for (let k = 0; k < last; k++) {
-    const scorer = unchecked(scorers[k]);
-    const w = effectiveWeight(scorer.weight);
-    const score = scorer.score;
-    if (w == 0 || score.length < n) continue;
-    if (first) {
-      for (let i = 0; i < n; i++) unchecked((total[i] = w * unchecked(score[i])));
-      first = false;
-    } else {
-      for (let i = 0; i < n; i++) unchecked((total[i] += w * unchecked(score[i])));
-    }
-  }
-  const lastScorer = unchecked(scorers[last]);
-  const w = effectiveWeight(lastScorer.weight);
-  const score = lastScorer.score;
+  const healthy = c.healthy;
+  const firstScore = unchecked(termScores[0]);
+  const firstWeight = unchecked(termWeights[0]);
   const inverseSum = 1 / weightSum;
   for (let i = 0; i < n; i++) {
-    const t = first ? w * unchecked(score[i]) : unchecked(total[i]) + w * unchecked(score[i]);
-    unchecked((total[i] = unchecked(c.healthy[i]) ? t * inverseSum : 0));
+    const offset = <usize>i << alignof<f64>();
+    let t = firstWeight * load<f64>(firstScore + offset);
+    for (let k = 1; k < terms; k++) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
+    unchecked((total[i] = unchecked(healthy[i]) ? t * inverseSum : 0));
   }
 }
