@@ -2,6 +2,8 @@
 // import wrappers turn into that status code instead of trapping the host. Views are cached and renewed only
 // when the memory grows (growth detaches the old buffer).
 
+import { isAscii, writeAscii } from "./ascii-text.ts";
+
 export class InvalidMemoryAccess extends Error {}
 
 const enc = new TextEncoder();
@@ -105,13 +107,4 @@ export class GuestMemory {
     this.writeU32(retLenPtr, size);
     return true;
   }
-}
-
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
-  return true;
-}
-
-function writeAscii(u8: Uint8Array, at: number, s: string): void {
-  for (let i = 0; i < s.length; i++) u8[at + i] = s.charCodeAt(i);
 }

@@ -1,78 +1,59 @@
 // Serialized header maps (spec "Serialization"): u32 count, u32 key/value lengths per pair, then each key
 // and value followed by NUL. Little-endian.
 
+import { isAscii } from "./ascii-text.ts";
+
 export type HeaderList = Array<[string, string]>;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** UTF-8 length of `s`, or -1 when it has a character outside ASCII (the caller then encodes it). */
-function asciiLength(s: string): number {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return -1;
+/** UTF-8 bytes of `s`. */
+function byteLength(s: string): number {
+  return isAscii(s) ? s.length : Buffer.byteLength(s, "utf8");
+}
+
+/** Writes `s` as UTF-8 at `at`; returns the bytes written. One pass for ASCII, re-encoded past it. */
+function writeText(out: Uint8Array, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return enc.encodeInto(s, out.subarray(at)).written;
+    out[at + i] = c;
+  }
   return s.length;
 }
 
-function writeAscii(out: Uint8Array, at: number, s: string): void {
-  for (let i = 0; i < s.length; i++) out[at + i] = s.charCodeAt(i);
-}
-
-/** The serialized size of `pairs`, or -1 when a key or value is not ASCII. */
-export function serializedAsciiSize(pairs: HeaderList): number {
+/** The serialized size of `pairs`. */
+export function serializedSize(pairs: HeaderList): number {
   let size = 4 + pairs.length * 8;
-  for (let i = 0; i < pairs.length; i++) {
-    const kl = asciiLength(pairs[i][0]);
-    const vl = asciiLength(pairs[i][1]);
-    if (kl < 0 || vl < 0) return -1;
-    size += kl + vl + 2;
-  }
+  for (let i = 0; i < pairs.length; i++) size += byteLength(pairs[i][0]) + byteLength(pairs[i][1]) + 2;
   return size;
 }
 
 /**
- * Writes `pairs` into `out` at `at` (exactly serializedAsciiSize bytes; every key and value ASCII). Header
- * maps are nearly always ASCII, and writing their characters directly keeps a host call from allocating an
- * encoded copy of every name and value (Envoy copies the map's bytes straight into the module's memory).
+ * Writes `pairs` into `out` at `at` (exactly serializedSize bytes). ASCII names and values, nearly all of
+ * them, are written a character at a time, so a host call allocates no encoded copy of each (Envoy copies the
+ * map's bytes straight into the module's memory).
  */
-export function writeAsciiHeaderMap(pairs: HeaderList, out: Uint8Array, at: number): void {
+export function writeHeaderMap(pairs: HeaderList, out: Uint8Array, at: number): void {
   const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   view.setUint32(at, pairs.length, true);
   let data = at + 4 + pairs.length * 8;
   for (let i = 0; i < pairs.length; i++) {
-    const k = pairs[i][0];
-    const v = pairs[i][1];
-    view.setUint32(at + 4 + i * 8, k.length, true);
-    view.setUint32(at + 8 + i * 8, v.length, true);
-    writeAscii(out, data, k);
-    data += k.length;
+    const kl = writeText(out, data, pairs[i][0]);
+    data += kl;
     out[data++] = 0;
-    writeAscii(out, data, v);
-    data += v.length;
+    const vl = writeText(out, data, pairs[i][1]);
+    data += vl;
     out[data++] = 0;
+    view.setUint32(at + 4 + i * 8, kl, true);
+    view.setUint32(at + 8 + i * 8, vl, true);
   }
 }
 
 export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
-  const asciiSize = serializedAsciiSize(pairs);
-  if (asciiSize >= 0) {
-    const out = new Uint8Array(asciiSize);
-    writeAsciiHeaderMap(pairs, out, 0);
-    return out;
-  }
-  const encoded = pairs.map(([k, v]) => [enc.encode(k), enc.encode(v)] as const);
-  let size = 4 + encoded.length * 8;
-  for (const [k, v] of encoded) size += k.length + v.length + 2;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, encoded.length, true);
-  let data = 4 + encoded.length * 8;
-  encoded.forEach(([k, v], i) => {
-    view.setUint32(4 + i * 8, k.length, true);
-    view.setUint32(8 + i * 8, v.length, true);
-    out.set(k, data);
-    data += k.length + 1;
-    out.set(v, data);
-    data += v.length + 1;
-  });
+  const out = new Uint8Array(serializedSize(pairs));
+  writeHeaderMap(pairs, out, 0);
   return out;
 }
 
