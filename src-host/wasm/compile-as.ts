@@ -4,7 +4,6 @@
 // stub runtime) for harnesses that export pure modules and take `env.abort` from the caller, "standalone-simd" the
 // same with WebAssembly SIMD enabled (the shipped builds enable it: asconfig.json); "profile" is
 // "release" with the bench's stage marks compiled in (assembly/abi/stage-profile.ts), never shipped.
-import asc from "assemblyscript/asc";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,6 +31,9 @@ async function compile(entry: string, build: HarnessBuild): Promise<Uint8Array<A
       : build === "profile"
         ? ["--config", "asconfig.json", "--target", "release", "--use", "PROFILE_STAGES=1"]
         : ["--config", "asconfig.json", "--target", build];
+  // Loaded on first compile, never at import: asc.js, when loaded, takes a `--wasm X` out of process.argv and imports X
+  // as its compiler, so `npm run sim -- --wasm build/higress.wasm` failed (and lost its --wasm) before any compile.
+  const { default: asc } = await import("assemblyscript/asc");
   let binary: Uint8Array<ArrayBuffer> | null = null;
   const { error, stderr } = await asc.main([entry, "--baseDir", REPO_ROOT, "--outFile", "bench-harness.wasm", ...flags], {
     writeFile(name: string, contents: Uint8Array | string) {

@@ -44,7 +44,9 @@ test("the CLI prints one JSON object with every policy's figures and writes the 
   const policies = ["random", "least-request", "consistent-hash", "gie-approx", "oracle", ...(withPicker ? ["picker", "picker-envoy"] : [])];
   const out = execFileSync(
     process.execPath,
-    ["--import", "tsx", "src-host/cli/sim.ts", "--workload", file, "--json", "--policies", policies.join(","), "--report", report],
+    // --wasm as its own argument: the compiler, once loaded, would take it out of argv and import it.
+    ["--import", "tsx", "src-host/cli/sim.ts", "--workload", file, "--json", "--policies", policies.join(","), "--report", report,
+      ...(withPicker ? ["--wasm", "build/higress.wasm", "--wasm-envoy", "build/envoy.wasm"] : [])],
     { encoding: "utf8" },
   );
   const lines = out.trim().split("\n");
