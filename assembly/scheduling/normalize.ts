@@ -27,19 +27,25 @@ function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
   return inverseRange > 0 ? 1 - (x - lo) * inverseRange : 1;
 }
 
+// The span also grows to `relativeSpan` times the lowest value: when every candidate already queues (or has
+// requests in flight), none is idle, and a spread matters relative to the wait every request faces anyway; a move
+// that costs a cached prefix adds a prefill to the queue it joins. With an idle candidate (lo 0) only `span` counts.
 // @ts-ignore: decorator
 @inline
-function inverseOfRange(lo: f64, hi: f64, span: f64): f64 {
+function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
   if (!(hi > lo)) return 0;
   const range = hi - lo;
-  return 1 / (span > range ? span : range);
+  const relative = lo * relativeSpan;
+  const atLeast = span > relative ? span : relative;
+  return 1 / (atLeast > range ? atLeast : range);
 }
 
 // Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
 // Load key = waiting + running / (1 + maxRunning): the running term is < 1, so one more waiting request always
 // ranks worse than any number of running ones, and when nobody queues (the common case) the endpoint decoding
-// fewer requests scores higher. Min-max over candidates with metrics, with a spread of at least `span`.
-export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
+// fewer requests scores higher. Min-max over candidates with metrics, with a spread of at least `span` and of
+// `relativeSpan` times the shortest queue.
+export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const hasMetrics = c.hasMetrics;
@@ -64,16 +70,16 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
     }
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
-  const inverseRange = inverseOfRange(lo, hi, span);
+  const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
   for (let i = 0; i < n; i++) {
     const key = unchecked(out[i]);
     unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, inverseRange) : 0));
   }
 }
 
-// This worker's outstanding requests per endpoint; min-max over healthy candidates with a spread of at least
-// `span`, lower is better.
-export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0): void {
+// The gateway's (or this worker's) requests in flight per endpoint; min-max over healthy candidates with a spread of
+// at least `span` and of `relativeSpan` times the fewest, lower is better.
+export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const inflight = c.inflight;
@@ -85,7 +91,7 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const inverseRange = inverseOfRange(lo, hi, span);
+  const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
   for (let i = 0; i < n; i++) {
     const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     unchecked((out[i] = unchecked(healthy[i]) ? lowerIsBetter(x, lo, inverseRange) : 0));

@@ -43,6 +43,9 @@ export interface ScoringParams {
   /** Spreads below these count in proportion (0: plain min-max). */
   queueSpan: number;
   inflightSpan: number;
+  /** Spreads below these multiples of the lowest value count in proportion too (0: off). */
+  queueRelativeSpan: number;
+  inflightRelativeSpan: number;
 }
 
 export const DEFAULT_PARAMS: ScoringParams = {
@@ -54,6 +57,8 @@ export const DEFAULT_PARAMS: ScoringParams = {
   guardSlack: 2,
   queueSpan: 4,
   inflightSpan: 4,
+  queueRelativeSpan: 16,
+  inflightRelativeSpan: 16,
 };
 
 export interface Scores {
@@ -71,11 +76,15 @@ export interface Scores {
 const countOrZero = (x: number) => (x >= 0 && x < Infinity ? x : 0);
 const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
 const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
-const inverseOfRange = (lo: number, hi: number, span: number) => (hi > lo ? 1 / (span > hi - lo ? span : hi - lo) : 0);
+const inverseOfRange = (lo: number, hi: number, span: number, relativeSpan: number) => {
+  const relative = lo * relativeSpan;
+  const atLeast = span > relative ? span : relative; // a NaN span leaves the relative one, as the module does
+  return hi > lo ? 1 / (atLeast > hi - lo ? atLeast : hi - lo) : 0;
+};
 const lowerIsBetter = (x: number, lo: number, inv: number) => (inv > 0 ? 1 - (x - lo) * inv : 1);
 const nonNegative = (x: number) => Math.max(x | 0, 0);
 
-function queueScores(c: Candidate[], span: number): number[] {
+function queueScores(c: Candidate[], span: number, relativeSpan: number): number[] {
   let maxRunning = 0;
   for (const e of c) if (e.healthy && e.hasMetrics) maxRunning = Math.max(maxRunning, countOrZero(e.running));
   const runningScale = 1 / (1 + maxRunning);
@@ -88,11 +97,11 @@ function queueScores(c: Candidate[], span: number): number[] {
     if (key > hi) hi = key;
     return key;
   });
-  const inv = inverseOfRange(lo, hi, span);
+  const inv = inverseOfRange(lo, hi, span, relativeSpan);
   return keys.map((k) => (k >= 0 ? lowerIsBetter(k, lo, inv) : 0));
 }
 
-function inflightScores(c: Candidate[], span: number): number[] {
+function inflightScores(c: Candidate[], span: number, relativeSpan: number): number[] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const e of c) {
@@ -101,7 +110,7 @@ function inflightScores(c: Candidate[], span: number): number[] {
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const inv = inverseOfRange(lo, hi, span);
+  const inv = inverseOfRange(lo, hi, span, relativeSpan);
   return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), lo, inv) : 0));
 }
 
@@ -157,10 +166,10 @@ function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session:
 /** Every per-signal score and the totals for one request's candidates. */
 export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringParams): Scores {
   chainLength |= 0;
-  const queue = queueScores(c, p.queueSpan);
+  const queue = queueScores(c, p.queueSpan, p.queueRelativeSpan);
   const kv = c.map((e) => (e.healthy && e.hasKv ? 1 - unitClamp(e.kvUsage) : 0));
   const prefix = prefixScores(c, chainLength, p);
-  const inflight = inflightScores(c, p.inflightSpan);
+  const inflight = inflightScores(c, p.inflightSpan, p.inflightRelativeSpan);
   const lora = c.map((e) => (!e.healthy ? 0 : e.loraState === LoraState.Running ? 1 : e.loraState === LoraState.Waiting ? 0.5 : 0));
   const failure = c.map((e) => (e.healthy ? 1 - unitClamp(e.failureEwma) : 0));
   const session = c.map((e) => (e.healthy && e.sessionMatch ? 1 : 0));

@@ -74,6 +74,8 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
       guardSlack: real(rng, () => rng.pick([0, 2, 1e6])),
       queueSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.next() * 10])),
       inflightSpan: real(rng, () => rng.pick([0, 1, 4, 1e6, rng.next() * 10])),
+      queueRelativeSpan: real(rng, () => rng.pick([0, 1, 4, 16, rng.next() * 10])),
+      inflightRelativeSpan: real(rng, () => rng.pick([0, 1, 4, 16, rng.next() * 10])),
     };
     return { candidates, chainLength, params, seed: String(BigInt(rng.u32()) << 32n | BigInt(rng.u32())) };
   }

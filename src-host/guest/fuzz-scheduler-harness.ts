@@ -14,7 +14,7 @@ export function capacity(): i32 {
 export function configure(
   queue: f64, kvCache: f64, prefixCache: f64, inflight: f64, lora: f64, failure: f64, session: f64,
   lambda: f64, lengthCreditChars: f64, chunkChars: i32, guardFactor: f64, guardSlack: f64, seed: u64,
-  queueSpan: f64, inflightSpan: f64,
+  queueSpan: f64, inflightSpan: f64, queueRelativeSpan: f64, inflightRelativeSpan: f64,
 ): void {
   // Every signal is compared with the model, so the unweighted ones are scored too.
   scheduler.scoreUnweighted = true;
@@ -32,6 +32,8 @@ export function configure(
   scheduler.guardSlack = guardSlack;
   scheduler.scorer("queue")!.setParam("scoring.queueSpan", queueSpan);
   scheduler.scorer("inflight")!.setParam("scoring.inflightSpan", inflightSpan);
+  scheduler.scorer("queue")!.setParam("scoring.queueRelativeSpan", queueRelativeSpan);
+  scheduler.scorer("inflight")!.setParam("scoring.inflightRelativeSpan", inflightRelativeSpan);
   scheduler.seed(seed);
   candidates.clear();
 }

@@ -33,6 +33,20 @@ describe("Scheduler.pick scenarios", () => {
     for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 16)).toBe(1);
   });
 
+  it("keeps a cached prefix on its endpoint when every endpoint queues (relative spans)", () => {
+    const s = freshScheduler();
+    c.clear();
+    // A saturated cluster: the group's endpoint holds 47 of 56 chunks with 8 more waiting and 10 more in flight.
+    endpoint(30, 40, 0.9, 40, 47);
+    endpoint(22, 40, 0.9, 30, 0);
+    for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 56)).toBe(0);
+    // Spreads counted against fixed spans alone outvote the prefix and move the request off its cache.
+    const absolute = freshScheduler();
+    absolute.scorer("queue")!.setParam("scoring.queueRelativeSpan", 0);
+    absolute.scorer("inflight")!.setParam("scoring.inflightRelativeSpan", 0);
+    for (let k = 0; k < 20; k++) expect<i32>(absolute.pick(c, 56)).toBe(1);
+  });
+
   it("sends an overloaded endpoint's cached prefix to an idle one (load guard)", () => {
     const s = freshScheduler();
     c.clear();
@@ -110,6 +124,8 @@ describe("Scheduler scores", () => {
     s.request.chunkChars = 256;
     s.scorer("queue")!.setParam("scoring.queueSpan", 0); // plain min-max
     s.scorer("inflight")!.setParam("scoring.inflightSpan", 0);
+    s.scorer("queue")!.setParam("scoring.queueRelativeSpan", 0);
+    s.scorer("inflight")!.setParam("scoring.inflightRelativeSpan", 0);
     c.clear();
     endpoint(0, 0, 0.25, 1, 8);
     endpoint(4, 2, 0.75, 3, 0);

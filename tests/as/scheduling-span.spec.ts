@@ -41,4 +41,32 @@ describe("queue and in-flight spans", () => {
     normalizeInflight(withInflight([0, 1]), out, 4);
     expect(out[1]).toBe(0.75);
   });
+
+  it("when every candidate queues, a spread counts relative to the shortest queue", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeQueue(withWaiting([20, 25, 30]), out, 4, 1);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(1.0 - 5.0 / 20.0);
+    expect(out[2]).toBe(1.0 - 10.0 / 20.0);
+    // Without the relative span the same spread is plain min-max.
+    normalizeQueue(withWaiting([20, 25, 30]), out, 4, 0);
+    expect(out[2]).toBe(0.0);
+  });
+
+  it("with an idle candidate only the span counts, and a spread past both is plain min-max", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeQueue(withWaiting([0, 3]), out, 4, 16);
+    expect(out[1]).toBe(1.0 - 3.0 / 4.0);
+    normalizeQueue(withWaiting([2, 12]), out, 4, 2);
+    expect(out[1]).toBe(0.0);
+  });
+
+  it("the in-flight score takes the same relative span over the fewest in flight", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeInflight(withInflight([8, 12]), out, 4, 1);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(0.5);
+    normalizeInflight(withInflight([8, 12]), out, 4, 0);
+    expect(out[1]).toBe(0.0);
+  });
 });
