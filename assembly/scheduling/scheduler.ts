@@ -10,7 +10,7 @@ import { createScorers } from "./scorer-list";
 import { ScoringSettings, effectiveWeight } from "./scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
 import { TotalsSummary, totalScores } from "./score";
-import { pickAmongBest } from "./pick";
+import { TIE_EPSILON, pickAmongBest } from "./pick";
 
 export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
 
@@ -99,7 +99,10 @@ export class Scheduler {
         if (scorer.yieldsToLoadGuard) dropGuardedScores(n, this.guarded, scorer.score);
       }
     }
-    this.lastPick = pickAmongBest(c, this.total, totals.best, this.rng);
+    // A best total without a tie is the pick (pickAmongBest would find it alone and draw nothing).
+    this.lastPick = totals.secondBest < totals.best - TIE_EPSILON
+      ? totals.bestIndex
+      : pickAmongBest(c, this.total, totals.best, this.rng);
     return this.lastPick;
   }
 }

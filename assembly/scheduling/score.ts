@@ -11,6 +11,11 @@ import { isOverloaded } from "./load-guard";
 export class TotalsSummary {
   /** The best healthy total; NaN when no candidate is healthy. */
   best: f64 = NaN;
+  /** The first candidate with the best total (-1 when none is healthy). */
+  bestIndex: i32 = -1;
+  /** The highest healthy total besides that candidate's (-Infinity when there is none): when it is below
+   *  best - TIE_EPSILON, bestIndex has no tie and is the pick. */
+  secondBest: f64 = -Infinity;
   /** Whether the load guard marked any candidate. */
   anyGuarded: bool = false;
 }
@@ -47,6 +52,8 @@ export function totalScores(
   const healthy = c.healthy;
   const guardOn = guardLimit != Infinity;
   let best: f64 = NaN;
+  let bestIndex = -1;
+  let second: f64 = -Infinity;
   let found = false;
   let anyGuarded = false;
   if (terms == 0) {
@@ -57,11 +64,15 @@ export function totalScores(
       anyGuarded = anyGuarded || g;
       unchecked((total[i] = 0));
       if (ok) {
+        if (found) second = 0;
+        else bestIndex = i;
         best = 0;
         found = true;
       }
     }
     summary.best = best;
+    summary.bestIndex = bestIndex;
+    summary.secondBest = second;
     summary.anyGuarded = anyGuarded;
     return;
   }
@@ -90,11 +101,18 @@ export function totalScores(
     t *= inverseSum;
     unchecked((total[i] = t));
     // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
-    if ((t > best || !found) && t == t) {
+    if (t != t) continue;
+    if (t > best || !found) {
+      if (found) second = best;
       best = t;
+      bestIndex = i;
       found = true;
+    } else if (t > second) {
+      second = t;
     }
   }
   summary.best = best;
+  summary.bestIndex = bestIndex;
+  summary.secondBest = second;
   summary.anyGuarded = anyGuarded;
 }
