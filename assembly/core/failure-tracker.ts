@@ -19,6 +19,8 @@ export class FailureTracker {
     unchecked((this.ewma[slot] = updateEwma(unchecked(this.ewma[slot]), failed, alpha)));
   }
 
+  // @ts-ignore: decorator
+  @inline
   value(slot: i32, generation: u32): f64 {
     if (slot < 0 || slot >= this.maxEndpoints) return 0;
     return unchecked(this.generations[slot]) == generation ? unchecked(this.ewma[slot]) : 0;

@@ -28,6 +28,8 @@ export class InflightLeases {
     if (unchecked(this.generations[slot]) == generation && unchecked(this.counts[slot]) > 0) unchecked((this.counts[slot] -= 1));
   }
 
+  // @ts-ignore: decorator
+  @inline
   count(slot: i32, generation: u32): i32 {
     if (slot < 0 || slot >= this.maxEndpoints) return 0;
     return unchecked(this.generations[slot]) == generation ? unchecked(this.counts[slot]) : 0;

@@ -174,11 +174,15 @@ export class EndpointRegistry {
   }
 
   /** Whether the slot currently holds an endpoint. */
+  // @ts-ignore: decorator
+  @inline
   isActive(slot: i32): bool {
     return this.validSlot(slot) && unchecked(this.inUse[slot]);
   }
 
   /** Changes every time the slot is freed, so it differs between any two occupants. */
+  // @ts-ignore: decorator
+  @inline
   generation(slot: i32): u32 {
     return this.validSlot(slot) ? unchecked(this.generations[slot]) : 0;
   }
@@ -200,6 +204,8 @@ export class EndpointRegistry {
 
   /** The slot's metrics storage (cleared when the slot gets a new endpoint). A slot out of range gets a scratch
    * object that nothing reads. */
+  // @ts-ignore: decorator
+  @inline
   metrics(slot: i32): EndpointMetrics {
     if (!this.validSlot(slot)) {
       this.outOfRange.reset();
@@ -217,6 +223,8 @@ export class EndpointRegistry {
     if (this.validSlot(slot)) unchecked((this.fingerprints[slot] = value));
   }
 
+  // @ts-ignore: decorator
+  @inline
   healthy(slot: i32): bool {
     return this.isActive(slot) && unchecked(this.healthyFlags[slot]);
   }

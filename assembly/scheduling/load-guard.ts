@@ -26,11 +26,10 @@ function loadOf(inflight: StaticArray<i32>, hasMetrics: StaticArray<bool>, waiti
 export const DEFAULT_GUARD_FACTOR: f64 = 2;
 export const DEFAULT_GUARD_SLACK: f64 = 2;
 
-// Marks in guarded the healthy candidates whose load exceeds factor * mean + slack; true when any is marked.
-// factor <= 0 (or NaN) disables the guard.
-export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: StaticArray<bool>): bool {
-  const n = c.boundedCount(guarded.length);
-  const enabled = factor > 0;
+// The load above which a healthy candidate is overloaded: factor * mean + slack over the healthy candidates;
+// Infinity (nobody is) when factor <= 0 (or NaN) or no candidate is healthy. n candidates are read.
+export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64): f64 {
+  if (!(factor > 0)) return Infinity;
   const healthyFlags = c.healthy;
   const inflight = c.inflight;
   const hasMetrics = c.hasMetrics;
@@ -38,17 +37,32 @@ export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: 
   let sum: f64 = 0;
   let healthy = 0;
   for (let i = 0; i < n; i++) {
-    unchecked((guarded[i] = false));
-    if (!enabled || !unchecked(healthyFlags[i])) continue;
+    if (!unchecked(healthyFlags[i])) continue;
     sum += loadOf(inflight, hasMetrics, waiting, i);
     healthy++;
   }
-  if (!enabled) return false;
-  if (healthy == 0) return false;
-  const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+  if (healthy == 0) return Infinity;
+  return factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+}
+
+// Whether healthy candidate i is loaded above limit (from overloadLimit).
+// @ts-ignore: decorator
+@inline
+export function isOverloaded(c: Candidates, i: i32, limit: f64): bool {
+  return loadOf(c.inflight, c.hasMetrics, c.waiting, i) > limit;
+}
+
+// Marks in guarded the healthy candidates whose load exceeds factor * mean + slack; true when any is marked.
+// factor <= 0 (or NaN) disables the guard.
+export function markOverloaded(c: Candidates, factor: f64, slack: f64, guarded: StaticArray<bool>): bool {
+  const n = c.boundedCount(guarded.length);
+  for (let i = 0; i < n; i++) unchecked((guarded[i] = false));
+  const limit = overloadLimit(c, n, factor, slack);
+  if (limit == Infinity) return false;
+  const healthyFlags = c.healthy;
   let any = false;
   for (let i = 0; i < n; i++) {
-    if (unchecked(healthyFlags[i]) && loadOf(inflight, hasMetrics, waiting, i) > limit) {
+    if (unchecked(healthyFlags[i]) && isOverloaded(c, i, limit)) {
       unchecked((guarded[i] = true));
       any = true;
     }

@@ -126,6 +126,10 @@ export function normalizePrefix(
   out: StaticArray<f64>,
 ): void {
   const n = c.boundedCount(out.length);
+  if (chainLength <= 0) {
+    for (let i = 0; i < n; i++) unchecked((out[i] = 0));
+    return;
+  }
   const healthy = c.healthy;
   const prefixMatched = c.prefixMatched;
   const l = unitClamp(lambda);

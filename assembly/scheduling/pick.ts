@@ -20,7 +20,14 @@ export function pickBest(c: Candidates, total: StaticArray<f64>, rng: Rng): i32 
       found = true;
     }
   }
-  if (!found) return -1;
+  return found ? pickAmongBest(c, total, best, rng) : -1;
+}
+
+// pickBest given its best healthy total (NaN when no candidate is healthy), e.g. from score.ts totalScores.
+export function pickAmongBest(c: Candidates, total: StaticArray<f64>, best: f64, rng: Rng): i32 {
+  if (best != best) return -1;
+  const n = c.boundedCount(total.length);
+  const healthy = c.healthy;
   const floor = best - TIE_EPSILON;
   let ties = 0;
   let firstTie = -1;

@@ -1,5 +1,5 @@
 // Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
-// load guard → total → pick. All arrays are sized once (maxEndpoints), so a decision allocates nothing. After
+// load guard, totals and best total in one pass → pick. All arrays are sized once (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
 // candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown
 // or scoreUnweighted.
@@ -8,9 +8,9 @@ import { Rng } from "./rng";
 import { Scorer, ScoringRequest } from "./scorer";
 import { createScorers } from "./scorer-list";
 import { ScoringSettings, effectiveWeight } from "./scoring-settings";
-import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, markOverloaded } from "./load-guard";
-import { totalScores } from "./score";
-import { pickBest } from "./pick";
+import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
+import { TotalsSummary, totalScores } from "./score";
+import { TIE_EPSILON, pickAmongBest } from "./pick";
 
 export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
 
@@ -28,9 +28,11 @@ export class Scheduler {
 
   readonly total: StaticArray<f64>;
   readonly guarded: StaticArray<bool>;
-  // Scratch of totalScores: the weighted scorers' score arrays and weights.
+  // Scratch of totalScores: the weighted scorers' score arrays, weights and whether they yield to the guard.
   private readonly termScores: StaticArray<usize>;
   private readonly termWeights: StaticArray<f64>;
+  private readonly termYields: StaticArray<bool>;
+  private readonly totals: TotalsSummary = new TotalsSummary();
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   lastPick: i32 = -1;
@@ -44,6 +46,7 @@ export class Scheduler {
     this.guarded = new StaticArray<bool>(n);
     this.termScores = new StaticArray<usize>(scorers.length);
     this.termWeights = new StaticArray<f64>(scorers.length);
+    this.termYields = new StaticArray<bool>(scorers.length);
   }
 
   seed(s: u64): void {
@@ -85,14 +88,21 @@ export class Scheduler {
       const scorer = unchecked(scorers[k]);
       if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
     }
-    if (markOverloaded(c, this.guardFactor, this.guardSlack, this.guarded)) {
+    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack);
+    const totals = this.totals;
+    totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
+      this.termScores, this.termWeights, this.termYields, totals);
+    if (totals.anyGuarded) {
+      // The totals left the guarded candidates' yielding terms out; their scores drop too, for the debug header.
       for (let k = 0; k < scorers.length; k++) {
         const scorer = unchecked(scorers[k]);
         if (scorer.yieldsToLoadGuard) dropGuardedScores(n, this.guarded, scorer.score);
       }
     }
-    totalScores(c, scorers, this.weightSum(), this.total, this.termScores, this.termWeights);
-    this.lastPick = pickBest(c, this.total, this.rng);
+    // A best total without a tie is the pick (pickAmongBest would find it alone and draw nothing).
+    this.lastPick = totals.secondBest < totals.best - TIE_EPSILON
+      ? totals.bestIndex
+      : pickAmongBest(c, this.total, totals.best, this.rng);
     return this.lastPick;
   }
 }

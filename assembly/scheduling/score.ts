@@ -5,42 +5,114 @@
 import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
+import { isOverloaded } from "./load-guard";
+
+/** What totalScores found besides the totals. */
+export class TotalsSummary {
+  /** The best healthy total; NaN when no candidate is healthy. */
+  best: f64 = NaN;
+  /** The first candidate with the best total (-1 when none is healthy). */
+  bestIndex: i32 = -1;
+  /** The highest healthy total besides that candidate's (-Infinity when there is none): when it is below
+   *  best - TIE_EPSILON, bestIndex has no tie and is the pick. */
+  secondBest: f64 = -Infinity;
+  /** Whether the load guard marked any candidate. */
+  anyGuarded: bool = false;
+}
 
 /**
- * termScores and termWeights are caller-owned scratch with room for one entry per scorer: the weighted scorers'
- * score arrays and weights, so each total is summed in one pass over the candidates (the same operations in the
- * same order as summing scorer by scorer).
+ * Writes the totals and the load guard's marks in one pass over the candidates and writes into summary the
+ * best healthy total (pick.ts's pickAmongBest takes it) and whether any candidate was guarded. A candidate whose load exceeds guardLimit
+ * (load-guard.ts overloadLimit) is marked in guarded and its total leaves out the terms of the scorers that
+ * yield to the guard, as if their scores were 0 (the same sum: w * 0 adds +0); the scheduler zeroes those scores
+ * afterwards for the debug header. termScores, termWeights and termYields are caller-owned scratch with room for
+ * one entry per scorer.
  */
 export function totalScores(
   c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>,
-  termScores: StaticArray<usize>, termWeights: StaticArray<f64>,
+  guardLimit: f64, guarded: StaticArray<bool>,
+  termScores: StaticArray<usize>, termWeights: StaticArray<f64>, termYields: StaticArray<bool>,
+  summary: TotalsSummary,
 ): void {
-  const n = c.boundedCount(total.length);
+  const n = c.boundedCount(min<i32>(total.length, guarded.length));
   let terms = 0;
   if (weightSum > 0) {
-    const room = min<i32>(termScores.length, termWeights.length);
+    const room = min<i32>(termScores.length, min<i32>(termWeights.length, termYields.length));
     for (let k = 0; k < scorers.length && terms < room; k++) {
       const scorer = unchecked(scorers[k]);
       const w = effectiveWeight(scorer.weight);
       if (w > 0 && scorer.score.length >= n) {
         unchecked((termScores[terms] = changetype<usize>(scorer.score)));
         unchecked((termWeights[terms] = w));
+        unchecked((termYields[terms] = scorer.yieldsToLoadGuard));
         terms++;
       }
     }
   }
+  const healthy = c.healthy;
+  const guardOn = guardLimit != Infinity;
+  let best: f64 = NaN;
+  let bestIndex = -1;
+  let second: f64 = -Infinity;
+  let found = false;
+  let anyGuarded = false;
   if (terms == 0) {
-    for (let i = 0; i < n; i++) unchecked((total[i] = 0));
+    for (let i = 0; i < n; i++) {
+      const ok = unchecked(healthy[i]);
+      const g = guardOn && ok && isOverloaded(c, i, guardLimit);
+      unchecked((guarded[i] = g));
+      anyGuarded = anyGuarded || g;
+      unchecked((total[i] = 0));
+      if (ok) {
+        if (found) second = 0;
+        else bestIndex = i;
+        best = 0;
+        found = true;
+      }
+    }
+    summary.best = best;
+    summary.bestIndex = bestIndex;
+    summary.secondBest = second;
+    summary.anyGuarded = anyGuarded;
     return;
   }
-  const healthy = c.healthy;
   const firstScore = unchecked(termScores[0]);
   const firstWeight = unchecked(termWeights[0]);
+  const firstYields = unchecked(termYields[0]);
   const inverseSum = 1 / weightSum;
   for (let i = 0; i < n; i++) {
+    const ok = unchecked(healthy[i]);
+    const g = guardOn && ok && isOverloaded(c, i, guardLimit);
+    unchecked((guarded[i] = g));
+    anyGuarded = anyGuarded || g;
+    if (!ok) {
+      unchecked((total[i] = 0));
+      continue;
+    }
     const offset = <usize>i << alignof<f64>();
-    let t = firstWeight * load<f64>(firstScore + offset);
-    for (let k = 1; k < terms; k++) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
-    unchecked((total[i] = unchecked(healthy[i]) ? t * inverseSum : 0));
+    let t: f64 = g && firstYields ? 0 : firstWeight * load<f64>(firstScore + offset);
+    if (g) {
+      for (let k = 1; k < terms; k++) {
+        if (!unchecked(termYields[k])) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
+      }
+    } else {
+      for (let k = 1; k < terms; k++) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
+    }
+    t *= inverseSum;
+    unchecked((total[i] = t));
+    // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
+    if (t != t) continue;
+    if (t > best || !found) {
+      if (found) second = best;
+      best = t;
+      bestIndex = i;
+      found = true;
+    } else if (t > second) {
+      second = t;
+    }
   }
+  summary.best = best;
+  summary.bestIndex = bestIndex;
+  summary.secondBest = second;
+  summary.anyGuarded = anyGuarded;
 }

@@ -1,0 +1,78 @@
+// Scheduler.pick computes the load guard, the totals and the best total in one pass; this checks it against the
+// steps one at a time (markOverloaded, dropGuardedScores, the weighted sum in list order, pickBest): the same
+// guard marks, bit-identical totals and the same pick, random draws included.
+import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
+import { Scheduler } from "../../assembly/scheduling/scheduler";
+import { dropGuardedScores, markOverloaded } from "../../assembly/scheduling/load-guard";
+import { pickBest } from "../../assembly/scheduling/pick";
+import { Rng } from "../../assembly/scheduling/rng";
+import { effectiveWeight } from "../../assembly/scheduling/scoring-settings";
+
+const MAX = 24;
+const c = new Candidates(MAX);
+const guarded = new StaticArray<bool>(MAX);
+const total = new StaticArray<f64>(MAX);
+
+// Small integers make equal totals and overloaded candidates common; failure rates 1e-11 apart make totals that
+// differ by less than TIE_EPSILON (ties too).
+function fill(r: Rng, n: i32): void {
+  c.clear();
+  for (let i = 0; i < n; i++) {
+    c.add(i, r.below(6) != 0, r.below(4) != 0, <f64>r.below(3), <f64>r.below(4), <f64>r.below(5) / 4.0, r.below(3) != 0,
+      r.below(4) == 0 ? 6 + r.below(6) : r.below(2), r.below(3) * 4, LoraState.Unknown,
+      <f64>r.below(3) * (r.below(2) == 0 ? 0.25 : 1e-11), r.below(5) == 0);
+  }
+}
+
+function checkAgainstSteps(s: Scheduler, chainLength: i32, draws: Rng): void {
+  const picked = s.pick(c, chainLength);
+  const n = c.count;
+  const any = markOverloaded(c, s.guardFactor, s.guardSlack, guarded);
+  let anySeen = false;
+  for (let i = 0; i < n; i++) {
+    expect<bool>(s.guarded[i]).toBe(guarded[i]);
+    if (guarded[i]) anySeen = true;
+  }
+  expect<bool>(anySeen).toBe(any);
+  // The scheduler's score arrays are the scorers' scores after the guard's drop; dropping again changes nothing.
+  for (let k = 0; k < s.scorers.length; k++) {
+    const scorer = s.scorers[k];
+    if (!scorer.yieldsToLoadGuard) continue;
+    const before = new StaticArray<f64>(n);
+    for (let i = 0; i < n; i++) before[i] = scorer.score[i];
+    dropGuardedScores(n, guarded, scorer.score);
+    for (let i = 0; i < n; i++) expect<f64>(scorer.score[i]).toBe(before[i]);
+  }
+  const inverseSum = 1 / s.weightSum();
+  for (let i = 0; i < n; i++) {
+    let t: f64 = 0;
+    let first = true;
+    for (let k = 0; k < s.scorers.length; k++) {
+      const w = effectiveWeight(s.scorers[k].weight);
+      if (w <= 0) continue;
+      const term = w * s.scorers[k].score[i];
+      t = first ? term : t + term;
+      first = false;
+    }
+    total[i] = c.healthy[i] ? t * inverseSum : 0;
+    expect<u64>(reinterpret<u64>(s.total[i])).toBe(reinterpret<u64>(total[i]));
+  }
+  expect<i32>(picked).toBe(pickBest(c, total, draws));
+}
+
+describe("Scheduler.pick in one pass", () => {
+  it("matches the separate guard, total and pick steps on random candidates", () => {
+    const r = new Rng(7);
+    const s = new Scheduler(MAX);
+    s.seed(99);
+    const draws = new Rng(99);
+    for (let round = 0; round < 300; round++) {
+      fill(r, 1 + r.below(MAX));
+      s.guardFactor = round % 5 == 0 ? 0 : 1 + <f64>r.below(3) / 2.0;
+      s.guardSlack = <f64>r.below(3);
+      s.scorer("session")!.weight = round % 3 == 0 ? 1 : 0;
+      s.scorer("failure")!.weight = round % 4 == 0 ? 0 : 0.5;
+      checkAgainstSteps(s, round % 7 == 0 ? 0 : 8, draws);
+    }
+  });
+});
