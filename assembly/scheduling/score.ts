@@ -51,35 +51,12 @@ export function totalScores(
   }
   const healthy = c.healthy;
   const guardOn = guardLimit != Infinity;
+  const inverseSum = 1 / weightSum; // read only when terms > 0, which needs weightSum > 0
   let best: f64 = NaN;
   let bestIndex = -1;
   let second: f64 = -Infinity;
   let found = false;
   let anyGuarded = false;
-  if (terms == 0) {
-    for (let i = 0; i < n; i++) {
-      const ok = unchecked(healthy[i]);
-      const g = guardOn && ok && isOverloaded(c, i, guardLimit);
-      unchecked((guarded[i] = g));
-      anyGuarded = anyGuarded || g;
-      unchecked((total[i] = 0));
-      if (ok) {
-        if (found) second = 0;
-        else bestIndex = i;
-        best = 0;
-        found = true;
-      }
-    }
-    summary.best = best;
-    summary.bestIndex = bestIndex;
-    summary.secondBest = second;
-    summary.anyGuarded = anyGuarded;
-    return;
-  }
-  const firstScore = unchecked(termScores[0]);
-  const firstWeight = unchecked(termWeights[0]);
-  const firstYields = unchecked(termYields[0]);
-  const inverseSum = 1 / weightSum;
   for (let i = 0; i < n; i++) {
     const ok = unchecked(healthy[i]);
     const g = guardOn && ok && isOverloaded(c, i, guardLimit);
@@ -89,16 +66,7 @@ export function totalScores(
       unchecked((total[i] = 0));
       continue;
     }
-    const offset = <usize>i << alignof<f64>();
-    let t: f64 = g && firstYields ? 0 : firstWeight * load<f64>(firstScore + offset);
-    if (g) {
-      for (let k = 1; k < terms; k++) {
-        if (!unchecked(termYields[k])) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
-      }
-    } else {
-      for (let k = 1; k < terms; k++) t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
-    }
-    t *= inverseSum;
+    const t = terms > 0 ? weightedSum(i, g, terms, termScores, termWeights, termYields) * inverseSum : 0;
     unchecked((total[i] = t));
     // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
     if (t != t) continue;
@@ -115,4 +83,20 @@ export function totalScores(
   summary.bestIndex = bestIndex;
   summary.secondBest = second;
   summary.anyGuarded = anyGuarded;
+}
+
+// Candidate i's terms summed in list order (terms >= 1); a guarded candidate's yielding terms count as 0.
+// @ts-ignore: decorator
+@inline
+function weightedSum(
+  i: i32, guarded: bool, terms: i32,
+  termScores: StaticArray<usize>, termWeights: StaticArray<f64>, termYields: StaticArray<bool>,
+): f64 {
+  const offset = <usize>i << alignof<f64>();
+  let t: f64 = guarded && unchecked(termYields[0]) ? 0 : unchecked(termWeights[0]) * load<f64>(unchecked(termScores[0]) + offset);
+  for (let k = 1; k < terms; k++) {
+    if (guarded && unchecked(termYields[k])) continue;
+    t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
+  }
+  return t;
 }
