@@ -4,25 +4,23 @@
 // Layout: each endpoint slot owns a fixed partition of the entry pool, [slot * capacityPerEndpoint, +capacity),
 // so an entry's slot is implied by its index and never stored. An entry is its 64-bit chain hash plus i32
 // prev/next links of its slot's LRU list, side by side in one 16-byte record so touching an entry costs one
-// cache line. The open-addressing table (load factor <= 0.5) is a Robin Hood table of 32-bit buckets: the
+// cache line. The open-addressing table (load factor <= 0.25) is a Robin Hood table of 32-bit buckets: the
 // bucket's distance from its home (5 bits), entry index + 1 (0 = empty; as many bits as the pool needs, 19 for
 // the default 262,144 entries) and a tag of the key in the remaining bits (8 by default, at least 4). A probe
 // compares tag and home inside the table and reads an entry's key only when both match, so in a full table a
 // lookup rarely reads a key that is not its own (a likely cache miss); it stops
 // as soon as it meets a bucket closer to its home than the probe is (Robin Hood keeps runs sorted by distance);
-// deletion shifts the run back using the stored distances, without reading keys. Every operation is O(1), but
-// not free of fill: at load factor 0.5 a probe reads about 1.5 buckets instead of 1 (an op of the index bench
-// reads about 340 buckets at 100% fill against 215 at 1%), and in a full index the entry evicted for a new one
-// was last touched long ago, so its record and bucket are cache misses. Measured, record() carries the gap (match
-// is about 1.1x from 1% to 100% fill, record 2.25x), and the loops weigh more than the misses: a full index small
-// enough for the CPU caches already pays about 60% of it, as each new hash's probe, victim search and two shifts
-// run a varying number of steps (one each at 1% fill, so their exits are predicted). Only a lower load factor
-// (more memory per entry) removes that; 4 buckets per entry gave 1.2x for 8 B more per entry. Probe distance is
+// deletion shifts the run back using the stored distances, without reading keys.
+// Why four buckets per entry, not two: the index is full in steady state (every record evicts), and what a full
+// index costs over an empty one is mostly the varying number of steps of each new hash's probe, victim search
+// and two shifts (one each when nearly empty, so their exits are predicted), more than the cache misses on long
+// untouched victims: at load factor 0.5 record() cost 2.25x from 1% to 100% fill and match+record 1.5x; at 0.25
+// runs stay short and match+record is about 1.2x, for 8 B more per entry (32 B in all). Probe distance is
 // bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
 // never a wrong one), which also bounds what crafted colliding prompts can cost.
 
 const NIL: i32 = -1;
-/** Longest distance a bucket may sit from its home. At load factor 0.5 Robin Hood stays far below it. */
+/** Longest distance a bucket may sit from its home. At load factor 0.25 Robin Hood stays far below it. */
 export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
 // Bucket layout: [tag][entry + 1: entryBits][distance 5], 0 = empty. entryBits is just wide enough for the pool
 // (23 bits for PREFIX_INDEX_MAX_ENTRIES = 2^22, 19 for the default 262,144) and the tag takes the rest (4 to 8+
@@ -34,7 +32,7 @@ const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
 /** Upper bound on maxEndpoints. */
 export const PREFIX_INDEX_MAX_ENDPOINTS: i32 = 1 << 16;
-/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 64 MiB of entries + 32 MiB of table. */
+/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 64 MiB of entries + 64 MiB of table. */
 export const PREFIX_INDEX_MAX_ENTRIES: i32 = 1 << 22;
 
 function clampEndpoints(maxEndpoints: i32): i32 {
@@ -48,9 +46,9 @@ function clampCapacity(endpoints: i32, capacityPerEndpoint: i32): i32 {
   return capacityPerEndpoint > limit ? limit : capacityPerEndpoint;
 }
 
-/** Smallest power of two >= 2 * entries, so the load factor never exceeds 0.5. */
+/** Smallest power of two >= 4 * entries, so the load factor never exceeds 0.25. */
 function tableSizeFor(entries: i32): u32 {
-  return <u32>1 << (32 - clz<u32>(<u32>entries * 2 - 1));
+  return <u32>1 << (32 - clz<u32>(<u32>entries * 4 - 1));
 }
 
 export class PrefixIndex {
@@ -188,7 +186,7 @@ export class PrefixIndex {
       }
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
       if (unchecked(this.sizes[slot]) >= cap) this.evictLeastRecent(slot);
-      // Only a bucket already at the bound can be pushed past it (see atBound); at load factor 0.5 none is.
+      // Only a bucket already at the bound can be pushed past it (see atBound); at load factor 0.25 none is.
       if (this.atBound != 0 && !this.canInsert(hash, slot)) {
         this.skipped++;
         continue;

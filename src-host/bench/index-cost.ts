@@ -49,7 +49,7 @@ export interface IndexFillRow {
   nsPerOp: number;
   /** Mean matched length for the chosen endpoint: the same at every fill, so the work per operation is too. */
   matchedPerOp: number;
-  /** Longest probe distance in the table (load factor stays <= 0.5). */
+  /** Longest probe distance in the table (load factor stays <= 0.25). */
   maxDisplacement: number;
   consistent: boolean;
 }

@@ -325,7 +325,7 @@ describe("PrefixIndex against a reference model", () => {
   });
 
   it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
-    // A full pool puts the table at its maximum load factor of 0.5, so probe runs are long and every eviction
+    // A full pool puts the table at its maximum load factor of 0.25, so probe runs are longest and every eviction
     // shifts entries. Keys from every slot share values to collide on hash while differing by slot.
     const endpoints = 4;
     const capacity = 64;
@@ -390,12 +390,12 @@ describe("PrefixIndex probe bound", () => {
   });
 
   it("skips a hash whose insertion would exceed the probe bound, and stays correct for the rest", () => {
-    // One endpoint x 64 entries: a 128-bucket table, home = the top 7 bits of the mixed key.
+    // One endpoint x 64 entries: a 256-bucket table, home = the top 8 bits of the mixed key.
     const index = new PrefixIndex(1, 64);
     const colliding = new StaticArray<u64>(40);
     let found = 0;
     for (let h: u64 = 1; found < 40; h++) {
-      if ((mixKey(h, 0) >> 57) == 5) colliding[found++] = h;
+      if ((mixKey(h, 0) >> 56) == 5) colliding[found++] = h;
     }
     // Recorded one by one (each its own one-hash chain), so the probe run from bucket 5 only grows.
     let recorded = 0;
@@ -430,14 +430,15 @@ describe("PrefixIndex memory", () => {
       for (let j = 0; j < capacities.length; j++) {
         const entries = <u64>(endpointCounts[i] * capacities[j]);
         const bytes = PrefixIndex.bytesFor(endpointCounts[i], capacities[j]);
-        // At least the 16-byte entry and two 4-byte table buckets per entry (load factor <= 0.5).
-        expect<bool>(bytes >= entries * 24).toBe(true);
-        expect<bool>(<f64>bytes / <f64>entries <= 32.5).toBe(true);
+        // At least the 16-byte entry and four 4-byte table buckets per entry (load factor <= 0.25), and fewer
+        // than eight buckets (the table is the next power of two).
+        expect<bool>(bytes >= entries * 32).toBe(true);
+        expect<bool>(<f64>bytes / <f64>entries <= 48.5).toBe(true);
       }
     }
     const index = new PrefixIndex(16, 4096);
     expect<f64>(index.bytesPerEntry()).toBe(<f64>PrefixIndex.bytesFor(16, 4096) / <f64>(16 * 4096));
-    expect<bool>(index.bytesPerEntry() <= 24.01).toBe(true); // a power-of-two pool needs exactly 2 buckets per entry
+    expect<bool>(index.bytesPerEntry() <= 32.01).toBe(true); // a power-of-two pool needs exactly 4 buckets per entry
   });
 });
 
@@ -462,7 +463,7 @@ function hashWithMixedKey(mixed: u64, slot: i32): u64 {
 
 describe("PrefixIndex crafted collisions", () => {
   it("never matches a hash that shares its home bucket and tag with recorded ones", () => {
-    // Two endpoints x 64 entries: a 256-bucket table; home and tag are the top bits of the mixed key. Every key
+    // Two endpoints x 64 entries: a 512-bucket table; home and tag are the top bits of the mixed key. Every key
     // below has the same 32 top bits for slot 0, so the same home and the same tag, whatever the tag width.
     const index = new PrefixIndex(2, 64);
     const colliding = new StaticArray<u64>(40);
@@ -494,7 +495,7 @@ describe("PrefixIndex crafted collisions", () => {
 
 describe("PrefixIndex at a completely full pool", () => {
   it("keeps probes within the bound and evicts least recently used first", () => {
-    // 16 x 1,024 entries in a 32,768-bucket table: the maximum load factor of 0.5 once every slot is full.
+    // 16 x 1,024 entries in a 65,536-bucket table: the maximum load factor of 0.25 once every slot is full.
     const endpoints = 16;
     const capacity = 1024;
     const index = new PrefixIndex(endpoints, capacity);
@@ -533,7 +534,7 @@ describe("PrefixIndex at a completely full pool", () => {
 
 describe("PrefixIndex probe bound after deletions", () => {
   it("admits a colliding hash again once deletion has shifted the run below the bound, and never past it", () => {
-    // One endpoint x 64 entries: a 128-bucket table; all 40 keys have home bucket 5.
+    // One endpoint x 64 entries: a 256-bucket table; all 40 keys have home bucket 10 (the top 8 bits).
     const index = new PrefixIndex(1, 64);
     const colliding = new StaticArray<u64>(40);
     for (let i = 0; i < 40; i++) colliding[i] = hashWithMixedKey((<u64>5 << 57) | <u64>(i * 0x10001 + 7), 0);
