@@ -27,7 +27,8 @@ export const DEFAULT_GUARD_FACTOR: f64 = 2;
 export const DEFAULT_GUARD_SLACK: f64 = 2;
 
 // The load above which a healthy candidate is overloaded: factor * mean + slack over the healthy candidates;
-// Infinity (nobody is) when factor <= 0 (or NaN) or no candidate is healthy. n candidates are read.
+// Infinity when nobody is: factor <= 0 (or NaN), no candidate healthy, or none loaded above it (the common case,
+// which then needs no second pass). n candidates are read.
 export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64): f64 {
   if (!(factor > 0)) return Infinity;
   const healthyFlags = c.healthy;
@@ -35,14 +36,18 @@ export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64): f
   const hasMetrics = c.hasMetrics;
   const waiting = c.waiting;
   let sum: f64 = 0;
+  let most: f64 = 0;
   let healthy = 0;
   for (let i = 0; i < n; i++) {
     if (!unchecked(healthyFlags[i])) continue;
-    sum += loadOf(inflight, hasMetrics, waiting, i);
+    const load = loadOf(inflight, hasMetrics, waiting, i);
+    sum += load;
+    if (load > most) most = load;
     healthy++;
   }
   if (healthy == 0) return Infinity;
-  return factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+  const limit = factor * (sum / <f64>healthy) + (slack > 0 ? slack : 0);
+  return most > limit ? limit : Infinity;
 }
 
 // Whether healthy candidate i is loaded above limit (from overloadLimit).

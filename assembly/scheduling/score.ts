@@ -21,12 +21,15 @@ export class TotalsSummary {
 }
 
 /**
- * Writes the totals and the load guard's marks in one pass over the candidates and writes into summary the
- * best healthy total (pick.ts's pickAmongBest takes it) and whether any candidate was guarded. A candidate whose load exceeds guardLimit
+ * Writes the totals and the load guard's marks and writes into summary the best healthy total (pick.ts's
+ * pickAmongBest takes it) and whether any candidate was guarded. A candidate whose load exceeds guardLimit
  * (load-guard.ts overloadLimit) is marked in guarded and its total leaves out the terms of the scorers that
- * yield to the guard, as if their scores were 0 (the same sum: w * 0 adds +0); the scheduler zeroes those scores
- * afterwards for the debug header. termScores, termWeights and termYields are caller-owned scratch with room for
- * one entry per scorer.
+ * yield to the guard, as if their scores were 0; the scheduler zeroes those scores afterwards for the debug
+ * header. termScores, termWeights and termYields are caller-owned scratch with room for one entry per scorer.
+ *
+ * The terms are added one scorer at a time over all candidates (a straight loop each, two candidates per SIMD
+ * step), not one candidate at a time over the scorers: the same additions in the same order, so the same totals
+ * to the bit, at a fraction of the cost for hundreds of endpoints.
  */
 export function totalScores(
   c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>,
@@ -50,23 +53,26 @@ export function totalScores(
     }
   }
   const healthy = c.healthy;
-  const guardOn = guardLimit != Infinity;
+  const anyGuarded = markGuarded(c, n, guardLimit, guarded);
+  const sums = changetype<usize>(total);
+  for (let k = 0; k < terms; k++) {
+    const scores = unchecked(termScores[k]);
+    const w = unchecked(termWeights[k]);
+    if (anyGuarded && unchecked(termYields[k])) addGuardedTerm(sums, scores, w, guarded, n, k == 0);
+    else if (k == 0) setTerm(sums, scores, w, n);
+    else addTerm(sums, scores, w, n);
+  }
   const inverseSum = 1 / weightSum; // read only when terms > 0, which needs weightSum > 0
   let best: f64 = NaN;
   let bestIndex = -1;
   let second: f64 = -Infinity;
   let found = false;
-  let anyGuarded = false;
   for (let i = 0; i < n; i++) {
-    const ok = unchecked(healthy[i]);
-    const g = guardOn && ok && isOverloaded(c, i, guardLimit);
-    unchecked((guarded[i] = g));
-    anyGuarded = anyGuarded || g;
-    if (!ok) {
+    if (!unchecked(healthy[i])) {
       unchecked((total[i] = 0));
       continue;
     }
-    const t = terms > 0 ? weightedSum(i, g, terms, termScores, termWeights, termYields) * inverseSum : 0;
+    const t = terms > 0 ? unchecked(total[i]) * inverseSum : 0;
     unchecked((total[i] = t));
     // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
     if (t != t) continue;
@@ -85,18 +91,60 @@ export function totalScores(
   summary.anyGuarded = anyGuarded;
 }
 
-// Candidate i's terms summed in list order (terms >= 1); a guarded candidate's yielding terms count as 0.
-// @ts-ignore: decorator
-@inline
-function weightedSum(
-  i: i32, guarded: bool, terms: i32,
-  termScores: StaticArray<usize>, termWeights: StaticArray<f64>, termYields: StaticArray<bool>,
-): f64 {
-  const offset = <usize>i << alignof<f64>();
-  let t: f64 = guarded && unchecked(termYields[0]) ? 0 : unchecked(termWeights[0]) * load<f64>(unchecked(termScores[0]) + offset);
-  for (let k = 1; k < terms; k++) {
-    if (guarded && unchecked(termYields[k])) continue;
-    t += unchecked(termWeights[k]) * load<f64>(unchecked(termScores[k]) + offset);
+// guarded[i] = candidate i is healthy and loaded above limit (none when limit is Infinity); true when any is.
+function markGuarded(c: Candidates, n: i32, limit: f64, guarded: StaticArray<bool>): bool {
+  if (limit == Infinity) {
+    memory.fill(changetype<usize>(guarded), 0, <usize>n);
+    return false;
   }
-  return t;
+  const healthy = c.healthy;
+  let any = false;
+  for (let i = 0; i < n; i++) {
+    const g = unchecked(healthy[i]) && isOverloaded(c, i, limit);
+    unchecked((guarded[i] = g));
+    any = any || g;
+  }
+  return any;
+}
+
+// sums[i] = w * scores[i].
+function setTerm(sums: usize, scores: usize, w: f64, n: i32): void {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const wv = f64x2.splat(w);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      v128.store(sums + at, f64x2.mul(wv, v128.load(scores + at)));
+    }
+  }
+  for (; i < n; i++) {
+    const at = <usize>i << 3;
+    store<f64>(sums + at, w * load<f64>(scores + at));
+  }
+}
+
+// sums[i] += w * scores[i].
+function addTerm(sums: usize, scores: usize, w: f64, n: i32): void {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const wv = f64x2.splat(w);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      v128.store(sums + at, f64x2.add(v128.load(sums + at), f64x2.mul(wv, v128.load(scores + at))));
+    }
+  }
+  for (; i < n; i++) {
+    const at = <usize>i << 3;
+    store<f64>(sums + at, load<f64>(sums + at) + w * load<f64>(scores + at));
+  }
+}
+
+// A term that yields to the load guard, with some candidate guarded: a guarded candidate's sum is left as it is
+// (or starts at 0 for the first term), as if it had not been added.
+function addGuardedTerm(sums: usize, scores: usize, w: f64, guarded: StaticArray<bool>, n: i32, first: bool): void {
+  for (let i = 0; i < n; i++) {
+    const at = <usize>i << 3;
+    const before: f64 = first ? 0 : load<f64>(sums + at);
+    store<f64>(sums + at, unchecked(guarded[i]) ? before : (first ? w * load<f64>(scores + at) : before + w * load<f64>(scores + at)));
+  }
 }
