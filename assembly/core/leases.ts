@@ -2,36 +2,37 @@
 // back exactly once (on_log or on_done, whichever comes first). Slots are reused when endpoints leave, so
 // a lease carries the slot's generation: a lease of a departed endpoint no longer counts for its successor.
 export class InflightLeases {
-  private readonly counts: StaticArray<i32>;
-  private readonly generations: StaticArray<u32>;
+  /** Per slot, for bulk readers (the candidate fill); count() is the checked read. */
+  readonly countBySlot: StaticArray<i32>;
+  readonly generationBySlot: StaticArray<u32>;
   /** Leases taken and not yet given back, whatever their endpoint's fate. */
   outstanding: i32 = 0;
 
   constructor(readonly maxEndpoints: i32) {
-    this.counts = new StaticArray<i32>(maxEndpoints);
-    this.generations = new StaticArray<u32>(maxEndpoints);
+    this.countBySlot = new StaticArray<i32>(maxEndpoints);
+    this.generationBySlot = new StaticArray<u32>(maxEndpoints);
   }
 
   acquire(slot: i32, generation: u32): void {
     if (slot < 0 || slot >= this.maxEndpoints) return;
-    if (unchecked(this.generations[slot]) != generation) {
-      unchecked((this.generations[slot] = generation));
-      unchecked((this.counts[slot] = 0));
+    if (unchecked(this.generationBySlot[slot]) != generation) {
+      unchecked((this.generationBySlot[slot] = generation));
+      unchecked((this.countBySlot[slot] = 0));
     }
-    unchecked((this.counts[slot] += 1));
+    unchecked((this.countBySlot[slot] += 1));
     this.outstanding++;
   }
 
   release(slot: i32, generation: u32): void {
     if (this.outstanding > 0) this.outstanding--;
     if (slot < 0 || slot >= this.maxEndpoints) return;
-    if (unchecked(this.generations[slot]) == generation && unchecked(this.counts[slot]) > 0) unchecked((this.counts[slot] -= 1));
+    if (unchecked(this.generationBySlot[slot]) == generation && unchecked(this.countBySlot[slot]) > 0) unchecked((this.countBySlot[slot] -= 1));
   }
 
   // @ts-ignore: decorator
   @inline
   count(slot: i32, generation: u32): i32 {
     if (slot < 0 || slot >= this.maxEndpoints) return 0;
-    return unchecked(this.generations[slot]) == generation ? unchecked(this.counts[slot]) : 0;
+    return unchecked(this.generationBySlot[slot]) == generation ? unchecked(this.countBySlot[slot]) : 0;
   }
 }

@@ -29,7 +29,8 @@ export class EndpointRegistry {
   private readonly addressLens: StaticArray<i32>;
   private readonly addressHashes: StaticArray<u64>;
   private readonly inUse: StaticArray<bool>;
-  private readonly generations: StaticArray<u32>;
+  /** Per slot, for bulk readers (the candidate fill); only the registry writes it. */
+  readonly generationBySlot: StaticArray<u32>;
   private readonly seenEpoch: StaticArray<u32>;
   private epoch: u32 = 1;
   // Free slots as a stack; slot 0 is on top at first.
@@ -39,9 +40,11 @@ export class EndpointRegistry {
   private readonly table: StaticArray<i32>;
   private readonly tableMask: i32;
 
-  private readonly slotMetrics: StaticArray<EndpointMetrics>;
+  /** Per slot, for bulk readers (the candidate fill); only the registry and the metrics refresh write it. */
+  readonly metricsBySlot: StaticArray<EndpointMetrics>;
   private readonly fingerprints: StaticArray<u64>;
-  private readonly healthyFlags: StaticArray<bool>;
+  /** Per slot, for bulk readers (the candidate fill); only the registry writes it. */
+  readonly healthyBySlot: StaticArray<bool>;
   private readonly updatedAt: StaticArray<f64>;
   private readonly outOfRange: EndpointMetrics = new EndpointMetrics();
 
@@ -53,7 +56,7 @@ export class EndpointRegistry {
     this.addressLens = new StaticArray<i32>(n);
     this.addressHashes = new StaticArray<u64>(n);
     this.inUse = new StaticArray<bool>(n);
-    this.generations = new StaticArray<u32>(n);
+    this.generationBySlot = new StaticArray<u32>(n);
     this.seenEpoch = new StaticArray<u32>(n);
     const freeSlots = new StaticArray<i32>(n);
     for (let i = 0; i < n; i++) unchecked((freeSlots[i] = n - 1 - i));
@@ -65,9 +68,9 @@ export class EndpointRegistry {
     this.tableMask = size - 1;
     const slotMetrics = new StaticArray<EndpointMetrics>(n);
     for (let i = 0; i < n; i++) unchecked((slotMetrics[i] = new EndpointMetrics()));
-    this.slotMetrics = slotMetrics;
+    this.metricsBySlot = slotMetrics;
     this.fingerprints = new StaticArray<u64>(n);
-    this.healthyFlags = new StaticArray<bool>(n);
+    this.healthyBySlot = new StaticArray<bool>(n);
     this.updatedAt = new StaticArray<f64>(n);
   }
 
@@ -100,9 +103,9 @@ export class EndpointRegistry {
       unchecked((this.addressLens[slot] = <i32>addrLen));
       unchecked((this.addressHashes[slot] = addrHash));
       unchecked((this.inUse[slot] = true));
-      unchecked(this.slotMetrics[slot]).reset();
+      unchecked(this.metricsBySlot[slot]).reset();
       unchecked((this.fingerprints[slot] = 0));
-      unchecked((this.healthyFlags[slot] = false));
+      unchecked((this.healthyBySlot[slot] = false));
       unchecked((this.updatedAt[slot] = 0));
       this.insertIntoTable(slot, addrHash);
       unchecked((this.activeSlots[this.activeCount++] = slot));
@@ -184,7 +187,7 @@ export class EndpointRegistry {
   // @ts-ignore: decorator
   @inline
   generation(slot: i32): u32 {
-    return this.validSlot(slot) ? unchecked(this.generations[slot]) : 0;
+    return this.validSlot(slot) ? unchecked(this.generationBySlot[slot]) : 0;
   }
 
   /** The slot's address bytes (valid until the slot is freed); 0 for a bad slot. */
@@ -211,7 +214,7 @@ export class EndpointRegistry {
       this.outOfRange.reset();
       return this.outOfRange;
     }
-    return unchecked(this.slotMetrics[slot]);
+    return unchecked(this.metricsBySlot[slot]);
   }
 
   /** Fingerprint of the metrics text last stored for the slot; 0 until setFingerprint. */
@@ -226,11 +229,11 @@ export class EndpointRegistry {
   // @ts-ignore: decorator
   @inline
   healthy(slot: i32): bool {
-    return this.isActive(slot) && unchecked(this.healthyFlags[slot]);
+    return this.isActive(slot) && unchecked(this.healthyBySlot[slot]);
   }
 
   setHealthy(slot: i32, value: bool): void {
-    if (this.validSlot(slot)) unchecked((this.healthyFlags[slot] = value));
+    if (this.validSlot(slot)) unchecked((this.healthyBySlot[slot] = value));
   }
 
   /** When the slot's metrics were last updated (caller's clock, ms); 0 until set. */
@@ -257,7 +260,7 @@ export class EndpointRegistry {
   private free(slot: i32): void {
     this.removeFromTable(slot);
     unchecked((this.inUse[slot] = false));
-    unchecked((this.generations[slot] = this.generations[slot] + 1));
+    unchecked((this.generationBySlot[slot] = this.generationBySlot[slot] + 1));
     unchecked((this.addressLens[slot] = 0));
     unchecked((this.freeSlots[this.freeCount++] = slot));
   }

@@ -131,10 +131,18 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
   const shared = state.load !== null;
-  // Read once, and the candidate arrays written directly: a store could alias any field as far as the compiler
-  // knows, so each would otherwise be reloaded for every endpoint.
-  const leases = state.leases;
-  const failures = state.failures;
+  // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
+  // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
+  const healthyBySlot = registry.healthyBySlot;
+  const generationBySlot = registry.generationBySlot;
+  const metricsBySlot = registry.metricsBySlot;
+  const leaseCounts = state.leases.countBySlot;
+  const leaseGenerations = state.leases.generationBySlot;
+  const failureEwmas = state.failures.ewmaBySlot;
+  const failureGenerations = state.failures.generationBySlot;
+  const slotCount = <u32>min<i32>(healthyBySlot.length, min<i32>(generationBySlot.length, metricsBySlot.length));
+  const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
+  const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
   const sharedPending = state.sharedPending;
   const sharedInflight = state.sharedInflight;
   const modelHash = state.modelHash;
@@ -155,19 +163,22 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   let healthy = 0;
   for (let i = 0; i < active; i++) {
     const slot = unchecked(slots[i]);
-    const ok = registry.healthy(slot);
+    // Active slots are always in range; anything else would be an unhealthy candidate without signals.
+    const inRange = <u32>slot < slotCount;
+    const ok = inRange && unchecked(healthyBySlot[slot]);
     if (ok) healthy++;
     // The endpoint past a full candidate list still counts as healthy (it is an endpoint to route to).
     if (i >= room) break;
-    const gen = registry.generation(slot);
-    const m = registry.metrics(slot);
+    const gen = inRange ? unchecked(generationBySlot[slot]) : 0;
+    const m = inRange ? unchecked(metricsBySlot[slot]) : registry.metrics(slot);
     const hasKv = m.hasKv;
     const hasMetrics = m.hasWaiting || m.hasRunning || hasKv;
     const lora = m.hasLora && modelHash != 0 ? m.isAdapterLoaded(modelHash) : LoraState.Unknown;
     // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
     // is at least that long, however old the metrics are.
     let waiting = m.waiting;
-    let inflight = leases.count(slot, gen);
+    // A lease or failure count of the slot's previous occupant (another generation) does not count.
+    let inflight = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0;
     if (shared) {
       const pending = <f64>unchecked(sharedPending[slot]);
       if (!(waiting >= pending)) waiting = pending;
@@ -183,7 +194,7 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
     unchecked((cInflight[i] = inflight));
     unchecked((cPrefixMatched[i] = unchecked(matched[slot])));
     unchecked((cLoraState[i] = lora));
-    unchecked((cFailureEwma[i] = failures.value(slot, gen)));
+    unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
     unchecked((cSessionMatch[i] = sessionSlot == slot && sessionGeneration == gen));
     count = i + 1;
   }
