@@ -72,6 +72,9 @@ describe("Scheduler.pick in one pass", () => {
       s.guardSlack = <f64>r.below(3);
       s.scorer("session")!.weight = round % 3 == 0 ? 1 : 0;
       s.scorer("failure")!.weight = round % 4 == 0 ? 0 : 0.5;
+      // Without the load scorers the prefix score, which yields to the guard, is the first term of the sums.
+      s.scorer("queue")!.weight = round % 6 == 1 ? 0 : 2;
+      s.scorer("kvCache")!.weight = round % 6 == 1 ? 0 : 2;
       checkAgainstSteps(s, round % 7 == 0 ? 0 : 8, draws);
     }
   });

@@ -1,5 +1,5 @@
 import { Candidates } from "../../assembly/scheduling/candidates";
-import { applyLoadGuard } from "../../assembly/scheduling/load-guard";
+import { applyLoadGuard, overloadLimit } from "../../assembly/scheduling/load-guard";
 
 const c = new Candidates(8);
 const prefix = new StaticArray<f64>(8);
@@ -101,5 +101,20 @@ describe("applyLoadGuard", () => {
     // the unhealthy endpoint's load does not inflate the mean, nor is it flagged
     applyLoadGuard(c, 1.0, 0.0, prefix, session, guarded);
     expect<bool>(guarded[0] || guarded[1] || guarded[2]).toBe(false);
+  });
+});
+
+describe("overloadLimit", () => {
+  it("is factor * mean + slack when some healthy endpoint is above it, and Infinity when none is", () => {
+    c.clear();
+    endpoint(16, 6, 4); // load 20
+    endpoint(1, 9, 0); // load 1
+    endpoint(2, 1, 1); // load 3
+    expect<f64>(overloadLimit(c, 3, 1.5, 2)).toBe(1.5 * (24.0 / 3.0) + 2); // 14: the first is above it
+    expect<f64>(overloadLimit(c, 3, 2, 5)).toBe(Infinity); // 21: nobody is above it
+    expect<f64>(overloadLimit(c, 3, 2, 0)).toBe(16); // exactly at the limit is not above it, 20 is
+    c.healthy[0] = false; // an unhealthy endpoint neither counts nor is marked
+    expect<f64>(overloadLimit(c, 3, 1.5, 2)).toBe(Infinity); // 1.5 * 2 + 2 = 5 > 3
+    expect<f64>(overloadLimit(c, 3, 0, 2)).toBe(Infinity); // factor 0: the guard is off
   });
 });
