@@ -114,10 +114,13 @@ test("configs whose index or buffers would exhaust memory are rejected; accepted
     assert.ok(logs.some((m) => m.startsWith("endpoint-picker: ")), JSON.stringify(config));
   }
   // The largest accepted index: its memory must stay within limits.maxIndexBytes plus the request buffers.
-  const config = { prefix: { capacityPerEndpoint: 65536 }, limits: { maxEndpoints: 64, maxIndexBytes: 1 << 27 } };
+  // 4,194,304 entries of 32 bytes (the entry and four table buckets) need just over 128 MiB.
+  const maxIndexBytes = 3 << 26;
+  const config = { prefix: { capacityPerEndpoint: 65536 }, limits: { maxEndpoints: 64, maxIndexBytes } };
   const h = pickerHost({ config });
   const bytes = h.host.workers[0].vm.linearMemoryBytes();
-  assert.ok(bytes <= (1 << 27) + (64 << 20), `${bytes} bytes of linear memory`);
+  assert.ok(bytes <= maxIndexBytes + (64 << 20), `${bytes} bytes of linear memory`);
+  assert.throws(() => pickerHost({ config: { ...config, limits: { ...config.limits, maxIndexBytes: 1 << 27 } } }), ConfigRejectedError);
 });
 
 test("no log line, at any level, contains prompt text, whatever the body", () => {
