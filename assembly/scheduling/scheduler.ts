@@ -1,5 +1,6 @@
 // Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
-// load guard, totals and best total in one pass → pick. All arrays are sized once (maxEndpoints), so a decision allocates nothing. After
+// load guard's limit → guard marks, totals and best total (score.ts) → pick. All arrays are sized once
+// (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
 // candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown
 // or scoreUnweighted.

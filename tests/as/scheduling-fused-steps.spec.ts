@@ -1,4 +1,4 @@
-// Scheduler.pick computes the load guard, the totals and the best total in one pass; this checks it against the
+// Scheduler.pick computes the load guard's marks, the totals and the best total together; this checks it against the
 // steps one at a time (markOverloaded, dropGuardedScores, the weighted sum in list order, pickBest): the same
 // guard marks, bit-identical totals and the same pick, random draws included.
 import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
