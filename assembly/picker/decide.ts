@@ -5,6 +5,7 @@ import { hashNameBytes } from "../endpoints/name-hash";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
+import { conversationKey } from "../prefix/conversation-tail";
 import { ExtractStatus } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
@@ -25,6 +26,10 @@ export class Decision {
   candidate: i32 = -1;
   chainLength: i32 = 0;
   matchedChunks: i32 = 0;
+  /** The conversation this request belongs to (conversation-tail.ts conversationKey), 0 when none or unused. */
+  conversationKey: u64 = 0;
+  /** Something follows the first user message: an earlier turn of the conversation may have been routed. */
+  continuesConversation: bool = false;
 
   reset(): void {
     this.fallback = Fallback.None;
@@ -34,6 +39,8 @@ export class Decision {
     this.candidate = -1;
     this.chainLength = 0;
     this.matchedChunks = 0;
+    this.conversationKey = 0;
+    this.continuesConversation = false;
   }
 }
 
@@ -70,6 +77,11 @@ export function decide(
     stageEnter(Stage.ChunkHash);
     const seed = chainSeed(ex.modelPtr, <usize>ex.modelLen, saltPtr, saltLen);
     chainLength = state.chain.build(ex.streamPtr, <usize>ex.streamLen, cfg.chunkChars, seed);
+    if (state.hints !== null && chainLength > 0) {
+      const chain = state.chain;
+      d.conversationKey = conversationKey(ex.streamPtr, ex.firstUserEnd, chain.ends, chain.hashes, chainLength, seed);
+      d.continuesConversation = ex.firstUserEnd < ex.streamLen;
+    }
     stageLeave();
     if (chainLength == 0) d.prefixSkip = PrefixSkip.ShortPrompt;
   }
@@ -86,7 +98,7 @@ export function decide(
     const hints = state.hints;
     if (hints !== null) {
       stageEnter(Stage.SharedHints);
-      applySharedHint(state, hints, chainLength, nowMs);
+      applySharedHint(state, hints, d, nowMs);
       stageLeave();
     }
   }
@@ -245,12 +257,18 @@ function readSharedLoad(state: PickerState, nowMs: f64): void {
 }
 
 /** Lets a longer match that another worker published count for its endpoint. */
-function applySharedHint(state: PickerState, hints: SharedPrefixHints, chainLength: i32, nowMs: f64): void {
+function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decision, nowMs: f64): void {
   const registry = state.registry;
   const slots = registry.activeSlots;
+  const chainLength = d.chainLength;
+  const hashes = state.chain.hashes;
   let best = 0;
   for (let i = 0; i < registry.activeCount; i++) best = max(best, unchecked(state.matched[unchecked(slots[i])]));
-  if (best >= chainLength || !hints.lookup(state.chain.hashes, chainLength, best, nowMs)) return;
+  if (best >= chainLength) return;
+  // A later turn first asks where its conversation's previous turn went (one read), then the landmarks.
+  const found = (d.continuesConversation && hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs)) ||
+    hints.lookup(hashes, chainLength, best, nowMs);
+  if (!found) return;
   const slot = registry.lookup(addressHash(hints.addressPtr, <usize>hints.addressLen), hints.addressPtr, <usize>hints.addressLen);
   if (slot < 0 || !registry.isActive(slot)) return;
   // Other workers published this before the endpoint's engine restarted with an empty cache.

@@ -21,6 +21,7 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
     const r = state.registry;
     stageEnter(Stage.SharedHints);
     hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now);
+    hints.publishConversation(d.conversationKey, hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now);
     stageLeave();
   }
   state.sessions.remember(sessionHash, d.slot, d.generation);

@@ -26,6 +26,10 @@ export class EmitCore {
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
   sawAnthropicBlock: bool = false;
+  /** Length of `firstUserWriter` just past the first whole "user" message record, or -1. */
+  firstUserAt: i32 = -1;
+  /** Whether firstUserAt is a length of head (then it is also the final offset: head goes in front). */
+  firstUserInHead: bool = false;
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
   readonly leafScanner: JsonScanner;
@@ -45,6 +49,15 @@ export class EmitCore {
     this.writer = this.main;
     this.halt = EmitHalt.None;
     this.sawAnthropicBlock = false;
+    this.firstUserAt = -1;
+    this.firstUserInHead = false;
+  }
+
+  /** Marks the end of a message record whose role was "user" (only the first one counts). */
+  userMessageEnded(): void {
+    if (this.firstUserAt >= 0 || this.stopped()) return;
+    this.firstUserAt = this.writer.len;
+    this.firstUserInHead = this.writer === this.head;
   }
 
   /** True once emission must stop; turns a full writer into EmitHalt.StreamFull. */

@@ -49,6 +49,11 @@ export class RequestExtractor {
   streamTruncated: bool = false;
   /** The stream is complete (or truncated at the cap) and can feed the prefix chain. */
   prefixUsable: bool = false;
+  /**
+   * Byte offset in the stream just past the first whole "user" message, or -1: what a conversation's later turns
+   * share with its first one besides everything before it (conversation-tail.ts conversationKey).
+   */
+  firstUserEnd: i32 = -1;
   /** Why prefixUsable is false (None when it is true, or when extract() did not return Ok). */
   prefixSkip: i32 = PrefixSkip.None;
   kind: i32 = RequestKind.Unknown;
@@ -93,6 +98,7 @@ export class RequestExtractor {
     this.emitter.reset();
     const status = this.run(ptr, len, kindHint);
     this.streamLen = this.emitter.main.len;
+    this.firstUserEnd = this.prefixUsable && this.emitter.firstUserAt <= this.streamLen ? this.emitter.firstUserAt : -1;
     this.stepsUsed = maxSteps - this.budget.left;
     return status;
   }
@@ -197,6 +203,7 @@ export class RequestExtractor {
     if (this.inlineKey < 0) return halt;
     e.writer = e.main;
     e.main.prepend(e.head);
+    if (e.firstUserAt >= 0 && !e.firstUserInHead) e.firstUserAt += e.head.len;
     if (halt != EmitHalt.None && halt != EmitHalt.StreamFull) return halt;
     e.halt = EmitHalt.None;
     for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));

@@ -13,6 +13,7 @@ const MESSAGE_KEYS: StaticArray<string> = ["role", "content", "name", "tool_call
 const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order
+const USER_BYTES: u32 = 0x72657375; // "user", little-endian
 
 export class MessageEntryWriter {
   private readonly core: EmitCore;
@@ -52,6 +53,7 @@ export class MessageEntryWriter {
     m.clear();
     let headDone = false;
     let contentDone = false;
+    let isUser = false;
     while (true) {
       const k = sc.next();
       if (k == JsonToken.ObjEnd) break;
@@ -62,7 +64,9 @@ export class MessageEntryWriter {
       const i = m.indexOfKey(sc);
       if (i == M_ROLE && !headDone) {
         w.byte(RS);
+        const roleAt = w.len;
         core.inlineValue(sc, w.nextDecoded(sc));
+        isUser = w.len - roleAt == 4 && !w.full && load<u32>(w.ptr + <usize>roleAt) == USER_BYTES;
         w.byte(US);
         headDone = true;
         if (core.stopped()) return;
@@ -95,5 +99,6 @@ export class MessageEntryWriter {
       w.byte(US);
       core.value(m.start(i), m.end(i), m.token(i));
     }
+    if (isUser) core.userMessageEnded();
   }
 }

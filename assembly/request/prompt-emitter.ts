@@ -66,6 +66,19 @@ export class PromptEmitter {
     return this.core.sawAnthropicBlock;
   }
 
+  /** Where the first "user" message ends (EmitCore.firstUserAt: a length of head or of main), or -1. */
+  get firstUserAt(): i32 {
+    return this.core.firstUserAt;
+  }
+
+  set firstUserAt(at: i32) {
+    this.core.firstUserAt = at;
+  }
+
+  get firstUserInHead(): bool {
+    return this.core.firstUserInHead;
+  }
+
   reset(): void {
     this.core.reset();
     this.inline = false;
@@ -131,6 +144,7 @@ export class PromptEmitter {
   message(role: string, start: usize, end: usize, token: i32): void {
     this.core.messageHead(role);
     this.content.contentAt(this.spanScanner, start, end, token);
+    if (role == "user") this.core.userMessageEnded();
   }
 
   /** One entry per element of the array [start, end): messages, or Responses input items. */

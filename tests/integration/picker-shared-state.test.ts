@@ -37,6 +37,44 @@ test("the next turn of a conversation on another worker is credited with the who
   assert.ok(h.counter("shared_hint_hits") >= 6);
 });
 
+test("a second turn on another worker finds its first turn by the conversation, inside a shared system prompt", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  // Every conversation shares a 9-chunk system prompt; a first turn of 10-11 chunks carries its tail at the power-of-
+  // two landmark 7, inside that prompt, where each later conversation's hint replaces the one before.
+  const system = text(5, 4700);
+  const firsts: Array<{ endpoint: string; chain: number; question: string }> = [];
+  for (let conv = 0; conv < 6; conv++) {
+    const question = "question " + conv + " " + text(100 + conv, 500 + 60 * conv);
+    const s = h.send(chat(system, [], question), [], { worker: 0 });
+    const d = debugOf(s);
+    h.complete(s);
+    firsts.push({ endpoint: d.endpoint, chain: d.chain, question });
+  }
+  let credited = 0;
+  for (let conv = 0; conv < 6; conv++) {
+    const first = firsts[conv];
+    const s = h.send(chat(system, [[first.question, text(300 + conv, 400)]], "and then? " + text(400 + conv, 300)), [], { worker: 1 });
+    const d = debugOf(s);
+    const score = d.scores.get(first.endpoint);
+    if (score !== undefined && score !== "excluded" && score.m === first.chain) credited++;
+    h.complete(s);
+  }
+  assert.equal(credited, 6, "every second turn is credited with its whole first turn");
+  // A first turn 31 s old (the pods may have evicted it) is not credited whole: a seventh conversation, then an
+  // eighth that takes over the landmarks, and the seventh's second turn half a minute later.
+  const old = "question 6 " + text(106, 700);
+  const seventh = h.send(chat(system, [], old), [], { worker: 0 });
+  const seventhDebug = debugOf(seventh);
+  h.complete(seventh);
+  h.complete(h.send(chat(system, [], "question 7 " + text(107, 700)), [], { worker: 0 }));
+  (h.clock as unknown as { advanceTo(ms: number): void }).advanceTo(h.clock.nowMs() + 31_000);
+  const late = h.send(chat(system, [[old, text(306, 400)]], "and then? " + text(406, 300)), [], { worker: 1 });
+  const score = debugOf(late).scores.get(seventhDebug.endpoint);
+  assert.ok(score === undefined || score === "excluded" || score.m < seventhDebug.chain, "a 31 s old turn is not credited whole");
+  h.complete(late);
+});
+
 function loadRecords(h: PickerHarness): number {
   const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
   return v === undefined ? 0 : new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(0, true);
