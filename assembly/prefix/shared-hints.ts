@@ -128,15 +128,7 @@ export class SharedPrefixHints {
       const h = unchecked(hashes[unchecked(this.positions[i])]);
       const withTail = (carriers & (<u32>1 << <u32>i)) != 0;
       const tail: u64 = withTail ? tailHash : 0;
-      const m = <i32>(h & <u64>(MEMO_SIZE - 1));
-      if (
-        unchecked(this.memoHash[m]) == h && unchecked(this.memoAddress[m]) == addressId &&
-        unchecked(this.memoTail[m]) == tail && nowMs - unchecked(this.memoAt[m]) < refreshAfter
-      ) continue;
-      unchecked((this.memoHash[m] = h));
-      unchecked((this.memoAddress[m] = addressId));
-      unchecked((this.memoTail[m] = tail));
-      unchecked((this.memoAt[m] = nowMs));
+      if (this.publishedRecently(h, addressId, tail, nowMs, refreshAfter)) continue;
       store<u64>(this.value, h);
       store<u32>(this.value + TAIL_CHUNKS_AT, withTail ? <u32>n : 0);
       store<u64>(this.value + TAIL_HASH_AT, tail);
@@ -152,15 +144,7 @@ export class SharedPrefixHints {
     if (n <= 0) return;
     const tailHash = unchecked(hashes[n - 1]);
     const addressId = xxh64(addrPtr, <usize>addrLen, 0);
-    const m = <i32>(key & <u64>(MEMO_SIZE - 1));
-    if (
-      unchecked(this.memoHash[m]) == key && unchecked(this.memoAddress[m]) == addressId &&
-      unchecked(this.memoTail[m]) == tailHash && nowMs - unchecked(this.memoAt[m]) < CONVERSATION_MAX_AGE_MS * 0.25
-    ) return;
-    unchecked((this.memoHash[m] = key));
-    unchecked((this.memoAddress[m] = addressId));
-    unchecked((this.memoTail[m] = tailHash));
-    unchecked((this.memoAt[m] = nowMs));
+    if (this.publishedRecently(key, addressId, tailHash, nowMs, CONVERSATION_MAX_AGE_MS * 0.25)) return;
     store<u64>(this.value, key);
     store<f64>(this.value, nowMs, 8);
     store<u32>(this.value + TAIL_CHUNKS_AT, <u32>n);
@@ -201,6 +185,21 @@ export class SharedPrefixHints {
       this.matchedChunks = extended ? this.readTailChunks : p + 1;
       if (this.matchedChunks > knownChunks) return true;
     }
+    return false;
+  }
+
+  // Whether this worker published the same hint (hash, endpoint, tail) less than refreshAfter ago; if not, it is
+  // remembered as published now.
+  private publishedRecently(h: u64, addressId: u64, tail: u64, nowMs: f64, refreshAfter: f64): bool {
+    const m = <i32>(h & <u64>(MEMO_SIZE - 1));
+    if (
+      unchecked(this.memoHash[m]) == h && unchecked(this.memoAddress[m]) == addressId &&
+      unchecked(this.memoTail[m]) == tail && nowMs - unchecked(this.memoAt[m]) < refreshAfter
+    ) return true;
+    unchecked((this.memoHash[m] = h));
+    unchecked((this.memoAddress[m] = addressId));
+    unchecked((this.memoTail[m] = tail));
+    unchecked((this.memoAt[m] = nowMs));
     return false;
   }
 
