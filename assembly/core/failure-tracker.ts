@@ -2,7 +2,7 @@
 import { updateEwma } from "../scheduling/failure-ewma";
 
 export class FailureTracker {
-  /** Per slot, for bulk readers (the candidate fill); value() is the checked read. */
+  /** Per slot, read by the candidate fill: an EWMA holds only while its generation is the slot's current one. */
   readonly ewmaBySlot: StaticArray<f64>;
   readonly generationBySlot: StaticArray<u32>;
 
@@ -18,12 +18,5 @@ export class FailureTracker {
       unchecked((this.ewmaBySlot[slot] = 0));
     }
     unchecked((this.ewmaBySlot[slot] = updateEwma(unchecked(this.ewmaBySlot[slot]), failed, alpha)));
-  }
-
-  // @ts-ignore: decorator
-  @inline
-  value(slot: i32, generation: u32): f64 {
-    if (slot < 0 || slot >= this.maxEndpoints) return 0;
-    return unchecked(this.generationBySlot[slot]) == generation ? unchecked(this.ewmaBySlot[slot]) : 0;
   }
 }

@@ -2,7 +2,7 @@
 // back exactly once (on_log or on_done, whichever comes first). Slots are reused when endpoints leave, so
 // a lease carries the slot's generation: a lease of a departed endpoint no longer counts for its successor.
 export class InflightLeases {
-  /** Per slot, for bulk readers (the candidate fill); count() is the checked read. */
+  /** Per slot, read by the candidate fill: a count holds only while its generation is the slot's current one. */
   readonly countBySlot: StaticArray<i32>;
   readonly generationBySlot: StaticArray<u32>;
   /** Leases taken and not yet given back, whatever their endpoint's fate. */
@@ -27,12 +27,5 @@ export class InflightLeases {
     if (this.outstanding > 0) this.outstanding--;
     if (slot < 0 || slot >= this.maxEndpoints) return;
     if (unchecked(this.generationBySlot[slot]) == generation && unchecked(this.countBySlot[slot]) > 0) unchecked((this.countBySlot[slot] -= 1));
-  }
-
-  // @ts-ignore: decorator
-  @inline
-  count(slot: i32, generation: u32): i32 {
-    if (slot < 0 || slot >= this.maxEndpoints) return 0;
-    return unchecked(this.generationBySlot[slot]) == generation ? unchecked(this.countBySlot[slot]) : 0;
   }
 }

@@ -20,8 +20,7 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
   if (hints !== null && d.chainLength > 0) {
     const r = state.registry;
     stageEnter(Stage.SharedHints);
-    hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now);
-    hints.publishConversation(d.conversationKey, hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now);
+    hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, d.conversationKey);
     stageLeave();
   }
   state.sessions.remember(sessionHash, d.slot, d.generation);

@@ -4,10 +4,10 @@
 // endpoint got the chain at a few positions (hintPositions); a worker whose own index knows less probes them.
 // Two of the positions also carry the chain's tail (conversation-tail.ts), so the next turn of a conversation,
 // on any worker, is credited with the whole previous turn; and every chain is also published under its
-// conversation's key (conversationKey: its beginning up to the end of the first user message), which the next turn
-// reads once, for when those positions lie in a beginning many conversations share. The table is bounded: a fixed number of keys, each
-// holding the last hint whose hash maps there (a collision just overwrites an older hint), so shared memory
-// stays constant however long Envoy runs.
+// conversation's key (conversationKey: its beginning up to the end of the first user message), which the next
+// turn reads once, for when those positions lie in a beginning many conversations share. The table is bounded: a
+// fixed number of keys, each holding the last hint whose hash maps there (a collision just overwrites an older
+// hint), so shared memory stays constant however long Envoy runs.
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
 import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
 import { Status } from "../abi/types";
@@ -111,8 +111,11 @@ export class SharedPrefixHints {
     }
   }
 
-  /** Publishes that the endpoint got this chain, at its hint positions. */
-  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64): void {
+  /**
+   * Publishes that the endpoint got this chain, at its hint positions and, when conversationKey is not 0, under
+   * the key of the conversation it is the latest turn of.
+   */
+  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64, conversationKey: u64 = 0): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
     if (n > hashes.length) n = hashes.length;
     if (n <= 0) return;
@@ -129,30 +132,11 @@ export class SharedPrefixHints {
       const withTail = (carriers & (<u32>1 << <u32>i)) != 0;
       const tail: u64 = withTail ? tailHash : 0;
       if (this.publishedRecently(h, addressId, tail, nowMs, refreshAfter)) continue;
-      store<u64>(this.value, h);
-      store<u32>(this.value + TAIL_CHUNKS_AT, withTail ? <u32>n : 0);
-      store<u64>(this.value + TAIL_HASH_AT, tail);
-      this.setKey(h);
-      proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
+      this.write(h, withTail ? n : 0, tail, addrLen);
     }
-  }
-
-  /** Publishes that the endpoint got this chain, the latest turn of the conversation named by `key`. */
-  publishConversation(key: u64, hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64): void {
-    if (key == 0 || addrLen <= 0 || addrLen > MAX_ADDRESS) return;
-    if (n > hashes.length) n = hashes.length;
-    if (n <= 0) return;
-    const tailHash = unchecked(hashes[n - 1]);
-    const addressId = xxh64(addrPtr, <usize>addrLen, 0);
-    if (this.publishedRecently(key, addressId, tailHash, nowMs, CONVERSATION_MAX_AGE_MS * 0.25)) return;
-    store<u64>(this.value, key);
-    store<f64>(this.value, nowMs, 8);
-    store<u32>(this.value + TAIL_CHUNKS_AT, <u32>n);
-    store<u64>(this.value + TAIL_HASH_AT, tailHash);
-    store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
-    memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
-    this.setKey(key);
-    proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
+    if (conversationKey != 0 && !this.publishedRecently(conversationKey, addressId, tailHash, nowMs, CONVERSATION_MAX_AGE_MS * 0.25)) {
+      this.write(conversationKey, n, tailHash, addrLen);
+    }
   }
 
   /**
@@ -186,6 +170,15 @@ export class SharedPrefixHints {
       if (this.matchedChunks > knownChunks) return true;
     }
     return false;
+  }
+
+  // Writes the value prepared by publish (time and address) under hash h, with the tail it carries.
+  private write(h: u64, tailChunks: i32, tailHash: u64, addrLen: i32): void {
+    store<u64>(this.value, h);
+    store<u32>(this.value + TAIL_CHUNKS_AT, <u32>tailChunks);
+    store<u64>(this.value + TAIL_HASH_AT, tailHash);
+    this.setKey(h);
+    proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
   }
 
   // Whether this worker published the same hint (hash, endpoint, tail) less than refreshAfter ago; if not, it is

@@ -26,10 +26,10 @@ export class EmitCore {
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
   sawAnthropicBlock: bool = false;
-  /** Length of `firstUserWriter` just past the first whole "user" message record, or -1. */
+  /** Offset just past the first whole "user" message record (in the stream once putHeadInFront ran), or -1. */
   firstUserAt: i32 = -1;
-  /** Whether firstUserAt is a length of head (then it is also the final offset: head goes in front). */
-  firstUserInHead: bool = false;
+  // firstUserAt is a length of head, which goes in front, so it is already the stream offset.
+  private firstUserInHead: bool = false;
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
   readonly leafScanner: JsonScanner;
@@ -51,6 +51,12 @@ export class EmitCore {
     this.sawAnthropicBlock = false;
     this.firstUserAt = -1;
     this.firstUserInHead = false;
+  }
+
+  /** Puts the sections written into head in front of main, where they belong in the stream. */
+  putHeadInFront(): void {
+    this.main.prepend(this.head);
+    if (this.firstUserAt >= 0 && !this.firstUserInHead) this.firstUserAt += this.head.len;
   }
 
   /** Marks the end of a message record whose role was "user" (only the first one counts). */

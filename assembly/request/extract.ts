@@ -202,8 +202,7 @@ export class RequestExtractor {
     let halt = e.halt;
     if (this.inlineKey < 0) return halt;
     e.writer = e.main;
-    e.main.prepend(e.head);
-    if (e.firstUserAt >= 0 && !e.firstUserInHead) e.firstUserAt += e.head.len;
+    e.putHeadInFront();
     if (halt != EmitHalt.None && halt != EmitHalt.StreamFull) return halt;
     e.halt = EmitHalt.None;
     for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));

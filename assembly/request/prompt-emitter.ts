@@ -66,17 +66,14 @@ export class PromptEmitter {
     return this.core.sawAnthropicBlock;
   }
 
-  /** Where the first "user" message ends (EmitCore.firstUserAt: a length of head or of main), or -1. */
+  /** Where the first "user" message ends in the stream (after putHeadInFront), or -1. */
   get firstUserAt(): i32 {
     return this.core.firstUserAt;
   }
 
-  set firstUserAt(at: i32) {
-    this.core.firstUserAt = at;
-  }
-
-  get firstUserInHead(): bool {
-    return this.core.firstUserInHead;
+  /** Puts the sections written into head in front of main. */
+  putHeadInFront(): void {
+    this.core.putHeadInFront();
   }
 
   reset(): void {
