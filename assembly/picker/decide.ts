@@ -94,13 +94,16 @@ export function decide(
   const matched = state.matched;
   stageEnter(Stage.IndexLookup);
   if (chainLength > 0) {
-    state.index.match(state.chain.hashes, chainLength, slots, active, matched);
+    // Writes every active endpoint's match: no clearing first.
+    const longest = state.index.match(state.chain.hashes, chainLength, slots, active, matched);
     const hints = state.hints;
     if (hints !== null) {
       stageEnter(Stage.SharedHints);
-      applySharedHint(state, hints, d, nowMs);
+      applySharedHint(state, hints, d, longest, nowMs);
       stageLeave();
     }
+  } else {
+    clearMatched(state);
   }
   stageLeave();
 
@@ -111,7 +114,10 @@ export function decide(
   stageLeave();
 }
 
-/** The snapshot of endpoints, with no prefix match yet; false (fallback set) when there is none to pick from. */
+/**
+ * The snapshot of endpoints; false (fallback set) when there is none to pick from. The prefix matches
+ * (state.matched) are the caller's to write for every active endpoint.
+ */
 export function refreshEndpoints(state: PickerState, platform: Platform, d: Decision, nowMs: f64): bool {
   stageEnter(Stage.Snapshot);
   const refreshed = platform.refresh(state, nowMs);
@@ -120,15 +126,19 @@ export function refreshEndpoints(state: PickerState, platform: Platform, d: Deci
     d.fallback = Fallback.HostsUnavailable;
     return false;
   }
-  const registry = state.registry;
-  const active = registry.activeCount;
-  if (active == 0) {
+  if (state.registry.activeCount == 0) {
     d.fallback = Fallback.NoEndpoints;
     return false;
   }
-  const slots = registry.activeSlots;
-  for (let i = 0; i < active; i++) unchecked((state.matched[unchecked(slots[i])] = 0));
   return true;
+}
+
+/** No prefix match on any active endpoint. */
+function clearMatched(state: PickerState): void {
+  const registry = state.registry;
+  const slots = registry.activeSlots;
+  const matched = state.matched;
+  for (let i = 0; i < registry.activeCount; i++) unchecked((matched[unchecked(slots[i])] = 0));
 }
 
 /** Candidates from the active endpoints, the configured filters, the scheduler's pick. */
@@ -257,13 +267,11 @@ function readSharedLoad(state: PickerState, nowMs: f64): void {
 }
 
 /** Lets a longer match that another worker published count for its endpoint. */
-function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decision, nowMs: f64): void {
+// best: the longest match the worker's own index found.
+function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decision, best: i32, nowMs: f64): void {
   const registry = state.registry;
-  const slots = registry.activeSlots;
   const chainLength = d.chainLength;
   const hashes = state.chain.hashes;
-  let best = 0;
-  for (let i = 0; i < registry.activeCount; i++) best = max(best, unchecked(state.matched[unchecked(slots[i])]));
   if (best >= chainLength) return;
   // A later turn first asks where its conversation's previous turn went (one read), then the landmarks.
   const found = (d.continuesConversation && hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs)) ||

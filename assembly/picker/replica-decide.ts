@@ -99,7 +99,7 @@ export function decideWithReplicaHint(
   const slots = registry.activeSlots;
   for (let i = 0; i < registry.activeCount; i++) {
     const slot = unchecked(slots[i]);
-    if (slot < localMatched.length) unchecked((state.matched[slot] = unchecked(localMatched[slot])));
+    unchecked((state.matched[slot] = slot < localMatched.length ? unchecked(localMatched[slot]) : 0));
   }
   if (hintSlot >= 0 && registry.isActive(hintSlot)) unchecked((state.matched[hintSlot] = max(unchecked(state.matched[hintSlot]), min(hintChunks, chainLength))));
   scoreAndPick(state, d, chainLength, sessionHash);

@@ -150,12 +150,14 @@ export class PrefixIndex {
 
   /**
    * For each slot in activeSlots[0, activeCount): out[slot] = length of the longest prefix of hashes[0, n) that is
-   * recorded for that slot. Read-only. Invalid slots, and slots beyond out.length, are skipped.
+   * recorded for that slot. Read-only. Invalid slots, and slots beyond out.length, are skipped. Returns the longest
+   * of those matches (0 when none).
    */
-  match(hashes: StaticArray<u64>, n: i32, activeSlots: StaticArray<i32>, activeCount: i32, out: StaticArray<i32>): void {
+  match(hashes: StaticArray<u64>, n: i32, activeSlots: StaticArray<i32>, activeCount: i32, out: StaticArray<i32>): i32 {
     if (n > hashes.length) n = hashes.length;
     if (activeCount > activeSlots.length) activeCount = activeSlots.length;
     const outLength = out.length;
+    let longest = 0;
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
       if (!this.validSlot(slot) || slot >= outLength) continue;
@@ -165,7 +167,9 @@ export class PrefixIndex {
         while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
       }
       unchecked((out[slot] = matched));
+      if (matched > longest) longest = matched;
     }
+    return longest;
   }
 
   /**

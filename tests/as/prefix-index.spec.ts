@@ -148,11 +148,11 @@ describe("PrefixIndex match", () => {
     const shortOut = new StaticArray<i32>(2);
     shortOut.fill(-1);
     const query = chain([5, 6]);
-    index.match(query, 100, slots([-1, 4, 1000, 3, 1]), 99, shortOut);
+    expect<i32>(index.match(query, 100, slots([-1, 4, 1000, 3, 1]), 99, shortOut)).toBe(0, "skipped slots do not count");
     expect<i32>(shortOut[0]).toBe(-1);
     expect<i32>(shortOut[1]).toBe(0);
     const out = new StaticArray<i32>(4);
-    index.match(query, 100, slots([3]), 1, out);
+    expect<i32>(index.match(query, 100, slots([3]), 1, out)).toBe(2);
     expect<i32>(out[3]).toBe(2);
     index.match(query, -3, slots([3]), 1, out);
     expect<i32>(out[3]).toBe(0);
@@ -309,8 +309,13 @@ describe("PrefixIndex against a reference model", () => {
       } else if (op < 90) {
         const n = randomBelow(40);
         for (let i = 0; i < n; i++) hashes[i] = universe[randomBelow(8)]; // likely heads
-        index.match(hashes, n, active, endpoints, out);
-        for (let s = 0; s < endpoints; s++) expect<i32>(out[s]).toBe(model.match(s, hashes, n));
+        const longest = index.match(hashes, n, active, endpoints, out);
+        let modelLongest = 0;
+        for (let s = 0; s < endpoints; s++) {
+          expect<i32>(out[s]).toBe(model.match(s, hashes, n));
+          modelLongest = max(modelLongest, out[s]);
+        }
+        expect<i32>(longest).toBe(modelLongest, "match returns the longest match");
       } else if (op < 95) {
         const cap = randomBelow(capacity + 5) - 2;
         index.setCapacity(slot, cap);
