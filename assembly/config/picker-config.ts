@@ -41,6 +41,8 @@ export class PickerConfig {
   /** Lower-cased header name; "" disables. */
   saltHeader: string = "";
   shareAcrossWorkers: bool = true;
+  /** The endpoint that served a conversation's previous turn is credited with the answer it generated. */
+  creditAnswers: bool = true;
   sharedHintBuckets: i32 = 65536;
   sharedHintMaxAgeMs: i32 = 600000;
 
@@ -97,6 +99,7 @@ export class PickerConfig {
     this.charsPerToken = o.charsPerToken;
     this.saltHeader = o.saltHeader;
     this.shareAcrossWorkers = o.shareAcrossWorkers;
+    this.creditAnswers = o.creditAnswers;
     this.sharedHintBuckets = o.sharedHintBuckets;
     this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
     this.shareLoadAcrossWorkers = o.shareLoadAcrossWorkers;

@@ -6,6 +6,7 @@ import { addressHash } from "../endpoints/endpoint-registry";
 import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
+import { creditPreviousAnswer } from "../prefix/answer-credit";
 import { ExtractStatus } from "../request/extract";
 import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
@@ -101,6 +102,9 @@ export function decide(
       stageEnter(Stage.SharedHints);
       applySharedHint(state, hints, d, longest, nowMs);
       stageLeave();
+    }
+    if (cfg.creditAnswers && ex.lastAssistantEnd > 0) {
+      creditPreviousAnswer(matched, slots, active, state.chain.ends, chainLength, ex.lastAssistantStart, ex.lastAssistantEnd, cfg.chunkChars);
     }
   } else {
     clearMatched(state);

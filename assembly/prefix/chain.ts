@@ -99,3 +99,16 @@ export class ChainHasher {
     return count;
   }
 }
+
+/** How many of the chunks [0, count) end at or before stream offset `offset` (ends[i]: just past chunk i; ends grow). */
+export function chunksEndingBy(ends: StaticArray<u32>, count: i32, offset: i32): i32 {
+  count = min<i32>(count, ends.length);
+  let lo = 0;
+  let hi = count; // chunks [0, lo) end at or before offset, [hi, count) after it
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (<i64>unchecked(ends[mid]) <= <i64>offset) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -5,6 +5,7 @@
 // position where the two chains met. Used by the shared-data hints; any other hint store can carry the same pair.
 
 import { xxh64 } from "./xxh64";
+import { chunksEndingBy } from "./chain";
 
 const CONVERSATION_DOMAIN: u64 = 0x6b76_636f_6e76_3031; // "kvconv01"
 /** Longest stretch past the last whole chunk that conversationKey hashes (more gives no key). */
@@ -22,15 +23,7 @@ export function conversationKey(
   streamPtr: usize, firstUserEnd: i32, ends: StaticArray<u32>, hashes: StaticArray<u64>, count: i32, seed: u64,
 ): u64 {
   if (firstUserEnd <= 0) return 0;
-  count = min<i32>(count, min<i32>(ends.length, hashes.length));
-  // The last chunk ending at or before firstUserEnd (ends only grow): binary search.
-  let lo = 0;
-  let hi = count; // chunks [0, lo) end at or before it, [hi, count) after it
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (<i64>unchecked(ends[mid]) <= <i64>firstUserEnd) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = chunksEndingBy(ends, min<i32>(count, hashes.length), firstUserEnd);
   const from: i32 = lo > 0 ? <i32>unchecked(ends[lo - 1]) : 0;
   if (firstUserEnd - from > CONVERSATION_KEY_MAX_BYTES) return 0;
   const base = lo > 0 ? unchecked(hashes[lo - 1]) : seed;

@@ -30,6 +30,10 @@ export class EmitCore {
   firstUserAt: i32 = -1;
   // firstUserAt is a length of head, which goes in front, so it is already the stream offset.
   private firstUserInHead: bool = false;
+  /** Where the last whole "assistant" message record starts and ends (in the stream once putHeadInFront ran), or -1. */
+  lastAssistantStart: i32 = -1;
+  lastAssistantEnd: i32 = -1;
+  private lastAssistantInHead: bool = false;
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
   readonly leafScanner: JsonScanner;
@@ -51,12 +55,19 @@ export class EmitCore {
     this.sawAnthropicBlock = false;
     this.firstUserAt = -1;
     this.firstUserInHead = false;
+    this.lastAssistantStart = -1;
+    this.lastAssistantEnd = -1;
+    this.lastAssistantInHead = false;
   }
 
   /** Puts the sections written into head in front of main, where they belong in the stream. */
   putHeadInFront(): void {
     this.main.prepend(this.head);
     if (this.firstUserAt >= 0 && !this.firstUserInHead) this.firstUserAt += this.head.len;
+    if (this.lastAssistantEnd >= 0 && !this.lastAssistantInHead) {
+      this.lastAssistantStart += this.head.len;
+      this.lastAssistantEnd += this.head.len;
+    }
   }
 
   /** Marks the end of a message record whose role was "user" (only the first one counts). */
@@ -64,6 +75,14 @@ export class EmitCore {
     if (this.firstUserAt >= 0 || this.stopped()) return;
     this.firstUserAt = this.writer.len;
     this.firstUserInHead = this.writer === this.head;
+  }
+
+  /** Marks the end of a message record whose role was "assistant" and that started at `start` in the writer. */
+  assistantMessageEnded(start: i32): void {
+    if (this.stopped()) return;
+    this.lastAssistantStart = start;
+    this.lastAssistantEnd = this.writer.len;
+    this.lastAssistantInHead = this.writer === this.head;
   }
 
   /** True once emission must stop; turns a full writer into EmitHalt.StreamFull. */

@@ -54,6 +54,12 @@ export class RequestExtractor {
    * share with its first one besides everything before it (conversation-tail.ts conversationKey).
    */
   firstUserEnd: i32 = -1;
+  /**
+   * Byte offsets in the stream where the last whole "assistant" message starts and ends, or -1: the answer the
+   * endpoint that served the previous turn generated, and still holds (answer-credit.ts).
+   */
+  lastAssistantStart: i32 = -1;
+  lastAssistantEnd: i32 = -1;
   /** Why prefixUsable is false (None when it is true, or when extract() did not return Ok). */
   prefixSkip: i32 = PrefixSkip.None;
   kind: i32 = RequestKind.Unknown;
@@ -99,6 +105,10 @@ export class RequestExtractor {
     const status = this.run(ptr, len, kindHint);
     this.streamLen = this.emitter.main.len;
     this.firstUserEnd = this.prefixUsable && this.emitter.firstUserAt <= this.streamLen ? this.emitter.firstUserAt : -1;
+    const answerEnd = this.emitter.lastAssistantEnd;
+    const answerKnown = this.prefixUsable && answerEnd >= 0 && answerEnd <= this.streamLen;
+    this.lastAssistantStart = answerKnown ? this.emitter.lastAssistantStart : -1;
+    this.lastAssistantEnd = answerKnown ? answerEnd : -1;
     this.stepsUsed = maxSteps - this.budget.left;
     return status;
   }

@@ -14,6 +14,7 @@ const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order
 const USER_BYTES: u32 = 0x72657375; // "user", little-endian
+const ASSISTANT_HEAD: u64 = 0x6e61747369737361; // "assistan", little-endian (then "t")
 
 export class MessageEntryWriter {
   private readonly core: EmitCore;
@@ -54,6 +55,8 @@ export class MessageEntryWriter {
     let headDone = false;
     let contentDone = false;
     let isUser = false;
+    let isAssistant = false;
+    let recordStart = 0;
     while (true) {
       const k = sc.next();
       if (k == JsonToken.ObjEnd) break;
@@ -63,10 +66,14 @@ export class MessageEntryWriter {
       }
       const i = m.indexOfKey(sc);
       if (i == M_ROLE && !headDone) {
+        recordStart = w.len;
         w.byte(RS);
         const roleAt = w.len;
         core.inlineValue(sc, w.nextDecoded(sc));
-        isUser = w.len - roleAt == 4 && !w.full && load<u32>(w.ptr + <usize>roleAt) == USER_BYTES;
+        const roleLen = w.len - roleAt;
+        isUser = roleLen == 4 && !w.full && load<u32>(w.ptr + <usize>roleAt) == USER_BYTES;
+        isAssistant = roleLen == 9 && !w.full && load<u64>(w.ptr + <usize>roleAt) == ASSISTANT_HEAD &&
+          load<u8>(w.ptr + <usize>roleAt + 8) == 0x74;
         w.byte(US);
         headDone = true;
         if (core.stopped()) return;
@@ -100,5 +107,6 @@ export class MessageEntryWriter {
       core.value(m.start(i), m.end(i), m.token(i));
     }
     if (isUser) core.userMessageEnded();
+    if (isAssistant) core.assistantMessageEnded(recordStart);
   }
 }

@@ -71,6 +71,15 @@ export class PromptEmitter {
     return this.core.firstUserAt;
   }
 
+  /** Where the last whole "assistant" message record starts and ends in the stream (after putHeadInFront), or -1. */
+  get lastAssistantStart(): i32 {
+    return this.core.lastAssistantStart;
+  }
+
+  get lastAssistantEnd(): i32 {
+    return this.core.lastAssistantEnd;
+  }
+
   /** Puts the sections written into head in front of main. */
   putHeadInFront(): void {
     this.core.putHeadInFront();

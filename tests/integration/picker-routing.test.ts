@@ -243,6 +243,29 @@ test("a conversation's next turn on another worker finds its endpoint through th
   assert.ok(isolated.same < 8, "without hints the other worker does not know where the conversation went");
 });
 
+test("a conversation's previous endpoint is credited with the answer it generated, unless creditAnswers is off", () => {
+  const run = (creditAnswers: boolean) => {
+    const h = pickerHost({ config: { debug: { header: true }, prefix: { creditAnswers } } });
+    const pods = PODS.slice(0, 2);
+    h.setPods(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.2 })));
+    const system = text(11, 2100);
+    const first = h.send(chat(system, [], "first question"));
+    const served = h.chosen(first)!;
+    h.complete(first);
+    // The endpoint that answered now queues two requests more than the other one.
+    h.setPods(pods.map((address) => ({ address, waiting: address === served ? 2 : 0, running: 0, kv: 0.2 })));
+    const next = h.send(chat(system, [["first question", text(12, 4000)]], "second question"));
+    next.encodeHeaders([[":status", "200"]], false);
+    const header = next.state.responseHeaders!.get("x-endpoint-picker-debug")!;
+    return { stayed: h.chosen(next) === served, matched: Number(/; matched=(\d+);/.exec(header)![1]) };
+  };
+  const credited = run(true);
+  assert.ok(credited.stayed, "the answer's 4,000 characters outweigh a queue two requests longer");
+  assert.ok(credited.matched >= 11, `matched ${credited.matched} chunks: the previous prompt and the answer`);
+  const plain = run(false);
+  assert.ok(!plain.stayed, "credited only with the previous prompt, the endpoint loses to the shorter queue");
+});
+
 test("interleaved streams keep their own announced body length", () => {
   const h = pickerHost();
   h.setPods(PODS.map((address) => ({ address })));
