@@ -8,6 +8,7 @@ const SIMD_SPECS = [
   "tests/as/string-runs.spec.ts",
   "tests/as/extract.spec.ts",
   "tests/as/conversation-key.spec.ts",
+  "tests/as/answer-credit.spec.ts",
   "tests/as/chain.spec.ts",
   "tests/as/xxh64.spec.ts",
   "tests/as/scheduling-fused-steps.spec.ts",
