@@ -103,8 +103,9 @@ export function decide(
       applySharedHint(state, hints, d, longest, nowMs);
       stageLeave();
     }
-    if (cfg.creditAnswers && ex.lastAssistantEnd > 0) {
-      creditPreviousAnswer(matched, slots, active, state.chain.ends, chainLength, ex.lastAssistantStart, ex.lastAssistantEnd, cfg.chunkChars);
+    if (cfg.creditAnswers && ex.lastAssistantEnd > 0 &&
+        creditPreviousAnswer(matched, slots, active, state.chain.ends, chainLength, ex.lastAssistantStart, ex.lastAssistantEnd, cfg.chunkChars) >= 0) {
+      state.telemetry.add(state.telemetry.answerCredits, 1);
     }
   } else {
     clearMatched(state);

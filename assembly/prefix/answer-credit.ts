@@ -15,7 +15,7 @@ import { chunksEndingBy } from "./chain";
  * Credits the endpoint that served the previous turn with the chunks up to the end of the answer
  * [answerStart, answerEnd) (stream offsets), when the answer is at least minAnswerBytes long. matched[slot] is
  * each active endpoint's match in chunks; ends[i] is the stream offset just past chunk i, for i < chainLength.
- * Returns the credited slot, or -1.
+ * Returns the slot whose match it raised, or -1.
  */
 export function creditPreviousAnswer(
   matched: StaticArray<i32>, activeSlots: StaticArray<i32>, activeCount: i32,
@@ -41,7 +41,7 @@ export function creditPreviousAnswer(
       tied = true;
     }
   }
-  if (holder < 0 || tied || longest < before) return -1;
-  if (longest < through) unchecked((matched[holder] = through));
+  if (holder < 0 || tied || longest < before || longest >= through) return -1;
+  unchecked((matched[holder] = through));
   return holder;
 }

@@ -129,7 +129,7 @@ describe("creditPreviousAnswer", () => {
     const n = chainOf(16);
     const matched = new StaticArray<i32>(2);
     matched[1] = n; // already holds everything (the same request again)
-    expect<i32>(creditPreviousAnswer(matched, slots([7, -1, 0, 1]), 4, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16)).toBe(1);
+    expect<i32>(creditPreviousAnswer(matched, slots([7, -1, 0, 1]), 4, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16)).toBe(-1);
     expect<i32>(matched[1]).toBe(n);
     expect<i32>(creditPreviousAnswer(matched, slots([1]), 5, chain.ends, 0, ex.lastAssistantStart, ex.lastAssistantEnd, 16)).toBe(-1);
   });

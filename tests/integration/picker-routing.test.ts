@@ -257,13 +257,15 @@ test("a conversation's previous endpoint is credited with the answer it generate
     const next = h.send(chat(system, [["first question", text(12, 4000)]], "second question"));
     next.encodeHeaders([[":status", "200"]], false);
     const header = next.state.responseHeaders!.get("x-endpoint-picker-debug")!;
-    return { stayed: h.chosen(next) === served, matched: Number(/; matched=(\d+);/.exec(header)![1]) };
+    return { stayed: h.chosen(next) === served, matched: Number(/; matched=(\d+);/.exec(header)![1]), credits: h.counter("answer_credits") };
   };
   const credited = run(true);
   assert.ok(credited.stayed, "the answer's 4,000 characters outweigh a queue two requests longer");
   assert.ok(credited.matched >= 11, `matched ${credited.matched} chunks: the previous prompt and the answer`);
+  assert.equal(credited.credits, 1);
   const plain = run(false);
   assert.ok(!plain.stayed, "credited only with the previous prompt, the endpoint loses to the shorter queue");
+  assert.equal(plain.credits, 0);
 });
 
 test("interleaved streams keep their own announced body length", () => {
