@@ -5,6 +5,21 @@ import { FieldSpans } from "./field-spans";
 import { writeMinifiedJson } from "./minified-json";
 import { StreamWriter } from "./stream-writer";
 import { FS, RS, US } from "./stream-format";
+import { WrittenSpan } from "./written-span";
+import { equalsExactly } from "../text/ascii";
+
+/** The roles whose message records the stream marks. */
+export enum MessageRole {
+  Other = 0,
+  User = 1,
+  Assistant = 2,
+}
+
+/** The role named by the bytes [ptr, ptr + len). */
+export function messageRole(ptr: usize, len: usize): MessageRole {
+  if (equalsExactly(ptr, len, "user")) return MessageRole.User;
+  return equalsExactly(ptr, len, "assistant") ? MessageRole.Assistant : MessageRole.Other;
+}
 
 /** Why emission stopped early. */
 export enum EmitHalt {
@@ -26,14 +41,10 @@ export class EmitCore {
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
   sawAnthropicBlock: bool = false;
-  /** Offset just past the first whole "user" message record (in the stream once putHeadInFront ran), or -1. */
-  firstUserAt: i32 = -1;
-  // firstUserAt is a length of head, which goes in front, so it is already the stream offset.
-  private firstUserInHead: bool = false;
-  /** Where the last whole "assistant" message record starts and ends (in the stream once putHeadInFront ran), or -1. */
-  lastAssistantStart: i32 = -1;
-  lastAssistantEnd: i32 = -1;
-  private lastAssistantInHead: bool = false;
+  /** The first whole "user" message record (in the stream once putHeadInFront ran). */
+  readonly firstUser: WrittenSpan = new WrittenSpan();
+  /** The last whole "assistant" message record (in the stream once putHeadInFront ran). */
+  readonly lastAssistant: WrittenSpan = new WrittenSpan();
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
   readonly leafScanner: JsonScanner;
@@ -53,36 +64,26 @@ export class EmitCore {
     this.writer = this.main;
     this.halt = EmitHalt.None;
     this.sawAnthropicBlock = false;
-    this.firstUserAt = -1;
-    this.firstUserInHead = false;
-    this.lastAssistantStart = -1;
-    this.lastAssistantEnd = -1;
-    this.lastAssistantInHead = false;
+    this.firstUser.clear();
+    this.lastAssistant.clear();
   }
 
   /** Puts the sections written into head in front of main, where they belong in the stream. */
   putHeadInFront(): void {
     this.main.prepend(this.head);
-    if (this.firstUserAt >= 0 && !this.firstUserInHead) this.firstUserAt += this.head.len;
-    if (this.lastAssistantEnd >= 0 && !this.lastAssistantInHead) {
-      this.lastAssistantStart += this.head.len;
-      this.lastAssistantEnd += this.head.len;
-    }
+    this.firstUser.moveBehind(this.head.len);
+    this.lastAssistant.moveBehind(this.head.len);
   }
 
-  /** Marks the end of a message record whose role was "user" (only the first one counts). */
-  userMessageEnded(): void {
-    if (this.firstUserAt >= 0 || this.stopped()) return;
-    this.firstUserAt = this.writer.len;
-    this.firstUserInHead = this.writer === this.head;
-  }
-
-  /** Marks the end of a message record whose role was "assistant" and that started at `start` in the writer. */
-  assistantMessageEnded(start: i32): void {
-    if (this.stopped()) return;
-    this.lastAssistantStart = start;
-    this.lastAssistantEnd = this.writer.len;
-    this.lastAssistantInHead = this.writer === this.head;
+  /**
+   * Marks the end of a message record that started at `start` in the writer: only the first "user" record and the
+   * last "assistant" one are kept.
+   */
+  messageEnded(role: MessageRole, start: i32): void {
+    if (role == MessageRole.Other || this.stopped()) return;
+    if (role == MessageRole.User && this.firstUser.marked) return;
+    const span = role == MessageRole.User ? this.firstUser : this.lastAssistant;
+    span.mark(start, this.writer.len, this.writer === this.head);
   }
 
   /** True once emission must stop; turns a full writer into EmitHalt.StreamFull. */

@@ -11,6 +11,7 @@
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { EmitHalt } from "./emit-core";
+import { WrittenSpan } from "./written-span";
 import { FieldSpans } from "./field-spans";
 import { PromptEmitter, Section } from "./prompt-emitter";
 import { ExtractStatus, RequestKind } from "./status";
@@ -104,13 +105,19 @@ export class RequestExtractor {
     this.emitter.reset();
     const status = this.run(ptr, len, kindHint);
     this.streamLen = this.emitter.main.len;
-    this.firstUserEnd = this.prefixUsable && this.emitter.firstUserAt <= this.streamLen ? this.emitter.firstUserAt : -1;
-    const answerEnd = this.emitter.lastAssistantEnd;
-    const answerKnown = this.prefixUsable && answerEnd >= 0 && answerEnd <= this.streamLen;
-    this.lastAssistantStart = answerKnown ? this.emitter.lastAssistantStart : -1;
-    this.lastAssistantEnd = answerKnown ? answerEnd : -1;
+    const firstUser = this.emitter.firstUser;
+    this.firstUserEnd = this.inStream(firstUser) ? firstUser.end : -1;
+    const answer = this.emitter.lastAssistant;
+    const answerKnown = this.inStream(answer);
+    this.lastAssistantStart = answerKnown ? answer.start : -1;
+    this.lastAssistantEnd = answerKnown ? answer.end : -1;
     this.stepsUsed = maxSteps - this.budget.left;
     return status;
+  }
+
+  // A marked record the usable stream holds in full.
+  private inStream(span: WrittenSpan): bool {
+    return this.prefixUsable && span.marked && span.end <= this.streamLen;
   }
 
   private run(ptr: usize, len: usize, kindHint: i32): i32 {

@@ -4,7 +4,7 @@
 // as a span and written when the object ends. An entry without a role is written as an item record.
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { ContentPartWriter } from "./content-parts";
-import { EmitCore } from "./emit-core";
+import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
 import { RS, SUB, US } from "./stream-format";
 
@@ -13,8 +13,6 @@ const MESSAGE_KEYS: StaticArray<string> = ["role", "content", "name", "tool_call
 const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order
-const USER_BYTES: u32 = 0x72657375; // "user", little-endian
-const ASSISTANT_HEAD: u64 = 0x6e61747369737361; // "assistan", little-endian (then "t")
 
 export class MessageEntryWriter {
   private readonly core: EmitCore;
@@ -54,8 +52,7 @@ export class MessageEntryWriter {
     m.clear();
     let headDone = false;
     let contentDone = false;
-    let isUser = false;
-    let isAssistant = false;
+    let role = MessageRole.Other;
     let recordStart = 0;
     while (true) {
       const k = sc.next();
@@ -70,10 +67,7 @@ export class MessageEntryWriter {
         w.byte(RS);
         const roleAt = w.len;
         core.inlineValue(sc, w.nextDecoded(sc));
-        const roleLen = w.len - roleAt;
-        isUser = roleLen == 4 && !w.full && load<u32>(w.ptr + <usize>roleAt) == USER_BYTES;
-        isAssistant = roleLen == 9 && !w.full && load<u64>(w.ptr + <usize>roleAt) == ASSISTANT_HEAD &&
-          load<u8>(w.ptr + <usize>roleAt + 8) == 0x74;
+        if (!w.full) role = messageRole(w.ptr + <usize>roleAt, <usize>(w.len - roleAt));
         w.byte(US);
         headDone = true;
         if (core.stopped()) return;
@@ -106,7 +100,6 @@ export class MessageEntryWriter {
       w.byte(US);
       core.value(m.start(i), m.end(i), m.token(i));
     }
-    if (isUser) core.userMessageEnded();
-    if (isAssistant) core.assistantMessageEnded(recordStart);
+    core.messageEnded(role, recordStart);
   }
 }

@@ -7,7 +7,8 @@
 // prompt-strings.ts.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { ContentPartWriter } from "./content-parts";
-import { EmitCore, EmitHalt } from "./emit-core";
+import { EmitCore, EmitHalt, MessageRole } from "./emit-core";
+import { WrittenSpan } from "./written-span";
 import { MessageEntryWriter } from "./message-entries";
 import { writePromptStrings } from "./prompt-strings";
 import { StreamWriter } from "./stream-writer";
@@ -66,18 +67,14 @@ export class PromptEmitter {
     return this.core.sawAnthropicBlock;
   }
 
-  /** Where the first "user" message ends in the stream (after putHeadInFront), or -1. */
-  get firstUserAt(): i32 {
-    return this.core.firstUserAt;
+  /** The first whole "user" message record in the stream (after putHeadInFront). */
+  get firstUser(): WrittenSpan {
+    return this.core.firstUser;
   }
 
-  /** Where the last whole "assistant" message record starts and ends in the stream (after putHeadInFront), or -1. */
-  get lastAssistantStart(): i32 {
-    return this.core.lastAssistantStart;
-  }
-
-  get lastAssistantEnd(): i32 {
-    return this.core.lastAssistantEnd;
+  /** The last whole "assistant" message record in the stream (after putHeadInFront). */
+  get lastAssistant(): WrittenSpan {
+    return this.core.lastAssistant;
   }
 
   /** Puts the sections written into head in front of main. */
@@ -148,9 +145,10 @@ export class PromptEmitter {
 
   /** RS role US content for the content value [start, end) whose first token is token. */
   message(role: string, start: usize, end: usize, token: i32): void {
+    const recordStart = this.core.writer.len;
     this.core.messageHead(role);
     this.content.contentAt(this.spanScanner, start, end, token);
-    if (role == "user") this.core.userMessageEnded();
+    this.core.messageEnded(role == "user" ? MessageRole.User : MessageRole.Other, recordStart);
   }
 
   /** One entry per element of the array [start, end): messages, or Responses input items. */
