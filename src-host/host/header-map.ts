@@ -1,60 +1,60 @@
 // Serialized header maps (spec "Serialization"): u32 count, u32 key/value lengths per pair, then each key
 // and value followed by NUL. Little-endian.
 
-import { isAscii } from "./ascii-text.ts";
-
 export type HeaderList = Array<[string, string]>;
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** UTF-8 bytes of `s`. */
-function byteLength(s: string): number {
-  return isAscii(s) ? s.length : Buffer.byteLength(s, "utf8");
+/** Reused by every serialization (the host is single-threaded); grows to the largest map seen. */
+let scratch = new Uint8Array(4096);
+
+function putU32(out: Uint8Array, at: number, v: number): void {
+  out[at] = v & 0xff;
+  out[at + 1] = (v >>> 8) & 0xff;
+  out[at + 2] = (v >>> 16) & 0xff;
+  out[at + 3] = v >>> 24;
 }
 
-/** Writes `s` as UTF-8 at `at`; returns the bytes written. One pass for ASCII, re-encoded past it. */
-function writeText(out: Uint8Array, at: number, s: string): number {
-  for (let i = 0; i < s.length; i++) {
+/** Writes `s` as UTF-8 at `at`; returns the bytes written. A character at a time while ASCII, then encodeInto. */
+function putText(out: Uint8Array, at: number, s: string): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80) return enc.encodeInto(s, out.subarray(at)).written;
+    if (c >= 0x80) return i + enc.encodeInto(s.slice(i), out.subarray(at + i)).written;
     out[at + i] = c;
   }
-  return s.length;
-}
-
-/** The serialized size of `pairs`. */
-export function serializedSize(pairs: HeaderList): number {
-  let size = 4 + pairs.length * 8;
-  for (let i = 0; i < pairs.length; i++) size += byteLength(pairs[i][0]) + byteLength(pairs[i][1]) + 2;
-  return size;
+  return n;
 }
 
 /**
- * Writes `pairs` into `out` at `at` (exactly serializedSize bytes). ASCII names and values, nearly all of
- * them, are written a character at a time, so a host call allocates no encoded copy of each (Envoy copies the
- * map's bytes straight into the module's memory).
+ * Serializes `pairs` in one pass into a reused host buffer and hands the bytes to `put`, which copies them where
+ * they go (Envoy copies the map's bytes straight into the module's memory); no encoded copy of each name or value.
  */
-export function writeHeaderMap(pairs: HeaderList, out: Uint8Array, at: number): void {
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  view.setUint32(at, pairs.length, true);
-  let data = at + 4 + pairs.length * 8;
-  for (let i = 0; i < pairs.length; i++) {
-    const kl = writeText(out, data, pairs[i][0]);
+export function withSerializedHeaderMap<T>(pairs: HeaderList, put: (bytes: Uint8Array) => T): T {
+  const n = pairs.length;
+  // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
+  let worst = 4 + n * 8;
+  for (let i = 0; i < n; i++) worst += 3 * (pairs[i][0].length + pairs[i][1].length) + 2;
+  if (scratch.length < worst) scratch = new Uint8Array(Math.max(worst, scratch.length * 2));
+  const out = scratch;
+  putU32(out, 0, n);
+  let data = 4 + n * 8;
+  for (let i = 0; i < n; i++) {
+    const kl = putText(out, data, pairs[i][0]);
     data += kl;
     out[data++] = 0;
-    const vl = writeText(out, data, pairs[i][1]);
+    const vl = putText(out, data, pairs[i][1]);
     data += vl;
     out[data++] = 0;
-    view.setUint32(at + 4 + i * 8, kl, true);
-    view.setUint32(at + 8 + i * 8, vl, true);
+    putU32(out, 4 + i * 8, kl);
+    putU32(out, 8 + i * 8, vl);
   }
+  return put(out.subarray(0, data));
 }
 
 export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
-  const out = new Uint8Array(serializedSize(pairs));
-  writeHeaderMap(pairs, out, 0);
-  return out;
+  return withSerializedHeaderMap(pairs, (bytes) => bytes.slice());
 }
 
 /** Parses a serialized map; throws on malformed input. Zero bytes or a single 0x00 byte is the empty map. */

@@ -42,6 +42,14 @@ test("host header-map codec: the ASCII fast path and the UTF-8 path give the sam
   }
 });
 
+test("host header-map codec: a map larger than the reused buffer, then a small one, serialize exactly", () => {
+  const big: Array<[string, string]> = Array.from({ length: 300 }, (_, i) => [`x-h${i}`, "é".repeat(20) + "v".repeat(i)]);
+  const bigBytes = serializeHeaderMap(big);
+  assert.deepEqual(deserializeHeaderMap(bigBytes), big);
+  assert.deepEqual(serializeHeaderMap([["a", "1"], ["b", "22"]]), SPEC_EXAMPLE);
+  assert.deepEqual(deserializeHeaderMap(bigBytes), big, "an earlier result is not overwritten by a later serialization");
+});
+
 test("the plugin's header-map writer and reader match the spec's byte layout", async () => {
   const h = await conformanceHost();
   const vm = h.host.workers[0].vm;

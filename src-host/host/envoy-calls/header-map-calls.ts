@@ -1,7 +1,7 @@
 // Header maps (proxy_get_header_map_*, proxy_set_header_map_pairs, proxy_add/replace/remove_header_map_value)
 // with Envoy's availability rules: which map exists in which callback, and which is writable.
 import { MapType, Status } from "../abi.ts";
-import { deserializeHeaderMap, serializedSize, writeHeaderMap, type HeaderList } from "../header-map.ts";
+import { deserializeHeaderMap, withSerializedHeaderMap, type HeaderList } from "../header-map.ts";
 import { HeaderMap } from "../stream.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
@@ -56,8 +56,9 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       const m = headerMap(type);
       if (m === undefined) return Status.BadArgument;
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
-      const pairs = m.pairs;
-      return mem().returnWritten(retPtr, retLen, serializedSize(pairs), (u8, at) => writeHeaderMap(pairs, u8, at)) ? Status.Ok : Status.InternalFailure;
+      // The module's allocator runs between serializing and copying; it makes no host call that serializes.
+      const written = withSerializedHeaderMap(m.pairs, (bytes) => mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)));
+      return written ? Status.Ok : Status.InternalFailure;
     },
     "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
       const m = headerMap(type, true);
