@@ -3,6 +3,7 @@
 // endpoint registry with its metrics, the scheduler and the feedback state.
 import { PickerConfig } from "../config/picker-config";
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
+import { EndpointSignals } from "../endpoints/endpoint-signals";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { PrometheusParser } from "../endpoints/prometheus";
 import { PrefixIndex } from "../prefix/prefix-index";
@@ -24,6 +25,8 @@ export class PickerState {
   readonly chain: ChainHasher;
   readonly index: PrefixIndex;
   readonly registry: EndpointRegistry;
+  /** The registry's snapshot per active endpoint, as the candidate fill copies it. */
+  readonly endpointSignals: EndpointSignals;
   readonly scheduler: Scheduler;
   readonly candidates: Candidates;
   readonly leases: InflightLeases;
@@ -61,6 +64,7 @@ export class PickerState {
     this.chain = new ChainHasher(config.maxChunks);
     this.index = new PrefixIndex(n, config.capacityPerEndpoint);
     this.registry = new EndpointRegistry(n);
+    this.endpointSignals = new EndpointSignals(n);
     this.scheduler = new Scheduler(n);
     this.candidates = new Candidates(n);
     this.leases = new InflightLeases(n);

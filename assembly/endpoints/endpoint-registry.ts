@@ -24,6 +24,11 @@ export class EndpointRegistry {
   /** Slots in use, in the order their endpoints were first seen; the first activeCount entries are valid. */
   readonly activeSlots: StaticArray<i32>;
   activeCount: i32 = 0;
+  /**
+   * Changes whenever anything a reader of the active endpoints may have derived could have changed: the active set,
+   * a slot's health or generation, or a slot's metrics (handed out for writing by metrics()). Never 0.
+   */
+  version: u32 = 1;
 
   private readonly addressBytes: StaticArray<u8>;
   private readonly addressLens: StaticArray<i32>;
@@ -74,6 +79,13 @@ export class EndpointRegistry {
     this.updatedAt = new StaticArray<f64>(n);
   }
 
+  // @ts-ignore: decorator
+  @inline
+  private changed(): void {
+    const v = this.version + 1;
+    this.version = v == 0 ? 1 : v;
+  }
+
   /** Slots in use. */
   get count(): i32 {
     return this.activeCount;
@@ -111,6 +123,7 @@ export class EndpointRegistry {
       unchecked((this.activeSlots[this.activeCount++] = slot));
     }
     unchecked((this.seenEpoch[slot] = this.epoch));
+    this.changed();
     return slot;
   }
 
@@ -133,6 +146,7 @@ export class EndpointRegistry {
       }
     }
     this.activeCount = kept;
+    this.changed();
     return freed;
   }
 
@@ -205,11 +219,12 @@ export class EndpointRegistry {
     return String.UTF8.decodeUnsafe(this.addressAt(slot), <usize>unchecked(this.addressLens[slot]));
   }
 
-  /** The slot's metrics storage (cleared when the slot gets a new endpoint). A slot out of range gets a scratch
-   * object that nothing reads. */
+  /** The slot's metrics storage, for writing (cleared when the slot gets a new endpoint); counts as a change. A
+   * slot out of range gets a scratch object that nothing reads. */
   // @ts-ignore: decorator
   @inline
   metrics(slot: i32): EndpointMetrics {
+    this.changed();
     if (!this.validSlot(slot)) {
       this.outOfRange.reset();
       return this.outOfRange;
@@ -234,6 +249,7 @@ export class EndpointRegistry {
 
   setHealthy(slot: i32, value: bool): void {
     if (this.validSlot(slot)) unchecked((this.healthyBySlot[slot] = value));
+    this.changed();
   }
 
   /** When the slot's metrics were last updated (caller's clock, ms); 0 until set. */

@@ -138,6 +138,14 @@ export function refreshEndpoints(state: PickerState, platform: Platform, d: Deci
   return true;
 }
 
+/** Copies the first n elements of from into to (both sized for all endpoints). */
+// @ts-ignore: decorator
+@inline
+function copyInto<T>(to: StaticArray<T>, from: StaticArray<T>, n: i32): void {
+  const k = min<i32>(n, min<i32>(to.length, from.length));
+  memory.copy(changetype<usize>(to), changetype<usize>(from), <usize>k * sizeof<T>());
+}
+
 /** No prefix match on any active endpoint. */
 function clearMatched(state: PickerState): void {
   const registry = state.registry;
@@ -150,80 +158,64 @@ function clearMatched(state: PickerState): void {
 export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
   const cfg = state.config;
   const registry = state.registry;
-  const active = registry.activeCount;
-  const slots = registry.activeSlots;
   const matched = state.matched;
 
   const sessionSlot = state.sessions.slotFor(sessionHash);
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
   const shared = state.load !== null;
+  // The snapshot's part of every candidate is copied whole; what changes per request is written below.
+  const signals = state.endpointSignals;
+  signals.update(registry, state.modelHash, c.capacity);
+  const count = signals.count;
+  const healthy = signals.healthyCount;
+  copyInto(c.slot, signals.slot, count);
+  copyInto(c.healthy, signals.healthy, count);
+  copyInto(c.hasMetrics, signals.hasMetrics, count);
+  copyInto(c.running, signals.running, count);
+  copyInto(c.kvUsage, signals.kvUsage, count);
+  copyInto(c.hasKv, signals.hasKv, count);
+  copyInto(c.loraState, signals.loraState, count);
+  if (!shared) copyInto(c.waiting, signals.waiting, count);
   // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
   // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
-  const healthyBySlot = registry.healthyBySlot;
-  const generationBySlot = registry.generationBySlot;
-  const metricsBySlot = registry.metricsBySlot;
+  const signalSlots = signals.slot;
+  const signalGenerations = signals.generation;
+  const signalWaiting = signals.waiting;
   const leaseCounts = state.leases.countBySlot;
   const leaseGenerations = state.leases.generationBySlot;
   const failureEwmas = state.failures.ewmaBySlot;
   const failureGenerations = state.failures.generationBySlot;
-  const slotCount = <u32>min<i32>(healthyBySlot.length, min<i32>(generationBySlot.length, metricsBySlot.length));
   const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
   const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
+  const matchedSlots = <u32>matched.length;
   const sharedPending = state.sharedPending;
   const sharedInflight = state.sharedInflight;
-  const modelHash = state.modelHash;
-  const room = c.capacity;
-  const cSlot = c.slot;
-  const cHealthy = c.healthy;
-  const cHasMetrics = c.hasMetrics;
+  const sharedSlots = <u32>min<i32>(sharedPending.length, sharedInflight.length);
   const cWaiting = c.waiting;
-  const cRunning = c.running;
-  const cKvUsage = c.kvUsage;
-  const cHasKv = c.hasKv;
   const cInflight = c.inflight;
   const cPrefixMatched = c.prefixMatched;
-  const cLoraState = c.loraState;
   const cFailureEwma = c.failureEwma;
   const cSessionMatch = c.sessionMatch;
-  let count = 0;
-  let healthy = 0;
-  for (let i = 0; i < active; i++) {
-    const slot = unchecked(slots[i]);
-    // Active slots are always in range; anything else would be an unhealthy candidate without signals.
-    const inRange = <u32>slot < slotCount;
-    const ok = inRange && unchecked(healthyBySlot[slot]);
-    if (ok) healthy++;
-    // The endpoint past a full candidate list still counts as healthy (it is an endpoint to route to).
-    if (i >= room) break;
-    const gen = inRange ? unchecked(generationBySlot[slot]) : 0;
-    const m = inRange ? unchecked(metricsBySlot[slot]) : registry.metrics(slot);
-    const hasKv = m.hasKv;
-    const hasMetrics = m.hasWaiting || m.hasRunning || hasKv;
-    const lora = m.hasLora && modelHash != 0 ? m.isAdapterLoaded(modelHash) : LoraState.Unknown;
-    // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
-    // is at least that long, however old the metrics are.
-    let waiting = m.waiting;
+  for (let i = 0; i < count; i++) {
+    const slot = unchecked(signalSlots[i]);
+    const gen = unchecked(signalGenerations[i]);
     // A lease or failure count of the slot's previous occupant (another generation) does not count.
     let inflight = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0;
     if (shared) {
-      const pending = <f64>unchecked(sharedPending[slot]);
+      // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
+      // is at least that long, however old the metrics are.
+      let waiting = unchecked(signalWaiting[i]);
+      const inShared = <u32>slot < sharedSlots;
+      const pending = inShared ? <f64>unchecked(sharedPending[slot]) : 0;
       if (!(waiting >= pending)) waiting = pending;
-      inflight = unchecked(sharedInflight[slot]);
+      unchecked((cWaiting[i] = waiting));
+      inflight = inShared ? unchecked(sharedInflight[slot]) : 0;
     }
-    unchecked((cSlot[i] = slot));
-    unchecked((cHealthy[i] = ok));
-    unchecked((cHasMetrics[i] = hasMetrics));
-    unchecked((cWaiting[i] = waiting));
-    unchecked((cRunning[i] = m.running));
-    unchecked((cKvUsage[i] = m.kvUsage));
-    unchecked((cHasKv[i] = hasKv));
     unchecked((cInflight[i] = inflight));
-    unchecked((cPrefixMatched[i] = unchecked(matched[slot])));
-    unchecked((cLoraState[i] = lora));
+    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
     unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
     unchecked((cSessionMatch[i] = sessionSlot == slot && sessionGeneration == gen));
-    count = i + 1;
   }
   c.count = count;
   if (healthy == 0) {

@@ -1,0 +1,109 @@
+import { EndpointRegistry, addressHash } from "../../assembly/endpoints/endpoint-registry";
+import { EndpointSignals } from "../../assembly/endpoints/endpoint-signals";
+import { LoraState } from "../../assembly/scheduling/candidates";
+
+function see(r: EndpointRegistry, address: string): i32 {
+  const b = Uint8Array.wrap(String.UTF8.encode(address));
+  return r.see(b.dataStart, <usize>b.length, addressHash(b.dataStart, <usize>b.length));
+}
+
+function refresh(r: EndpointRegistry, addresses: Array<string>): void {
+  r.beginRefresh();
+  for (let i = 0; i < addresses.length; i++) r.setHealthy(see(r, addresses[i]), true);
+  r.endRefresh(new StaticArray<i32>(r.capacity));
+}
+
+function indexOfSlot(s: EndpointSignals, slot: i32): i32 {
+  for (let i = 0; i < s.count; i++) if (s.slot[i] == slot) return i;
+  return -1;
+}
+
+const MODEL_A: u64 = 0xa11ce;
+const MODEL_B: u64 = 0xb0b;
+
+describe("EndpointSignals", () => {
+  it("lists the active endpoints in active order with their health and metrics", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000"]);
+    const m = r.metrics(r.activeSlots[1]);
+    m.waiting = 3;
+    m.hasWaiting = true;
+    m.running = 5;
+    m.hasRunning = true;
+    m.kvUsage = 0.25;
+    m.hasKv = true;
+    r.setHealthy(r.activeSlots[2], false);
+    const s = new EndpointSignals(8);
+    s.update(r, 0, 8);
+    expect<i32>(s.count).toBe(3);
+    expect<i32>(s.healthyCount).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      expect<i32>(s.slot[i]).toBe(r.activeSlots[i]);
+      expect<u32>(s.generation[i]).toBe(r.generation(r.activeSlots[i]));
+    }
+    expect<bool>(s.healthy[2]).toBe(false);
+    expect<bool>(s.hasMetrics[0]).toBe(false);
+    expect<bool>(s.hasMetrics[1]).toBe(true);
+    expect<f64>(s.waiting[1]).toBe(3);
+    expect<f64>(s.running[1]).toBe(5);
+    expect<f64>(s.kvUsage[1]).toBe(0.25);
+    expect<bool>(s.hasKv[1]).toBe(true);
+    expect<i32>(s.loraState[1]).toBe(LoraState.Unknown);
+  });
+
+  it("follows every registry change: metrics written, health, endpoints leaving and joining", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["a:1", "b:1"]);
+    const s = new EndpointSignals(8);
+    s.update(r, 0, 8);
+    const b = r.activeSlots[1];
+    r.metrics(b).waiting = 9;
+    r.metrics(b).hasWaiting = true;
+    s.update(r, 0, 8);
+    expect<f64>(s.waiting[indexOfSlot(s, b)]).toBe(9);
+    expect<bool>(s.hasMetrics[indexOfSlot(s, b)]).toBe(true);
+    r.setHealthy(b, false);
+    s.update(r, 0, 8);
+    expect<bool>(s.healthy[indexOfSlot(s, b)]).toBe(false);
+    expect<i32>(s.healthyCount).toBe(1);
+    refresh(r, ["b:1", "c:1"]);
+    s.update(r, 0, 8);
+    expect<i32>(s.count).toBe(2);
+    expect<i32>(s.healthyCount).toBe(2);
+    for (let i = 0; i < 2; i++) expect<i32>(s.slot[i]).toBe(r.activeSlots[i]);
+    // The slot "a" left may be reused by "c": a new generation, cleared metrics.
+    const c = r.activeSlots[1];
+    expect<u32>(s.generation[1]).toBe(r.generation(c));
+  });
+
+  it("reads the LoRA state for the request's model, again whenever the model changes", () => {
+    const r = new EndpointRegistry(4);
+    refresh(r, ["a:1", "b:1"]);
+    const a = r.activeSlots[0];
+    const m = r.metrics(a);
+    m.hasLora = true;
+    m.runningAdapters.add(MODEL_A);
+    m.waitingAdapters.add(MODEL_B);
+    const s = new EndpointSignals(4);
+    s.update(r, MODEL_A, 4);
+    expect<i32>(s.loraState[0]).toBe(LoraState.Running);
+    expect<i32>(s.loraState[1]).toBe(LoraState.Unknown);
+    s.update(r, MODEL_B, 4);
+    expect<i32>(s.loraState[0]).toBe(LoraState.Waiting);
+    s.update(r, 0xdead, 4);
+    expect<i32>(s.loraState[0]).toBe(LoraState.NotLoaded);
+    s.update(r, 0, 4);
+    expect<i32>(s.loraState[0]).toBe(LoraState.Unknown);
+  });
+
+  it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["a:1", "b:1", "c:1", "d:1"]);
+    r.setHealthy(r.activeSlots[0], false);
+    r.setHealthy(r.activeSlots[1], false);
+    const s = new EndpointSignals(8);
+    s.update(r, 0, 2);
+    expect<i32>(s.count).toBe(2);
+    expect<i32>(s.healthyCount).toBe(1);
+  });
+});
