@@ -16,6 +16,7 @@ import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
 import { RateLimitWindow } from "./rate-limit-window";
 import { SharedLoad } from "./shared-load";
+import { LoadView } from "./load-view";
 import { RestartDetector } from "./restart-detector";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
@@ -40,8 +41,7 @@ export class PickerState {
   /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
   readonly restarts: RestartDetector;
   /** Per slot, from `load` at the current decision. */
-  readonly sharedInflight: StaticArray<i32>;
-  readonly sharedPending: StaticArray<i32>;
+  readonly loadView: LoadView;
   readonly matched: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
   /** Candidate index → registry slot, for the current decision. */
@@ -77,8 +77,7 @@ export class PickerState {
     this.targetMetric = String.UTF8.encode(config.targetMetric);
     this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
     this.restarts = new RestartDetector(n);
-    this.sharedInflight = new StaticArray<i32>(n);
-    this.sharedPending = new StaticArray<i32>(n);
+    this.loadView = new LoadView(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
     const s = this.scheduler;

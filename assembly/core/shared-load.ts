@@ -51,6 +51,8 @@ export class SharedLoad {
   private deferred: i32 = 0;
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
+  /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
+  recordsVersion: u32 = 1;
 
   /** Makes the view at most READ_MS old; false when nothing is outstanding anywhere. */
   refresh(nowMs: f64): bool {
@@ -131,6 +133,7 @@ export class SharedLoad {
       for (let k = 0; k < this.deferred; k++) {
         this.apply(unchecked(this.deferredHash[k]), unchecked(this.deferredInflight[k]), unchecked(this.deferredPending[k]), nowMs);
       }
+      this.recordsChanged();
       store<u32>(this.buffer, <u32>this.count);
       if (setSharedData(KEY, this.buffer, <usize>(HEADER + this.count * RECORD), this.cas) == Status.Ok) {
         this.deferred = 0;
@@ -143,7 +146,13 @@ export class SharedLoad {
     return false;
   }
 
+  private recordsChanged(): void {
+    const v = this.recordsVersion + 1;
+    this.recordsVersion = v == 0 ? 1 : v;
+  }
+
   private read(nowMs: f64): void {
+    this.recordsChanged();
     this.count = 0;
     this.cas = 0;
     this.current = false;

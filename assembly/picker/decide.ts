@@ -112,7 +112,7 @@ export function decide(
   }
   stageLeave();
 
-  if (state.load !== null) readSharedLoad(state, nowMs);
+  if (state.load !== null) state.loadView.read(state.load!, state.registry, nowMs);
 
   stageEnter(Stage.Scoring);
   scoreAndPick(state, d, chainLength, sessionHash);
@@ -189,8 +189,8 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
   const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
   const matchedSlots = <u32>matched.length;
-  const sharedPending = state.sharedPending;
-  const sharedInflight = state.sharedInflight;
+  const sharedPending = state.loadView.pending;
+  const sharedInflight = state.loadView.inflight;
   const sharedSlots = <u32>min<i32>(sharedPending.length, sharedInflight.length);
   const cWaiting = c.waiting;
   const cInflight = c.inflight;
@@ -234,33 +234,6 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   d.slot = unchecked(c.slot[pick]);
   d.generation = registry.generation(d.slot);
   d.matchedChunks = unchecked(c.prefixMatched[pick]);
-}
-
-/** This gateway's load per active endpoint, as all its workers see it (this worker's unwritten changes too). */
-function readSharedLoad(state: PickerState, nowMs: f64): void {
-  const registry = state.registry;
-  const slots = registry.activeSlots;
-  const inflight = state.sharedInflight;
-  const pending = state.sharedPending;
-  for (let i = 0; i < registry.activeCount; i++) {
-    const slot = unchecked(slots[i]);
-    unchecked((inflight[slot] = 0));
-    unchecked((pending[slot] = 0));
-  }
-  const load = state.load!;
-  if (!load.refresh(nowMs)) return;
-  for (let i = 0; i < load.records; i++) {
-    const slot = registry.slotForHash(load.addressHash(i));
-    if (slot < 0 || !registry.isActive(slot)) continue;
-    unchecked((inflight[slot] = load.inflight(i, nowMs)));
-    unchecked((pending[slot] = load.pending(i, nowMs)));
-  }
-  for (let k = 0; k < load.unwritten; k++) {
-    const slot = registry.slotForHash(load.unwrittenHash(k));
-    if (slot < 0 || !registry.isActive(slot)) continue;
-    unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + load.unwrittenInflight(k), 0)));
-    unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + load.unwrittenPending(k), 0)));
-  }
 }
 
 /** Lets a longer match that another worker published count for its endpoint. */

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
+import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
@@ -114,4 +115,27 @@ test("every worker sees the requests the others have in flight and still waiting
   assert.equal(loadRecords(isolated.h), 0, "nothing is shared when disabled");
   const qs = [...isolated.d.scores.values()].map((s) => (s === "excluded" ? -1 : s.q));
   assert.ok(qs.every((x) => x === 1), "without sharing, worker 1 sees no queue anywhere");
+});
+
+test("a worker's view of the shared load follows the endpoints, not their registry slots, when the endpoint set changes", () => {
+  // Snapshot TTL 0: the endpoint set is re-read at every request, while the shared load is re-read only every 2 ms.
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({ debug: { header: true }, metrics: { snapshotTtlMs: 0 } }), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  const open = Array.from({ length: 8 }, (_, i) => h.send(chat(text(40 + i, 2000), [], "q" + i), { worker: 0 }));
+  const busy = h.chosen(open[0])!;
+  h.clock.advanceTo(h.clock.nowMs() + 25); // worker 0 writes its load out
+  // Worker 1 reads the load twice at one instant: the second read finds the records as the first left them.
+  for (const q of ["p1", "p2"]) h.send(chat(text(90, 2000), [], q), { worker: 1 });
+  // The busy endpoint leaves and a new one arrives; the new one takes the freed registry slot.
+  const fresh = "10.0.0.9:8000";
+  h.setEndpoints([...PODS.filter((a) => a !== busy), fresh].map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  const probe = h.send(chat(text(91, 2000), [], "p3"), { worker: 1 });
+  probe.encodeHeaders([[":status", "200"]], false);
+  const d = parseDebugHeader(probe.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  const scoreOf = (addr: string) => d.scores.get(addr) as { q: number; i: number };
+  assert.ok(d.scores.has(fresh) && !d.scores.has(busy));
+  assert.equal(scoreOf(fresh).q, 1, "the new endpoint has nothing queued");
+  const others = PODS.filter((a) => a !== busy).map((a) => scoreOf(a).i);
+  assert.ok(scoreOf(fresh).i >= Math.max(...others), `the departed endpoint's requests are not counted on the new one: ${JSON.stringify([...d.scores])}`);
 });

@@ -1,0 +1,62 @@
+// This gateway's load per endpoint slot, as one decision sees it: the process-wide records (shared-load.ts, keyed
+// by address hash, so that workers and configurations agree) placed on this registry's slots, plus this worker's
+// own changes not yet written. Finding a record's slot is a registry lookup; which slot each record maps to is kept
+// until the records or the registry change, so a decision over hundreds of busy endpoints does not look every one
+// of them up again.
+import { EndpointRegistry } from "../endpoints/endpoint-registry";
+import { MAX_LOAD_RECORDS, SharedLoad } from "./shared-load";
+
+export class LoadView {
+  /** Per slot: requests in flight and, of those, awaiting their first byte; 0 for an endpoint without a record. */
+  readonly inflight: StaticArray<i32>;
+  readonly pending: StaticArray<i32>;
+  // Per record of the shared value: its active slot, or -1. Valid for (mappedRecords, mappedRegistry).
+  private readonly recordSlots: StaticArray<i32> = new StaticArray<i32>(MAX_LOAD_RECORDS);
+  private mappedRecords: u32 = 0;
+  private mappedRegistry: u32 = 0;
+
+  constructor(slots: i32) {
+    const n = slots > 0 ? slots : 0;
+    this.inflight = new StaticArray<i32>(n);
+    this.pending = new StaticArray<i32>(n);
+  }
+
+  /** Brings inflight and pending up to date for the active endpoints (at most READ_MS old, own changes exact). */
+  read(load: SharedLoad, registry: EndpointRegistry, nowMs: f64): void {
+    const slots = registry.activeSlots;
+    const inflight = this.inflight;
+    const pending = this.pending;
+    const room = <u32>min<i32>(inflight.length, pending.length);
+    for (let i = 0; i < registry.activeCount; i++) {
+      const slot = unchecked(slots[i]);
+      if (<u32>slot >= room) continue;
+      unchecked((inflight[slot] = 0));
+      unchecked((pending[slot] = 0));
+    }
+    if (!load.refresh(nowMs)) return;
+    const records = min<i32>(load.records, MAX_LOAD_RECORDS);
+    const recordSlots = this.recordSlots;
+    if (this.mappedRecords != load.recordsVersion || this.mappedRegistry != registry.version) {
+      for (let i = 0; i < records; i++) unchecked((recordSlots[i] = activeSlotOf(registry, load.addressHash(i))));
+      this.mappedRecords = load.recordsVersion;
+      this.mappedRegistry = registry.version;
+    }
+    for (let i = 0; i < records; i++) {
+      const slot = unchecked(recordSlots[i]);
+      if (<u32>slot >= room) continue;
+      unchecked((inflight[slot] = load.inflight(i, nowMs)));
+      unchecked((pending[slot] = load.pending(i, nowMs)));
+    }
+    for (let k = 0; k < load.unwritten; k++) {
+      const slot = activeSlotOf(registry, load.unwrittenHash(k));
+      if (<u32>slot >= room) continue;
+      unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + load.unwrittenInflight(k), 0)));
+      unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + load.unwrittenPending(k), 0)));
+    }
+  }
+}
+
+function activeSlotOf(registry: EndpointRegistry, addressHash: u64): i32 {
+  const slot = registry.slotForHash(addressHash);
+  return slot >= 0 && registry.isActive(slot) ? slot : -1;
+}
