@@ -167,21 +167,22 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   // The snapshot's part of every candidate is copied whole; what changes per request is written below.
   const signals = state.endpointSignals;
   signals.update(registry, state.modelHash, c.capacity);
-  const count = signals.count;
+  const listed = signals.listed;
+  const count = listed.count;
   const healthy = signals.healthyCount;
-  copyInto(c.slot, signals.slot, count);
-  copyInto(c.healthy, signals.healthy, count);
-  copyInto(c.hasMetrics, signals.hasMetrics, count);
-  copyInto(c.running, signals.running, count);
-  copyInto(c.kvUsage, signals.kvUsage, count);
-  copyInto(c.hasKv, signals.hasKv, count);
-  copyInto(c.loraState, signals.loraState, count);
-  if (!shared) copyInto(c.waiting, signals.waiting, count);
+  copyInto(c.slot, listed.slot, count);
+  copyInto(c.healthy, listed.healthy, count);
+  copyInto(c.hasMetrics, listed.hasMetrics, count);
+  copyInto(c.running, listed.running, count);
+  copyInto(c.kvUsage, listed.kvUsage, count);
+  copyInto(c.hasKv, listed.hasKv, count);
+  copyInto(c.loraState, listed.loraState, count);
+  if (!shared) copyInto(c.waiting, listed.waiting, count);
   // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
   // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
-  const signalSlots = signals.slot;
+  const signalSlots = listed.slot;
   const signalGenerations = signals.generation;
-  const signalWaiting = signals.waiting;
+  const signalWaiting = listed.waiting;
   const leaseCounts = state.leases.countBySlot;
   const leaseGenerations = state.leases.generationBySlot;
   const failureEwmas = state.failures.ewmaBySlot;

@@ -14,7 +14,7 @@ function refresh(r: EndpointRegistry, addresses: Array<string>): void {
 }
 
 function indexOfSlot(s: EndpointSignals, slot: i32): i32 {
-  for (let i = 0; i < s.count; i++) if (s.slot[i] == slot) return i;
+  for (let i = 0; i < s.listed.count; i++) if (s.listed.slot[i] == slot) return i;
   return -1;
 }
 
@@ -35,20 +35,20 @@ describe("EndpointSignals", () => {
     r.setHealthy(r.activeSlots[2], false);
     const s = new EndpointSignals(8);
     s.update(r, 0, 8);
-    expect<i32>(s.count).toBe(3);
+    expect<i32>(s.listed.count).toBe(3);
     expect<i32>(s.healthyCount).toBe(2);
     for (let i = 0; i < 3; i++) {
-      expect<i32>(s.slot[i]).toBe(r.activeSlots[i]);
+      expect<i32>(s.listed.slot[i]).toBe(r.activeSlots[i]);
       expect<u32>(s.generation[i]).toBe(r.generation(r.activeSlots[i]));
     }
-    expect<bool>(s.healthy[2]).toBe(false);
-    expect<bool>(s.hasMetrics[0]).toBe(false);
-    expect<bool>(s.hasMetrics[1]).toBe(true);
-    expect<f64>(s.waiting[1]).toBe(3);
-    expect<f64>(s.running[1]).toBe(5);
-    expect<f64>(s.kvUsage[1]).toBe(0.25);
-    expect<bool>(s.hasKv[1]).toBe(true);
-    expect<i32>(s.loraState[1]).toBe(LoraState.Unknown);
+    expect<bool>(s.listed.healthy[2]).toBe(false);
+    expect<bool>(s.listed.hasMetrics[0]).toBe(false);
+    expect<bool>(s.listed.hasMetrics[1]).toBe(true);
+    expect<f64>(s.listed.waiting[1]).toBe(3);
+    expect<f64>(s.listed.running[1]).toBe(5);
+    expect<f64>(s.listed.kvUsage[1]).toBe(0.25);
+    expect<bool>(s.listed.hasKv[1]).toBe(true);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.Unknown);
   });
 
   it("follows every registry change: metrics written, health, endpoints leaving and joining", () => {
@@ -60,17 +60,17 @@ describe("EndpointSignals", () => {
     r.metrics(b).waiting = 9;
     r.metrics(b).hasWaiting = true;
     s.update(r, 0, 8);
-    expect<f64>(s.waiting[indexOfSlot(s, b)]).toBe(9);
-    expect<bool>(s.hasMetrics[indexOfSlot(s, b)]).toBe(true);
+    expect<f64>(s.listed.waiting[indexOfSlot(s, b)]).toBe(9);
+    expect<bool>(s.listed.hasMetrics[indexOfSlot(s, b)]).toBe(true);
     r.setHealthy(b, false);
     s.update(r, 0, 8);
-    expect<bool>(s.healthy[indexOfSlot(s, b)]).toBe(false);
+    expect<bool>(s.listed.healthy[indexOfSlot(s, b)]).toBe(false);
     expect<i32>(s.healthyCount).toBe(1);
     refresh(r, ["b:1", "c:1"]);
     s.update(r, 0, 8);
-    expect<i32>(s.count).toBe(2);
+    expect<i32>(s.listed.count).toBe(2);
     expect<i32>(s.healthyCount).toBe(2);
-    for (let i = 0; i < 2; i++) expect<i32>(s.slot[i]).toBe(r.activeSlots[i]);
+    for (let i = 0; i < 2; i++) expect<i32>(s.listed.slot[i]).toBe(r.activeSlots[i]);
     // The slot "a" left may be reused by "c": a new generation, cleared metrics.
     const c = r.activeSlots[1];
     expect<u32>(s.generation[1]).toBe(r.generation(c));
@@ -86,14 +86,14 @@ describe("EndpointSignals", () => {
     m.waitingAdapters.add(MODEL_B);
     const s = new EndpointSignals(4);
     s.update(r, MODEL_A, 4);
-    expect<i32>(s.loraState[0]).toBe(LoraState.Running);
-    expect<i32>(s.loraState[1]).toBe(LoraState.Unknown);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.Running);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.Unknown);
     s.update(r, MODEL_B, 4);
-    expect<i32>(s.loraState[0]).toBe(LoraState.Waiting);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.Waiting);
     s.update(r, 0xdead, 4);
-    expect<i32>(s.loraState[0]).toBe(LoraState.NotLoaded);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.NotLoaded);
     s.update(r, 0, 4);
-    expect<i32>(s.loraState[0]).toBe(LoraState.Unknown);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.Unknown);
   });
 
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {
@@ -103,7 +103,7 @@ describe("EndpointSignals", () => {
     r.setHealthy(r.activeSlots[1], false);
     const s = new EndpointSignals(8);
     s.update(r, 0, 2);
-    expect<i32>(s.count).toBe(2);
+    expect<i32>(s.listed.count).toBe(2);
     expect<i32>(s.healthyCount).toBe(1);
   });
 });
