@@ -22,6 +22,8 @@ export const MAX_LOAD_RECORDS: i32 = 1024;
 const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
+/** Buckets of the table of deferred hashes a write builds: a power of two, twice MAX_DEFERRED. */
+const DEFERRED_TABLE: i32 = 128;
 const READ_MS: f64 = 2;
 const FLUSH_MS: f64 = 5;
 /** How often an idle worker writes what it still holds back (the root context's tick). */
@@ -33,6 +35,12 @@ const RECORD: i32 = 24;
 const AT_CHANGED: usize = 8;
 const AT_INFLIGHT: usize = 16;
 const AT_PENDING: usize = 20;
+
+// @ts-ignore: decorator
+@inline
+function deferredBucket(hash: u64): i32 {
+  return <i32>((hash * 0x9e3779b97f4a7c15) >> 57); // the top 7 bits: DEFERRED_TABLE buckets
+}
 
 export class SharedLoad {
   private readonly buffer: usize = heap.alloc(<usize>(HEADER + MAX_LOAD_RECORDS * RECORD));
@@ -49,6 +57,8 @@ export class SharedLoad {
   private readonly deferredInflight: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private readonly deferredPending: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private deferred: i32 = 0;
+  /** Open-addressing table of the deferred hashes (deferred index + 1, 0 = empty), built for each write. */
+  private readonly deferredTable: StaticArray<i32> = new StaticArray<i32>(DEFERRED_TABLE);
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
   /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
@@ -130,9 +140,7 @@ export class SharedLoad {
         if (!this.current) return false;
       }
       this.current = false;
-      for (let k = 0; k < this.deferred; k++) {
-        this.apply(unchecked(this.deferredHash[k]), unchecked(this.deferredInflight[k]), unchecked(this.deferredPending[k]), nowMs);
-      }
+      this.applyDeferred(nowMs);
       this.recordsChanged();
       store<u32>(this.buffer, <u32>this.count);
       if (setSharedData(KEY, this.buffer, <usize>(HEADER + this.count * RECORD), this.cas) == Status.Ok) {
@@ -179,39 +187,69 @@ export class SharedLoad {
     return this.buffer + <usize>(HEADER + i * RECORD);
   }
 
-  /** Applies deltas to the buffer, dropping records that fall to zero or are too old. */
-  private apply(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): void {
-    let found = -1;
+  /**
+   * Adds this worker's deferred changes to the buffer in one pass over the records (each record finds its change in
+   * a small table of the deferred hashes), dropping records that fall to zero or are too old; a change to an
+   * endpoint without a record appends one. With hundreds of busy endpoints a write costs one pass, not one per
+   * change.
+   */
+  private applyDeferred(nowMs: f64): void {
+    const n = this.deferred;
+    const table = this.deferredTable;
+    memory.fill(changetype<usize>(table), 0, <usize>DEFERRED_TABLE << 2);
+    for (let k = 0; k < n; k++) {
+      let b = deferredBucket(unchecked(this.deferredHash[k]));
+      while (unchecked(table[b]) != 0) b = (b + 1) & (DEFERRED_TABLE - 1);
+      unchecked((table[b] = k + 1));
+    }
+    let found: u64 = 0; // bit k: deferred change k met its record
     let i = 0;
     while (i < this.count) {
       const r = this.recordAt(i);
-      if (load<u64>(r) == hash) {
-        found = i;
-        i++;
+      const k = this.deferredIndexOf(load<u64>(r));
+      if (k >= 0) {
+        found |= (<u64>1) << <u64>k;
+        if (this.update(r, k, nowMs)) i++;
+        else this.removeAt(i);
       } else if (nowMs - load<f64>(r + AT_CHANGED) > RECORD_MAX_AGE_MS) {
         this.removeAt(i);
       } else {
         i++;
       }
     }
-    if (found < 0) {
-      if ((inflightDelta <= 0 && pendingDelta <= 0) || this.count >= MAX_LOAD_RECORDS) return;
-      found = this.count++;
-      const r = this.recordAt(found);
-      store<u64>(r, hash);
+    for (let k = 0; k < n; k++) {
+      if ((found >> <u64>k) & 1) continue;
+      if ((unchecked(this.deferredInflight[k]) <= 0 && unchecked(this.deferredPending[k]) <= 0) || this.count >= MAX_LOAD_RECORDS) continue;
+      const r = this.recordAt(this.count++);
+      store<u64>(r, unchecked(this.deferredHash[k]));
       store<i32>(r + AT_INFLIGHT, 0);
       store<i32>(r + AT_PENDING, 0);
+      if (!this.update(r, k, nowMs)) this.count--;
     }
-    const r = this.recordAt(found);
-    const inflight = max<i32>(load<i32>(r + AT_INFLIGHT) + inflightDelta, 0);
-    const pending = min<i32>(max<i32>(load<i32>(r + AT_PENDING) + pendingDelta, 0), inflight);
-    if (inflight == 0) {
-      this.removeAt(found);
-    } else {
-      store<f64>(r + AT_CHANGED, nowMs);
-      store<i32>(r + AT_INFLIGHT, inflight);
-      store<i32>(r + AT_PENDING, pending);
+  }
+
+  // The deferred change to the endpoint with this address hash, or -1.
+  private deferredIndexOf(hash: u64): i32 {
+    const table = this.deferredTable;
+    let b = deferredBucket(hash);
+    while (true) {
+      const e = unchecked(table[b]);
+      if (e == 0) return -1;
+      if (unchecked(this.deferredHash[e - 1]) == hash) return e - 1;
+      b = (b + 1) & (DEFERRED_TABLE - 1);
     }
+    return -1; // unreachable: the table always has empty buckets
+  }
+
+  // Adds deferred change k to record r; false when its in-flight count fell to 0 (the record should go).
+  private update(r: usize, k: i32, nowMs: f64): bool {
+    const inflight = max<i32>(load<i32>(r + AT_INFLIGHT) + unchecked(this.deferredInflight[k]), 0);
+    const pending = min<i32>(max<i32>(load<i32>(r + AT_PENDING) + unchecked(this.deferredPending[k]), 0), inflight);
+    if (inflight == 0) return false;
+    store<f64>(r + AT_CHANGED, nowMs);
+    store<i32>(r + AT_INFLIGHT, inflight);
+    store<i32>(r + AT_PENDING, pending);
+    return true;
   }
 
   private removeAt(i: i32): void {

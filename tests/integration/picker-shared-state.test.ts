@@ -139,3 +139,47 @@ test("a worker's view of the shared load follows the endpoints, not their regist
   const others = PODS.filter((a) => a !== busy).map((a) => scoreOf(a).i);
   assert.ok(scoreOf(fresh).i >= Math.max(...others), `the departed endpoint's requests are not counted on the new one: ${JSON.stringify([...d.scores])}`);
 });
+
+/** The shared load value as records: per record [in flight, awaiting a first byte], sorted. */
+function loadCounts(h: { host: PickerHarness["host"] }): Array<[number, number]> {
+  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
+  if (v === undefined) return [];
+  const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
+  const out: Array<[number, number]> = [];
+  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(4 + i * 24 + 16, true), view.getInt32(4 + i * 24 + 20, true)]);
+  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+test("the shared load stays exact when one write carries many changes to many busy endpoints", () => {
+  const pods = Array.from({ length: 96 }, (_, i) => `10.1.${i >> 8}.${i & 255}:8000`);
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({ limits: { maxEndpoints: 128 } }), log: () => {} });
+  h.setEndpoints(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  // The clock stands still, so worker 0 holds its changes back until 64 endpoints have some (then it must write).
+  const open = Array.from({ length: 300 }, (_, i) => h.send(chat(text(500 + i, 600), [], "q" + i), { worker: i % 2 }));
+  // Every third starts answering (its first byte: a streamed response's first chunk).
+  open.forEach((s, i) => {
+    if (i % 3 !== 0) return;
+    s.encodeHeaders([[":status", "200"]], false);
+    s.encodeData(new TextEncoder().encode("data: {}\n\n"), false);
+  });
+  const expected = (streams: typeof open) => {
+    const per = new Map<string, [number, number]>();
+    streams.forEach((s) => {
+      const c = per.get(h.chosen(s)!) ?? [0, 0];
+      c[0]++;
+      if (open.indexOf(s) % 3 !== 0) c[1]++;
+      per.set(h.chosen(s)!, c);
+    });
+    return [...per.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  };
+  h.clock.advanceTo(h.clock.nowMs() + 25); // both workers write what they still hold back
+  assert.deepEqual(loadCounts(h), expected(open));
+  const finished = open.filter((_, i) => i % 2 === 0);
+  for (const s of finished) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), expected(open.filter((_, i) => i % 2 === 1)));
+  for (const s of open.filter((_, i) => i % 2 === 1)) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
+});
