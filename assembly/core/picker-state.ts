@@ -12,6 +12,7 @@ import { SharedPrefixHints } from "../prefix/shared-hints";
 import { RequestExtractor } from "../request/extract";
 import { Candidates } from "../scheduling/candidates";
 import { Scheduler } from "../scheduling/scheduler";
+import { effectiveWeight } from "../scheduling/scoring-settings";
 import { FailureTracker } from "./failure-tracker";
 import { InflightLeases } from "./leases";
 import { RateLimitWindow } from "./rate-limit-window";
@@ -48,6 +49,8 @@ export class PickerState {
   readonly candidateSlot: StaticArray<i32>;
   /** Per-slot capacity last applied to the index (derived from cache_config_info). */
   readonly appliedCapacity: StaticArray<i32>;
+  /** Whether a response's status is worth reading: only the failure scorer uses the failure EWMA it feeds. */
+  readonly tracksFailures: bool;
   /** The model hash of the current request (for LoRA affinity). */
   modelHash: u64 = 0;
   /** Reads /metrics pages; parsedMetrics receives a page before it is applied to its endpoint. */
@@ -85,6 +88,8 @@ export class PickerState {
     s.request.chunkChars = config.chunkChars;
     s.guardFactor = config.guardFactor;
     s.guardSlack = config.guardSlack;
+    const failure = s.scorer("failure");
+    this.tracksFailures = failure !== null && effectiveWeight(failure.weight) > 0;
   }
 
   /** Index capacity (in chunks) for an endpoint whose engine reports its KV cache size. */

@@ -205,12 +205,15 @@ export class PickerStream extends LeaseHoldingStream {
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     stageEnter(Stage.Response);
-    const status = responseStatus(this.picker.scratch.header);
-    if (status != NO_STATUS) this.responseStatus = status;
+    const state = this.activeState;
+    if (state !== null && state.tracksFailures) {
+      const status = responseStatus(this.picker.scratch.header);
+      if (status != NO_STATUS) this.responseStatus = status;
+    }
     const text = this.debugText;
     if (text !== null) setDebugHeader(text);
     else if (this.fallback != Fallback.None && this.active !== null && this.active!.state.config.debugHeader) setFallbackDebugHeader(this.fallback);
-    if (endOfStream) this.firstByteArrived(this.activeState);
+    if (endOfStream) this.firstByteArrived(state);
     stageLeave();
     return HeadersAction.Continue;
   }

@@ -62,6 +62,7 @@ export abstract class LeaseHoldingStream extends HttpContext {
       this.awaitingFirstByte = false;
     }
     state.telemetry.add(state.telemetry.inflight, -1);
+    if (!state.tracksFailures) return;
     // No response headers (reset) or a 5xx counts as a failure of the endpoint.
     const failed = this.responseStatus == 0 || this.responseStatus >= 500;
     state.failures.record(this.leaseSlot, this.leaseGeneration, failed, state.config.ewmaAlpha);
