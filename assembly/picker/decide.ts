@@ -146,6 +146,13 @@ function copyInto<T>(to: StaticArray<T>, from: StaticArray<T>, n: i32): void {
   memory.copy(changetype<usize>(to), changetype<usize>(from), <usize>k * sizeof<T>());
 }
 
+/** Zeroes the first n elements of a. */
+// @ts-ignore: decorator
+@inline
+function clearFirst<T>(a: StaticArray<T>, n: i32): void {
+  memory.fill(changetype<usize>(a), 0, <usize>min<i32>(n, a.length) * sizeof<T>());
+}
+
 /** No prefix match on any active endpoint. */
 function clearMatched(state: PickerState): void {
   const registry = state.registry;
@@ -198,11 +205,10 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   const cPrefixMatched = c.prefixMatched;
   const cFailureEwma = c.failureEwma;
   const cSessionMatch = c.sessionMatch;
+  // One loop per kind of per-request field, each only where it can differ from its default.
   for (let i = 0; i < count; i++) {
     const slot = unchecked(signalSlots[i]);
-    const gen = unchecked(signalGenerations[i]);
-    // A lease or failure count of the slot's previous occupant (another generation) does not count.
-    let inflight = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0;
+    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
     if (shared) {
       // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
       // is at least that long, however old the metrics are.
@@ -211,12 +217,27 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
       const pending = inShared ? <f64>unchecked(sharedPending[slot]) : 0;
       if (!(waiting >= pending)) waiting = pending;
       unchecked((cWaiting[i] = waiting));
-      inflight = inShared ? unchecked(sharedInflight[slot]) : 0;
+      unchecked((cInflight[i] = inShared ? unchecked(sharedInflight[slot]) : 0));
+    } else {
+      // A lease of the slot's previous occupant (another generation) does not count.
+      const gen = unchecked(signalGenerations[i]);
+      unchecked((cInflight[i] = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0));
     }
-    unchecked((cInflight[i] = inflight));
-    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
-    unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
-    unchecked((cSessionMatch[i] = sessionSlot == slot && sessionGeneration == gen));
+  }
+  if (state.tracksFailures) {
+    for (let i = 0; i < count; i++) {
+      const slot = unchecked(signalSlots[i]);
+      const gen = unchecked(signalGenerations[i]);
+      unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
+    }
+  } else {
+    clearFirst(cFailureEwma, count); // never fed
+  }
+  clearFirst(cSessionMatch, count);
+  if (sessionSlot >= 0) {
+    for (let i = 0; i < count; i++) {
+      if (unchecked(signalSlots[i]) == sessionSlot) unchecked((cSessionMatch[i] = unchecked(signalGenerations[i]) == sessionGeneration));
+    }
   }
   c.count = count;
   if (healthy == 0) {
