@@ -34,7 +34,9 @@ function metricsCluster(name: string, waiting: number): Cluster {
 }
 
 function harness(flavor: "higress" | "envoy", plan: FaultPlan) {
-  const config = flavor === "envoy" ? { endpoints: PODS.map((address, i) => ({ address, metricsCluster: `m${i}` })) } : {};
+  // The failure signal on: its response-status read is a request-path host call too (skipped when unweighted).
+  const weights = { failure: 1 };
+  const config = flavor === "envoy" ? { weights, endpoints: PODS.map((address, i) => ({ address, metricsCluster: `m${i}` })) } : { weights };
   const h = pickerHost({ flavor, config, fault: plan.hook });
   h.setPods(PODS.map((address, i) => ({ address, waiting: i, running: 1, kv: 0.2 })));
   // The stock build polls each endpoint's /metrics through these clusters.
@@ -122,7 +124,9 @@ for (const flavor of ["higress", "envoy"] as const) {
 
   test(`${flavor}: a host call failing during configure rejects the config with a log line or starts cleanly, never traps`, () => {
     const counting = new FaultPlan();
-    const config = flavor === "envoy" ? { endpoints: PODS.map((address, i) => ({ address, metricsCluster: `m${i}` })) } : {};
+    // The failure signal on: its response-status read is a request-path host call too (skipped when unweighted).
+  const weights = { failure: 1 };
+  const config = flavor === "envoy" ? { weights, endpoints: PODS.map((address, i) => ({ address, metricsCluster: `m${i}` })) } : { weights };
     counting.count();
     pickerHost({ flavor, config, fault: counting.hook });
     const atConfigure = new Map(counting.calls);
