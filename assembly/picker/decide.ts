@@ -8,13 +8,13 @@ import { chainSeed } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
 import { creditPreviousAnswer } from "../prefix/answer-credit";
 import { ExtractStatus } from "../request/extract";
-import { LoraState } from "../scheduling/candidates";
 import { MetricPolicy } from "../config/picker-config";
 import { Platform } from "../core/platform";
 import { Fallback } from "../core/fallback";
 import { PickerState } from "../core/picker-state";
 import { PrefixSkip } from "../request/prefix-skip";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+import { fillCandidates } from "./candidate-fill";
 
 /** The outcome of `decide`, reused for every request of the worker. */
 export class Decision {
@@ -138,21 +138,6 @@ export function refreshEndpoints(state: PickerState, platform: Platform, d: Deci
   return true;
 }
 
-/** Copies the first n elements of from into to (both sized for all endpoints). */
-// @ts-ignore: decorator
-@inline
-function copyInto<T>(to: StaticArray<T>, from: StaticArray<T>, n: i32): void {
-  const k = min<i32>(n, min<i32>(to.length, from.length));
-  memory.copy(changetype<usize>(to), changetype<usize>(from), <usize>k * sizeof<T>());
-}
-
-/** Zeroes the first n elements of a. */
-// @ts-ignore: decorator
-@inline
-function clearFirst<T>(a: StaticArray<T>, n: i32): void {
-  memory.fill(changetype<usize>(a), 0, <usize>min<i32>(n, a.length) * sizeof<T>());
-}
-
 /** No prefix match on any active endpoint. */
 function clearMatched(state: PickerState): void {
   const registry = state.registry;
@@ -165,81 +150,8 @@ function clearMatched(state: PickerState): void {
 export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
   const cfg = state.config;
   const registry = state.registry;
-  const matched = state.matched;
-
-  const sessionSlot = state.sessions.slotFor(sessionHash);
-  const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
-  const shared = state.load !== null;
-  // The snapshot's part of every candidate is copied whole; what changes per request is written below.
-  const signals = state.endpointSignals;
-  signals.update(registry, state.modelHash, c.capacity);
-  const listed = signals.listed;
-  const count = listed.count;
-  const healthy = signals.healthyCount;
-  copyInto(c.slot, listed.slot, count);
-  copyInto(c.healthy, listed.healthy, count);
-  copyInto(c.hasMetrics, listed.hasMetrics, count);
-  copyInto(c.running, listed.running, count);
-  copyInto(c.kvUsage, listed.kvUsage, count);
-  copyInto(c.hasKv, listed.hasKv, count);
-  copyInto(c.loraState, listed.loraState, count);
-  if (!shared) copyInto(c.waiting, listed.waiting, count);
-  // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
-  // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
-  const signalSlots = listed.slot;
-  const signalGenerations = signals.generation;
-  const signalWaiting = listed.waiting;
-  const leaseCounts = state.leases.countBySlot;
-  const leaseGenerations = state.leases.generationBySlot;
-  const failureEwmas = state.failures.ewmaBySlot;
-  const failureGenerations = state.failures.generationBySlot;
-  const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
-  const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
-  const matchedSlots = <u32>matched.length;
-  const sharedPending = state.loadView.pending;
-  const sharedInflight = state.loadView.inflight;
-  const sharedSlots = <u32>min<i32>(sharedPending.length, sharedInflight.length);
-  const cWaiting = c.waiting;
-  const cInflight = c.inflight;
-  const cPrefixMatched = c.prefixMatched;
-  const cFailureEwma = c.failureEwma;
-  const cSessionMatch = c.sessionMatch;
-  // One loop per kind of per-request field, each only where it can differ from its default.
-  for (let i = 0; i < count; i++) {
-    const slot = unchecked(signalSlots[i]);
-    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
-    if (shared) {
-      // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
-      // is at least that long, however old the metrics are.
-      let waiting = unchecked(signalWaiting[i]);
-      const inShared = <u32>slot < sharedSlots;
-      const pending = inShared ? <f64>unchecked(sharedPending[slot]) : 0;
-      if (!(waiting >= pending)) waiting = pending;
-      unchecked((cWaiting[i] = waiting));
-      unchecked((cInflight[i] = inShared ? unchecked(sharedInflight[slot]) : 0));
-    } else {
-      // A lease of the slot's previous occupant (another generation) does not count.
-      const gen = unchecked(signalGenerations[i]);
-      unchecked((cInflight[i] = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0));
-    }
-  }
-  if (state.tracksFailures) {
-    for (let i = 0; i < count; i++) {
-      const slot = unchecked(signalSlots[i]);
-      const gen = unchecked(signalGenerations[i]);
-      unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
-    }
-  } else {
-    clearFirst(cFailureEwma, count); // never fed
-  }
-  clearFirst(cSessionMatch, count);
-  if (sessionSlot >= 0) {
-    for (let i = 0; i < count; i++) {
-      if (unchecked(signalSlots[i]) == sessionSlot) unchecked((cSessionMatch[i] = unchecked(signalGenerations[i]) == sessionGeneration));
-    }
-  }
-  c.count = count;
+  const healthy = fillCandidates(state, sessionHash);
   if (healthy == 0) {
     d.fallback = Fallback.NoHealthyEndpoint;
     return;

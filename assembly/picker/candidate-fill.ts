@@ -1,0 +1,99 @@
+// The candidates of one request, in the registry's active order: the snapshot's part of each (endpoints/endpoint-
+// signals.ts, kept between snapshots) copied whole, then what changes with every request: the prefix match, the
+// load (this gateway's, process-wide, or this worker's leases), the failure EWMA while it is fed, the session match.
+import { PickerState } from "../core/picker-state";
+
+/** Copies the first n elements of from into to (both sized for all endpoints). */
+// @ts-ignore: decorator
+@inline
+function copyInto<T>(to: StaticArray<T>, from: StaticArray<T>, n: i32): void {
+  const k = min<i32>(n, min<i32>(to.length, from.length));
+  memory.copy(changetype<usize>(to), changetype<usize>(from), <usize>k * sizeof<T>());
+}
+
+/** Zeroes the first n elements of a. */
+// @ts-ignore: decorator
+@inline
+function clearFirst<T>(a: StaticArray<T>, n: i32): void {
+  memory.fill(changetype<usize>(a), 0, <usize>min<i32>(n, a.length) * sizeof<T>());
+}
+
+/** Fills state.candidates for this request; returns how many endpoints are healthy (0: nothing to pick from). */
+export function fillCandidates(state: PickerState, sessionHash: u64): i32 {
+  const registry = state.registry;
+  const matched = state.matched;
+  const sessionSlot = state.sessions.slotFor(sessionHash);
+  const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
+  const c = state.candidates;
+  const shared = state.load !== null;
+  // The snapshot's part of every candidate is copied whole; what changes per request is written below.
+  const signals = state.endpointSignals;
+  signals.update(registry, state.modelHash, c.capacity);
+  const listed = signals.listed;
+  const count = listed.count;
+  const healthy = signals.healthyCount;
+  copyInto(c.slot, listed.slot, count);
+  copyInto(c.healthy, listed.healthy, count);
+  copyInto(c.hasMetrics, listed.hasMetrics, count);
+  copyInto(c.running, listed.running, count);
+  copyInto(c.kvUsage, listed.kvUsage, count);
+  copyInto(c.hasKv, listed.hasKv, count);
+  copyInto(c.loraState, listed.loraState, count);
+  if (!shared) copyInto(c.waiting, listed.waiting, count);
+  // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
+  // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
+  const signalSlots = listed.slot;
+  const signalGenerations = signals.generation;
+  const signalWaiting = listed.waiting;
+  const leaseCounts = state.leases.countBySlot;
+  const leaseGenerations = state.leases.generationBySlot;
+  const failureEwmas = state.failures.ewmaBySlot;
+  const failureGenerations = state.failures.generationBySlot;
+  const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
+  const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
+  const matchedSlots = <u32>matched.length;
+  const sharedPending = state.loadView.pending;
+  const sharedInflight = state.loadView.inflight;
+  const sharedSlots = <u32>min<i32>(sharedPending.length, sharedInflight.length);
+  const cWaiting = c.waiting;
+  const cInflight = c.inflight;
+  const cPrefixMatched = c.prefixMatched;
+  const cFailureEwma = c.failureEwma;
+  const cSessionMatch = c.sessionMatch;
+  // One loop per kind of per-request field, each only where it can differ from its default.
+  for (let i = 0; i < count; i++) {
+    const slot = unchecked(signalSlots[i]);
+    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
+    if (shared) {
+      // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
+      // is at least that long, however old the metrics are.
+      let waiting = unchecked(signalWaiting[i]);
+      const inShared = <u32>slot < sharedSlots;
+      const pending = inShared ? <f64>unchecked(sharedPending[slot]) : 0;
+      if (!(waiting >= pending)) waiting = pending;
+      unchecked((cWaiting[i] = waiting));
+      unchecked((cInflight[i] = inShared ? unchecked(sharedInflight[slot]) : 0));
+    } else {
+      // A lease of the slot's previous occupant (another generation) does not count.
+      const gen = unchecked(signalGenerations[i]);
+      unchecked((cInflight[i] = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0));
+    }
+  }
+  if (state.tracksFailures) {
+    for (let i = 0; i < count; i++) {
+      const slot = unchecked(signalSlots[i]);
+      const gen = unchecked(signalGenerations[i]);
+      unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
+    }
+  } else {
+    clearFirst(cFailureEwma, count); // never fed
+  }
+  clearFirst(cSessionMatch, count);
+  if (sessionSlot >= 0) {
+    for (let i = 0; i < count; i++) {
+      if (unchecked(signalSlots[i]) == sessionSlot) unchecked((cSessionMatch[i] = unchecked(signalGenerations[i]) == sessionGeneration));
+    }
+  }
+  c.count = count;
+  return healthy;
+}
