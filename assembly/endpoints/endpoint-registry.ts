@@ -26,7 +26,7 @@ export class EndpointRegistry {
   activeCount: i32 = 0;
   /**
    * Changes whenever anything a reader of the active endpoints may have derived could have changed: the active set,
-   * a slot's health or generation, or a slot's metrics (handed out for writing by metrics()). Never 0.
+   * a slot's health or generation, or a slot's metrics (handed out for writing by writableMetrics()). Never 0.
    */
   version: u32 = 1;
 
@@ -223,7 +223,7 @@ export class EndpointRegistry {
    * slot out of range gets a scratch object that nothing reads. */
   // @ts-ignore: decorator
   @inline
-  metrics(slot: i32): EndpointMetrics {
+  writableMetrics(slot: i32): EndpointMetrics {
     this.changed();
     if (!this.validSlot(slot)) {
       this.outOfRange.reset();

@@ -200,7 +200,7 @@ function keepBestByTargetMetric(state: PickerState): void {
   let n = 0;
   for (let i = 0; i < c.count; i++) {
     if (!unchecked(c.healthy[i])) continue;
-    const m = unchecked(registry.metricsBySlot[unchecked(c.slot[i])]); // a read: metrics() counts as a change
+    const m = unchecked(registry.metricsBySlot[unchecked(c.slot[i])]); // a read: writableMetrics() counts as a change
     if (!m.hasTarget) continue;
     lo = min(lo, m.targetValue);
     hi = max(hi, m.targetValue);
@@ -211,7 +211,7 @@ function keepBestByTargetMetric(state: PickerState): void {
   const least = state.config.metricPolicy == MetricPolicy.Least;
   for (let i = 0; i < c.count; i++) {
     if (!unchecked(c.healthy[i])) continue;
-    const m = unchecked(registry.metricsBySlot[unchecked(c.slot[i])]); // a read: metrics() counts as a change
+    const m = unchecked(registry.metricsBySlot[unchecked(c.slot[i])]); // a read: writableMetrics() counts as a change
     if (!m.hasTarget) continue;
     const keep = least ? m.targetValue <= lo + band : m.targetValue >= hi - band;
     if (!keep) unchecked((c.healthy[i] = false));

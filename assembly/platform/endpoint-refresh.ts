@@ -10,7 +10,7 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
   const target = state.targetMetric;
   const scratch = state.parsedMetrics;
   const ok = state.metricsParser.parseWithTarget(ptr, <usize>len, truncated, scratch, MAX_LINES, changetype<usize>(target), <usize>target.byteLength);
-  const m = state.registry.metrics(slot);
+  const m = state.registry.writableMetrics(slot);
   if (ok) {
     m.copyFrom(scratch);
   } else {

@@ -56,7 +56,7 @@ export class EnvoyPlatform extends Platform {
     const stale = <f64>state.config.staleAfterMs;
     for (let i = 0; i < this.slots.length; i++) {
       const slot = unchecked(this.slots[i]);
-      const m = registry.metrics(slot);
+      const m = registry.writableMetrics(slot);
       const published = this.published;
       if (getSharedData(unchecked(this.keys[i]), published) != Status.Ok) {
         // Nothing published yet: the endpoint is usable, without load signals.

@@ -93,8 +93,8 @@ describe("EndpointRegistry slots", () => {
     const r = new EndpointRegistry(2);
     const a = see(r, "a:1");
     see(r, "b:1");
-    r.metrics(a).waiting = 7;
-    r.metrics(a).hasWaiting = true;
+    r.writableMetrics(a).waiting = 7;
+    r.writableMetrics(a).hasWaiting = true;
     r.setFingerprint(a, 1234);
     r.setHealthy(a, true);
     r.setUpdatedMs(a, 99);
@@ -106,8 +106,8 @@ describe("EndpointRegistry slots", () => {
     expect<i32>(c).toBe(a);
     expect<u32>(r.generation(c)).not.toBe(leaseGeneration);
     expect<string>(r.addressString(c)).toBe("c:1");
-    expect<bool>(r.metrics(c).hasWaiting).toBe(false);
-    expect<f64>(r.metrics(c).waiting).toBe(0);
+    expect<bool>(r.metricsBySlot[c].hasWaiting).toBe(false);
+    expect<f64>(r.metricsBySlot[c].waiting).toBe(0);
     expect<u64>(r.fingerprint(c)).toBe(0);
     expect<bool>(r.healthy(c)).toBe(false);
     expect<f64>(r.updatedMs(c)).toBe(0);
@@ -188,8 +188,8 @@ describe("EndpointRegistry slots", () => {
     expect<u32>(r.generation(5)).toBe(0);
     expect<usize>(r.addressPtr(-3)).toBe(0);
     expect<string>(r.addressString(9)).toBe("");
-    r.metrics(7).waiting = 3;
-    expect<f64>(r.metrics(8).waiting).toBe(0);
+    r.writableMetrics(7).waiting = 3;
+    expect<f64>(r.writableMetrics(8).waiting).toBe(0);
     r.setFingerprint(-1, 5);
     expect<u64>(r.fingerprint(-1)).toBe(0);
   });

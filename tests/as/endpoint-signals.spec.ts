@@ -25,7 +25,7 @@ describe("EndpointSignals", () => {
   it("lists the active endpoints in active order with their health and metrics", () => {
     const r = new EndpointRegistry(8);
     refresh(r, ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000"]);
-    const m = r.metrics(r.activeSlots[1]);
+    const m = r.writableMetrics(r.activeSlots[1]);
     m.waiting = 3;
     m.hasWaiting = true;
     m.running = 5;
@@ -57,8 +57,8 @@ describe("EndpointSignals", () => {
     const s = new EndpointSignals(8);
     s.update(r, 0, 8);
     const b = r.activeSlots[1];
-    r.metrics(b).waiting = 9;
-    r.metrics(b).hasWaiting = true;
+    r.writableMetrics(b).waiting = 9;
+    r.writableMetrics(b).hasWaiting = true;
     s.update(r, 0, 8);
     expect<f64>(s.listed.waiting[indexOfSlot(s, b)]).toBe(9);
     expect<bool>(s.listed.hasMetrics[indexOfSlot(s, b)]).toBe(true);
@@ -80,7 +80,7 @@ describe("EndpointSignals", () => {
     const r = new EndpointRegistry(4);
     refresh(r, ["a:1", "b:1"]);
     const a = r.activeSlots[0];
-    const m = r.metrics(a);
+    const m = r.writableMetrics(a);
     m.hasLora = true;
     m.runningAdapters.add(MODEL_A);
     m.waitingAdapters.add(MODEL_B);
