@@ -27,6 +27,9 @@ export class GuestMemory {
   }
 
   private refresh(): void {
+    // Growing a (non-shared) memory detaches its old buffer, which then reads as 0 bytes long: a cheap test, where
+    // the memory.buffer getter costs a call into V8 (about 13 ns) on every access.
+    if (this.buffer.byteLength !== 0) return;
     if (this.memory.buffer !== this.buffer) {
       this.buffer = this.memory.buffer;
       this.u8 = new Uint8Array(this.buffer);
