@@ -69,8 +69,8 @@ export class WasmVm {
   readonly streams = new Map<number, StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
-  /** Buffers readable during the current callback. */
-  readableBuffers = new Set<number>();
+  /** Buffers readable during the current callback (at most two: a plain array, no set built per call). */
+  readableBuffers: readonly number[] = [];
   /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
   /** The Redis reply being delivered, during proxy_on_redis_call_response. */
@@ -133,7 +133,7 @@ export class WasmVm {
     const savedContext = this.effectiveContextId;
     const savedReadable = this.readableBuffers;
     this.effectiveContextId = contextId;
-    this.readableBuffers = new Set(readable);
+    this.readableBuffers = readable;
     try {
       const r = (fn as (...a: Array<number | bigint>) => unknown)(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);

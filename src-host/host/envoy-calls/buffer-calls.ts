@@ -9,7 +9,7 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
   function buffer(type: number): Uint8Array | null | undefined {
     // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
     if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
-    if (!vm.readableBuffers.has(type)) return null;
+    if (!vm.readableBuffers.includes(type)) return null;
     const s = stream();
     switch (type) {
       case BufferType.HttpRequestBody:
