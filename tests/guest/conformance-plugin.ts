@@ -84,7 +84,7 @@ class ConformanceRoot extends RootContext {
     check("prop_vm_id", host.getPropertyString(["plugin_vm_id"]) || "<none>");
     check("prop_name", host.getPropertyString(["plugin_name"]) || "<none>");
     check("prop_missing", host.getProperty(host.propertyPath(["no", "such"]), out).toString());
-    check("buffer_missing", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10, out).toString());
+    check("root_request_body", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10, out).toString() + ":" + out.len.toString());
     check("buffer_status_config", host.getBufferSize(BufferType.PluginConfiguration).toString());
     check("set_property", host.setProperty(host.propertyPath(["conformance", "flag"]), String.UTF8.encode("on")).toString());
     check("get_set_property", host.getPropertyString(["conformance", "flag"]) || "<none>");
@@ -200,6 +200,7 @@ class ConformanceStream extends HttpContext {
       check("req_pairs", pairs);
     }
     check("req_map_size", host.getHeaderMapSize(MapType.HttpRequestHeaders).toString());
+    check("headers_body", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10, out).toString() + ":" + out.len.toString());
     check("req_header_missing", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8("x-absent"), out).toString());
     const dup = host.getHeaderValue(MapType.HttpRequestHeaders, "X-Dup");
     check("req_header_first_value", dup === null ? "<none>" : dup);

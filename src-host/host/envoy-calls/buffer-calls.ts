@@ -3,19 +3,27 @@
 import { BufferType, Status } from "../abi.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
+const NO_BODY = new Uint8Array(0);
+
 export function bufferCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
 
   function buffer(type: number): Uint8Array | null | undefined {
     // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
     if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
-    if (!vm.readableBuffers.includes(type)) return null;
     const s = stream();
     switch (type) {
+      // envoy context.cc Context::getBuffer: buffer_.set(request_body_buffer_) (Buffer::set returns this) is never
+      // null, so a body is always there, empty when the filter holds none: before the body, after Continue, on a
+      // root context. The stream keeps the body it holds (the chunk in its callback, the buffered body while the
+      // request is paused) in requestBody / responseBody, and empties it when it lets the body go.
       case BufferType.HttpRequestBody:
-        return s ? s.requestBody : null;
+        return s ? s.requestBody : NO_BODY;
       case BufferType.HttpResponseBody:
-        return s ? s.responseBody : null;
+        return s ? s.responseBody : NO_BODY;
+    }
+    if (!vm.readableBuffers.includes(type)) return null;
+    switch (type) {
       case BufferType.HttpCallResponseBody:
         return vm.httpCallResponse ? vm.httpCallResponse.body : null;
       case BufferType.VmConfiguration:
@@ -53,6 +61,8 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
       const b = buffer(type);
       if (b === undefined) return Status.BadArgument;
       if (b === null || (type !== BufferType.HttpRequestBody && type !== BufferType.HttpResponseBody)) return Status.NotFound;
+      // Only a body the filter is in the callback of can be changed here (not checked against Envoy's copyFrom).
+      if (!vm.readableBuffers.includes(type) || !stream()) return Status.NotFound;
       const value = mem().read(valPtr, valLen);
       start = Math.min(start >>> 0, b.length);
       const end = Math.min(b.length, start + (size >>> 0));
