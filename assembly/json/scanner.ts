@@ -1,7 +1,7 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { copyPlainAscii, plainRunLength } from "./string-runs";
+import { copyPlainAscii, copyWellFormed, plainRunLength } from "./string-runs";
 import { decodeJsonString, decodedBytes, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -359,18 +359,30 @@ export class JsonScanner {
       } else if (c >= 0x80) {
         let len = sequenceLength(p, limit);
         if (len > 0) {
-          // Well-formed sequences in a row (CJK, emoji) are copied here without a return to the bulk copy.
+          // A well-formed sequence decodes to itself.
           n = <usize>len;
           if (d + n <= dEnd) {
-            while (true) {
-              copySequence(d, p, n);
-              d += n;
-              p += n;
-              if (p >= limit || load<u8>(p) < 0x80) break;
-              len = sequenceLength(p, limit);
-              if (len <= 0) break;
-              n = <usize>len;
-              if (d + n > dEnd) break; // the next round finds it full
+            copySequence(d, p, n);
+            d += n;
+            p += n;
+            if (p < limit && load<u8>(p) >= 0x80) {
+              // Multi-byte characters in a row (CJK, Cyrillic, emoji), a character at a time.
+              while (true) {
+                len = sequenceLength(p, limit);
+                if (len <= 0) break;
+                n = <usize>len;
+                if (d + n > dEnd) break; // the next round finds it full
+                copySequence(d, p, n);
+                d += n;
+                p += n;
+                if (p >= limit || load<u8>(p) < 0x80) break;
+              }
+            } else if (n == 2 && p < limit && load<u8>(p - 2) < 0xce) {
+              // A lone Latin letter with an accent (U+0080..U+037F): the ASCII and further accents up to the next
+              // stop, in bulk, where the ASCII copy above would return at each accent.
+              const run = copyWellFormed(p, limit, d, dEnd);
+              p += run;
+              d += run;
             }
             continue;
           }

@@ -3,6 +3,7 @@
 // per step; without it 8 bytes per step in a 64-bit register (swar.ts). Both give the same results: every
 // function returns an exact byte count, and loads never reach past `limit` (the tail is read byte by byte).
 import { firstFlagged, stringStopBytes, stringStopOrHighBytes } from "./swar";
+import { copySequence, sequenceLength } from "./utf8";
 
 // @ts-ignore: decorator
 @inline function isStringStop(c: u32): bool {
@@ -93,3 +94,93 @@ export function copyPlainAscii(src: usize, limit: usize, dst: usize, dEnd: usize
   }
   return s - src;
 }
+
+/** More bytes >= 0x80 than this in 16 bytes is dense multi-byte text (CJK), which the caller copies a character at a
+ *  time faster than a block check does. A few accents in Latin-script text stay below it. */
+const DENSE_HIGH_BYTES: i32 = 6;
+
+/**
+ * Copies the run at src of plain ASCII bytes and well-formed UTF-8 sequences (which decode to themselves) to dst.
+ * The run ends before the first '"', '\\', control byte or ill-formed sequence in [src, limit), before a sequence
+ * that would not fit whole before dEnd (or an ASCII byte that does not fit), or, with SIMD, early at the start of a
+ * sequence in dense multi-byte text. Returns the bytes copied; bytes of [dst, dEnd) past the run may be overwritten.
+ * Latin-script text with accents goes through in one call, where copyPlainAscii returns at each accent.
+ */
+export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
+  let s = src;
+  let d = dst;
+  // [s, checkedEnd): continuation bytes of a sequence already checked (and known to fit).
+  let checkedEnd = src;
+  if (ASC_FEATURE_SIMD) {
+    while (true) {
+      // Whole blocks of plain ASCII, then the first block with something else in it.
+      let special: u32 = 0;
+      while (s + 16 <= limit && d + 16 <= dEnd) {
+        const x = v128.load(s);
+        v128.store(d, x);
+        special = <u32>i8x16.bitmask(stopOrHighLanes(x));
+        if (special) break;
+        s += 16;
+        d += 16;
+      }
+      if (special == 0) break;
+      const first = s + <usize>ctz(special);
+      if (load<u8>(first) < 0x80) return first - src; // a stop comes first
+      let high = <u32>i8x16.bitmask(v128.load(s)); // bytes >= 0x80
+      const stop = special & ~high;
+      if (stop) high &= (stop & (0 - stop)) - 1; // only those before the first stop
+      if (checkedEnd > s) high &= ~((1 << <u32>(checkedEnd - s)) - 1);
+      if (<i32>popcnt(high) > DENSE_HIGH_BYTES) return s + <usize>ctz(high) - src;
+      while (high) {
+        const k = <usize>ctz(high);
+        const q = s + k;
+        const n = sequenceLength(q, limit);
+        if (n <= 0 || d + k + <usize>n > dEnd) return q - src;
+        checkedEnd = q + <usize>n;
+        high &= ~((1 << <u32>(k + <usize>n)) - 1);
+      }
+      if (stop) return s + <usize>ctz(stop) - src;
+      s += 16;
+      d += 16;
+    }
+  } else {
+    while (s + 8 <= limit && d + 8 <= dEnd) {
+      const x = load<u64>(s);
+      store<u64>(d, x);
+      const special = stringStopOrHighBytes(x);
+      if (special == 0) {
+        s += 8;
+        d += 8;
+        continue;
+      }
+      // The plain bytes before the first special one, then that one.
+      const k = firstFlagged(special);
+      s += k;
+      d += k;
+      if (load<u8>(s) < 0x80) return s - src;
+      const n = sequenceLength(s, limit);
+      if (n <= 0 || d + <usize>n > dEnd) return s - src;
+      copySequence(d, s, <usize>n);
+      s += <usize>n;
+      d += <usize>n;
+      checkedEnd = s;
+    }
+  }
+  while (s < limit && d < dEnd) {
+    const c = <u32>load<u8>(s);
+    if (s < checkedEnd || isPlainAscii(c)) {
+      store<u8>(d, <u8>c);
+      s++;
+      d++;
+      continue;
+    }
+    if (c < 0x80) break;
+    const n = sequenceLength(s, limit);
+    if (n <= 0 || d + <usize>n > dEnd) break;
+    copySequence(d, s, <usize>n);
+    s += <usize>n;
+    d += <usize>n;
+  }
+  return s - src;
+}
+

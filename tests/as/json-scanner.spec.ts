@@ -336,6 +336,8 @@ describe("JsonScanner.nextDecoded", () => {
       "\"plain ascii that spans several eight byte blocks\"",
       "\"é€😀 mixed \\u00e9\\ud83d\\ude00 \\n\\t\\\" and \\ud800 lone\"",
       "\"sep \\u001e\\u001b\\u001a\\u001f bytes\"",
+      // Accents in Latin-script text: after a lone one the rest is copied in bulk (string-runs.ts copyWellFormed).
+      "\"café: élèves étudient déjà la théorie des systèmes répartis, naïve façon \\n fin\"",
       "\"\"",
     ];
     const flagsList: i32[] = [0, 2]; // 2: ESCAPE_SEPARATOR_BYTES

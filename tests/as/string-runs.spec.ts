@@ -1,4 +1,5 @@
-import { copyPlainAscii, plainRunLength } from "../../assembly/json/string-runs";
+import { copyPlainAscii, copyWellFormed, plainRunLength } from "../../assembly/json/string-runs";
+import { multiByteSequenceLength } from "../../assembly/json/utf8";
 import { LEAD_BLOCK_BYTES, leadBytesIn8, leadBytesInBlock } from "../../assembly/text/utf8-lead-bytes";
 
 // Run lengths cover whole 32-, 16- and 8-byte steps and every tail.
@@ -87,6 +88,128 @@ describe("copyPlainAscii", () => {
       src[21] = <u8>c;
       const dst = new Uint8Array(40);
       const n = copyPlainAscii(src.dataStart, src.dataStart + 40, dst.dataStart, dst.dataStart + 40);
+      expect(n).toBe(isPlainAscii(<u32>c) ? 40 : 21);
+    }
+  });
+});
+
+/**
+ * What copyWellFormed may copy, one character at a time: plain ASCII and whole well-formed sequences that fit. Returns
+ * the whole run's length; `n` (what copyWellFormed returned) must be the end of one of its characters, and where it is
+ * short of the whole run, the start of a multi-byte character (the early return in dense multi-byte text).
+ */
+function wellFormedRun(src: usize, len: i32, room: i32, n: i32): i32 {
+  let s = 0;
+  let d = 0;
+  let nAtBoundary = n == 0;
+  while (s < len && d < room) {
+    const c = <u32>load<u8>(src + <usize>s);
+    let step = 1;
+    if (!isPlainAscii(c)) {
+      if (c < 0x80) break;
+      step = multiByteSequenceLength(src + <usize>s, src + <usize>len);
+      if (step <= 0 || d + step > room) break;
+    }
+    if (s == n && c >= 0x80) nAtBoundary = true;
+    s += step;
+    d += step;
+  }
+  if (n == s) nAtBoundary = true;
+  return nAtBoundary ? s : -1;
+}
+
+// Pieces text is made of: plain ASCII, stops ('"', '\\', controls), well-formed sequences of every length, and
+// ill-formed ones (a lone continuation byte, a truncated sequence, an overlong lead, a surrogate, a byte that starts
+// no sequence, a truncated 4-byte sequence).
+const PIECES: u8[][] = [
+  [0x61], [0x62, 0x63], [0x7f], [0x22], [0x5c], [0x0a], [0x01],
+  [0xc3, 0xa9], [0xe2, 0x80, 0x94], [0xe4, 0xb8, 0xad], [0xf0, 0x9f, 0x99, 0x82],
+  [0x80], [0xe4, 0xb8], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf5], [0xf0, 0x9f, 0x99],
+];
+
+/** Checks copyWellFormed over [p, p + len) with every room in `rooms`; returns the failures. */
+function checkCopy(p: usize, len: i32, room: i32, dst: Uint8Array, exact: bool): i32 {
+  dst.fill(0xee);
+  const n = <i32>copyWellFormed(p, p + <usize>len, dst.dataStart, dst.dataStart + <usize>room);
+  const whole = wellFormedRun(p, len, room, n);
+  let ok = whole >= 0 && n <= whole && (!exact || n == whole);
+  for (let i = 0; i < n; i++) ok = ok && dst[i] == load<u8>(p + <usize>i);
+  for (let i = room; i < dst.length; i++) ok = ok && dst[i] == 0xee; // nothing written past the room
+  return ok ? 0 : 1;
+}
+
+describe("copyWellFormed", () => {
+  it("copies exactly the plain ASCII run, for every length, stop position and destination room", () => {
+    const specials: u8[] = [0x22, 0x5c, 0x01, 0x80, 0xc3, 0xff];
+    const src = new Uint8Array(MAX_LEN + 64);
+    const dst = new Uint8Array(MAX_LEN + 64);
+    let cases = 0;
+    let failures = 0;
+    for (let len = 0; len <= MAX_LEN; len++) {
+      for (let at = 0; at <= len; at++) {
+        for (let i = 0; i < src.length; i++) src[i] = <u8>(0x61 + (i % 26));
+        if (at < len) src[at] = specials[(len + at) % specials.length];
+        for (let room = 0; room <= len + 2; room += len < 20 ? 1 : 7) {
+          failures += checkCopy(src.dataStart, len, room, dst, true);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(10000);
+    expect(failures).toBe(0);
+  });
+
+  it("copies mixed text like a character-by-character copy, at every offset, length and room", () => {
+    // Deterministic text of every piece in shifting orders, with long enough plain stretches for whole blocks.
+    const bytes: u8[] = [];
+    let x: u32 = 12345;
+    while (bytes.length < 600) {
+      x = x * 1103515245 + 12345;
+      const pick = <i32>((x >>> 16) % <u32>(PIECES.length + 6));
+      const piece = PIECES[pick < PIECES.length ? pick : 0];
+      const repeat = pick < PIECES.length ? 1 : max(<i32>((x >>> 8) % 24), 1);
+      for (let r = 0; r < repeat; r++) for (let k = 0; k < piece.length; k++) bytes.push(piece[k]);
+    }
+    const src = new Uint8Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) src[i] = bytes[i];
+    const dst = new Uint8Array(bytes.length + 16);
+    let cases = 0;
+    let failures = 0;
+    for (let off = 0; off < 96; off++) {
+      const rest = src.length - off;
+      for (let len = 0; len <= rest; len = len < rest ? min(len + 1 + (len >> 3), rest) : rest + 1) {
+        // Every room for the whole rest (a sequence cut by the room at every position), fewer otherwise.
+        for (let room = 0; room <= len + 1; room += len == rest ? 1 : 1 + (room >> 2)) {
+          failures += checkCopy(src.dataStart + <usize>off, len, room, dst, false);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(20000);
+    expect(failures).toBe(0);
+  });
+
+  it("copies Latin-script text with accents whole, up to the first stop, at every offset and room", () => {
+    const text = Uint8Array.wrap(String.UTF8.encode(
+      "Les élèves étudient déjà la théorie; die Größe der Übersetzung hängt ab, façon, naïve, ñandú, są. ".repeat(3) + "\"end",
+    ));
+    const dst = new Uint8Array(text.length + 16);
+    let failures = 0;
+    for (let off = 0; off < 40; off++) {
+      if ((text[off] & 0xc0) == 0x80) continue; // not a character's start
+      for (let room = 0; room <= text.length - off + 1; room++) {
+        failures += checkCopy(text.dataStart + <usize>off, text.length - off, room, dst, true);
+      }
+    }
+    expect(failures).toBe(0);
+  });
+
+  it("stops at every byte that is neither plain ASCII nor a well-formed sequence's start", () => {
+    for (let c = 0; c < 256; c++) {
+      const src = plainBuffer(40);
+      src[21] = <u8>c;
+      const dst = new Uint8Array(40);
+      const n = copyWellFormed(src.dataStart, src.dataStart + 40, dst.dataStart, dst.dataStart + 40);
       expect(n).toBe(isPlainAscii(<u32>c) ? 40 : 21);
     }
   });
