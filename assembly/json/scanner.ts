@@ -341,17 +341,21 @@ export class JsonScanner {
       let n: usize = 1;
       let next = d;
       if (c == 0x5c) {
-        if (escapeLength(p, limit) == 0) break;
-        escaped = true;
+        if (p + 1 >= limit) break;
         const e = <u32>load<u8>(p + 1);
         if (e != 0x75) {
           // A short escape stands for one ASCII byte that is never a separator byte.
+          const value = shortEscapeValue(e);
+          if (value < 0) break;
+          escaped = true;
           if (d < dEnd) {
-            store<u8>(d, <u8>shortEscapeValue(e));
+            store<u8>(d, <u8>value);
             next = d + 1;
           }
           n = 2;
         } else {
+          if (escapeLength(p, limit) == 0) break;
+          escaped = true;
           const r = readJsonCodePoint(p, limit);
           next = putCodePoint(d, dEnd, <u32>r, flags);
           n = <usize>(r >> 32);
