@@ -64,7 +64,8 @@ export function plainRunLength(p: usize, limit: usize): usize {
  * limit - src bytes and at most dEnd - dst. Returns the bytes of the run copied. Bytes of [dst, dEnd) past the
  * run may be overwritten.
  */
-export function copyPlainAscii(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
+// @ts-ignore: decorator
+@inline export function copyPlainAscii(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
   let s = src;
   let d = dst;
   if (ASC_FEATURE_SIMD) {
