@@ -55,41 +55,70 @@ describe("plainRunLength", () => {
   });
 });
 
-describe("copyPlainAscii", () => {
-  it("copies exactly the plain ASCII run, for every length, stop position and destination room", () => {
-    const specials: u8[] = [0x22, 0x5c, 0x01, 0x80, 0xc3, 0xff];
-    const src = new Uint8Array(MAX_LEN + 64);
-    const dst = new Uint8Array(MAX_LEN + 64);
-    let cases = 0;
-    let failures = 0;
-    for (let len = 0; len <= MAX_LEN; len++) {
-      for (let at = 0; at <= len; at++) {
-        for (let i = 0; i < src.length; i++) src[i] = <u8>(0x61 + (i % 26));
-        if (at < len) src[at] = specials[(len + at) % specials.length];
-        for (let room = 0; room <= len + 2; room += len < 20 ? 1 : 7) {
-          dst.fill(0xee);
-          const n = copyPlainAscii(src.dataStart, src.dataStart + <usize>len, dst.dataStart, dst.dataStart + <usize>room);
-          const want = min(at, room);
-          let ok = n == <usize>want;
-          for (let i = 0; i < want; i++) ok = ok && dst[i] == src[i];
-          for (let i = room; i < dst.length; i++) ok = ok && dst[i] == 0xee; // nothing written past the room
-          cases++;
-          if (!ok) failures++;
-        }
+/** Bytes copied by one of the bulk copies from [src, limit) to [dst, dEnd). */
+type BulkCopy = (src: usize, limit: usize, dst: usize, dEnd: usize) => usize;
+
+function plainCopy(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
+  return copyPlainAscii(src, limit, dst, dEnd);
+}
+
+function wellFormedCopy(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
+  return copyWellFormed(src, limit, dst, dEnd);
+}
+
+/**
+ * Plain text with one byte that ends every run ('"', '\\', a control byte, a lone continuation byte, a lead byte
+ * followed by ASCII, 0xFF) at every position of every length, copied into every room: the copy must take exactly
+ * the bytes before it that fit, and write nothing past the room. Returns the failures (after checking there were
+ * enough cases).
+ */
+function sweepStops(copy: BulkCopy): i32 {
+  const specials: u8[] = [0x22, 0x5c, 0x01, 0x80, 0xc3, 0xff];
+  const src = new Uint8Array(MAX_LEN + 64);
+  const dst = new Uint8Array(MAX_LEN + 64);
+  let cases = 0;
+  let failures = 0;
+  for (let len = 0; len <= MAX_LEN; len++) {
+    for (let at = 0; at <= len; at++) {
+      for (let i = 0; i < src.length; i++) src[i] = <u8>(0x61 + (i % 26));
+      if (at < len) src[at] = specials[(len + at) % specials.length];
+      for (let room = 0; room <= len + 2; room += len < 20 ? 1 : 7) {
+        dst.fill(0xee);
+        const n = copy(src.dataStart, src.dataStart + <usize>len, dst.dataStart, dst.dataStart + <usize>room);
+        const want = min(at, room);
+        let ok = n == <usize>want;
+        for (let i = 0; i < want; i++) ok = ok && dst[i] == src[i];
+        for (let i = room; i < dst.length; i++) ok = ok && dst[i] == 0xee; // nothing written past the room
+        cases++;
+        if (!ok) failures++;
       }
     }
-    expect(cases).toBeGreaterThan(10000);
-    expect(failures).toBe(0);
+  }
+  expect(cases).toBeGreaterThan(10000);
+  return failures;
+}
+
+/** Every byte value at position 21 of 40 plain letters: the copy passes it when plain ASCII, else stops there.
+ *  Returns the byte values it got wrong. */
+function bytesNotPassed(copy: BulkCopy): i32 {
+  let wrong = 0;
+  for (let c = 0; c < 256; c++) {
+    const src = plainBuffer(40);
+    src[21] = <u8>c;
+    const dst = new Uint8Array(40);
+    const n = copy(src.dataStart, src.dataStart + 40, dst.dataStart, dst.dataStart + 40);
+    if (n != (isPlainAscii(<u32>c) ? 40 : 21)) wrong++;
+  }
+  return wrong;
+}
+
+describe("copyPlainAscii", () => {
+  it("copies exactly the plain ASCII run, for every length, stop position and destination room", () => {
+    expect(sweepStops(plainCopy)).toBe(0);
   });
 
   it("stops at every byte that is not plain ASCII", () => {
-    for (let c = 0; c < 256; c++) {
-      const src = plainBuffer(40);
-      src[21] = <u8>c;
-      const dst = new Uint8Array(40);
-      const n = copyPlainAscii(src.dataStart, src.dataStart + 40, dst.dataStart, dst.dataStart + 40);
-      expect(n).toBe(isPlainAscii(<u32>c) ? 40 : 21);
-    }
+    expect(bytesNotPassed(plainCopy)).toBe(0);
   });
 });
 
@@ -140,23 +169,7 @@ function checkCopy(p: usize, len: i32, room: i32, dst: Uint8Array, exact: bool):
 
 describe("copyWellFormed", () => {
   it("copies exactly the plain ASCII run, for every length, stop position and destination room", () => {
-    const specials: u8[] = [0x22, 0x5c, 0x01, 0x80, 0xc3, 0xff];
-    const src = new Uint8Array(MAX_LEN + 64);
-    const dst = new Uint8Array(MAX_LEN + 64);
-    let cases = 0;
-    let failures = 0;
-    for (let len = 0; len <= MAX_LEN; len++) {
-      for (let at = 0; at <= len; at++) {
-        for (let i = 0; i < src.length; i++) src[i] = <u8>(0x61 + (i % 26));
-        if (at < len) src[at] = specials[(len + at) % specials.length];
-        for (let room = 0; room <= len + 2; room += len < 20 ? 1 : 7) {
-          failures += checkCopy(src.dataStart, len, room, dst, true);
-          cases++;
-        }
-      }
-    }
-    expect(cases).toBeGreaterThan(10000);
-    expect(failures).toBe(0);
+    expect(sweepStops(wellFormedCopy)).toBe(0);
   });
 
   it("copies mixed text like a character-by-character copy, at every offset, length and room", () => {
@@ -204,14 +217,9 @@ describe("copyWellFormed", () => {
     expect(failures).toBe(0);
   });
 
-  it("stops at every byte that is neither plain ASCII nor a well-formed sequence's start", () => {
-    for (let c = 0; c < 256; c++) {
-      const src = plainBuffer(40);
-      src[21] = <u8>c;
-      const dst = new Uint8Array(40);
-      const n = copyWellFormed(src.dataStart, src.dataStart + 40, dst.dataStart, dst.dataStart + 40);
-      expect(n).toBe(isPlainAscii(<u32>c) ? 40 : 21);
-    }
+  it("stops at every byte that is neither plain ASCII nor the start of a well-formed sequence", () => {
+    // Followed by plain letters, no byte >= 0x80 starts a well-formed sequence.
+    expect(bytesNotPassed(wellFormedCopy)).toBe(0);
   });
 });
 
