@@ -381,7 +381,7 @@ export class JsonScanner {
                 p += n;
                 if (p >= limit || load<u8>(p) < 0x80) break;
               }
-            } else if (n == 2 && p < limit && load<u8>(p - 2) < 0xce) {
+            } else if (n == 2 && c < 0xce && p < limit) {
               // A lone Latin letter with an accent (U+0080..U+037F): the ASCII and further accents up to the next
               // stop, in bulk, where the ASCII copy above would return at each accent.
               const run = copyWellFormed(p, limit, d, dEnd);

@@ -96,6 +96,18 @@ export function plainRunLength(p: usize, limit: usize): usize {
   return s - src;
 }
 
+/**
+ * Copies the well-formed sequence at s (whose first byte is >= 0x80) to d when it fits before dEnd; returns its
+ * length, or 0 when it is ill-formed or does not fit (nothing copied).
+ */
+// @ts-ignore: decorator
+@inline function copySequenceThatFits(s: usize, limit: usize, d: usize, dEnd: usize): usize {
+  const n = sequenceLength(s, limit);
+  if (n <= 0 || d + <usize>n > dEnd) return 0;
+  copySequence(d, s, <usize>n);
+  return <usize>n;
+}
+
 /** More bytes >= 0x80 than this in 16 bytes is dense multi-byte text (CJK), which the caller copies a character at a
  *  time faster than a block check does. A few accents in Latin-script text stay below it. */
 const DENSE_HIGH_BYTES: i32 = 6;
@@ -110,7 +122,7 @@ const DENSE_HIGH_BYTES: i32 = 6;
 export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
   let s = src;
   let d = dst;
-  // [s, checkedEnd): continuation bytes of a sequence already checked (and known to fit).
+  // [s, checkedEnd): continuation bytes of a sequence the SIMD path already checked (and knows to fit).
   let checkedEnd = src;
   if (ASC_FEATURE_SIMD) {
     while (true) {
@@ -159,12 +171,10 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       s += k;
       d += k;
       if (load<u8>(s) < 0x80) return s - src;
-      const n = sequenceLength(s, limit);
-      if (n <= 0 || d + <usize>n > dEnd) return s - src;
-      copySequence(d, s, <usize>n);
-      s += <usize>n;
-      d += <usize>n;
-      checkedEnd = s;
+      const n = copySequenceThatFits(s, limit, d, dEnd);
+      if (n == 0) return s - src;
+      s += n;
+      d += n;
     }
   }
   while (s < limit && d < dEnd) {
@@ -176,11 +186,10 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       continue;
     }
     if (c < 0x80) break;
-    const n = sequenceLength(s, limit);
-    if (n <= 0 || d + <usize>n > dEnd) break;
-    copySequence(d, s, <usize>n);
-    s += <usize>n;
-    d += <usize>n;
+    const n = copySequenceThatFits(s, limit, d, dEnd);
+    if (n == 0) break;
+    s += n;
+    d += n;
   }
   return s - src;
 }

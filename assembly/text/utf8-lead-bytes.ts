@@ -39,14 +39,20 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
       continuationMask(a) | (continuationMask(b) << 16) | (continuationMask(c) << 32) | (continuationMask(d) << 48),
     );
   } else {
-    const any = load<u64>(p) | load<u64>(p, 8) | load<u64>(p, 16) | load<u64>(p, 24) |
-      load<u64>(p, 32) | load<u64>(p, 40) | load<u64>(p, 48) | load<u64>(p, 56);
-    if ((any & HIGH_BITS) == 0) return LEAD_BLOCK_BYTES;
+    const w0 = load<u64>(p);
+    const w1 = load<u64>(p, 8);
+    const w2 = load<u64>(p, 16);
+    const w3 = load<u64>(p, 24);
+    const w4 = load<u64>(p, 32);
+    const w5 = load<u64>(p, 40);
+    const w6 = load<u64>(p, 48);
+    const w7 = load<u64>(p, 56);
+    if (((w0 | w1 | w2 | w3 | w4 | w5 | w6 | w7) & HIGH_BITS) == 0) return LEAD_BLOCK_BYTES;
     // Each word's flags sit at bit 7 of its bytes; shifted by 0..3 the flags of four words do not overlap.
-    const a = continuationBits(load<u64>(p)) | (continuationBits(load<u64>(p, 8)) >> 1) |
-      (continuationBits(load<u64>(p, 16)) >> 2) | (continuationBits(load<u64>(p, 24)) >> 3);
-    const b = continuationBits(load<u64>(p, 32)) | (continuationBits(load<u64>(p, 40)) >> 1) |
-      (continuationBits(load<u64>(p, 48)) >> 2) | (continuationBits(load<u64>(p, 56)) >> 3);
+    const a = continuationBits(w0) | (continuationBits(w1) >> 1) |
+      (continuationBits(w2) >> 2) | (continuationBits(w3) >> 3);
+    const b = continuationBits(w4) | (continuationBits(w5) >> 1) |
+      (continuationBits(w6) >> 2) | (continuationBits(w7) >> 3);
     continuations = popcnt<u64>(a) + popcnt<u64>(b);
   }
   return LEAD_BLOCK_BYTES - <usize>continuations;

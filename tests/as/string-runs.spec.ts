@@ -156,7 +156,8 @@ const PIECES: u8[][] = [
   [0x80], [0xe4, 0xb8], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf5], [0xf0, 0x9f, 0x99],
 ];
 
-/** Checks copyWellFormed over [p, p + len) with every room in `rooms`; returns the failures. */
+/** Checks copyWellFormed over [p, p + len) into `room` bytes against wellFormedRun; returns 1 on a failure, else 0.
+ *  With `exact`, the copy must take the whole run (no early return). */
 function checkCopy(p: usize, len: i32, room: i32, dst: Uint8Array, exact: bool): i32 {
   dst.fill(0xee);
   const n = <i32>copyWellFormed(p, p + <usize>len, dst.dataStart, dst.dataStart + <usize>room);
