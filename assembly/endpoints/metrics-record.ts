@@ -1,19 +1,22 @@
 // One endpoint's state as a compact binary record for proxy-wasm shared data (stock-Envoy build: one worker polls
 // every endpoint's /metrics and publishes a record per endpoint; every worker decodes them). Little-endian:
 //
-//   0  u8   magic 0xEB          1  u8  version (1)        2  u8  flags (FLAG_*)      3  u8  engine
-//   4  u8   running adapters    5  u8  waiting adapters   6  u16 reserved, 0
+//   0  u8   magic 0xEB          1  u8  version (2)        2  u8  flags (FLAG_*)      3  u8  engine
+//   4  u8   running adapters    5  u8  waiting adapters   6  u8  flags2 (FLAG2_*)    7  u8  reserved, 0
 //   8  f64  updatedMs          16  f64 waiting           24  f64 running           32  f64 kvUsage
 //  40  f64  targetValue        48  i64 numGpuBlocks      56  i32 loraMax           60  i32 blockSize
-//  64  u64  running adapter name hashes, then waiting adapter name hashes
+//  64  f64  prefixQueries      72  f64 prefixHits
+//  80  u64  running adapter name hashes, then waiting adapter name hashes
 //
-// Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything.
+// Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything. Version 2
+// added the prefix-cache counters; a reader rejects a record of another version (its endpoint then scores as
+// unknown until the next poll publishes one it reads).
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { ADAPTER_CAPACITY, AdapterSet } from "./adapter-set";
 
 export const METRICS_RECORD_MAGIC: u8 = 0xeb;
-export const METRICS_RECORD_VERSION: u8 = 1;
-export const METRICS_RECORD_FIXED_BYTES: i32 = 64;
+export const METRICS_RECORD_VERSION: u8 = 2;
+export const METRICS_RECORD_FIXED_BYTES: i32 = 80;
 /** Size of the largest record (both adapter sets full). */
 export const METRICS_RECORD_MAX_BYTES: i32 = METRICS_RECORD_FIXED_BYTES + 16 * ADAPTER_CAPACITY;
 
@@ -25,6 +28,8 @@ const FLAG_LORA: u32 = 16;
 const FLAG_CACHE_CONFIG: u32 = 32;
 const FLAG_TARGET: u32 = 64;
 const KNOWN_FLAGS: u32 = 127;
+const FLAG2_PREFIX_COUNTERS: u32 = 1;
+const KNOWN_FLAGS2: u32 = 1;
 
 /** The parts of a record that are not EndpointMetrics fields. */
 export class MetricsRecordHeader {
@@ -71,6 +76,7 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   if (m.hasTarget && !isFinite(m.targetValue)) return -1;
   if (m.hasLora && m.loraMax < 0) return -1;
   if (m.hasCacheConfig && (m.numGpuBlocks <= 0 || m.blockSize <= 0)) return -1;
+  if (m.hasPrefixCounters && !(isCount(m.prefixQueries) && isCount(m.prefixHits))) return -1;
   const running = m.runningAdapters.count;
   const waiting = m.waitingAdapters.count;
   if (<u32>running > <u32>ADAPTER_CAPACITY || <u32>waiting > <u32>ADAPTER_CAPACITY) return -1;
@@ -83,6 +89,7 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   if (m.hasLora) flags |= FLAG_LORA;
   if (m.hasCacheConfig) flags |= FLAG_CACHE_CONFIG;
   if (m.hasTarget) flags |= FLAG_TARGET;
+  const flags2: u32 = m.hasPrefixCounters ? FLAG2_PREFIX_COUNTERS : 0;
 
   store<u8>(out, METRICS_RECORD_MAGIC);
   store<u8>(out, METRICS_RECORD_VERSION, 1);
@@ -90,7 +97,8 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   store<u8>(out, <u8>m.engine, 3);
   store<u8>(out, <u8>running, 4);
   store<u8>(out, <u8>waiting, 5);
-  store<u16>(out, 0, 6);
+  store<u8>(out, <u8>flags2, 6);
+  store<u8>(out, 0, 7);
   store<f64>(out, updatedMs, 8);
   store<f64>(out, m.hasWaiting ? m.waiting : 0, 16);
   store<f64>(out, m.hasRunning ? m.running : 0, 24);
@@ -99,6 +107,8 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   store<i64>(out, m.hasCacheConfig ? m.numGpuBlocks : 0, 48);
   store<i32>(out, m.hasLora ? m.loraMax : 0, 56);
   store<i32>(out, m.hasCacheConfig ? m.blockSize : 0, 60);
+  store<f64>(out, m.hasPrefixCounters ? m.prefixQueries : 0, 64);
+  store<f64>(out, m.hasPrefixCounters ? m.prefixHits : 0, 72);
   let p = out + <usize>METRICS_RECORD_FIXED_BYTES;
   p = storeHashes(p, m.runningAdapters);
   storeHashes(p, m.waitingAdapters);
@@ -130,7 +140,8 @@ export function decodeMetricsRecord(
   const engine = <i32>load<u8>(ptr, 3);
   const running = <i32>load<u8>(ptr, 4);
   const waiting = <i32>load<u8>(ptr, 5);
-  if ((flags & ~KNOWN_FLAGS) != 0 || !isEngine(engine) || load<u16>(ptr, 6) != 0) return false;
+  const flags2 = <u32>load<u8>(ptr, 6);
+  if ((flags & ~KNOWN_FLAGS) != 0 || (flags2 & ~KNOWN_FLAGS2) != 0 || !isEngine(engine) || load<u8>(ptr, 7) != 0) return false;
   if (running > ADAPTER_CAPACITY || waiting > ADAPTER_CAPACITY) return false;
   if (len != <usize>(METRICS_RECORD_FIXED_BYTES + 8 * (running + waiting))) return false;
 
@@ -142,8 +153,11 @@ export function decodeMetricsRecord(
   const numGpuBlocks = load<i64>(ptr, 48);
   const loraMax = load<i32>(ptr, 56);
   const blockSize = load<i32>(ptr, 60);
+  const prefixQueries = load<f64>(ptr, 64);
+  const prefixHits = load<f64>(ptr, 72);
   if (!(updatedMs >= 0 && updatedMs < Infinity)) return false;
-  if (!isCount(waitingValue) || !isCount(runningValue) || !isFraction(kvUsage) || !isFinite(targetValue)) {
+  if (!isCount(waitingValue) || !isCount(runningValue) || !isFraction(kvUsage) || !isFinite(targetValue) ||
+      !isCount(prefixQueries) || !isCount(prefixHits)) {
     return false;
   }
   if (loraMax < 0 || numGpuBlocks < 0 || blockSize < 0) return false;
@@ -176,6 +190,11 @@ export function decodeMetricsRecord(
     m.hasCacheConfig = true;
     m.numGpuBlocks = numGpuBlocks;
     m.blockSize = blockSize;
+  }
+  if ((flags2 & FLAG2_PREFIX_COUNTERS) != 0) {
+    m.hasPrefixCounters = true;
+    m.prefixQueries = prefixQueries;
+    m.prefixHits = prefixHits;
   }
   let p = ptr + <usize>METRICS_RECORD_FIXED_BYTES;
   for (let i = 0; i < running; i++, p += 8) m.runningAdapters.add(load<u64>(p));

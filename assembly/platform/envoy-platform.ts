@@ -72,7 +72,10 @@ export class EnvoyPlatform extends Platform {
         continue;
       }
       registry.setHealthy(slot, this.header.healthy);
-      registry.setUpdatedMs(slot, this.header.updatedMs);
+      const updatedMs = this.header.updatedMs;
+      registry.setUpdatedMs(slot, updatedMs);
+      // A restarted engine holds nothing the index remembers.
+      if (state.restarts.restarted(slot, m, updatedMs)) state.index.purge(slot);
       applyCapacity(state, slot, m);
     }
     this.fetchedMs = nowMs;

@@ -36,6 +36,9 @@ function full(): EndpointMetrics {
   m.engine = Engine.Vllm;
   m.targetValue = -2.5;
   m.hasTarget = true;
+  m.prefixQueries = 9.5e9;
+  m.prefixHits = 7.25e9;
+  m.hasPrefixCounters = true;
   return m;
 }
 
@@ -64,6 +67,9 @@ function expectSame(a: EndpointMetrics, b: EndpointMetrics): void {
   expect<i32>(b.engine).toBe(a.engine);
   expect<f64>(b.targetValue).toBe(a.targetValue);
   expect<bool>(b.hasTarget).toBe(a.hasTarget);
+  expect<f64>(b.prefixQueries).toBe(a.prefixQueries);
+  expect<f64>(b.prefixHits).toBe(a.prefixHits);
+  expect<bool>(b.hasPrefixCounters).toBe(a.hasPrefixCounters);
 }
 
 function encode(m: EndpointMetrics, healthy: bool, updatedMs: f64): i32 {
@@ -125,12 +131,14 @@ describe("metrics record round trip", () => {
       for (let l = 0; l < lines; l++) {
         state = state * 1664525 + 1013904223;
         const v = (<f64>(state >> 8) / 16777216.0) * 50;
-        const kind = (state >> 3) % 6;
+        const kind = (state >> 3) % 8;
         if (kind == 0) text += "vllm:num_requests_waiting " + v.toString() + "\n";
         else if (kind == 1) text += "vllm:num_requests_running " + v.toString() + "\n";
         else if (kind == 2) text += "vllm:kv_cache_usage_perc " + (v / 50).toString() + "\n";
         else if (kind == 3) text += 'vllm:lora_requests_info{max_lora="3",running_lora_adapters="a' + (state % 7).toString() + ',b",waiting_lora_adapters="c"} ' + v.toString() + "\n";
         else if (kind == 4) text += 'vllm:cache_config_info{block_size="16",num_gpu_blocks="' + (1 + (state % 9999)).toString() + '"} 1\n';
+        else if (kind == 6) text += "vllm:prefix_cache_queries_total " + (v * 1000).toString() + "\n";
+        else if (kind == 7) text += "vllm:prefix_cache_hits_total " + (v * 300).toString() + "\n";
         else text += "q " + (v - 25).toString() + "\n";
       }
       const page = String.UTF8.encode(text);
@@ -217,7 +225,7 @@ describe("metrics record decoding rejects", () => {
     const n = encode(full(), true, 1);
     const pristine = buf.slice(0);
     const offsets = [2, 3, 4, 5, 6, 7];
-    const values: u8[] = [0x80, 9, 33, 33, 1, 1];
+    const values: u8[] = [0x80, 9, 33, 33, 2, 1];
     for (let i = 0; i < offsets.length; i++) {
       buf.set(pristine);
       buf[offsets[i]] = values[i];
@@ -229,7 +237,7 @@ describe("metrics record decoding rejects", () => {
     const n = encode(full(), true, 1);
     const pristine = buf.slice(0);
     const view = new DataView(buf.buffer);
-    const f64Offsets = [8, 16, 24, 32, 40];
+    const f64Offsets = [8, 16, 24, 32, 40, 64, 72];
     for (let i = 0; i < f64Offsets.length; i++) {
       buf.set(pristine);
       view.setFloat64(f64Offsets[i], NaN, true);
@@ -246,6 +254,9 @@ describe("metrics record decoding rejects", () => {
     expectRejected(n);
     buf.set(pristine);
     view.setInt64(48, -5, true);
+    expectRejected(n);
+    buf.set(pristine);
+    view.setFloat64(72, -1, true); // negative prefix-cache hits
     expectRejected(n);
   });
 

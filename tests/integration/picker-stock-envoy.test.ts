@@ -89,3 +89,37 @@ test("without allow_on_headers_stop_iteration the body never arrives; the watchd
   assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
   h.complete(s);
 });
+
+test("the stock build also drops an endpoint's index entries when its engine restarts (prefix-cache counters go back)", () => {
+  let queries = 1000;
+  const registry = new ClusterRegistry();
+  PODS.forEach((address, i) => {
+    registry.add({
+      name: `metrics-${i}`,
+      hosts: () => [],
+      dispatch(_req, respond) {
+        // Only the first endpoint is idle, so the prompt goes there; its counters are `queries`.
+        const load: EndpointLoad = i === 0 ? { waiting: 0 } : { waiting: 5, running: 9, kv: 0.5 };
+        const page = vllmPage(load, { metrics: { prefixCacheQueries: i === 0 ? queries : 5000, prefixCacheHits: 0 } });
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+      },
+    });
+  });
+  const h = pickerHost({ flavor: "envoy", workers: 1, config: { ...config, debug: { header: true } }, clusters: registry });
+  const matched = (prompt: object): number => {
+    const s = h.send(prompt);
+    s.encodeHeaders([[":status", "200"]], false);
+    const debug = s.state.responseHeaders!.get("x-endpoint-picker-debug")!;
+    h.complete(s);
+    return Number(/matched=(\d+)/.exec(debug)![1]);
+  };
+  const prompt = chat(text(11, 4000), [], "q");
+  h.clock.advanceTo(h.clock.nowMs() + 500);
+  matched(prompt);
+  queries = 3000; // the same engine, busier
+  h.clock.advanceTo(h.clock.nowMs() + 500);
+  assert.ok(matched(prompt) > 0, "the index remembers the prompt");
+  queries = 10; // a new process counts from zero
+  h.clock.advanceTo(h.clock.nowMs() + 500);
+  assert.equal(matched(prompt), 0, "a restarted engine holds nothing the index remembered");
+});
