@@ -19,6 +19,8 @@ import { RateLimitWindow } from "./rate-limit-window";
 import { SharedLoad } from "./shared-load";
 import { LoadView } from "./load-view";
 import { RestartDetector } from "./restart-detector";
+import { CacheHorizon } from "./cache-horizon";
+import { HintEndpointCheck } from "./hint-endpoint-check";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
 
@@ -41,6 +43,9 @@ export class PickerState {
   readonly load: SharedLoad | null;
   /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
   readonly restarts: RestartDetector;
+  /** How long each endpoint's cache keeps an untouched block, from its counters (bounds the hints' credit). */
+  readonly horizon: CacheHorizon;
+  readonly hintCheck: HintEndpointCheck;
   /** Per slot, from `load` at the current decision. */
   readonly loadView: LoadView;
   readonly matched: StaticArray<i32>;
@@ -66,7 +71,8 @@ export class PickerState {
     this.extractor = new RequestExtractor(<i32>min<i64>(streamCap, <i64>config.maxRequestBodyBytes + 1024), config.maxJsonDepth);
     this.chain = new ChainHasher(config.maxChunks);
     this.index = new PrefixIndex(n, config.capacityPerEndpoint);
-    this.registry = new EndpointRegistry(n);
+    const registry = new EndpointRegistry(n);
+    this.registry = registry;
     this.endpointSignals = new EndpointSignals(n);
     this.scheduler = new Scheduler(n);
     this.candidates = new Candidates(n);
@@ -79,7 +85,11 @@ export class PickerState {
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
     this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
-    this.restarts = new RestartDetector(n);
+    const restarts = new RestartDetector(n);
+    const horizon = new CacheHorizon(n);
+    this.restarts = restarts;
+    this.horizon = horizon;
+    this.hintCheck = new HintEndpointCheck(registry, restarts, horizon, telemetry);
     this.loadView = new LoadView(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
 
@@ -106,6 +116,7 @@ export class PickerState {
     this.index.purge(slot);
     this.rateWindow.forget(slot);
     this.restarts.forget(slot);
+    this.horizon.forget(slot);
     unchecked((this.appliedCapacity[slot] = 0));
   }
 }

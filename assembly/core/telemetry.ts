@@ -24,6 +24,7 @@ export class Telemetry extends MetricList {
   readonly evictedEndpoints: PluginMetric = this.counter("evicted_endpoints");
   readonly pollFailures: PluginMetric = this.counter("poll_failures");
   readonly sharedHintHits: PluginMetric = this.counter("shared_hint_hits");
+  readonly sharedHintsExpired: PluginMetric = this.counter("shared_hints_expired");
   readonly answerCredits: PluginMetric = this.counter("answer_credits");
   readonly overrideHeaderRefusals: PluginMetric = this.counter("override_header_refusals");
   readonly unsizedBodies: PluginMetric = this.counter("unsized_bodies");

@@ -2,7 +2,6 @@
 // It reads host state only through the platform's snapshot and changes nothing but the decision record;
 // the override and the bookkeeping that follows it happen in the stream once the override succeeded.
 import { hashNameBytes } from "../endpoints/name-hash";
-import { addressHash } from "../endpoints/endpoint-registry";
 import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
@@ -178,13 +177,11 @@ function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decisi
   const hashes = state.chain.hashes;
   if (best >= chainLength) return;
   // A later turn first asks where its conversation's previous turn went (one read), then the landmarks.
-  const found = (d.continuesConversation && hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs)) ||
-    hints.lookup(hashes, chainLength, best, nowMs);
+  const check = state.hintCheck;
+  const found = (d.continuesConversation && hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs, check)) ||
+    hints.lookup(hashes, chainLength, best, nowMs, check);
   if (!found) return;
-  const slot = registry.lookup(addressHash(hints.addressPtr, <usize>hints.addressLen), hints.addressPtr, <usize>hints.addressLen);
-  if (slot < 0 || !registry.isActive(slot)) return;
-  // Other workers published this before the endpoint's engine restarted with an empty cache.
-  if (state.restarts.restartedAfter(slot, hints.publishedAtMs)) return;
+  const slot = check.slot;
   if (hints.matchedChunks > unchecked(state.matched[slot])) {
     unchecked((state.matched[slot] = hints.matchedChunks));
     state.telemetry.add(state.telemetry.sharedHintHits, 1);

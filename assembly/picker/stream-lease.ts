@@ -15,6 +15,7 @@ export abstract class LeaseHoldingStream extends HttpContext {
   private loadCounted: bool = false;
   private awaitingFirstByte: bool = false;
   private loadAddressHash: u64 = 0;
+  private leaseTakenMs: f64 = 0;
   /** The response's HTTP status, 0 until response headers arrive. */
   protected responseStatus: i32 = 0;
 
@@ -26,6 +27,7 @@ export abstract class LeaseHoldingStream extends HttpContext {
     this.leaseSlot = slot;
     this.leaseGeneration = generation;
     this.leaseHeld = true;
+    this.leaseTakenMs = now;
     state.leases.acquire(slot, generation);
     const load = state.load;
     if (load !== null) {
@@ -55,10 +57,13 @@ export abstract class LeaseHoldingStream extends HttpContext {
     this.leaseHeld = false;
     if (state === null) return;
     state.leases.release(this.leaseSlot, this.leaseGeneration);
+    const now = nowMs();
+    // An engine frees a request's blocks, and starts counting them toward eviction, when it ends.
+    state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
     const load = state.load;
     if (load !== null && this.loadCounted) {
       this.loadCounted = false;
-      load.change(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, nowMs());
+      load.change(this.loadAddressHash, -1, this.awaitingFirstByte ? -1 : 0, now);
       this.awaitingFirstByte = false;
     }
     state.telemetry.add(state.telemetry.inflight, -1);

@@ -20,6 +20,7 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
   state.registry.setUpdatedMs(slot, nowMs);
   // A restarted engine holds nothing the index remembers.
   if (ok && state.restarts.restarted(slot, m, nowMs)) state.index.purge(slot);
+  state.horizon.observe(slot, m, nowMs);
   applyCapacity(state, slot, m);
 }
 

@@ -76,6 +76,7 @@ export class EnvoyPlatform extends Platform {
       registry.setUpdatedMs(slot, updatedMs);
       // A restarted engine holds nothing the index remembers.
       if (state.restarts.restarted(slot, m, updatedMs)) state.index.purge(slot);
+      state.horizon.observe(slot, m, updatedMs);
       applyCapacity(state, slot, m);
     }
     this.fetchedMs = nowMs;

@@ -21,6 +21,20 @@ import { extendsTail, tailCarriers } from "./conversation-tail";
  */
 export const CONVERSATION_MAX_AGE_MS: f64 = 30000;
 
+/**
+ * A worker republishes a hint it already wrote once it is this old, so that a hint's age stays within this of the
+ * last time any worker sent its chain, and a reader can compare it with how long the endpoint keeps a block.
+ */
+export const HINT_REPUBLISH_MS: f64 = 2000;
+
+/**
+ * Whether a hint read from shared data may be credited: its endpoint is one the reader routes to, and its cache
+ * still holds what was sent there when the hint was published. Implemented where endpoints are known.
+ */
+export abstract class HintCheck {
+  abstract accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, nowMs: f64): bool;
+}
+
 /** Landmark spacing near the end of a chain. */
 const STRIDE: i32 = 16;
 /** Positions written per decision, and probed per lookup, at most. */
@@ -84,7 +98,8 @@ export class SharedPrefixHints {
   private readTailHash: u64 = 0;
   private readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_POSITIONS);
   // What this worker last published per hash: the endpoint (its address hash) and when. Requests that share a
-  // beginning publish the same hints over and over; within a quarter of the hint lifetime a repeat is skipped.
+  // beginning publish the same hints over and over; a repeat within HINT_REPUBLISH_MS (or a quarter of the hint
+  // lifetime, when shorter) is skipped.
   private readonly memoHash: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
   private readonly memoAddress: StaticArray<u64> = new StaticArray<u64>(MEMO_SIZE);
   private readonly memoAt: StaticArray<f64> = new StaticArray<f64>(MEMO_SIZE);
@@ -123,7 +138,7 @@ export class SharedPrefixHints {
     store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
     const addressId = xxh64(addrPtr, <usize>addrLen, 0);
-    const refreshAfter = this.maxAgeMs * 0.25;
+    const refreshAfter = min(this.maxAgeMs * 0.25, HINT_REPUBLISH_MS);
     const count = hintPositions(n, this.positions);
     const carriers = tailCarriers(this.positions, count);
     const tailHash = unchecked(hashes[n - 1]);
@@ -134,7 +149,7 @@ export class SharedPrefixHints {
       if (this.publishedRecently(h, addressId, tail, nowMs, refreshAfter)) continue;
       this.write(h, withTail ? n : 0, tail, addrLen);
     }
-    if (conversationKey != 0 && !this.publishedRecently(conversationKey, addressId, tailHash, nowMs, CONVERSATION_MAX_AGE_MS * 0.25)) {
+    if (conversationKey != 0 && !this.publishedRecently(conversationKey, addressId, tailHash, nowMs, refreshAfter)) {
       this.write(conversationKey, n, tailHash, addrLen);
     }
   }
@@ -144,8 +159,9 @@ export class SharedPrefixHints {
    * CONVERSATION_MAX_AGE_MS, a turn that this chain extends and that holds more than `knownChunks` chunks; the
    * fields are then set as for lookup (matchedChunks = that turn's length). One shared-data read.
    */
-  lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64): bool {
+  lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
     if (key == 0 || !this.read(key, nowMs, CONVERSATION_MAX_AGE_MS)) return false;
+    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, nowMs)) return false;
     n = min(n, hashes.length);
     if (this.readTailChunks <= knownChunks || !extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
     this.matchedChunks = this.readTailChunks;
@@ -156,15 +172,17 @@ export class SharedPrefixHints {
    * Looks for the longest hint, beyond `knownChunks`, that a worker published. True when found:
    * `addressPtr/addressLen` name the endpoint (valid until the next lookup) and `matchedChunks` is the
    * position's length, or the publishing chain's whole length when this chain extends it. Positions up to
-   * BELOW_KNOWN under `knownChunks` are probed too, for a tail that reaches past what this worker knows.
+   * BELOW_KNOWN under `knownChunks` are probed too, for a tail that reaches past what this worker knows. A hint
+   * `check` refuses is passed over for a shorter one.
    */
-  lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64): bool {
+  lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
     const count = hintPositions(min(n, hashes.length), this.positions);
     let below = 0;
     for (let i = 0; i < count; i++) {
       const p = unchecked(this.positions[i]);
       if (p < knownChunks && ++below > BELOW_KNOWN) break;
       if (!this.read(unchecked(hashes[p]), nowMs, this.maxAgeMs)) continue;
+      if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, nowMs)) continue;
       const extended = this.readTailChunks > p + 1 && extendsTail(hashes, n, this.readTailChunks, this.readTailHash);
       this.matchedChunks = extended ? this.readTailChunks : p + 1;
       if (this.matchedChunks > knownChunks) return true;

@@ -76,6 +76,47 @@ test("a second turn on another worker finds its first turn by the conversation, 
   h.complete(late);
 });
 
+// The next turn, on worker 1, `laterS` seconds after the first turn on worker 0, while the engines take in
+// `tokensPerS` computed prompt tokens a second (vLLM's prefix-cache queries minus hits) into 16,000 tokens of
+// KV cache. Worker 1 reads each second's metrics page. Returns the chunks credited to the first turn's endpoint,
+// the first turn's chain, and the hints passed over as expired.
+function nextTurnAfter(laterS: number, tokensPerS: number) {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  let queries = 0;
+  const tick = () => {
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
+      { metrics: { prefixCacheQueries: queries } });
+    queries += tokensPerS;
+    h.complete(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker: 1 }));
+  };
+  tick();
+  tick();
+  const history: Array<[string, string]> = [["task", text(900, 2000)]];
+  const first = h.send(chat(text(600, 6000), history, "tool output " + text(3, 3000)), [], { worker: 0 });
+  const one = debugOf(first);
+  h.complete(first);
+  for (let s = 0; s < laterS; s++) tick();
+  history.push(["tool output " + text(3, 3000), text(700, 200)]);
+  const second = h.send(chat(text(600, 6000), history, text(800, 4000)), [], { worker: 1 });
+  const score = debugOf(second).scores.get(one.endpoint);
+  h.complete(second);
+  return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain, expired: h.counter("shared_hints_expired") };
+}
+
+test("another worker's hint is credited only while its endpoint's cache still holds what the hint says", () => {
+  // 4,000 computed tokens a second into 16,000 tokens of cache: an untouched block is gone after about 4 s.
+  const soon = nextTurnAfter(2, 4000);
+  assert.equal(soon.credited, soon.chain, "2 s later the whole first turn is credited");
+  assert.equal(soon.expired, 0);
+  const late = nextTurnAfter(10, 4000);
+  assert.ok(late.credited < late.chain, `10 s later the pod has turned its cache over (credited ${late.credited} of ${late.chain})`);
+  assert.ok(late.expired >= 1, "the refused hint is counted");
+  // The same 10 s on engines that take in a tenth as much: the cache still holds it.
+  const slow = nextTurnAfter(10, 400);
+  assert.equal(slow.credited, slow.chain);
+  assert.equal(slow.expired, 0);
+});
+
 function loadRecords(h: PickerHarness): number {
   const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
   return v === undefined ? 0 : new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(0, true);

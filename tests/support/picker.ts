@@ -6,6 +6,7 @@ import type { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { VirtualClock, type Clock } from "../../src-host/host/clock.ts";
 import type { StaticCluster } from "../../src-host/host/cluster.ts";
 import { StaticClusterHarness, type Endpoint, type HarnessOptions } from "../../src-host/harness/static-cluster-harness.ts";
+import type { VllmPageOptions } from "../../src-host/harness/vllm-page.ts";
 import { SeededRandom } from "../../src-host/util/seeded-random.ts";
 
 export interface PickerHarness<C extends Clock = VirtualClock> {
@@ -13,7 +14,8 @@ export interface PickerHarness<C extends Clock = VirtualClock> {
   clock: C;
   cluster: StaticCluster;
   logs: string[];
-  setPods(pods: Endpoint[]): void;
+  /** Replaces the endpoints (page: what else their /metrics pages say); the next request sees the change. */
+  setPods(pods: Endpoint[], page?: VllmPageOptions): void;
   /** Sends a chat request; returns the stream after the body (decision made). */
   send(body: object | string, headers?: HeaderList, opts?: { worker?: number }): FilterStream;
   /** Ends a stream with a response status (on_log, on_done). */
@@ -37,8 +39,8 @@ export function pickerHost<C extends Clock = VirtualClock>(options: HarnessOptio
     clock: h.clock,
     cluster: h.cluster,
     logs,
-    setPods(pods) {
-      h.setEndpoints(pods);
+    setPods(pods, page) {
+      h.setEndpoints(pods, page);
       // Let the per-worker snapshot TTL pass so the next request sees the change (a RealClock is not moved).
       if (h.clock instanceof VirtualClock) h.clock.advanceTo(h.clock.nowMs() + 1000);
     },
