@@ -78,19 +78,20 @@ test("a second turn on another worker finds its first turn by the conversation, 
 
 // The next turn, on worker 1, `laterS` seconds after the first turn on worker 0, while the engines take in
 // `tokensPerS` computed prompt tokens a second (vLLM's prefix-cache queries minus hits) into 16,000 tokens of
-// KV cache. Worker 1 reads each second's metrics page. Returns the chunks credited to the first turn's endpoint,
-// the first turn's chain, and the hints passed over as expired.
-function nextTurnAfter(laterS: number, tokensPerS: number) {
+// KV cache. Worker 1 reads each second's metrics page, with a request that runs `requestS` seconds. Returns the
+// chunks credited to the first turn's endpoint, the first turn's chain, and the hints passed over as expired.
+function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = PODS) {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
   let queries = 0;
+  const running: FilterStream[] = [];
   const tick = () => {
-    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
+    h.setPods(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
       { metrics: { prefixCacheQueries: queries } });
     queries += tokensPerS;
-    h.complete(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker: 1 }));
+    running.push(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker: 1 }));
+    while (running.length > requestS) h.complete(running.shift()!);
   };
-  tick();
-  tick();
+  for (let s = 0; s < requestS + 2; s++) tick();
   const history: Array<[string, string]> = [["task", text(900, 2000)]];
   const first = h.send(chat(text(600, 6000), history, "tool output " + text(3, 3000)), [], { worker: 0 });
   const one = debugOf(first);
@@ -115,6 +116,15 @@ test("another worker's hint is credited only while its endpoint's cache still ho
   const slow = nextTurnAfter(10, 400);
   assert.equal(slow.credited, slow.chain);
   assert.equal(slow.expired, 0);
+});
+
+test("an engine starts evicting a request's blocks when the request ends: the hint's credit counts from there", () => {
+  // One endpoint, the same 4 s horizon. Its requests usually run 6 s, so a 10 s old hint still holds.
+  const long = nextTurnAfter(10, 4000, 6, PODS.slice(0, 1));
+  assert.equal(long.credited, long.chain, "6 s running + 4 s horizon");
+  assert.equal(long.expired, 0);
+  const short = nextTurnAfter(10, 4000, 0, PODS.slice(0, 1));
+  assert.ok(short.credited < short.chain, "requests that end at once: the same hint is too old");
 });
 
 function loadRecords(h: PickerHarness): number {
