@@ -56,9 +56,11 @@ export class PickerStream extends LeaseHoldingStream {
   }
 
   private gate(endOfStream: bool): i32 {
+    const gate = this.picker.scratch.gate;
+    gate.read();
     // No client may choose a pod, whatever happens next. If the host will not remove the header, blank it
     // (override_host ignores an empty value); if it will not do that either, refuse the request.
-    if (removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER) != Status.Ok &&
+    if (gate.clientOverride && removeHeader(MapType.HttpRequestHeaders, OVERRIDE_HEADER) != Status.Ok &&
         replaceHeaderValue(MapType.HttpRequestHeaders, OVERRIDE_HEADER, 0, 0) != Status.Ok) {
       return this.refuseClientOverride();
     }
@@ -72,7 +74,6 @@ export class PickerStream extends LeaseHoldingStream {
     this.active = active;
     const state = active.state;
     state.telemetry.add(state.telemetry.requests, 1);
-    const gate = this.picker.scratch.gate;
     const reason = gate.check(<i64>state.config.maxRequestBodyBytes);
     if (reason != Fallback.None) return this.failOpen(reason);
     if (endOfStream) return this.failOpen(Fallback.ContentLength);

@@ -1,13 +1,14 @@
 // Whether a request's body is worth reading: a JSON POST with a positive Content-Length within the limit (or
 // none at all: a chunked upload), no Content-Encoding (other than identity) and no upgrade. Anything else is
-// a counted fail-open.
+// a counted fail-open. The same read says whether the client sent the override header, which the stream removes.
 import { getHeaderMapPairs, Returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
 import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
 import { Fallback } from "../core/fallback";
+import { OVERRIDE_HEADER } from "../core/override-header";
 
-// The six headers the gate looks at, read from one proxy_get_header_map_pairs call instead of one host call
+// The seven headers the gate looks at, read from one proxy_get_header_map_pairs call instead of one host call
 // each (the host calls were most of a decision's fixed cost). Like proxy_get_header_map_value (Envoy
 // HeaderMap::get via proxy-wasm-cpp-host getHeaderMapValue), the first field of a name counts.
 const METHOD: i32 = 0;
@@ -16,7 +17,8 @@ const CONNECTION: i32 = 2;
 const CONTENT_TYPE: i32 = 3;
 const CONTENT_ENCODING: i32 = 4;
 const CONTENT_LENGTH: i32 = 5;
-const FIELD_COUNT: i32 = 6;
+const OVERRIDE: i32 = 6;
+const FIELD_COUNT: i32 = 7;
 
 function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   if (equalsIgnoreCase(keyPtr, keyLen, ":method")) return METHOD;
@@ -25,6 +27,7 @@ function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   if (equalsIgnoreCase(keyPtr, keyLen, "content-type")) return CONTENT_TYPE;
   if (equalsIgnoreCase(keyPtr, keyLen, "content-encoding")) return CONTENT_ENCODING;
   if (equalsIgnoreCase(keyPtr, keyLen, "content-length")) return CONTENT_LENGTH;
+  if (keyLen == OVERRIDE_HEADER.len && equalsIgnoreCase(keyPtr, keyLen, OVERRIDE_HEADER.text)) return OVERRIDE;
   return -1;
 }
 
@@ -38,11 +41,15 @@ export class RequestGate {
   /** Per field: value pointer and length, or pointer 0 when absent. */
   private readonly fieldPtr: StaticArray<usize> = new StaticArray<usize>(FIELD_COUNT);
   private readonly fieldLen: StaticArray<usize> = new StaticArray<usize>(FIELD_COUNT);
-  /** After check() returned Fallback.None: the announced body size, or UNSIZED_BODY. Read it at once. */
+  /** After read(): the announced body size, or UNSIZED_BODY. */
   contentLength: i64 = 0;
+  /** After read(): the client sent the override header, or the headers could not be read (assume it did). */
+  clientOverride: bool = false;
+  /** After read(): the fallback the headers alone call for (Fallback.None when the body may be read). */
+  private headersReason: i32 = Fallback.None;
 
-  /** The fallback reason for the current request's headers, or Fallback.None when the body should be read. */
-  check(maxBodyBytes: i64): i32 {
+  /** Reads the current request's headers (one host call); check() then judges them. */
+  read(): void {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
     for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
@@ -58,16 +65,22 @@ export class RequestGate {
         }
       }
     }
-    const reason = this.judge(maxBodyBytes);
+    this.clientOverride = s != Status.Ok || this.present(OVERRIDE);
+    this.headersReason = this.judge();
     this.headers.release();
-    return reason;
+  }
+
+  /** The fallback reason for the headers read last, or Fallback.None when the body should be read. */
+  check(maxBodyBytes: i64): i32 {
+    if (this.headersReason != Fallback.None) return this.headersReason;
+    return this.contentLength > maxBodyBytes ? Fallback.BodyTooLarge : Fallback.None;
   }
 
   @inline private present(field: i32): bool {
     return unchecked(this.fieldPtr[field]) != 0;
   }
 
-  private judge(maxBodyBytes: i64): i32 {
+  private judge(): i32 {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
     if (!this.present(METHOD) || !equalsIgnoreCase(fieldPtr[METHOD], fieldLen[METHOD], "post")) return Fallback.Method;
@@ -86,7 +99,6 @@ export class RequestGate {
     }
     const length = parseContentLength(fieldPtr[CONTENT_LENGTH], fieldLen[CONTENT_LENGTH]);
     if (length <= 0) return Fallback.ContentLength;
-    if (length > maxBodyBytes) return Fallback.BodyTooLarge;
     this.contentLength = length;
     return Fallback.None;
   }

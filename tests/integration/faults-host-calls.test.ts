@@ -202,3 +202,27 @@ for (const flavor of ["envoy", "higress"] as const) {
     assert.ok(!s.requestHeaders.some(([, v]) => v === CLIENT_OVERRIDE), "client header forwarded after a failed removal");
   });
 }
+
+for (const flavor of ["envoy", "higress"] as const) {
+  test(`${flavor}: the client's x-gateway-destination-endpoint is removed when the headers cannot be read, and only when sent otherwise`, () => {
+    const plan = new FaultPlan();
+    const h = harness(flavor, plan);
+    const send = (headers: Array<[string, string]>) => {
+      const s = h.send(chat(text(5, 800), [], "q"), headers);
+      const forwarded = s.requestHeaders.some(([k]) => k.toLowerCase() === "x-gateway-destination-endpoint");
+      completeStream(s);
+      return forwarded;
+    };
+    // The gate reads the headers in one call; when that fails it cannot tell, so it removes the header anyway.
+    plan.fail("proxy_get_header_map_pairs", 1, { status: Status.InternalFailure }, true);
+    assert.equal(send([["x-gateway-destination-endpoint", CLIENT_OVERRIDE]]), false, "unreadable headers: removed anyway");
+    assert.ok(plan.fired >= 1, "the header read failed");
+    assert.ok((plan.calls.get("proxy_remove_header_map_value") ?? 0) >= 1);
+    plan.count();
+    assert.equal(send([["X-Gateway-Destination-Endpoint", CLIENT_OVERRIDE]]), false, "sent: removed");
+    assert.ok((plan.calls.get("proxy_remove_header_map_value") ?? 0) >= 1);
+    plan.count();
+    send([]);
+    assert.equal(plan.calls.get("proxy_remove_header_map_value") ?? 0, 0, "not sent: no removal call");
+  });
+}
