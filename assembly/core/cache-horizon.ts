@@ -1,8 +1,9 @@
 // How long an endpoint's KV cache keeps a block that nobody touches again: its capacity over the rate at which
 // new tokens enter it. The cache evicts least recently used blocks first, so a block touched `age` ago is still
-// there while fewer than capacity tokens have entered since. The rate comes from vLLM's cumulative prefix-cache
-// counters: queried tokens minus hit tokens are the prompt tokens the engine had to compute and store. A cross-worker
-// hint older than the horizon describes a cache the endpoint has since overwritten.
+// there while fewer than capacity tokens have entered since. The rate comes from the engine's cumulative counters
+// (vLLM's prefix-cache queries and hits, SGLang's prompt and cached tokens): queried minus hit tokens are the prompt
+// tokens the engine had to compute and store. A cross-worker hint older than the horizon describes a cache the
+// endpoint has since overwritten.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 
 /** Time constant of the inflow rate's moving average. */

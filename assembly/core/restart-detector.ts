@@ -1,7 +1,8 @@
 // Notices that an endpoint's engine restarted, from its cumulative prefix-cache counters (vLLM's
-// prefix_cache_queries_total / prefix_cache_hits_total): a counter that goes backwards belongs to a new process
-// with an empty KV cache, so nothing the index remembers for the endpoint is there any more. The address, and so
-// the registry slot, is the same across the restart; only the counters tell.
+// prefix_cache_queries_total / prefix_cache_hits_total, SGLang's prompt_tokens_total / cached_tokens_total): a
+// counter that goes backwards belongs to a new process with an empty KV cache, so nothing the index remembers for
+// the endpoint is there any more. The address, and so the registry slot, is the same across the restart; only the
+// counters tell.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 
 export class RestartDetector {

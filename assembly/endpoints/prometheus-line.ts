@@ -15,6 +15,8 @@ export enum Family {
   CacheConfig = 6,
   PrefixQueries = 7,
   PrefixHits = 8,
+  /** SGLang's KV pool size in tokens (max_total_num_tokens): its cache size, as vLLM's cache_config_info. */
+  KvTokens = 9,
 }
 
 enum Label {
@@ -77,6 +79,14 @@ export class MetricLine {
         if (this.nameIs(s, end, "num_running_reqs")) return Family.Running;
       } else if (first == 0x74 /* t */) {
         if (this.nameIs(s, end, "token_usage")) return Family.KvUsage;
+      } else if (first == 0x70 /* p */) {
+        // SGLang's prompt tokens and the cached ones among them, in tokens like vLLM's prefix-cache counters
+        // (python/sglang/srt/metrics/collector.py; cached_tokens_total has one series per cache_source).
+        if (this.nameIs(s, end, "prompt_tokens_total")) return Family.PrefixQueries;
+      } else if (first == 0x63 /* c */) {
+        if (this.nameIs(s, end, "cached_tokens_total")) return Family.PrefixHits;
+      } else if (first == 0x6d /* m */) {
+        if (this.nameIs(s, end, "max_total_num_tokens")) return Family.KvTokens;
       }
     }
     return Family.None;

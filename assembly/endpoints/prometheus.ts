@@ -244,6 +244,17 @@ export class PrometheusParser {
         out.hasCacheConfig = true;
         break;
       }
+      case Family.KvTokens: {
+        if (!(v >= 1 && v <= 1e15)) return false;
+        // A pool of tokens: blocks of one token. With several engines, the largest, as for cache_config_info.
+        const tokens = <i64>v;
+        if (!out.hasCacheConfig || tokens > out.numGpuBlocks) {
+          out.numGpuBlocks = tokens;
+          out.blockSize = 1;
+        }
+        out.hasCacheConfig = true;
+        break;
+      }
       default:
         return false;
     }

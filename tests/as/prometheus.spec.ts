@@ -161,6 +161,29 @@ describe("parsePrometheus families", () => {
     expect<bool>(metrics.hasLora).toBe(false);
   });
 
+  it("reads SGLang's prompt and cached token counters and its KV pool size", () => {
+    const labels = '{model_name="Qwen/Qwen2.5-7B-Instruct"';
+    const page =
+      "# TYPE sglang:prompt_tokens_total counter\n" +
+      "sglang:prompt_tokens_total" + labels + "} 8.128902e+06\n" +
+      "# TYPE sglang:cached_tokens_total counter\n" +
+      "sglang:cached_tokens_total" + labels + ',cache_source="device"} 5.0e+06\n' +
+      "sglang:cached_tokens_total" + labels + ',cache_source="host"} 1.0e+06\n' +
+      "sglang:max_total_num_tokens" + labels + "} 412000\n" +
+      "sglang:prompt_tokens_histogram_sum" + labels + "} 99\n" +
+      "sglang:num_queue_reqs" + labels + "} 1\n";
+    expect<bool>(parse(page)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(true);
+    expect<f64>(metrics.prefixQueries).toBe(8.128902e6);
+    expect<f64>(metrics.prefixHits).toBe(6.0e6, "summed over cache sources");
+    expect<bool>(metrics.hasCacheConfig).toBe(true);
+    expect<i64>(metrics.numGpuBlocks * <i64>metrics.blockSize).toBe(412000, "the pool, in tokens");
+    // Without the pool size or one of the counters, neither is known.
+    expect<bool>(parse("sglang:prompt_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+  });
+
   it("matches whole metric names only", () => {
     const page =
       "vllm:num_requests_waiting_total 9\n" +

@@ -93,3 +93,26 @@ test("hints other workers published before an endpoint restarted do not count fo
   const afterRestart = debugOf(h, h.send(PROMPT, { worker: 1 }));
   assert.equal(matched(afterRestart), 0, "the hint predates the restart");
 });
+
+test("an SGLang engine's restart (its prompt and cached token counters go back) drops its index entries too", () => {
+  const h = harness();
+  const sglang = (waiting: number, prompt: number) =>
+    `sglang:num_queue_reqs{model_name="m"} ${waiting}\nsglang:num_running_reqs{model_name="m"} 0\n` +
+    `sglang:token_usage{model_name="m"} 0.1\nsglang:prompt_tokens_total{model_name="m"} ${prompt}\n` +
+    `sglang:cached_tokens_total{model_name="m",cache_source="device"} ${prompt / 2}\n` +
+    `sglang:max_total_num_tokens{model_name="m"} 400000\n`;
+  const set = (promptOfA: number) => {
+    h.cluster.hostList = [
+      { address: A, healthStatus: "Healthy", metrics: sglang(0, promptOfA) },
+      { address: B, healthStatus: "Healthy", metrics: sglang(3, 5000) },
+    ];
+  };
+  set(1000);
+  const first = h.send(PROMPT);
+  assert.equal(h.chosen(first), A);
+  debugOf(h, first);
+  set(2000);
+  assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "the index remembers the prompt on A");
+  set(10);
+  assert.equal(matched(debugOf(h, h.send(PROMPT))), 0, "a restarted engine holds nothing the index remembered");
+});
