@@ -55,7 +55,8 @@ export class CacheHorizon {
       unchecked((this.rate[slot] = 0));
       return;
     }
-    unchecked((this.capacityTokens[slot] = <f64>m.numGpuBlocks * <f64>m.blockSize));
+    // Data parallel: the inflow is every engine's, and each engine keeps its own cache of that size.
+    unchecked((this.capacityTokens[slot] = <f64>m.numGpuBlocks * <f64>m.blockSize * <f64>max(1, m.cacheEngines)));
     const stored = m.prefixQueries - m.prefixHits;
     if (!unchecked(this.seen[slot])) {
       this.restart(slot, stored, nowMs);

@@ -30,6 +30,8 @@ export class EndpointMetrics {
   numGpuBlocks: i64 = 0;
   blockSize: i32 = 0;
   hasCacheConfig: bool = false;
+  /** Engines that reported a cache size (data parallel: one series each; numGpuBlocks is the largest's). */
+  cacheEngines: i32 = 0;
 
   // vLLM's cumulative queried and hit prompt tokens of the prefix cache (summed over engines).
   prefixQueries: f64 = 0;
@@ -56,6 +58,7 @@ export class EndpointMetrics {
     this.numGpuBlocks = 0;
     this.blockSize = 0;
     this.hasCacheConfig = false;
+    this.cacheEngines = 0;
     this.prefixQueries = 0;
     this.prefixHits = 0;
     this.hasPrefixCounters = false;
@@ -78,6 +81,7 @@ export class EndpointMetrics {
     this.numGpuBlocks = src.numGpuBlocks;
     this.blockSize = src.blockSize;
     this.hasCacheConfig = src.hasCacheConfig;
+    this.cacheEngines = src.cacheEngines;
     this.prefixQueries = src.prefixQueries;
     this.prefixHits = src.prefixHits;
     this.hasPrefixCounters = src.hasPrefixCounters;

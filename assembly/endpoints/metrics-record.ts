@@ -2,7 +2,7 @@
 // every endpoint's /metrics and publishes a record per endpoint; every worker decodes them). Little-endian:
 //
 //   0  u8   magic 0xEB          1  u8  version (2)        2  u8  flags (FLAG_*)      3  u8  engine
-//   4  u8   running adapters    5  u8  waiting adapters   6  u8  flags2 (FLAG2_*)    7  u8  reserved, 0
+//   4  u8   running adapters    5  u8  waiting adapters   6  u8  flags2 (FLAG2_*)    7  u8  cache engines
 //   8  f64  updatedMs          16  f64 waiting           24  f64 running           32  f64 kvUsage
 //  40  f64  targetValue        48  i64 numGpuBlocks      56  i32 loraMax           60  i32 blockSize
 //  64  f64  prefixQueries      72  f64 prefixHits
@@ -98,7 +98,8 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   store<u8>(out, <u8>running, 4);
   store<u8>(out, <u8>waiting, 5);
   store<u8>(out, <u8>flags2, 6);
-  store<u8>(out, 0, 7);
+  // A cache size comes from at least one engine.
+  store<u8>(out, m.hasCacheConfig ? <u8>min(max(m.cacheEngines, 1), 255) : 0, 7);
   store<f64>(out, updatedMs, 8);
   store<f64>(out, m.hasWaiting ? m.waiting : 0, 16);
   store<f64>(out, m.hasRunning ? m.running : 0, 24);
@@ -141,7 +142,10 @@ export function decodeMetricsRecord(
   const running = <i32>load<u8>(ptr, 4);
   const waiting = <i32>load<u8>(ptr, 5);
   const flags2 = <u32>load<u8>(ptr, 6);
-  if ((flags & ~KNOWN_FLAGS) != 0 || (flags2 & ~KNOWN_FLAGS2) != 0 || !isEngine(engine) || load<u8>(ptr, 7) != 0) return false;
+  const cacheEngines = <i32>load<u8>(ptr, 7);
+  if ((flags & ~KNOWN_FLAGS) != 0 || (flags2 & ~KNOWN_FLAGS2) != 0 || !isEngine(engine)) return false;
+  // Engines with a cache size: at least one when there is a cache size, none otherwise.
+  if (((flags & FLAG_CACHE_CONFIG) != 0) != (cacheEngines != 0)) return false;
   if (running > ADAPTER_CAPACITY || waiting > ADAPTER_CAPACITY) return false;
   if (len != <usize>(METRICS_RECORD_FIXED_BYTES + 8 * (running + waiting))) return false;
 
@@ -190,6 +194,7 @@ export function decodeMetricsRecord(
     m.hasCacheConfig = true;
     m.numGpuBlocks = numGpuBlocks;
     m.blockSize = blockSize;
+    m.cacheEngines = cacheEngines;
   }
   if ((flags2 & FLAG2_PREFIX_COUNTERS) != 0) {
     m.hasPrefixCounters = true;

@@ -242,6 +242,7 @@ export class PrometheusParser {
           out.blockSize = <i32>blockSize;
         }
         out.hasCacheConfig = true;
+        if (out.cacheEngines < 255) out.cacheEngines++;
         break;
       }
       case Family.KvTokens: {
@@ -253,6 +254,7 @@ export class PrometheusParser {
           out.blockSize = 1;
         }
         out.hasCacheConfig = true;
+        if (out.cacheEngines < 255) out.cacheEngines++;
         break;
       }
       default:

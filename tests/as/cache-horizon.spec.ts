@@ -80,4 +80,16 @@ describe("CacheHorizon", () => {
     h.observe(0, page(1000, 4000, 0), 3000);
     expect(h.retentionMs(0, 3000)).toBeCloseTo(4000, 6, "the slot's next endpoint starts without durations");
   });
+
+  it("counts every engine's cache on a data-parallel server: the counters add up all of their inflow", () => {
+    const h = new CacheHorizon(1);
+    const two = (queries: f64): EndpointMetrics => {
+      const p = page(1000, queries, 0);
+      p.cacheEngines = 2;
+      return p;
+    };
+    h.observe(0, two(0), 0);
+    h.observe(0, two(4000), 1000); // 4 tokens per ms into two caches of 16,000
+    expect(h.horizonMs(0, 1000)).toBeCloseTo(8000);
+  });
 });

@@ -33,6 +33,7 @@ function full(): EndpointMetrics {
   m.numGpuBlocks = 27910;
   m.blockSize = 16;
   m.hasCacheConfig = true;
+  m.cacheEngines = 2;
   m.engine = Engine.Vllm;
   m.targetValue = -2.5;
   m.hasTarget = true;
@@ -64,6 +65,7 @@ function expectSame(a: EndpointMetrics, b: EndpointMetrics): void {
   expect<i64>(b.numGpuBlocks).toBe(a.numGpuBlocks);
   expect<i32>(b.blockSize).toBe(a.blockSize);
   expect<bool>(b.hasCacheConfig).toBe(a.hasCacheConfig);
+  expect<i32>(b.cacheEngines).toBe(a.hasCacheConfig ? max(a.cacheEngines, 1) : 0);
   expect<i32>(b.engine).toBe(a.engine);
   expect<f64>(b.targetValue).toBe(a.targetValue);
   expect<bool>(b.hasTarget).toBe(a.hasTarget);
@@ -225,12 +227,15 @@ describe("metrics record decoding rejects", () => {
     const n = encode(full(), true, 1);
     const pristine = buf.slice(0);
     const offsets = [2, 3, 4, 5, 6, 7];
-    const values: u8[] = [0x80, 9, 33, 33, 2, 1];
+    const values: u8[] = [0x80, 9, 33, 33, 2, 0]; // byte 7: no engine, yet a cache size
     for (let i = 0; i < offsets.length; i++) {
       buf.set(pristine);
       buf[offsets[i]] = values[i];
       expectRejected(n);
     }
+    const empty = encode(new EndpointMetrics(), true, 1);
+    buf[7] = 1; // an engine count without a cache size
+    expectRejected(empty);
   });
 
   it("NaN and out-of-range values where a field is present", () => {

@@ -95,6 +95,17 @@ describe("parsePrometheus on a vLLM v0.10 page", () => {
     expect<bool>(metrics.hasCacheConfig).toBe(true);
     expect<i64>(metrics.numGpuBlocks).toBe(27910);
     expect<i32>(metrics.blockSize).toBe(16);
+    expect<i32>(metrics.cacheEngines).toBe(1);
+  });
+
+  it("counts the engines of a data-parallel server and keeps the largest engine's cache size", () => {
+    parse(
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="9000"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="9500"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="2",num_gpu_blocks="None"} 1.0\n',
+    );
+    expect<i64>(metrics.numGpuBlocks).toBe(9500);
+    expect<i32>(metrics.cacheEngines).toBe(2, "a series without figures is not an engine with a cache size");
   });
 
   it("resets the previous result before parsing", () => {
