@@ -31,6 +31,11 @@ export class HeaderMapReader {
     return true;
   }
 
+  /** Whether every pair the map announces has been read (next() stopped at the end, not at malformed data). */
+  atEnd(): bool {
+    return this.index >= this.count;
+  }
+
   /** Advances to the next pair; false at the end or on malformed data. */
   next(): bool {
     if (this.index >= this.count) return false;

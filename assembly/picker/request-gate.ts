@@ -55,6 +55,7 @@ export class RequestGate {
     for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
     const reader = this.reader;
     const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader, this.headers);
+    let whole = false;
     if (s == Status.Ok) {
       while (reader.next()) {
         const f = fieldOf(reader.keyPtr, reader.keyLen);
@@ -64,8 +65,10 @@ export class RequestGate {
           unchecked((fieldLen[f] = reader.valueLen));
         }
       }
+      whole = reader.atEnd();
     }
-    this.clientOverride = s != Status.Ok || this.present(OVERRIDE);
+    // A map that could not be read to its end may hide the header: then it is removed anyway.
+    this.clientOverride = !whole || this.present(OVERRIDE);
     this.headersReason = this.judge();
     this.headers.release();
   }
