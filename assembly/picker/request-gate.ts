@@ -43,7 +43,7 @@ export class RequestGate {
   private readonly fieldLen: StaticArray<usize> = new StaticArray<usize>(FIELD_COUNT);
   /** After read(): the announced body size, or UNSIZED_BODY. */
   contentLength: i64 = 0;
-  /** After read(): the client sent the override header, or the headers could not be read (assume it did). */
+  /** After read(): the client sent the override header, or the headers could not be read whole (assume it did). */
   clientOverride: bool = false;
   /** After read(): the fallback the headers alone call for (Fallback.None when the body may be read). */
   private headersReason: i32 = Fallback.None;
@@ -67,8 +67,9 @@ export class RequestGate {
       }
       whole = reader.atEnd();
     }
-    // A map that could not be read to its end may hide the header: then it is removed anyway.
-    this.clientOverride = !whole || this.present(OVERRIDE);
+    // A map that could not be read to its end, or that lacks :method (every request has one: an empty read), may
+    // hide the header: then it is removed anyway.
+    this.clientOverride = !whole || !this.present(METHOD) || this.present(OVERRIDE);
     this.headersReason = this.judge();
     this.headers.release();
   }

@@ -59,7 +59,8 @@ export abstract class LeaseHoldingStream extends HttpContext {
     state.leases.release(this.leaseSlot, this.leaseGeneration);
     const now = nowMs();
     // An engine frees a request's blocks, and starts counting them toward eviction, when it ends.
-    state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
+    // Only while the slot still holds the endpoint the request went to.
+    if (state.registry.generation(this.leaseSlot) == this.leaseGeneration) state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
     const load = state.load;
     if (load !== null && this.loadCounted) {
       this.loadCounted = false;

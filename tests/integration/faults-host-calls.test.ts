@@ -16,7 +16,7 @@ const PODS = ["10.5.0.1:8000", "10.5.0.2:8000", "10.5.0.3:8000"];
 const ERRORS: FaultAction[] = [Status.NotFound, Status.BadArgument, Status.InternalFailure, Status.InvalidMemoryAccess, Status.Unimplemented].map((status) => ({ status }));
 // Host calls that hand back a value: a forced Ok returns an empty one. For the others, a forced Ok would be the
 // host lying that it did the work, which no plugin can detect.
-const GETTERS = new Set(["proxy_get_buffer_bytes", "proxy_get_header_map_value", "proxy_get_upstream_hosts", "proxy_get_shared_data", "proxy_get_current_time_nanoseconds", "proxy_get_status", "proxy_get_property"]);
+const GETTERS = new Set(["proxy_get_buffer_bytes", "proxy_get_header_map_value", "proxy_get_header_map_pairs", "proxy_get_upstream_hosts", "proxy_get_shared_data", "proxy_get_current_time_nanoseconds", "proxy_get_status", "proxy_get_property"]);
 // Without working metrics the counters cannot move; these faults only need the request to go through untouched.
 const TELEMETRY = new Set(["proxy_increment_metric", "proxy_define_metric", "proxy_log", "proxy_set_property"]);
 
