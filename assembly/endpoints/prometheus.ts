@@ -236,25 +236,13 @@ export class PrometheusParser {
         const blocks = parseInteger(line.blocksStart, line.blocksEnd);
         const blockSize = parseInteger(line.blockSizeStart, line.blockSizeEnd);
         if (blocks <= 0 || blockSize <= 0 || blockSize > i32.MAX_VALUE) return false;
-        // With several engines (data parallel) keep the per-engine figure of the largest.
-        if (!out.hasCacheConfig || blocks > out.numGpuBlocks) {
-          out.numGpuBlocks = blocks;
-          out.blockSize = <i32>blockSize;
-        }
-        out.hasCacheConfig = true;
-        if (out.cacheEngines < 255) out.cacheEngines++;
+        noteCacheSize(out, blocks, <i32>blockSize);
         break;
       }
       case Family.KvTokens: {
         if (!(v >= 1 && v <= 1e15)) return false;
-        // A pool of tokens: blocks of one token. With several engines, the largest, as for cache_config_info.
-        const tokens = <i64>v;
-        if (!out.hasCacheConfig || tokens > out.numGpuBlocks) {
-          out.numGpuBlocks = tokens;
-          out.blockSize = 1;
-        }
-        out.hasCacheConfig = true;
-        if (out.cacheEngines < 255) out.cacheEngines++;
+        // A pool of tokens: blocks of one token.
+        noteCacheSize(out, <i64>v, 1);
         break;
       }
       default:
@@ -263,6 +251,17 @@ export class PrometheusParser {
     this.recognized = true;
     return true;
   }
+}
+
+// One engine's cache size. With several engines (data parallel) they are counted and the per-engine figure of the
+// largest is kept.
+function noteCacheSize(out: EndpointMetrics, blocks: i64, blockSize: i32): void {
+  if (!out.hasCacheConfig || blocks > out.numGpuBlocks) {
+    out.numGpuBlocks = blocks;
+    out.blockSize = blockSize;
+  }
+  out.hasCacheConfig = true;
+  if (out.cacheEngines < 255) out.cacheEngines++;
 }
 
 // @ts-ignore: decorator

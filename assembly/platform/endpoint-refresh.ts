@@ -18,9 +18,17 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
     if (len > 0) state.telemetry.add(state.telemetry.metricsParseErrors, 1);
   }
   state.registry.setUpdatedMs(slot, nowMs);
-  // A restarted engine holds nothing the index remembers.
-  if (ok && state.restarts.restarted(slot, m, nowMs)) state.index.purge(slot);
-  state.horizon.observe(slot, m, nowMs);
+  applyEngineState(state, slot, m, nowMs);
+}
+
+/**
+ * What an endpoint's metrics read at `atMs` say of its engine: counters going back (a restart) drop its index
+ * entries, the cache horizon follows its counters, and its index share its cache size.
+ */
+export function applyEngineState(state: PickerState, slot: i32, m: EndpointMetrics, atMs: f64): void {
+  // A restarted engine holds nothing the index remembers. (Cleared metrics carry no counters: no restart.)
+  if (state.restarts.restarted(slot, m, atMs)) state.index.purge(slot);
+  state.horizon.observe(slot, m, atMs);
   applyCapacity(state, slot, m);
 }
 

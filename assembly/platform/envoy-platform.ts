@@ -6,7 +6,7 @@ import { getSharedData, replaceHeaderValue, SharedValue, Utf8 } from "../abi/hos
 import { MapType, Status } from "../abi/types";
 import { decodeMetricsRecord, MetricsRecordHeader } from "../endpoints/metrics-record";
 import { addressHash } from "../endpoints/endpoint-registry";
-import { applyCapacity } from "./endpoint-refresh";
+import { applyEngineState } from "./endpoint-refresh";
 import { PickerState } from "../core/picker-state";
 import { OVERRIDE_HEADER } from "../core/override-header";
 import { MetricsPoller, metricsKey, sharedKeyPrefix } from "./metrics-poller";
@@ -72,12 +72,8 @@ export class EnvoyPlatform extends Platform {
         continue;
       }
       registry.setHealthy(slot, this.header.healthy);
-      const updatedMs = this.header.updatedMs;
-      registry.setUpdatedMs(slot, updatedMs);
-      // A restarted engine holds nothing the index remembers.
-      if (state.restarts.restarted(slot, m, updatedMs)) state.index.purge(slot);
-      state.horizon.observe(slot, m, updatedMs);
-      applyCapacity(state, slot, m);
+      registry.setUpdatedMs(slot, this.header.updatedMs);
+      applyEngineState(state, slot, m, this.header.updatedMs);
     }
     this.fetchedMs = nowMs;
     return true;
