@@ -26,6 +26,9 @@ enum Label {
   WaitingAdapters = 3,
   NumGpuBlocks = 4,
   BlockSize = 5,
+  TpRank = 6,
+  PpRank = 7,
+  DpRank = 8,
 }
 
 export class MetricLine {
@@ -42,6 +45,10 @@ export class MetricLine {
   blocksEnd: usize = 0;
   blockSizeStart: usize = 0;
   blockSizeEnd: usize = 0;
+  /** SGLang's tp_rank / pp_rank labels are present with a value other than "0"; dp_rank is present. */
+  laterTpRank: bool = false;
+  laterPpRank: bool = false;
+  hasDpRank: bool = false;
   readonly sample: SampleValue = new SampleValue();
 
   clearLabels(): void {
@@ -50,6 +57,18 @@ export class MetricLine {
     this.waitingStart = this.waitingEnd = 0;
     this.blocksStart = this.blocksEnd = 0;
     this.blockSizeStart = this.blockSizeEnd = 0;
+    this.laterTpRank = false;
+    this.laterPpRank = false;
+    this.hasDpRank = false;
+  }
+
+  /**
+   * Whether the series repeats another one's engine: SGLang labels a scheduler's series with its tensor- and
+   * pipeline-parallel rank, and the ranks of one engine past the first (metrics for all schedulers, or a pipeline)
+   * report the same KV pool again. Data-parallel engines carry a dp_rank each; their tp_rank is not the first.
+   */
+  repeatsEngine(): bool {
+    return this.laterPpRank || (this.laterTpRank && !this.hasDpRank);
   }
 
   /** Dispatches on the first byte after the engine prefix, so most vllm: lines (histogram series) cost one compare. */
@@ -161,6 +180,18 @@ export class MetricLine {
         this.blockSizeEnd = valueEnd;
         break;
       }
+      case Label.TpRank: {
+        this.laterTpRank = !isZero(valueStart, valueEnd);
+        break;
+      }
+      case Label.PpRank: {
+        this.laterPpRank = !isZero(valueStart, valueEnd);
+        break;
+      }
+      case Label.DpRank: {
+        this.hasDpRank = true;
+        break;
+      }
     }
   }
 }
@@ -184,8 +215,19 @@ function matchLabel(s: usize, n: i32): Label {
       if (bytesEqual(s, "block_size")) return Label.BlockSize;
       break;
     }
+    case 7: {
+      if (bytesEqual(s, "tp_rank")) return Label.TpRank;
+      if (bytesEqual(s, "pp_rank")) return Label.PpRank;
+      if (bytesEqual(s, "dp_rank")) return Label.DpRank;
+      break;
+    }
   }
   return Label.Other;
+}
+
+// The raw label value is "0".
+function isZero(s: usize, e: usize): bool {
+  return e - s == 1 && <u32>load<u8>(s) == 0x30;
 }
 
 /**

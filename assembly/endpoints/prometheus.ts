@@ -241,6 +241,8 @@ export class PrometheusParser {
       }
       case Family.KvTokens: {
         if (!(v >= 1 && v <= 1e15)) return false;
+        // A later rank of an engine already counted reports the same pool again.
+        if (line.repeatsEngine()) return true;
         // A pool of tokens: blocks of one token.
         noteCacheSize(out, <i64>v, 1);
         break;

@@ -18,7 +18,13 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
     if (len > 0) state.telemetry.add(state.telemetry.metricsParseErrors, 1);
   }
   state.registry.setUpdatedMs(slot, nowMs);
-  applyEngineState(state, slot, m, nowMs);
+  if (ok) {
+    applyEngineState(state, slot, m, nowMs);
+  } else if (unchecked(state.appliedCapacity[slot]) == 0) {
+    // An error page says nothing of the engine: its restart state, cache horizon and index share stay as the last
+    // good page left them (the stock build skips a record it cannot decode alike). A new endpoint still gets one.
+    applyCapacity(state, slot, m);
+  }
 }
 
 /**

@@ -78,15 +78,17 @@ test("a second turn on another worker finds its first turn by the conversation, 
 
 // The next turn, on worker 1, `laterS` seconds after the first turn on worker 0, while the engines take in
 // `tokensPerS` computed prompt tokens a second (vLLM's prefix-cache queries minus hits) into 16,000 tokens of
-// KV cache. Worker 1 reads each second's metrics page, with a request that runs `requestS` seconds. Returns the
-// chunks credited to the first turn's endpoint, the first turn's chain, and the hints passed over as expired.
-function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = PODS) {
+// KV cache. Worker 1 reads each second's metrics page, with a request that runs `requestS` seconds; the last
+// `brokenPages` pages before the next turn are error pages instead. Returns the chunks credited to the first turn's
+// endpoint, the first turn's chain, and the hints passed over as expired.
+function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = PODS, brokenPages = 0) {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
   let queries = 0;
   const running: FilterStream[] = [];
-  const tick = () => {
+  const tick = (broken = false) => {
     h.setPods(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
       { metrics: { prefixCacheQueries: queries } });
+    if (broken) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: "<html><body>503 Service Unavailable</body></html>\n" }));
     queries += tokensPerS;
     running.push(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker: 1 }));
     while (running.length > requestS) h.complete(running.shift()!);
@@ -96,12 +98,17 @@ function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = 
   const first = h.send(chat(text(600, 6000), history, "tool output " + text(3, 3000)), [], { worker: 0 });
   const one = debugOf(first);
   h.complete(first);
-  for (let s = 0; s < laterS; s++) tick();
+  for (let s = 0; s < laterS; s++) tick(s >= laterS - brokenPages);
   history.push(["tool output " + text(3, 3000), text(700, 200)]);
   const second = h.send(chat(text(600, 6000), history, text(800, 4000)), [], { worker: 1 });
   const score = debugOf(second).scores.get(one.endpoint);
   h.complete(second);
-  return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain, expired: h.counter("shared_hints_expired") };
+  return {
+    credited: score === undefined || score === "excluded" ? 0 : score.m,
+    chain: one.chain,
+    expired: h.counter("shared_hints_expired"),
+    parseErrors: h.counter("metrics_parse_errors"),
+  };
 }
 
 test("another worker's hint is credited only while its endpoint's cache still holds what the hint says", () => {
@@ -116,6 +123,15 @@ test("another worker's hint is credited only while its endpoint's cache still ho
   const slow = nextTurnAfter(10, 400);
   assert.equal(slow.credited, slow.chain);
   assert.equal(slow.expired, 0);
+});
+
+test("an error page in place of an endpoint's metrics does not make the worker forget how fast its cache turns over", () => {
+  // The 10 s case above, with the last two pages before the next turn unreadable: the counters were last seen 2 s
+  // before it, so the hint is 2 s younger than the 4 s horizon allows, and still too old.
+  const late = nextTurnAfter(10, 4000, 0, PODS, 2);
+  assert.ok(late.parseErrors >= 2, "the error pages are counted");
+  assert.ok(late.credited < late.chain, `credited ${late.credited} of ${late.chain}`);
+  assert.ok(late.expired >= 1, "the refused hint is counted");
 });
 
 test("an engine starts evicting a request's blocks when the request ends: the hint's credit counts from there", () => {

@@ -2,7 +2,7 @@
 // health_checkers/http/health_checker_impl.cc: HttpActiveHealthCheckSession::healthCheckResult stores every
 // completed probe's body, invalidateProbeResponse clears it to "" on a timeout, reset or disconnect), checked on
 // src-host/gateway/health-checker.ts HealthChecker.record; and how the Higress build treats the Healthy host with
-// empty metrics that this produces (assembly/picker/endpoint-refresh.ts applyEndpointMetrics: unknown, not idle).
+// empty metrics that this produces (assembly/platform/endpoint-refresh.ts applyEndpointMetrics: unknown, not idle).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
