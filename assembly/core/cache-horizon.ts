@@ -1,34 +1,40 @@
-// How long an endpoint's KV cache keeps a block that nobody touches again: its capacity over the rate at which
-// new tokens enter it. The cache evicts least recently used blocks first, so a block touched `age` ago is still
-// there while fewer than capacity tokens have entered since. The rate comes from the engine's cumulative counters
-// (vLLM's prefix-cache queries and hits, SGLang's prompt and cached tokens): queried minus hit tokens are the prompt
-// tokens the engine had to compute and store. A cross-worker hint older than the horizon describes a cache the
-// endpoint has since overwritten.
+// How long an endpoint's KV cache keeps a block that nobody touches again. The cache evicts least recently used
+// blocks first, so a block touched at time T is still there while fewer than its capacity in tokens have entered
+// since. The engine's cumulative counters (vLLM's prefix-cache queries and hits, SGLang's prompt and cached tokens)
+// say how many: queried minus hit tokens are the prompt tokens it had to compute and store. Each endpoint keeps a
+// short history of those readings, and the horizon reaches back to the time the counters stood one capacity below
+// their latest reading. Bursts and idle spells count as they happened, not averaged. A cross-worker hint older
+// than the horizon describes a cache the endpoint has since overwritten.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 
-/** Time constant of the inflow rate's moving average. */
-const RATE_TAU_MS: f64 = 10000;
+/** Readings kept per endpoint. */
+const POINTS: i32 = 32;
+/** A reading closer than this share of the capacity to the one kept before it replaces the newest (downsampling):
+ *  the history then covers at least POINTS / 2 of it, twice the capacity, and is off by at most this share. */
+const STEP_SHARE: f64 = 1.0 / 8;
+/** Per point: the first and the last time the counters read its value, and the value. */
+const FIELDS: i32 = 3;
 /** Weight of one request in the moving average of request durations. */
 const DURATION_ALPHA: f64 = 0.1;
 
 export class CacheHorizon {
-  /** Last counter reading (queried − hit tokens) and when it last changed. */
-  private readonly lastStored: StaticArray<f64>;
-  private readonly changedAtMs: StaticArray<f64>;
-  /** Tokens per ms entering the cache (moving average); 0 until two different readings were seen. */
-  private readonly rate: StaticArray<f64>;
-  private readonly capacityTokens: StaticArray<f64>;
-  private readonly seen: StaticArray<bool>;
+  private readonly points: StaticArray<f64>;
+  /** Per slot: where its oldest point is in its ring, and how many points it has (0: none). */
+  private readonly first: StaticArray<i32>;
+  private readonly count: StaticArray<i32>;
+  /** Per slot: when the counters stood one capacity below the latest reading; NaN when not known. */
+  private readonly cutoffMs: StaticArray<f64>;
   /** Moving average of how long the slot's requests ran, routed to ended (ms). */
   private readonly durationMs: StaticArray<f64>;
 
   constructor(readonly maxEndpoints: i32) {
-    this.lastStored = new StaticArray<f64>(maxEndpoints);
-    this.changedAtMs = new StaticArray<f64>(maxEndpoints);
-    this.rate = new StaticArray<f64>(maxEndpoints);
-    this.capacityTokens = new StaticArray<f64>(maxEndpoints);
-    this.seen = new StaticArray<bool>(maxEndpoints);
-    this.durationMs = new StaticArray<f64>(maxEndpoints);
+    const n = maxEndpoints > 0 ? maxEndpoints : 0;
+    this.points = new StaticArray<f64>(n * POINTS * FIELDS);
+    this.first = new StaticArray<i32>(n);
+    this.count = new StaticArray<i32>(n);
+    this.cutoffMs = new StaticArray<f64>(n);
+    this.durationMs = new StaticArray<f64>(n);
+    for (let i = 0; i < n; i++) unchecked((this.cutoffMs[i] = NaN));
   }
 
   /** A request routed to the slot ended after `ms`. */
@@ -47,59 +53,122 @@ export class CacheHorizon {
     return h == Infinity ? h : h + unchecked(this.durationMs[slot]);
   }
 
-  /** The slot's metrics were read at nowMs. */
-  observe(slot: i32, m: EndpointMetrics, nowMs: f64): void {
+  /**
+   * The slot's metrics as read at atMs. The same reading again (a stock Envoy worker re-reads the shared record) is
+   * ignored; unchanged counters at a later time mark that nothing entered meanwhile.
+   */
+  observe(slot: i32, m: EndpointMetrics, atMs: f64): void {
     if (<u32>slot >= <u32>this.maxEndpoints) return;
-    if (!m.hasPrefixCounters || !m.hasCacheConfig) {
-      unchecked((this.seen[slot] = false));
-      unchecked((this.rate[slot] = 0));
+    if (!m.hasPrefixCounters || !m.hasCacheConfig || !(atMs > -Infinity && atMs < Infinity)) {
+      this.clear(slot);
       return;
     }
     // Data parallel: the inflow is every engine's, and each engine keeps its own cache of that size.
-    unchecked((this.capacityTokens[slot] = <f64>m.numGpuBlocks * <f64>m.blockSize * <f64>max(1, m.cacheEngines)));
+    const capacity = <f64>m.numGpuBlocks * <f64>m.blockSize * <f64>max(1, m.cacheEngines);
     const stored = m.prefixQueries - m.prefixHits;
-    if (!unchecked(this.seen[slot])) {
-      this.restart(slot, stored, nowMs);
+    const n = unchecked(this.count[slot]);
+    if (n == 0) {
+      this.append(slot, atMs, stored);
       return;
     }
-    const last = unchecked(this.lastStored[slot]);
-    // The same reading again: no scrape since, or an idle engine. Only a change dates the rate.
-    if (stored == last) return;
-    const dt = nowMs - unchecked(this.changedAtMs[slot]);
-    if (stored < last || !(dt > 0)) {
-      // Counters went backwards (a restart) or time did: start over.
-      this.restart(slot, stored, nowMs);
+    const tail = this.at(slot, n - 1);
+    const tailStored = load<f64>(tail, 16);
+    if (atMs <= load<f64>(tail, 8)) {
+      // The same reading again; different counters at no later time mean a new engine's clock: start over.
+      if (stored != tailStored) this.restart(slot, atMs, stored);
       return;
     }
-    const instant = (stored - last) / dt;
-    const previous = unchecked(this.rate[slot]);
-    unchecked((this.rate[slot] = previous == 0 ? instant : previous + (1 - Math.exp(-dt / RATE_TAU_MS)) * (instant - previous)));
-    unchecked((this.lastStored[slot] = stored));
-    unchecked((this.changedAtMs[slot] = nowMs));
+    if (stored < tailStored) {
+      this.restart(slot, atMs, stored); // counters went backwards: a restarted engine
+      return;
+    }
+    if (stored == tailStored) {
+      store<f64>(tail, atMs, 8); // flat until now
+      return;
+    }
+    const step = capacity * STEP_SHARE;
+    if (n >= 2 && stored - load<f64>(this.at(slot, n - 2), 16) < step) {
+      this.put(tail, atMs, stored); // still within a step of the point before: the newest moves on
+    } else {
+      this.append(slot, atMs, stored);
+    }
+    unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - capacity)));
   }
 
   /**
-   * How long, at nowMs, a block untouched since then survives on the slot's engine: capacity over inflow, plus
-   * the time since the counters last moved (nothing entered meanwhile). Infinity when not known.
+   * How long, at nowMs, a block untouched since then survives on the slot's engine: nowMs back to when the
+   * counters stood one capacity below their latest reading. Infinity when not known.
    */
   horizonMs(slot: i32, nowMs: f64): f64 {
     if (<u32>slot >= <u32>this.maxEndpoints) return Infinity;
-    const rate = unchecked(this.rate[slot]);
-    if (!(rate > 0)) return Infinity;
-    return unchecked(this.capacityTokens[slot]) / rate + max<f64>(0, nowMs - unchecked(this.changedAtMs[slot]));
+    const cutoff = unchecked(this.cutoffMs[slot]);
+    if (cutoff != cutoff) return Infinity;
+    return max<f64>(0, nowMs - cutoff);
   }
 
   forget(slot: i32): void {
     if (<u32>slot >= <u32>this.maxEndpoints) return;
-    unchecked((this.seen[slot] = false));
-    unchecked((this.rate[slot] = 0));
+    this.clear(slot);
     unchecked((this.durationMs[slot] = 0));
   }
 
-  private restart(slot: i32, stored: f64, nowMs: f64): void {
-    unchecked((this.seen[slot] = true));
-    unchecked((this.rate[slot] = 0));
-    unchecked((this.lastStored[slot] = stored));
-    unchecked((this.changedAtMs[slot] = nowMs));
+  // When the counters read `target` (interpolated between the readings around it, each change spread evenly
+  // between the last reading before it and the first after); before the oldest reading, extrapolated at the
+  // history's average rate; NaN when the history has no rate.
+  private timeWhenStored(slot: i32, target: f64): f64 {
+    const n = unchecked(this.count[slot]);
+    for (let i = n - 1; i > 0; i--) {
+      const a = this.at(slot, i - 1);
+      const aStored = load<f64>(a, 16);
+      if (aStored > target) continue;
+      const b = this.at(slot, i);
+      const bStored = load<f64>(b, 16);
+      const aLast = load<f64>(a, 8);
+      return aLast + (target - aStored) / (bStored - aStored) * (load<f64>(b, 0) - aLast);
+    }
+    const oldest = this.at(slot, 0);
+    const newest = this.at(slot, n - 1);
+    const span = load<f64>(newest, 0) - load<f64>(oldest, 0);
+    const inflow = load<f64>(newest, 16) - load<f64>(oldest, 16);
+    if (!(span > 0 && inflow > 0)) return NaN;
+    return load<f64>(oldest, 0) - (load<f64>(oldest, 16) - target) * (span / inflow);
+  }
+
+  // Address of the slot's i-th point, oldest first.
+  @inline private at(slot: i32, i: i32): usize {
+    let k = unchecked(this.first[slot]) + i;
+    if (k >= POINTS) k -= POINTS;
+    return changetype<usize>(this.points) + ((<usize>(slot * POINTS + k) * <usize>FIELDS) << 3);
+  }
+
+  @inline private put(p: usize, atMs: f64, stored: f64): void {
+    store<f64>(p, atMs, 0);
+    store<f64>(p, atMs, 8);
+    store<f64>(p, stored, 16);
+  }
+
+  private append(slot: i32, atMs: f64, stored: f64): void {
+    const n = unchecked(this.count[slot]);
+    if (n < POINTS) {
+      unchecked((this.count[slot] = n + 1));
+      this.put(this.at(slot, n), atMs, stored);
+      return;
+    }
+    // Full: the oldest point goes.
+    const oldest = this.at(slot, 0);
+    const next = unchecked(this.first[slot]) + 1;
+    unchecked((this.first[slot] = next == POINTS ? 0 : next));
+    this.put(oldest, atMs, stored);
+  }
+
+  private restart(slot: i32, atMs: f64, stored: f64): void {
+    this.clear(slot);
+    this.append(slot, atMs, stored);
+  }
+
+  private clear(slot: i32): void {
+    unchecked((this.first[slot] = 0));
+    unchecked((this.count[slot] = 0));
+    unchecked((this.cutoffMs[slot] = NaN));
   }
 }

@@ -16,7 +16,7 @@ function page(blocks: i64, queries: f64, hits: f64): EndpointMetrics {
 }
 
 describe("CacheHorizon", () => {
-  it("is capacity over the rate computed tokens enter the cache, plus the time since the counters moved", () => {
+  it("reaches back to when the counters stood a capacity below their latest reading", () => {
     const h = new CacheHorizon(4);
     h.observe(1, page(1000, 5000, 1000), 10000);
     expect(h.horizonMs(1, 10000)).toBe(Infinity, "one reading dates no rate");
@@ -27,17 +27,47 @@ describe("CacheHorizon", () => {
     expect(h.horizonMs(2, 11000)).toBe(Infinity, "another slot");
   });
 
-  it("dates a rate only by readings that changed, and averages them", () => {
+  it("spreads a change over the time since the counters last read the same, and follows the readings", () => {
     const h = new CacheHorizon(2);
     h.observe(0, page(1000, 0, 0), 0);
-    h.observe(0, page(1000, 0, 0), 500); // the same page read again
-    h.observe(0, page(1000, 2000, 0), 1000); // 2 tokens per ms since t = 0, not since t = 500
+    h.observe(0, page(1000, 0, 0), 500); // the same counters, half a second later
+    h.observe(0, page(1000, 0, 0), 500); // the same reading again
+    h.observe(0, page(1000, 2000, 0), 1000);
+    // Beyond the first reading the history's average rate (2 tokens per ms) reaches back: 14,000 more tokens.
     expect(h.horizonMs(0, 1000)).toBeCloseTo(8000);
-    // A faster second interval moves the average toward it, not all the way.
+    // 8,000 more in a second: 16,000 tokens back from 10,000 is 6,000 before the first reading, at 5 per ms.
     h.observe(0, page(1000, 10000, 0), 2000);
-    const after = h.horizonMs(0, 2000);
-    expect(after < 8000).toBe(true);
-    expect(after > 2000).toBe(true);
+    expect(h.horizonMs(0, 2000)).toBeCloseTo(3200);
+    // Within the history: 16,000 back from 20,000 is 4,000, half way through the second after t = 500.
+    h.observe(0, page(1000, 20000, 0), 3000);
+    expect(h.horizonMs(0, 3000)).toBeCloseTo(1750);
+  });
+
+  it("counts an idle spell as idle: after it, the busy seconds alone turn the cache over", () => {
+    const h = new CacheHorizon(1);
+    let t: f64 = 0;
+    let queries: f64 = 0;
+    // Ten seconds at 4,000 computed tokens a second into 16,000 tokens of cache: a four-second horizon.
+    for (let s = 0; s <= 10; s++) h.observe(0, page(1000, (queries = 4000 * <f64>s), 0), (t = 1000 * <f64>s));
+    expect(h.horizonMs(0, t)).toBeCloseTo(4000);
+    // A minute without requests: nothing enters, and what was cached stays.
+    for (let s = 1; s <= 60; s++) h.observe(0, page(1000, queries, 0), (t = 10000 + 1000 * <f64>s));
+    expect(h.horizonMs(0, t)).toBeCloseTo(64000);
+    // One busy second: 4,000 tokens, so the cutoff is 12,000 tokens before the idle minute, 3 s before it began.
+    h.observe(0, page(1000, (queries += 4000), 0), (t += 1000));
+    expect(h.horizonMs(0, t)).toBeCloseTo(64000);
+    // Four busy seconds have replaced the whole cache: nothing from before the idle minute is left.
+    for (let s = 0; s < 3; s++) h.observe(0, page(1000, (queries += 4000), 0), (t += 1000));
+    expect(h.horizonMs(0, t)).toBeCloseTo(4000);
+  });
+
+  it("keeps a bounded history that still reaches a capacity back", () => {
+    const h = new CacheHorizon(1);
+    // A thousand readings of 100 tokens each (well under a step of 2,000): the history keeps a point per step.
+    for (let s = 0; s <= 1000; s++) h.observe(0, page(1000, 100 * <f64>s, 0), 10 * <f64>s);
+    // 16,000 tokens at 10 per ms: 1.6 s, within a step's 200 ms.
+    const horizon = h.horizonMs(0, 10000);
+    expect(horizon >= 1400 && horizon <= 1800).toBe(true);
   });
 
   it("starts over after a restart, without counters or cache size, and for a slot's next endpoint", () => {
@@ -49,6 +79,8 @@ describe("CacheHorizon", () => {
     expect(h.horizonMs(0, 2000)).toBe(Infinity, "counters went backwards");
     h.observe(0, page(1000, 4010, 0), 3000);
     expect(h.horizonMs(0, 3000)).toBeCloseTo(4000);
+    h.observe(0, page(1000, 9000, 0), 3000);
+    expect(h.horizonMs(0, 3000)).toBe(Infinity, "other counters read at the same time: another engine");
     const noConfig = page(1000, 9000, 0);
     noConfig.hasCacheConfig = false;
     h.observe(0, noConfig, 4000);
