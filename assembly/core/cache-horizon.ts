@@ -1,9 +1,10 @@
-// How long an endpoint's KV cache keeps a block that nobody touches again. The cache evicts least recently used
-// blocks first, so a block touched at time T is still there while fewer than its capacity in tokens have entered
+// How long an endpoint's KV cache keeps a block that nobody touches again. A request's blocks join the evictable
+// part of the cache (what running requests do not hold) when it ends, and the cache evicts least recently used
+// blocks first, so a block released at time T is still there while fewer tokens than that part holds have entered
 // since. The engine's cumulative counters (vLLM's prefix-cache queries and hits, SGLang's prompt and cached tokens)
 // say how many: queried minus hit tokens are the prompt tokens it had to compute and store. Each endpoint keeps a
-// short history of those readings, and the horizon reaches back to the time the counters stood one capacity below
-// their latest reading. Bursts and idle spells count as they happened, not averaged. A cross-worker hint older
+// short history of those readings, and the horizon reaches back to the time the counters stood one evictable part
+// (capacity times one minus the KV usage) below their latest reading. Bursts and idle spells count as they happened, not averaged. A cross-worker hint older
 // than the horizon describes a cache the endpoint has since overwritten.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 
@@ -44,13 +45,10 @@ export class CacheHorizon {
     unchecked((this.durationMs[slot] = previous == 0 ? ms : previous + DURATION_ALPHA * (ms - previous)));
   }
 
-  /**
-   * How old, at nowMs, a note of a request routed to the slot may be while the engine still holds its blocks: the
-   * request runs (its blocks held) for about the slot's usual duration, then they survive horizonMs.
-   */
-  retentionMs(slot: i32, nowMs: f64): f64 {
-    const h = this.horizonMs(slot, nowMs);
-    return h == Infinity ? h : h + unchecked(this.durationMs[slot]);
+  /** How long the slot's requests usually run, routed to ended (0 when none ended yet): until then they hold their
+   *  blocks. */
+  expectedDurationMs(slot: i32): f64 {
+    return <u32>slot < <u32>this.maxEndpoints ? unchecked(this.durationMs[slot]) : 0;
   }
 
   /**
@@ -92,12 +90,15 @@ export class CacheHorizon {
     } else {
       this.append(slot, atMs, stored);
     }
-    unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - capacity)));
+    // Blocks of running requests are not evictable: a finished request's blocks wait in the rest.
+    const usage = m.kvUsage;
+    const evictable = m.hasKv && usage >= 0 && usage <= 1 ? capacity * (1 - usage) : capacity;
+    unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - evictable)));
   }
 
   /**
-   * How long, at nowMs, a block untouched since then survives on the slot's engine: nowMs back to when the
-   * counters stood one capacity below their latest reading. Infinity when not known.
+   * How long before nowMs a block may have been released and still be in the slot's engine: nowMs back to when the
+   * counters stood one evictable part below their latest reading. Infinity when not known.
    */
   horizonMs(slot: i32, nowMs: f64): f64 {
     if (<u32>slot >= <u32>this.maxEndpoints) return Infinity;

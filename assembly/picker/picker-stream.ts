@@ -183,7 +183,10 @@ export class PickerStream extends LeaseHoldingStream {
     // The override stands: take the lease and remember where this prefix went.
     stageEnter(Stage.Record);
     this.takeLease(state, d.slot, d.generation, now);
-    recordPick(state, d, hashes, sessionHash, now);
+    const heldUntil = recordPick(state, d, hashes, sessionHash, now);
+    if (d.conversationKey != 0 && heldUntil == heldUntil) {
+      this.publishedConversation(d.conversationKey, d.chainLength, unchecked(hashes[d.chainLength - 1]), heldUntil);
+    }
     if (state.config.debugHeader) this.debugText = formatDebugHeader(state, d);
     stageLeave();
     const replica = active.replica;

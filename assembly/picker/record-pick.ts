@@ -5,7 +5,8 @@ import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 import { PickerState } from "../core/picker-state";
 import { Decision } from "./decide";
 
-export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<u64>, sessionHash: u64, now: f64): void {
+/** Returns when the request is expected to release its blocks (the time its hints carry), or NaN when none were published. */
+export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<u64>, sessionHash: u64, now: f64): f64 {
   const cfg = state.config;
   const t = state.telemetry;
   t.add(t.inflight, 1);
@@ -16,13 +17,17 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
     t.add(t.prefixMatchedChars, <i64>d.matchedChunks * <i64>cfg.chunkChars);
     if (d.matchedChunks > 0) t.add(t.prefixHits, 1);
   }
+  let heldUntil: f64 = NaN;
   const hints = state.hints;
   if (hints !== null && d.chainLength > 0) {
     const r = state.registry;
     stageEnter(Stage.SharedHints);
-    hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, d.conversationKey);
+    // The engine holds the request's blocks until it ends, expected after the endpoint's usual duration.
+    heldUntil = now + state.horizon.expectedDurationMs(d.slot);
+    hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, heldUntil, d.conversationKey);
     stageLeave();
   }
   state.sessions.remember(sessionHash, d.slot, d.generation);
   if (cfg.rateLimit < 1.0) state.rateWindow.push(d.slot);
+  return heldUntil;
 }

@@ -1,11 +1,14 @@
 // A stream's hold on its endpoint, from the moment its override stands until the stream ends: the in-flight
 // lease (core/leases.ts), the process-wide load count (core/shared-load.ts) while the request waits for its
-// first byte and while it runs, and, when it ends, the outcome fed into the endpoint's failure EWMA. Given back
-// exactly once. A base class of the stream rather than an object it holds, so a request allocates nothing
+// first byte and while it runs, and, when it ends, the outcome fed into the endpoint's failure EWMA, its duration
+// into the cache horizon, and its end into its conversation's cross-worker hint. Given back exactly once. A base class of the stream rather than an object it holds, so a request allocates nothing
 // more for it.
 import { HttpContext, RootContext } from "../abi/context";
 import { nowMs } from "../core/clock";
 import { PickerState } from "../core/picker-state";
+
+/** A conversation hint is re-stamped with its request's end when that end is this far from the one expected. */
+const HINT_END_TOLERANCE_MS: f64 = 1000;
 
 export abstract class LeaseHoldingStream extends HttpContext {
   private leaseSlot: i32 = -1;
@@ -18,6 +21,11 @@ export abstract class LeaseHoldingStream extends HttpContext {
   private leaseTakenMs: f64 = 0;
   /** The response's HTTP status, 0 until response headers arrive. */
   protected responseStatus: i32 = 0;
+  // The conversation hint published for this request (shared-hints.ts): its key (0: none), chain and expected end.
+  private hintKey: u64 = 0;
+  private hintChunks: i32 = 0;
+  private hintTail: u64 = 0;
+  private hintHeldUntilMs: f64 = 0;
 
   constructor(id: u32, root: RootContext) {
     super(id, root);
@@ -36,6 +44,14 @@ export abstract class LeaseHoldingStream extends HttpContext {
       this.loadCounted = true;
       this.awaitingFirstByte = true;
     }
+  }
+
+  /** The request was published as its conversation's latest turn, expected to hold its blocks until heldUntilMs. */
+  protected publishedConversation(key: u64, chunks: i32, tail: u64, heldUntilMs: f64): void {
+    this.hintKey = key;
+    this.hintChunks = chunks;
+    this.hintTail = tail;
+    this.hintHeldUntilMs = heldUntilMs;
   }
 
   protected get isAwaitingFirstByte(): bool {
@@ -60,7 +76,15 @@ export abstract class LeaseHoldingStream extends HttpContext {
     const now = nowMs();
     // An engine frees a request's blocks, and starts counting them toward eviction, when it ends.
     // Only while the slot still holds the endpoint the request went to.
-    if (state.registry.generation(this.leaseSlot) == this.leaseGeneration) state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
+    if (state.registry.generation(this.leaseSlot) == this.leaseGeneration) {
+      state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
+      // The next turn, on whichever worker, reads when this one's blocks were released, not when they were expected to be.
+      const hints = state.hints;
+      if (hints !== null && this.hintKey != 0 && Math.abs(now - this.hintHeldUntilMs) > HINT_END_TOLERANCE_MS) {
+        const r = state.registry;
+        hints.conversationEnded(this.hintKey, this.hintChunks, this.hintTail, r.addressPtr(this.leaseSlot), r.addressLen(this.leaseSlot), now);
+      }
+    }
     const load = state.load;
     if (load !== null && this.loadCounted) {
       this.loadCounted = false;

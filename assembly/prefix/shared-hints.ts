@@ -28,11 +28,12 @@ export const CONVERSATION_MAX_AGE_MS: f64 = 30000;
 export const HINT_REPUBLISH_MS: f64 = 2000;
 
 /**
- * Whether a hint read from shared data may be credited: its endpoint is one the reader routes to, and its cache
- * still holds what was sent there when the hint was published. Implemented where endpoints are known.
+ * Whether a hint read from shared data may be credited: its endpoint is one the reader routes to, has not restarted
+ * since the hint was published, and its cache still holds what the request held until `heldUntilMs` (when it ended,
+ * or was expected to). Implemented where endpoints are known.
  */
 export abstract class HintCheck {
-  abstract accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, nowMs: f64): bool;
+  abstract accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool;
 }
 
 /** Landmark spacing near the end of a chain. */
@@ -43,15 +44,17 @@ const MAX_POSITIONS: i32 = 8;
 const BELOW_KNOWN: i32 = 2;
 /** Entries of the per-worker memo of hints already published (direct-mapped). */
 const MEMO_SIZE: i32 = 4096;
-const KEY_PREFIX = "endpoint_picker/hint/";
+// Versioned: a VM of an older build in the same process reads other keys rather than misreading these values.
+const KEY_PREFIX = "endpoint_picker/hint/v2/";
 const HEX_DIGITS: i32 = 6;
 const MAX_ADDRESS: i32 = 64;
-// Value layout: [chain hash u64][written at, ms f64][tail chunks u32][tail hash u64][address length u8][address
-// bytes]; tail chunks 0 when the position carries no tail.
+// Value layout: [chain hash u64][written at, ms f64][tail chunks u32][tail hash u64][held until, ms f64][address
+// length u8][address bytes]; tail chunks 0 when the position carries no tail.
 const TAIL_CHUNKS_AT: usize = 16;
 const TAIL_HASH_AT: usize = 20;
-const ADDRESS_LEN_AT: usize = 28;
-const VALUE_FIXED: i32 = 29;
+const HELD_UNTIL_AT: usize = 28;
+const ADDRESS_LEN_AT: usize = 36;
+const VALUE_FIXED: i32 = 37;
 
 /**
  * The chunk positions at which a chain of n chunks is published and probed, longest first, into `out`; returns
@@ -91,8 +94,11 @@ export class SharedPrefixHints {
   addressPtr: usize = 0;
   addressLen: i32 = 0;
   matchedChunks: i32 = 0;
-  /** When the hint found by the last successful lookup was published. */
+  /** When the hint found by the last successful lookup was published, and until when its request held its blocks. */
   publishedAtMs: f64 = 0;
+  heldUntilMs: f64 = 0;
+  // The compare-and-swap token of the value read last.
+  private readCas: u32 = 0;
   // The tail carried by the hint read last.
   private readTailChunks: i32 = 0;
   private readTailHash: u64 = 0;
@@ -128,13 +134,17 @@ export class SharedPrefixHints {
 
   /**
    * Publishes that the endpoint got this chain, at its hint positions and, when conversationKey is not 0, under
-   * the key of the conversation it is the latest turn of.
+   * the key of the conversation it is the latest turn of. The request is expected to hold its blocks until
+   * heldUntilMs (the engine frees them when it ends).
    */
-  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64, conversationKey: u64 = 0): void {
+  publish(
+    hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64, heldUntilMs: f64, conversationKey: u64 = 0,
+  ): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
     if (n > hashes.length) n = hashes.length;
     if (n <= 0) return;
     store<f64>(this.value, nowMs, 8);
+    store<f64>(this.value + HELD_UNTIL_AT, heldUntilMs);
     store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
     const addressId = xxh64(addrPtr, <usize>addrLen, 0);
@@ -155,13 +165,30 @@ export class SharedPrefixHints {
   }
 
   /**
+   * The request of a conversation's latest turn (a chain of n chunks ending in tailHash, sent to the endpoint at
+   * addrPtr) ended at endMs: its hint now says its blocks were held until then, unless another turn or endpoint has
+   * replaced it meanwhile. One shared-data read and, when still ours, one compare-and-swap write.
+   */
+  conversationEnded(key: u64, n: i32, tailHash: u64, addrPtr: usize, addrLen: i32, endMs: f64): void {
+    if (key == 0 || addrLen <= 0 || addrLen > MAX_ADDRESS || !this.read(key, endMs, CONVERSATION_MAX_AGE_MS)) return;
+    if (this.readTailChunks != n || this.readTailHash != tailHash || this.addressLen != addrLen) return;
+    if (memory.compare(this.addressPtr, addrPtr, <usize>addrLen) != 0) return;
+    // The value is rebuilt as it was read, with the request's end as the time its blocks were held until.
+    store<f64>(this.value, this.publishedAtMs, 8);
+    store<f64>(this.value + HELD_UNTIL_AT, endMs);
+    store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
+    memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
+    this.write(key, n, tailHash, addrLen, this.readCas);
+  }
+
+  /**
    * Reads the hint of the conversation named by `key`: true when a worker published, within
    * CONVERSATION_MAX_AGE_MS, a turn that this chain extends and that holds more than `knownChunks` chunks; the
    * fields are then set as for lookup (matchedChunks = that turn's length). One shared-data read.
    */
   lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
     if (key == 0 || !this.read(key, nowMs, CONVERSATION_MAX_AGE_MS)) return false;
-    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, nowMs)) return false;
+    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) return false;
     n = min(n, hashes.length);
     if (this.readTailChunks <= knownChunks || !extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
     this.matchedChunks = this.readTailChunks;
@@ -182,7 +209,7 @@ export class SharedPrefixHints {
       const p = unchecked(this.positions[i]);
       if (p < knownChunks && ++below > BELOW_KNOWN) break;
       if (!this.read(unchecked(hashes[p]), nowMs, this.maxAgeMs)) continue;
-      if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, nowMs)) continue;
+      if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) continue;
       const extended = this.readTailChunks > p + 1 && extendsTail(hashes, n, this.readTailChunks, this.readTailHash);
       this.matchedChunks = extended ? this.readTailChunks : p + 1;
       if (this.matchedChunks > knownChunks) return true;
@@ -190,13 +217,14 @@ export class SharedPrefixHints {
     return false;
   }
 
-  // Writes the value prepared by publish (time and address) under hash h, with the tail it carries.
-  private write(h: u64, tailChunks: i32, tailHash: u64, addrLen: i32): void {
+  // Writes the value prepared by publish (times and address) under hash h, with the tail it carries; cas 0
+  // writes whatever is there.
+  private write(h: u64, tailChunks: i32, tailHash: u64, addrLen: i32, cas: u32 = 0): void {
     store<u64>(this.value, h);
     store<u32>(this.value + TAIL_CHUNKS_AT, <u32>tailChunks);
     store<u64>(this.value + TAIL_HASH_AT, tailHash);
     this.setKey(h);
-    proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), 0);
+    proxy_set_shared_data(this.key, this.keyLen, this.value, <usize>(VALUE_FIXED + addrLen), cas);
   }
 
   // Whether this worker published the same hint (hash, endpoint, tail) less than refreshAfter ago; if not, it is
@@ -214,8 +242,9 @@ export class SharedPrefixHints {
     return false;
   }
 
-  // The hint stored for hash h, if it is h's and at most maxAgeMs old: sets addressPtr/addressLen,
-  // publishedAtMs and the tail it carries (readTailChunks 0 when none). One shared-data read.
+  // The hint stored for hash h, if it is h's and at most maxAgeMs old: sets addressPtr/addressLen (in
+  // this.value), publishedAtMs, heldUntilMs, the tail it carries (readTailChunks 0 when none) and readCas. One
+  // shared-data read.
   private read(h: u64, nowMs: f64, maxAgeMs: f64): bool {
     this.setKey(h);
     clearOutParams();
@@ -232,6 +261,8 @@ export class SharedPrefixHints {
         this.readTailChunks = <i32>load<u32>(ptr + TAIL_CHUNKS_AT);
         this.readTailHash = load<u64>(ptr + TAIL_HASH_AT);
         this.publishedAtMs = load<f64>(ptr, 8);
+        this.heldUntilMs = load<f64>(ptr + HELD_UNTIL_AT);
+        this.readCas = load<u32>(OUT_EXTRA);
         found = true;
       }
     }

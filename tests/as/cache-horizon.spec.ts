@@ -93,24 +93,39 @@ describe("CacheHorizon", () => {
     expect(h.horizonMs(9, 0)).toBe(Infinity, "out of range");
   });
 
-  it("counts a request's blocks toward eviction only once the request ends: retention adds the usual duration", () => {
+  it("knows how long the slot's requests usually run, which publishers add to when a request holds its blocks", () => {
     const h = new CacheHorizon(2);
-    h.observe(0, page(1000, 0, 0), 0);
-    h.observe(0, page(1000, 4000, 0), 1000); // 4 tokens per ms into 16,000: horizon 4 s
-    expect(h.retentionMs(0, 1000)).toBeCloseTo(4000, 6, "no request ended yet");
+    expect(h.expectedDurationMs(0)).toBe(0, "no request ended yet");
     h.requestEnded(0, 3000);
-    expect(h.retentionMs(0, 1000)).toBeCloseTo(7000);
+    expect(h.expectedDurationMs(0)).toBeCloseTo(3000);
     h.requestEnded(0, 1000); // a moving average: one shorter request moves it a tenth of the way
-    expect(h.retentionMs(0, 1000)).toBeCloseTo(6800);
+    expect(h.expectedDurationMs(0)).toBeCloseTo(2800);
     h.requestEnded(0, NaN);
     h.requestEnded(0, -5);
-    expect(h.retentionMs(0, 1000)).toBeCloseTo(6800, 6, "nonsense durations are ignored");
-    h.requestEnded(1, 5000);
-    expect(h.retentionMs(1, 1000)).toBe(Infinity, "no rate known: no bound");
+    expect(h.expectedDurationMs(0)).toBeCloseTo(2800, 6, "nonsense durations are ignored");
+    expect(h.expectedDurationMs(1)).toBe(0, "another slot");
+    expect(h.expectedDurationMs(7)).toBe(0, "out of range");
     h.forget(0);
-    h.observe(0, page(1000, 0, 0), 2000);
-    h.observe(0, page(1000, 4000, 0), 3000);
-    expect(h.retentionMs(0, 3000)).toBeCloseTo(4000, 6, "the slot's next endpoint starts without durations");
+    expect(h.expectedDurationMs(0)).toBe(0, "the slot's next endpoint starts without durations");
+  });
+
+  it("counts only the part of the cache that running requests do not hold", () => {
+    const h = new CacheHorizon(1);
+    const used = (queries: f64, usage: f64): EndpointMetrics => {
+      const p = page(1000, queries, 0);
+      p.kvUsage = usage;
+      p.hasKv = true;
+      return p;
+    };
+    h.observe(0, used(0, 0.75), 0);
+    h.observe(0, used(4000, 0.75), 1000); // 4 tokens per ms into the quarter of 16,000 tokens left: 1 s
+    expect(h.horizonMs(0, 1000)).toBeCloseTo(1000);
+    h.observe(0, used(8000, 0), 2000); // nothing running: the whole cache, 4 s
+    expect(h.horizonMs(0, 2000)).toBeCloseTo(4000);
+    h.observe(0, used(12000, 1), 3000); // all in use: only what was released since this reading is left
+    expect(h.horizonMs(0, 3500)).toBeCloseTo(500);
+    h.observe(0, used(16000, 2), 4000); // a usage past 1 is not one: the whole cache
+    expect(h.horizonMs(0, 4000)).toBeCloseTo(4000);
   });
 
   it("counts every engine's cache on a data-parallel server: the counters add up all of their inflow", () => {

@@ -79,9 +79,10 @@ test("a second turn on another worker finds its first turn by the conversation, 
 // The next turn, on worker 1, `laterS` seconds after the first turn on worker 0, while the engines take in
 // `tokensPerS` computed prompt tokens a second (vLLM's prefix-cache queries minus hits) into 16,000 tokens of
 // KV cache. Worker 1 reads each second's metrics page, with a request that runs `requestS` seconds; the last
-// `brokenPages` pages before the next turn are error pages instead. Returns the chunks credited to the first turn's
-// endpoint, the first turn's chain, and the hints passed over as expired.
-function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = PODS, brokenPages = 0) {
+// `brokenPages` pages before the next turn are error pages instead. The first turn itself runs `firstRunsS` seconds.
+// Returns the chunks credited to the first turn's endpoint, the first turn's chain, and the hints passed over as
+// expired.
+function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = PODS, brokenPages = 0, firstRunsS = 0) {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
   let queries = 0;
   const running: FilterStream[] = [];
@@ -97,8 +98,11 @@ function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = 
   const history: Array<[string, string]> = [["task", text(900, 2000)]];
   const first = h.send(chat(text(600, 6000), history, "tool output " + text(3, 3000)), [], { worker: 0 });
   const one = debugOf(first);
-  h.complete(first);
-  for (let s = 0; s < laterS; s++) tick(s >= laterS - brokenPages);
+  if (firstRunsS === 0) h.complete(first);
+  for (let s = 0; s < laterS; s++) {
+    if (firstRunsS > 0 && s === firstRunsS) h.complete(first);
+    tick(s >= laterS - brokenPages);
+  }
   history.push(["tool output " + text(3, 3000), text(700, 200)]);
   const second = h.send(chat(text(600, 6000), history, text(800, 4000)), [], { worker: 1 });
   const score = debugOf(second).scores.get(one.endpoint);
@@ -135,12 +139,16 @@ test("an error page in place of an endpoint's metrics does not make the worker f
 });
 
 test("an engine starts evicting a request's blocks when the request ends: the hint's credit counts from there", () => {
-  // One endpoint, the same 4 s horizon. Its requests usually run 6 s, so a 10 s old hint still holds.
-  const long = nextTurnAfter(10, 4000, 6, PODS.slice(0, 1));
-  assert.equal(long.credited, long.chain, "6 s running + 4 s horizon");
+  // One endpoint, the same horizon of about 4 s. The first turn runs 6 s; the next comes 4 s after it ended.
+  const long = nextTurnAfter(10, 4000, 0, PODS.slice(0, 1), 0, 6);
+  assert.equal(long.credited, long.chain, "its worker re-stamped the conversation's hint when it ended");
   assert.equal(long.expired, 0);
+  // The endpoint's other requests run 6 s, but this turn ended at once: 10 s later its blocks are gone.
+  const early = nextTurnAfter(10, 4000, 6, PODS.slice(0, 1));
+  assert.ok(early.credited < early.chain, "re-stamped with its early end");
+  // Requests that end at once, this turn too: the same hint is too old.
   const short = nextTurnAfter(10, 4000, 0, PODS.slice(0, 1));
-  assert.ok(short.credited < short.chain, "requests that end at once: the same hint is too old");
+  assert.ok(short.credited < short.chain);
 });
 
 function loadRecords(h: PickerHarness): number {
