@@ -4,15 +4,19 @@
 // since. The engine's cumulative counters (vLLM's prefix-cache queries and hits, SGLang's prompt and cached tokens)
 // say how many: queried minus hit tokens are the prompt tokens it had to compute and store. Each endpoint keeps a
 // short history of those readings, and the horizon reaches back to the time the counters stood one evictable part
-// (capacity times one minus the KV usage) below their latest reading. Bursts and idle spells count as they happened, not averaged. A cross-worker hint older
-// than the horizon describes a cache the endpoint has since overwritten.
+// (capacity times one minus the KV usage) below their latest reading. Bursts and idle spells count as they
+// happened, not averaged. A cross-worker hint older than the horizon describes a cache the endpoint has since
+// overwritten.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 
 /** Readings kept per endpoint. */
 const POINTS: i32 = 32;
 /** A reading closer than this share of the capacity to the one kept before it replaces the newest (downsampling):
- *  the history then covers at least POINTS / 2 of it, twice the capacity, and is off by at most this share. */
+ *  on steady traffic the history then covers at least POINTS / 2 of it, twice the capacity. */
 const STEP_SHARE: f64 = 1.0 / 8;
+/** ... and closer than this share of the evictable part, so that a cutoff one evictable part back never falls in a
+ *  merged stretch wider than a quarter of it, however full the cache. */
+const EVICTABLE_STEP_SHARE: f64 = 1.0 / 4;
 /** Per point: the first and the last time the counters read its value, and the value. */
 const FIELDS: i32 = 3;
 /** Weight of one request in the moving average of request durations. */
@@ -23,7 +27,7 @@ export class CacheHorizon {
   /** Per slot: where its oldest point is in its ring, and how many points it has (0: none). */
   private readonly first: StaticArray<i32>;
   private readonly count: StaticArray<i32>;
-  /** Per slot: when the counters stood one capacity below the latest reading; NaN when not known. */
+  /** Per slot: when the counters stood one evictable part below the latest reading; NaN when not known. */
   private readonly cutoffMs: StaticArray<f64>;
   /** Moving average of how long the slot's requests ran, routed to ended (ms). */
   private readonly durationMs: StaticArray<f64>;
@@ -80,19 +84,23 @@ export class CacheHorizon {
       this.restart(slot, atMs, stored); // counters went backwards: a restarted engine
       return;
     }
-    if (stored == tailStored) {
-      store<f64>(tail, atMs, 8); // flat until now
-      return;
-    }
-    const step = capacity * STEP_SHARE;
-    if (n >= 2 && stored - load<f64>(this.at(slot, n - 2), 16) < step) {
-      this.put(tail, atMs, stored); // still within a step of the point before: the newest moves on
-    } else {
-      this.append(slot, atMs, stored);
-    }
     // Blocks of running requests are not evictable: a finished request's blocks wait in the rest.
     const usage = m.kvUsage;
     const evictable = m.hasKv && usage >= 0 && usage <= 1 ? capacity * (1 - usage) : capacity;
+    if (stored == tailStored) {
+      store<f64>(tail, atMs, 8); // flat until now
+    } else {
+      // Merging a reading into the newest point spreads its change over that point's span: never over an idle
+      // spell (the newest point read the same more than once), and only in steps a few times finer than the
+      // evictable part, which the cutoff is measured against.
+      const step = min<f64>(capacity * STEP_SHARE, evictable * EVICTABLE_STEP_SHARE);
+      const tailIdle = load<f64>(tail, 8) > load<f64>(tail, 0);
+      if (n >= 2 && !tailIdle && stored - load<f64>(this.at(slot, n - 2), 16) < step) {
+        this.put(tail, atMs, stored); // still within a step of the point before: the newest moves on
+      } else {
+        this.append(slot, atMs, stored);
+      }
+    }
     unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - evictable)));
   }
 

@@ -128,6 +128,39 @@ describe("CacheHorizon", () => {
     expect(h.horizonMs(0, 4000)).toBeCloseTo(4000);
   });
 
+  it("keeps an idle spell inside the newest stretch when the cache is nearly full", () => {
+    const h = new CacheHorizon(1);
+    const used = (queries: f64, usage: f64): EndpointMetrics => {
+      const p = page(1000, queries, 0);
+      p.kvUsage = usage;
+      p.hasKv = true;
+      return p;
+    };
+    // 2% of 16,000 tokens evictable: 320. A 500-token request, an idle minute, another 500 tokens in one second.
+    let t: f64 = 0;
+    for (let s = 0; s <= 10; s++) h.observe(0, used(4000 * <f64>s, 0.98), (t = 1000 * <f64>s));
+    h.observe(0, used(40500, 0.98), (t += 1000));
+    for (let s = 0; s < 60; s++) h.observe(0, used(40500, 0.98), (t += 1000));
+    h.observe(0, used(41000, 0.98), (t += 1000));
+    // The last 320 tokens came within the last second, after the idle minute: 64% of it back.
+    expect(h.horizonMs(0, t)).toBeCloseTo(640);
+  });
+
+  it("follows the KV usage while the counters stand still", () => {
+    const h = new CacheHorizon(1);
+    const used = (queries: f64, usage: f64): EndpointMetrics => {
+      const p = page(1000, queries, 0);
+      p.kvUsage = usage;
+      p.hasKv = true;
+      return p;
+    };
+    h.observe(0, used(0, 0), 0);
+    h.observe(0, used(16000, 0), 4000); // 4 tokens per ms: the whole cache, 4 s
+    expect(h.horizonMs(0, 4000)).toBeCloseTo(4000);
+    h.observe(0, used(16000, 0.75), 5000); // nothing entered, but requests now hold three quarters
+    expect(h.horizonMs(0, 5000)).toBeCloseTo(2000);
+  });
+
   it("counts every engine's cache on a data-parallel server: the counters add up all of their inflow", () => {
     const h = new CacheHorizon(1);
     const two = (queries: f64): EndpointMetrics => {
