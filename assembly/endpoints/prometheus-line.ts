@@ -3,7 +3,10 @@
 import { Engine } from "./endpoint-metrics";
 import { AdapterSet } from "./adapter-set";
 import { NAME_HASH_SEED, nameHashStep } from "./name-hash";
-import { BACKSLASH, COMMA, LF, QUOTE, SPACE, SampleValue, bytesEqual, isBlank, isNameChar, skipBlanks } from "./prometheus-text";
+import { BACKSLASH, COMMA, LF, QUOTE, SPACE, SampleValue, bytesEqual, isBlank, isNameChar, parseInteger, skipBlanks } from "./prometheus-text";
+
+/** A dp_rank label too large to track (or not a number): such a series always counts as its own engine. */
+export const DP_RANK_OTHER: i32 = 64;
 
 export enum Family {
   None = 0,
@@ -45,10 +48,11 @@ export class MetricLine {
   blocksEnd: usize = 0;
   blockSizeStart: usize = 0;
   blockSizeEnd: usize = 0;
-  /** SGLang's tp_rank / pp_rank labels are present with a value other than "0"; dp_rank is present. */
+  /** SGLang's tp_rank / pp_rank labels are present with a value other than "0". */
   laterTpRank: bool = false;
   laterPpRank: bool = false;
-  hasDpRank: bool = false;
+  /** SGLang's dp_rank label: -1 when absent, DP_RANK_OTHER when not a small number. */
+  dpRank: i32 = -1;
   readonly sample: SampleValue = new SampleValue();
 
   clearLabels(): void {
@@ -59,16 +63,19 @@ export class MetricLine {
     this.blockSizeStart = this.blockSizeEnd = 0;
     this.laterTpRank = false;
     this.laterPpRank = false;
-    this.hasDpRank = false;
+    this.dpRank = -1;
   }
 
   /**
-   * Whether the series repeats another one's engine: SGLang labels a scheduler's series with its tensor- and
-   * pipeline-parallel rank, and the ranks of one engine past the first (metrics for all schedulers, or a pipeline)
-   * report the same KV pool again. Data-parallel engines carry a dp_rank each; their tp_rank is not the first.
+   * Whether the series repeats the pool of an engine already counted (`dpRanksSeen`: bit r for data-parallel rank
+   * r): SGLang labels a scheduler's series with its tensor- and pipeline-parallel rank, and the ranks of one engine
+   * past the first (metrics for all schedulers, or a pipeline) report the same KV pool again. Data-parallel engines
+   * carry a dp_rank each, and their tp_rank is not the first: a dp_rank counts once, on its first pipeline stage.
    */
-  repeatsEngine(): bool {
-    return this.laterPpRank || (this.laterTpRank && !this.hasDpRank);
+  repeatsEngine(dpRanksSeen: u64): bool {
+    if (this.laterPpRank) return true;
+    if (this.dpRank < 0) return this.laterTpRank;
+    return this.dpRank != DP_RANK_OTHER && (dpRanksSeen & (<u64>1 << <u64>this.dpRank)) != 0;
   }
 
   /** Dispatches on the first byte after the engine prefix, so most vllm: lines (histogram series) cost one compare. */
@@ -189,7 +196,8 @@ export class MetricLine {
         break;
       }
       case Label.DpRank: {
-        this.hasDpRank = true;
+        const rank = parseInteger(valueStart, valueEnd);
+        this.dpRank = rank >= 0 && rank < DP_RANK_OTHER ? <i32>rank : DP_RANK_OTHER;
         break;
       }
     }

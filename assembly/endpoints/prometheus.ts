@@ -2,7 +2,7 @@
 // One pass, no allocation, every loop bounded by the body end; malformed lines are skipped, never trusted.
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
-import { Family, MetricLine, readAdapterList } from "./prometheus-line";
+import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
 import { LF, afterLastNewline, bytesEqual, findNewline, isBlank, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
 
 export class PrometheusParser {
@@ -20,6 +20,8 @@ export class PrometheusParser {
   private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
   private hasLora: bool = false;
+  // The SGLang data-parallel ranks whose KV pool was counted on this page (bit r for dp_rank r).
+  private poolDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
   private recognized: bool = false;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
@@ -89,6 +91,7 @@ export class PrometheusParser {
     this.hasKvLegacy = false;
     this.loraBestStamp = 0;
     this.hasLora = false;
+    this.poolDpRanks = 0;
     this.engine = Engine.Unknown;
     this.recognized = false;
     this.targetSum = 0;
@@ -242,7 +245,8 @@ export class PrometheusParser {
       case Family.KvTokens: {
         if (!(v >= 1 && v <= 1e15)) return false;
         // A later rank of an engine already counted reports the same pool again.
-        if (line.repeatsEngine()) return true;
+        if (line.repeatsEngine(this.poolDpRanks)) return true;
+        if (line.dpRank >= 0 && line.dpRank < DP_RANK_OTHER) this.poolDpRanks |= <u64>1 << <u64>line.dpRank;
         // A pool of tokens: blocks of one token.
         noteCacheSize(out, <i64>v, 1);
         break;

@@ -189,7 +189,6 @@ describe("parsePrometheus families", () => {
     expect<f64>(metrics.prefixHits).toBe(6.0e6, "summed over cache sources");
     expect<bool>(metrics.hasCacheConfig).toBe(true);
     expect<i64>(metrics.numGpuBlocks * <i64>metrics.blockSize).toBe(412000, "the pool, in tokens");
-    // Without the pool size or one of the counters, neither is known.
     // Each tensor- or pipeline-parallel rank of one engine may report the pool (metrics for all schedulers); only
     // data-parallel engines count apart.
     const ranks = "sglang:prompt_tokens_total 5\nsglang:cached_tokens_total 1\n" +
@@ -206,6 +205,16 @@ describe("parsePrometheus families", () => {
       'sglang:max_total_num_tokens{model_name="m",dp_rank="1",tp_rank="2",pp_rank="1"} 412000\n';
     expect<bool>(parse(dataParallel)).toBe(true);
     expect<i32>(metrics.cacheEngines).toBe(2, "two data-parallel engines, the second with two pipeline stages");
+    // Metrics for all schedulers with data parallelism: every tensor-parallel rank of an engine carries its dp_rank.
+    const allSchedulers = "sglang:prompt_tokens_total 5\nsglang:cached_tokens_total 1\n" +
+      'sglang:max_total_num_tokens{dp_rank="0",tp_rank="0",pp_rank="0"} 412000\n' +
+      'sglang:max_total_num_tokens{dp_rank="0",tp_rank="1",pp_rank="0"} 412000\n' +
+      'sglang:max_total_num_tokens{dp_rank="1",tp_rank="2",pp_rank="0"} 412000\n' +
+      'sglang:max_total_num_tokens{dp_rank="1",tp_rank="3",pp_rank="0"} 412000\n' +
+      'sglang:max_total_num_tokens{dp_rank="70",tp_rank="4",pp_rank="0"} 412000\n';
+    expect<bool>(parse(allSchedulers)).toBe(true);
+    expect<i32>(metrics.cacheEngines).toBe(3, "dp_rank 0 and 1 once each; a rank past 63 is not tracked and counts");
+    // Without the pool size or one of the counters, neither is known.
     expect<bool>(parse("sglang:prompt_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
     expect<bool>(metrics.hasPrefixCounters).toBe(false);
     expect<bool>(metrics.hasCacheConfig).toBe(false);
