@@ -178,8 +178,13 @@ function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decisi
   if (best >= chainLength) return;
   // A later turn first asks where its conversation's previous turn went (one read), then the landmarks.
   const check = state.hintCheck;
-  const found = (d.continuesConversation && hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs, check)) ||
-    hints.lookup(hashes, chainLength, best, nowMs, check);
+  let found = false;
+  let passOverTail: u64 = 0;
+  if (d.continuesConversation) {
+    found = hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs, check);
+    passOverTail = hints.refusedTail;
+  }
+  if (!found) found = hints.lookup(hashes, chainLength, best, nowMs, check, passOverTail);
   if (!found) return;
   const slot = check.slot;
   if (hints.matchedChunks > unchecked(state.matched[slot])) {

@@ -1,11 +1,12 @@
 // A stream's hold on its endpoint, from the moment its override stands until the stream ends: the in-flight
 // lease (core/leases.ts), the process-wide load count (core/shared-load.ts) while the request waits for its
 // first byte and while it runs, and, when it ends, the outcome fed into the endpoint's failure EWMA, its duration
-// into the cache horizon, and its end into its conversation's cross-worker hint. Given back exactly once. A base class of the stream rather than an object it holds, so a request allocates nothing
-// more for it.
+// into the cache horizon, and its end into its conversation's cross-worker hint. Given back exactly once. A base
+// class of the stream rather than an object it holds, so a request allocates nothing more for it.
 import { HttpContext, RootContext } from "../abi/context";
 import { nowMs } from "../core/clock";
 import { PickerState } from "../core/picker-state";
+import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
 
 /** A conversation hint is re-stamped with its request's end when that end is this far from the one expected. */
 const HINT_END_TOLERANCE_MS: f64 = 1000;
@@ -78,11 +79,17 @@ export abstract class LeaseHoldingStream extends HttpContext {
     // Only while the slot still holds the endpoint the request went to.
     if (state.registry.generation(this.leaseSlot) == this.leaseGeneration) {
       state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
-      // The next turn, on whichever worker, reads when this one's blocks were released, not when they were expected to be.
+      // The next turn, on whichever worker, reads when this one's blocks were released, not when they were expected
+      // to be.
       const hints = state.hints;
       if (hints !== null && this.hintKey != 0 && Math.abs(now - this.hintHeldUntilMs) > HINT_END_TOLERANCE_MS) {
         const r = state.registry;
-        hints.conversationEnded(this.hintKey, this.hintChunks, this.hintTail, r.addressPtr(this.leaseSlot), r.addressLen(this.leaseSlot), now);
+        stageEnter(Stage.SharedHints);
+        hints.conversationEnded(
+          this.hintKey, this.hintChunks, this.hintTail, r.addressPtr(this.leaseSlot), r.addressLen(this.leaseSlot),
+          this.leaseTakenMs, now,
+        );
+        stageLeave();
       }
     }
     const load = state.load;

@@ -15,9 +15,10 @@ import { xxh64 } from "./xxh64";
 import { extendsTail, tailCarriers } from "./conversation-tail";
 
 /**
- * A conversation key's hint is credited only this long after it was published: a pod evicts a conversation's blocks
- * within tens of seconds of its last turn under load, and a stale credit pulls the next turn to a pod that must
- * prefill it all again (measured on mixed-rag-chat-churn: 600 s instead of 30 s raised TTFT p90 33 -> 36 ms).
+ * A conversation key's hint is credited only this long after its turn last held its blocks (published, or ended when
+ * later): a pod evicts a conversation's blocks within tens of seconds of its last turn under load, and a stale credit
+ * pulls the next turn to a pod that must prefill it all again (measured on mixed-rag-chat-churn: 600 s instead of
+ * 30 s raised TTFT p90 33 -> 36 ms). The endpoint's cache horizon (HintCheck) usually refuses a stale hint sooner.
  */
 export const CONVERSATION_MAX_AGE_MS: f64 = 30000;
 
@@ -97,6 +98,8 @@ export class SharedPrefixHints {
   /** When the hint found by the last successful lookup was published, and until when its request held its blocks. */
   publishedAtMs: f64 = 0;
   heldUntilMs: f64 = 0;
+  /** After lookupConversation: the tail of the conversation's turn that the check refused, 0 when none. */
+  refusedTail: u64 = 0;
   // The compare-and-swap token of the value read last.
   private readCas: u32 = 0;
   // The tail carried by the hint read last.
@@ -166,16 +169,22 @@ export class SharedPrefixHints {
 
   /**
    * The request of a conversation's latest turn (a chain of n chunks ending in tailHash, sent to the endpoint at
-   * addrPtr) ended at endMs: its hint now says its blocks were held until then, unless another turn or endpoint has
-   * replaced it meanwhile. One shared-data read and, when still ours, one compare-and-swap write.
+   * addrPtr at decidedAtMs) ended at endMs: its hint now says its blocks were held until then, unless another turn
+   * or endpoint has replaced it meanwhile. A request with the same chain published after this one's decision still
+   * holds the blocks until its own expected end, if that is later. One shared-data read and, when still ours, one
+   * compare-and-swap write.
    */
-  conversationEnded(key: u64, n: i32, tailHash: u64, addrPtr: usize, addrLen: i32, endMs: f64): void {
-    if (key == 0 || addrLen <= 0 || addrLen > MAX_ADDRESS || !this.read(key, endMs, CONVERSATION_MAX_AGE_MS)) return;
+  conversationEnded(key: u64, n: i32, tailHash: u64, addrPtr: usize, addrLen: i32, decidedAtMs: f64, endMs: f64): void {
+    // However long ago it was published: a request may run longer than a hint lives.
+    if (key == 0 || addrLen <= 0 || addrLen > MAX_ADDRESS || !this.read(key, endMs, Infinity)) return;
     if (this.readTailChunks != n || this.readTailHash != tailHash || this.addressLen != addrLen) return;
     if (memory.compare(this.addressPtr, addrPtr, <usize>addrLen) != 0) return;
-    // The value is rebuilt as it was read, with the request's end as the time its blocks were held until.
+    let heldUntil = endMs;
+    if (this.publishedAtMs > decidedAtMs && this.heldUntilMs > heldUntil) heldUntil = this.heldUntilMs;
+    if (heldUntil == this.heldUntilMs) return;
+    // The value is rebuilt as it was read, with when the blocks were held until.
     store<f64>(this.value, this.publishedAtMs, 8);
-    store<f64>(this.value + HELD_UNTIL_AT, endMs);
+    store<f64>(this.value + HELD_UNTIL_AT, heldUntil);
     store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
     this.write(key, n, tailHash, addrLen, this.readCas);
@@ -184,13 +193,20 @@ export class SharedPrefixHints {
   /**
    * Reads the hint of the conversation named by `key`: true when a worker published, within
    * CONVERSATION_MAX_AGE_MS, a turn that this chain extends and that holds more than `knownChunks` chunks; the
-   * fields are then set as for lookup (matchedChunks = that turn's length). One shared-data read.
+   * fields are then set as for lookup (matchedChunks = that turn's length). When `check` refuses such a turn,
+   * refusedTail names it (0 otherwise), for lookup to pass over the landmarks its request published: the
+   * conversation's hint, re-stamped when the request ended, is the one that knows when it released its blocks.
+   * One shared-data read.
    */
   lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
+    this.refusedTail = 0;
     if (key == 0 || !this.read(key, nowMs, CONVERSATION_MAX_AGE_MS)) return false;
-    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) return false;
     n = min(n, hashes.length);
     if (this.readTailChunks <= knownChunks || !extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
+    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) {
+      this.refusedTail = this.readTailHash;
+      return false;
+    }
     this.matchedChunks = this.readTailChunks;
     return true;
   }
@@ -200,15 +216,16 @@ export class SharedPrefixHints {
    * `addressPtr/addressLen` name the endpoint (valid until the next lookup) and `matchedChunks` is the
    * position's length, or the publishing chain's whole length when this chain extends it. Positions up to
    * BELOW_KNOWN under `knownChunks` are probed too, for a tail that reaches past what this worker knows. A hint
-   * `check` refuses is passed over for a shorter one.
+   * `check` refuses, or that carries `passOverTail` (a turn already refused), is passed over for a shorter one.
    */
-  lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
+  lookup(hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck, passOverTail: u64 = 0): bool {
     const count = hintPositions(min(n, hashes.length), this.positions);
     let below = 0;
     for (let i = 0; i < count; i++) {
       const p = unchecked(this.positions[i]);
       if (p < knownChunks && ++below > BELOW_KNOWN) break;
       if (!this.read(unchecked(hashes[p]), nowMs, this.maxAgeMs)) continue;
+      if (passOverTail != 0 && this.readTailChunks > 0 && this.readTailHash == passOverTail) continue;
       if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) continue;
       const extended = this.readTailChunks > p + 1 && extendsTail(hashes, n, this.readTailChunks, this.readTailHash);
       this.matchedChunks = extended ? this.readTailChunks : p + 1;
@@ -242,7 +259,8 @@ export class SharedPrefixHints {
     return false;
   }
 
-  // The hint stored for hash h, if it is h's and at most maxAgeMs old: sets addressPtr/addressLen (in
+  // The hint stored for hash h, if it is h's and its request held its blocks at most maxAgeMs ago (its publish time,
+  // or the end it was stamped with when later): sets addressPtr/addressLen (in
   // this.value), publishedAtMs, heldUntilMs, the tail it carries (readTailChunks 0 when none) and readCas. One
   // shared-data read.
   private read(h: u64, nowMs: f64, maxAgeMs: f64): bool {
@@ -252,7 +270,7 @@ export class SharedPrefixHints {
     const ptr = <usize>load<u32>(OUT_PTR);
     const len = <i32>load<u32>(OUT_LEN);
     let found = false;
-    if (ptr != 0 && len >= VALUE_FIXED && load<u64>(ptr) == h && nowMs - load<f64>(ptr, 8) <= maxAgeMs) {
+    if (ptr != 0 && len >= VALUE_FIXED && load<u64>(ptr) == h && nowMs - lastHeldMs(ptr) <= maxAgeMs) {
       const addrLen = <i32>load<u8>(ptr + ADDRESS_LEN_AT);
       if (addrLen > 0 && addrLen <= MAX_ADDRESS && VALUE_FIXED + addrLen <= len) {
         memory.copy(this.value, ptr + VALUE_FIXED, <usize>addrLen);
@@ -269,4 +287,11 @@ export class SharedPrefixHints {
     if (ptr != 0) heap.free(ptr);
     return found;
   }
+}
+
+// When a stored hint's request last held its blocks: its publish time, or the end it carries when that is later.
+@inline function lastHeldMs(value: usize): f64 {
+  const publishedAt = load<f64>(value, 8);
+  const heldUntil = load<f64>(value + HELD_UNTIL_AT);
+  return heldUntil > publishedAt ? heldUntil : publishedAt;
 }

@@ -76,9 +76,59 @@ test("a second turn on another worker finds its first turn by the conversation, 
   h.complete(late);
 });
 
+test("a conversation's turn that ran longer than the conversation hint's lifetime is found from its end", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  const clock = h.clock as unknown as { advanceTo(ms: number): void; nowMs(): number };
+  // A shared system prompt whose landmarks the next conversation takes over; the first turn runs 40 s.
+  const system = text(5, 4700);
+  const question = "question 0 " + text(100, 700);
+  const first = h.send(chat(system, [], question), [], { worker: 0 });
+  const one = debugOf(first);
+  h.complete(h.send(chat(system, [], "question 1 " + text(101, 700)), [], { worker: 0 }));
+  clock.advanceTo(clock.nowMs() + 40_000);
+  h.complete(first);
+  clock.advanceTo(clock.nowMs() + 5_000);
+  const next = h.send(chat(system, [[question, text(300, 400)]], "and then? " + text(400, 300)), [], { worker: 1 });
+  const score = debugOf(next).scores.get(one.endpoint);
+  assert.ok(score !== undefined && score !== "excluded" && score.m === one.chain, "ended 5 s ago: credited whole");
+  h.complete(next);
+});
+
+test("a turn's end does not date blocks that a later copy of it, sent by another worker, still holds", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.slice(0, 1).map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  const clock = h.clock as unknown as { advanceTo(ms: number): void; nowMs(): number };
+  // Worker 1's requests run 20 s.
+  const filler = h.send(chat(text(1, 300), [], "filler"), [], { worker: 1 });
+  clock.advanceTo(clock.nowMs() + 20_000);
+  h.complete(filler);
+  const hints = () => {
+    const shared = h.host.process.sharedData;
+    const heldUntil = new Map<string, number>();
+    for (const key of shared.keys("endpoint_picker").filter((k) => k.includes("/hint/"))) {
+      const v = shared.get("endpoint_picker", key).value!;
+      heldUntil.set(key, new DataView(v.buffer, v.byteOffset, v.byteLength).getFloat64(28, true));
+    }
+    return heldUntil;
+  };
+  // The same turn on worker 0, then a second later on worker 1, which expects it to hold its blocks 20 s.
+  const body = chat(text(5, 4700), [["question " + text(100, 700), text(300, 400)]], "and then? " + text(400, 300));
+  const a = h.send(body, [], { worker: 0 });
+  clock.advanceTo(clock.nowMs() + 1000);
+  const b = h.send(body, [], { worker: 1 });
+  clock.advanceTo(clock.nowMs() + 2000);
+  const before = hints();
+  h.complete(a); // 3 s after it was sent, 18 s before worker 1 expects the copy to end
+  const after = hints();
+  for (const [key, held] of before) assert.ok(after.get(key)! >= held, `${key}: ${held} -> ${after.get(key)}`);
+  h.complete(b);
+});
+
 // The next turn, on worker 1, `laterS` seconds after the first turn on worker 0, while the engines take in
 // `tokensPerS` computed prompt tokens a second (vLLM's prefix-cache queries minus hits) into 16,000 tokens of
-// KV cache. Worker 1 reads each second's metrics page, with a request that runs `requestS` seconds; the last
+// KV cache. Each second's metrics page is read with a request that runs `requestS` seconds (on worker 1, and when
+// they run longer than at once, on both workers in turn, so that each knows how long they take); the last
 // `brokenPages` pages before the next turn are error pages instead. The first turn itself runs `firstRunsS` seconds.
 // Returns the chunks credited to the first turn's endpoint, the first turn's chain, and the hints passed over as
 // expired.
@@ -91,7 +141,8 @@ function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = 
       { metrics: { prefixCacheQueries: queries } });
     if (broken) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: "<html><body>503 Service Unavailable</body></html>\n" }));
     queries += tokensPerS;
-    running.push(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker: 1 }));
+    const worker = requestS > 0 && (queries / tokensPerS) % 2 === 1 ? 0 : 1;
+    running.push(h.send(chat(text(1, 300), [], "filler " + queries), [], { worker }));
     while (running.length > requestS) h.complete(running.shift()!);
   };
   for (let s = 0; s < requestS + 2; s++) tick();
@@ -143,7 +194,9 @@ test("an engine starts evicting a request's blocks when the request ends: the hi
   const long = nextTurnAfter(10, 4000, 0, PODS.slice(0, 1), 0, 6);
   assert.equal(long.credited, long.chain, "its worker re-stamped the conversation's hint when it ended");
   assert.equal(long.expired, 0);
-  // The endpoint's other requests run 6 s, but this turn ended at once: 10 s later its blocks are gone.
+  // The endpoint's other requests run 6 s, so the first turn's worker expects it to hold its blocks that long
+  // (without the re-stamp its hint would look 4 s old, within the horizon), but it ended at once: 10 s later its
+  // blocks are gone.
   const early = nextTurnAfter(10, 4000, 6, PODS.slice(0, 1));
   assert.ok(early.credited < early.chain, "re-stamped with its early end");
   // Requests that end at once, this turn too: the same hint is too old.
