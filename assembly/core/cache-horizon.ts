@@ -31,6 +31,9 @@ export class CacheHorizon {
   private readonly cutoffMs: StaticArray<f64>;
   /** Moving average of how long the slot's requests ran, routed to ended (ms). */
   private readonly durationMs: StaticArray<f64>;
+  /** Per slot: the last reading was below the history, and is believed (a restarted engine) only if the next one
+   *  is too; a page missing some series (one engine's, or cut short) reads low once. */
+  private readonly droppedOnce: StaticArray<bool>;
 
   constructor(readonly maxEndpoints: i32) {
     const n = maxEndpoints > 0 ? maxEndpoints : 0;
@@ -39,6 +42,7 @@ export class CacheHorizon {
     this.count = new StaticArray<i32>(n);
     this.cutoffMs = new StaticArray<f64>(n);
     this.durationMs = new StaticArray<f64>(n);
+    this.droppedOnce = new StaticArray<bool>(n);
     for (let i = 0; i < n; i++) unchecked((this.cutoffMs[i] = NaN));
   }
 
@@ -81,9 +85,12 @@ export class CacheHorizon {
       return;
     }
     if (stored < tailStored) {
-      this.restart(slot, atMs, stored); // counters went backwards: a restarted engine
+      // Counters that went backwards twice in a row: a restarted engine.
+      if (unchecked(this.droppedOnce[slot])) this.restart(slot, atMs, stored);
+      else unchecked((this.droppedOnce[slot] = true));
       return;
     }
+    unchecked((this.droppedOnce[slot] = false));
     // Blocks of running requests are not evictable: a finished request's blocks wait in the rest.
     const usage = m.kvUsage;
     const evictable = m.hasKv && usage >= 0 && usage <= 1 ? capacity * (1 - usage) : capacity;
@@ -176,6 +183,7 @@ export class CacheHorizon {
   }
 
   private clear(slot: i32): void {
+    unchecked((this.droppedOnce[slot] = false));
     unchecked((this.first[slot] = 0));
     unchecked((this.count[slot] = 0));
     unchecked((this.cutoffMs[slot] = NaN));
