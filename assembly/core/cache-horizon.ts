@@ -31,9 +31,10 @@ export class CacheHorizon {
   private readonly cutoffMs: StaticArray<f64>;
   /** Moving average of how long the slot's requests ran, routed to ended (ms). */
   private readonly durationMs: StaticArray<f64>;
-  /** Per slot: the last reading was below the history, and is believed (a restarted engine) only if the next one
-   *  is too; a page missing some series (one engine's, or cut short) reads low once. */
-  private readonly droppedOnce: StaticArray<bool>;
+  /** Per slot: when the last reading was taken if it read below the history (NaN otherwise). It is believed (a
+   *  restarted engine) only if a later reading does too; a page missing some series (one engine's, or cut short)
+   *  reads low once, and a stock Envoy worker may read that same page again. */
+  private readonly droppedAtMs: StaticArray<f64>;
 
   constructor(readonly maxEndpoints: i32) {
     const n = maxEndpoints > 0 ? maxEndpoints : 0;
@@ -42,8 +43,11 @@ export class CacheHorizon {
     this.count = new StaticArray<i32>(n);
     this.cutoffMs = new StaticArray<f64>(n);
     this.durationMs = new StaticArray<f64>(n);
-    this.droppedOnce = new StaticArray<bool>(n);
-    for (let i = 0; i < n; i++) unchecked((this.cutoffMs[i] = NaN));
+    this.droppedAtMs = new StaticArray<f64>(n);
+    for (let i = 0; i < n; i++) {
+      unchecked((this.cutoffMs[i] = NaN));
+      unchecked((this.droppedAtMs[i] = NaN));
+    }
   }
 
   /** A request routed to the slot ended after `ms`. */
@@ -85,12 +89,13 @@ export class CacheHorizon {
       return;
     }
     if (stored < tailStored) {
-      // Counters that went backwards twice in a row: a restarted engine.
-      if (unchecked(this.droppedOnce[slot])) this.restart(slot, atMs, stored);
-      else unchecked((this.droppedOnce[slot] = true));
+      // Counters that went backwards in two readings in a row: a restarted engine.
+      const droppedAt = unchecked(this.droppedAtMs[slot]);
+      if (droppedAt == droppedAt && atMs > droppedAt) this.restart(slot, atMs, stored);
+      else if (droppedAt != droppedAt) unchecked((this.droppedAtMs[slot] = atMs));
       return;
     }
-    unchecked((this.droppedOnce[slot] = false));
+    unchecked((this.droppedAtMs[slot] = NaN));
     // Blocks of running requests are not evictable: a finished request's blocks wait in the rest.
     const usage = m.kvUsage;
     const evictable = m.hasKv && usage >= 0 && usage <= 1 ? capacity * (1 - usage) : capacity;
@@ -183,7 +188,7 @@ export class CacheHorizon {
   }
 
   private clear(slot: i32): void {
-    unchecked((this.droppedOnce[slot] = false));
+    unchecked((this.droppedAtMs[slot] = NaN));
     unchecked((this.first[slot] = 0));
     unchecked((this.count[slot] = 0));
     unchecked((this.cutoffMs[slot] = NaN));
