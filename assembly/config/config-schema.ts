@@ -44,6 +44,7 @@ const FIXED_FIELDS: Array<FieldSpec> = [
   textField("prefix.saltHeader", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.saltHeader = v.text; }),
   booleanField("prefix.shareAcrossWorkers", (c: PickerConfig, v: FieldValue): void => { c.shareAcrossWorkers = v.flag; }),
   booleanField("prefix.creditAnswers", (c: PickerConfig, v: FieldValue): void => { c.creditAnswers = v.flag; }),
+  booleanField("prefix.spreadHotPreambles", (c: PickerConfig, v: FieldValue): void => { c.spreadHotPreambles = v.flag; }),
   integerField("prefix.sharedHintBuckets", 1024, 16777216, (c: PickerConfig, v: FieldValue): void => { c.sharedHintBuckets = <i32>v.number; }),
   integerField("prefix.sharedHintMaxAgeMs", 1000, 86400000, (c: PickerConfig, v: FieldValue): void => { c.sharedHintMaxAgeMs = <i32>v.number; }),
 

@@ -43,6 +43,8 @@ export class PickerConfig {
   shareAcrossWorkers: bool = true;
   /** The endpoint that served a conversation's previous turn is credited with the answer it generated. */
   creditAnswers: bool = true;
+  /** A preamble most recent requests carry is placed by load until enough endpoints hold it (decide.ts). */
+  spreadHotPreambles: bool = true;
   sharedHintBuckets: i32 = 65536;
   sharedHintMaxAgeMs: i32 = 600000;
 
@@ -100,6 +102,7 @@ export class PickerConfig {
     this.saltHeader = o.saltHeader;
     this.shareAcrossWorkers = o.shareAcrossWorkers;
     this.creditAnswers = o.creditAnswers;
+    this.spreadHotPreambles = o.spreadHotPreambles;
     this.sharedHintBuckets = o.sharedHintBuckets;
     this.sharedHintMaxAgeMs = o.sharedHintMaxAgeMs;
     this.shareLoadAcrossWorkers = o.shareLoadAcrossWorkers;

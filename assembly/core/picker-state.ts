@@ -9,6 +9,7 @@ import { PrometheusParser } from "../endpoints/prometheus";
 import { PrefixIndex } from "../prefix/prefix-index";
 import { ChainHasher } from "../prefix/chain";
 import { SharedPrefixHints } from "../prefix/shared-hints";
+import { PreambleHeat } from "../prefix/hot-preamble";
 import { RequestExtractor } from "../request/extract";
 import { Candidates } from "../scheduling/candidates";
 import { Scheduler } from "../scheduling/scheduler";
@@ -38,6 +39,8 @@ export class PickerState {
   readonly sessions: SessionAffinity = new SessionAffinity();
   /** Prefix hints shared with the other workers of the process (null when disabled). */
   readonly hints: SharedPrefixHints | null;
+  /** How much of the recent traffic shares each preamble (decide.ts spreads a hot one). */
+  readonly preambleHeat: PreambleHeat = new PreambleHeat();
   readonly rateWindow: RateLimitWindow;
   /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
   readonly load: SharedLoad | null;

@@ -26,6 +26,7 @@ export class Telemetry extends MetricList {
   readonly sharedHintHits: PluginMetric = this.counter("shared_hint_hits");
   readonly sharedHintsExpired: PluginMetric = this.counter("shared_hints_expired");
   readonly answerCredits: PluginMetric = this.counter("answer_credits");
+  readonly hotPreambleSpreads: PluginMetric = this.counter("hot_preamble_spreads");
   readonly overrideHeaderRefusals: PluginMetric = this.counter("override_header_refusals");
   readonly unsizedBodies: PluginMetric = this.counter("unsized_bodies");
   /** One per fail-open reason (index = Fallback; "none" has no counter). */

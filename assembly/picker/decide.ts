@@ -6,6 +6,7 @@ import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
 import { creditPreviousAnswer } from "../prefix/answer-credit";
+import { spreadHotPreamble } from "../prefix/hot-preamble";
 import { ExtractStatus } from "../request/extract";
 import { MetricPolicy } from "../config/picker-config";
 import { Platform } from "../core/platform";
@@ -30,6 +31,8 @@ export class Decision {
   conversationKey: u64 = 0;
   /** Something follows the first user message: an earlier turn of the conversation may have been routed. */
   continuesConversation: bool = false;
+  /** The registry slot that served the conversation's previous turn, from its cross-worker hint; -1 when not known. */
+  previousTurnSlot: i32 = -1;
 
   reset(): void {
     this.fallback = Fallback.None;
@@ -41,6 +44,7 @@ export class Decision {
     this.matchedChunks = 0;
     this.conversationKey = 0;
     this.continuesConversation = false;
+    this.previousTurnSlot = -1;
   }
 }
 
@@ -103,8 +107,17 @@ export function decide(
       stageLeave();
     }
     if (cfg.creditAnswers && ex.lastAssistantEnd > 0 &&
-        creditPreviousAnswer(matched, slots, active, state.chain.ends, chainLength, ex.lastAssistantStart, ex.lastAssistantEnd, cfg.chunkChars) >= 0) {
+        creditPreviousAnswer(
+          matched, slots, active, state.chain.ends, chainLength, ex.lastAssistantStart, ex.lastAssistantEnd, cfg.chunkChars,
+          d.previousTurnSlot,
+        ) >= 0) {
       state.telemetry.add(state.telemetry.answerCredits, 1);
+    }
+    if (cfg.spreadHotPreambles && spreadHotPreamble(
+      state.preambleHeat, matched, slots, active, state.chain.ends, state.chain.hashes, chainLength, ex.firstUserStart,
+      d.previousTurnSlot >= 0,
+    )) {
+      state.telemetry.add(state.telemetry.hotPreambleSpreads, 1);
     }
   } else {
     clearMatched(state);
@@ -183,6 +196,7 @@ function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decisi
   if (d.continuesConversation) {
     found = hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs, check);
     passOverTail = hints.refusedTail;
+    if (hints.previousTurnAccepted) d.previousTurnSlot = check.slot;
   }
   if (!found) found = hints.lookup(hashes, chainLength, best, nowMs, check, passOverTail);
   if (!found) return;

@@ -6,7 +6,8 @@
 //
 // Which endpoint served the previous turn: the only one whose match covers every chunk before the last
 // assistant message (the previous prompt). With a tie (say a short turn that stays inside one chunk, so the
-// endpoint of the turn before ties) nobody is credited. Nor is an answer shorter than a chunk: it saves less
+// endpoint of the turn before ties, or a first turn no longer than a preamble several endpoints hold) only the
+// endpoint the conversation's cross-worker hint names is credited, and without one nobody is. Nor is an answer shorter than a chunk: it saves less
 // prefill than the chunk its credit adds whenever it crosses a chunk end, and on thrashing agent traffic (short
 // tool calls, agentic-swarm) that extra pull towards a busy endpoint cost more than it saved.
 import { chunksEndingBy } from "./chain";
@@ -15,11 +16,13 @@ import { chunksEndingBy } from "./chain";
  * Credits the endpoint that served the previous turn with the chunks up to the end of the answer
  * [answerStart, answerEnd) (stream offsets), when the answer is at least minAnswerBytes long. matched[slot] is
  * each active endpoint's match in chunks; ends[i] is the stream offset just past chunk i, for i < chainLength.
- * Returns the slot whose match it raised, or -1.
+ * A tie is broken for previousTurnSlot when it is one of the tied endpoints: the conversation's cross-worker hint
+ * says it served the previous turn (-1: not known). Returns the slot whose match it raised, or -1.
  */
 export function creditPreviousAnswer(
   matched: StaticArray<i32>, activeSlots: StaticArray<i32>, activeCount: i32,
   ends: StaticArray<u32>, chainLength: i32, answerStart: i32, answerEnd: i32, minAnswerBytes: i32,
+  previousTurnSlot: i32 = -1,
 ): i32 {
   if (answerStart <= 0 || answerEnd - answerStart < max<i32>(minAnswerBytes, 1) || chainLength <= 0) return -1;
   const before = chunksEndingBy(ends, chainLength, answerStart);
@@ -39,6 +42,14 @@ export function creditPreviousAnswer(
       tied = false;
     } else if (m == longest && m > 0) {
       tied = true;
+    }
+  }
+  if (tied && <u32>previousTurnSlot < <u32>matched.length && longest > 0 && unchecked(matched[previousTurnSlot]) == longest) {
+    let active = false;
+    for (let i = 0; i < n; i++) if (unchecked(activeSlots[i]) == previousTurnSlot) active = true;
+    if (active) {
+      holder = previousTurnSlot;
+      tied = false;
     }
   }
   if (holder < 0 || tied || longest < before || longest >= through) return -1;

@@ -100,6 +100,8 @@ export class SharedPrefixHints {
   heldUntilMs: f64 = 0;
   /** After lookupConversation: the tail of the conversation's turn that the check refused, 0 when none. */
   refusedTail: u64 = 0;
+  /** After lookupConversation: the check accepted the endpoint of the conversation's previous turn. */
+  previousTurnAccepted: bool = false;
   // The compare-and-swap token of the value read last.
   private readCas: u32 = 0;
   // The tail carried by the hint read last.
@@ -196,17 +198,23 @@ export class SharedPrefixHints {
    * fields are then set as for lookup (matchedChunks = that turn's length). When `check` refuses such a turn,
    * refusedTail names it (0 otherwise), for lookup to pass over the landmarks its request published: the
    * conversation's hint, re-stamped when the request ended, is the one that knows when it released its blocks.
-   * One shared-data read.
+   * previousTurnAccepted says whether `check` accepted the endpoint of a turn this chain extends, however long: then
+   * it served the conversation's previous turn, which several endpoints may match as far (a shared preamble and a
+   * first message shorter than a chunk). One shared-data read.
    */
   lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
     this.refusedTail = 0;
+    this.previousTurnAccepted = false;
     if (key == 0 || !this.read(key, nowMs, CONVERSATION_MAX_AGE_MS)) return false;
     n = min(n, hashes.length);
-    if (this.readTailChunks <= knownChunks || !extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
+    if (!extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
+    const longer = this.readTailChunks > knownChunks;
     if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) {
-      this.refusedTail = this.readTailHash;
+      if (longer) this.refusedTail = this.readTailHash;
       return false;
     }
+    this.previousTurnAccepted = true;
+    if (!longer) return false;
     this.matchedChunks = this.readTailChunks;
     return true;
   }

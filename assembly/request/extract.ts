@@ -55,6 +55,8 @@ export class RequestExtractor {
    * share with its first one besides everything before it (conversation-tail.ts conversationKey).
    */
   firstUserEnd: i32 = -1;
+  /** Byte offset in the stream where that first user message starts, or -1: what precedes it is the preamble. */
+  firstUserStart: i32 = -1;
   /**
    * Byte offsets in the stream where the last whole "assistant" message starts and ends, or -1: the answer the
    * endpoint that served the previous turn generated, and still holds (answer-credit.ts).
@@ -107,6 +109,7 @@ export class RequestExtractor {
     this.streamLen = this.emitter.main.len;
     const firstUser = this.emitter.firstUser;
     this.firstUserEnd = this.inStream(firstUser) ? firstUser.end : -1;
+    this.firstUserStart = this.inStream(firstUser) ? firstUser.start : -1;
     const answer = this.emitter.lastAssistant;
     const answerKnown = this.inStream(answer);
     this.lastAssistantStart = answerKnown ? answer.start : -1;

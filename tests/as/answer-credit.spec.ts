@@ -111,6 +111,26 @@ describe("creditPreviousAnswer", () => {
     expect<i32>(creditPreviousAnswer(matched, slots([0, 1]), 2, chain.ends, n, -1, -1, 1)).toBe(-1);
   });
 
+  it("breaks a tie for the endpoint the conversation's hint says served the previous turn", () => {
+    extract(conversation(FIRST + ANSWER + SECOND));
+    const n = chainOf(16);
+    const before = ex.lastAssistantStart / 16;
+    const matched = new StaticArray<i32>(4);
+    matched[0] = before;
+    matched[1] = before;
+    matched[2] = before;
+    expect<i32>(creditPreviousAnswer(matched, slots([0, 1, 2]), 3, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16, 1)).toBe(1);
+    expect<i32>(matched[1]).toBe(ex.lastAssistantEnd / 16);
+    expect<i32>(matched[0]).toBe(before);
+    matched[1] = before;
+    matched[3] = before;
+    expect<i32>(creditPreviousAnswer(matched, slots([0, 1, 2]), 3, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16, 3))
+      .toBe(-1, "not an active endpoint");
+    matched[2] = before - 1;
+    expect<i32>(creditPreviousAnswer(matched, slots([0, 1, 2]), 3, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16, 2))
+      .toBe(-1, "not one of the tied endpoints");
+  });
+
   it("credits no answer shorter than minAnswerBytes (less prefill than the chunk it would add)", () => {
     extract(conversation(FIRST + ANSWER + SECOND));
     const n = chainOf(16);

@@ -268,6 +268,27 @@ test("a conversation's previous endpoint is credited with the answer it generate
   assert.equal(plain.credits, 0);
 });
 
+test("new conversations on one tool prompt spread over the endpoints, unless spreadHotPreambles is off", () => {
+  const run = (spreadHotPreambles: boolean) => {
+    const h = pickerHost({ config: { prefix: { spreadHotPreambles } } });
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
+    const tools = text(21, 6000);
+    const homes = new Set<string>();
+    for (let conv = 0; conv < 12; conv++) {
+      const s = h.send(chat(tools, [], `task ${conv}: ` + text(100 + conv, 600)));
+      homes.add(h.chosen(s)!);
+      h.complete(s);
+    }
+    return { homes: homes.size, spreads: h.counter("hot_preamble_spreads") };
+  };
+  const spread = run(true);
+  assert.ok(spread.homes >= 3, `every request carries the tool prompt: its first holder cannot take them all (${spread.homes} endpoints)`);
+  assert.ok(spread.spreads >= 2);
+  const held = run(false);
+  assert.equal(held.homes, 1, "without it the tool prompt's holder takes every new conversation");
+  assert.equal(held.spreads, 0);
+});
+
 test("interleaved streams keep their own announced body length", () => {
   const h = pickerHost();
   h.setPods(PODS.map((address) => ({ address })));
