@@ -22,6 +22,9 @@ export class PrometheusParser {
   private hasLora: bool = false;
   // The SGLang data-parallel ranks whose KV pool was counted on this page (bit r for dp_rank r).
   private poolDpRanks: u64 = 0;
+  // The same for the request counts: the tensor-parallel ranks of one engine run one batch and report the same queue.
+  private waitingDpRanks: u64 = 0;
+  private runningDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
   private recognized: bool = false;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
@@ -92,6 +95,8 @@ export class PrometheusParser {
     this.loraBestStamp = 0;
     this.hasLora = false;
     this.poolDpRanks = 0;
+    this.waitingDpRanks = 0;
+    this.runningDpRanks = 0;
     this.engine = Engine.Unknown;
     this.recognized = false;
     this.targetSum = 0;
@@ -187,12 +192,16 @@ export class PrometheusParser {
     switch (family) {
       case Family.Waiting: {
         if (!isCount(v)) return false;
+        if (line.repeatsEngine(this.waitingDpRanks)) return true;
+        this.waitingDpRanks |= dpRankBit(line.dpRank);
         this.waitingSum += v;
         this.hasWaiting = true;
         break;
       }
       case Family.Running: {
         if (!isCount(v)) return false;
+        if (line.repeatsEngine(this.runningDpRanks)) return true;
+        this.runningDpRanks |= dpRankBit(line.dpRank);
         this.runningSum += v;
         this.hasRunning = true;
         break;
@@ -246,7 +255,7 @@ export class PrometheusParser {
         if (!(v >= 1 && v <= 1e15)) return false;
         // A later rank of an engine already counted reports the same pool again.
         if (line.repeatsEngine(this.poolDpRanks)) return true;
-        if (line.dpRank >= 0 && line.dpRank < DP_RANK_OTHER) this.poolDpRanks |= <u64>1 << <u64>line.dpRank;
+        this.poolDpRanks |= dpRankBit(line.dpRank);
         // A pool of tokens: blocks of one token.
         noteCacheSize(out, <i64>v, 1);
         break;
@@ -257,6 +266,13 @@ export class PrometheusParser {
     this.recognized = true;
     return true;
   }
+}
+
+// The bit of a data-parallel rank in a set of ranks already counted; 0 for none or one past 63.
+// @ts-ignore: decorator
+@inline
+function dpRankBit(dpRank: i32): u64 {
+  return dpRank >= 0 && dpRank < DP_RANK_OTHER ? <u64>1 << <u64>dpRank : 0;
 }
 
 // One engine's cache size. With several engines (data parallel) they are counted and the per-engine figure of the

@@ -214,6 +214,13 @@ describe("parsePrometheus families", () => {
       'sglang:max_total_num_tokens{dp_rank="70",tp_rank="4",pp_rank="0"} 412000\n';
     expect<bool>(parse(allSchedulers)).toBe(true);
     expect<i32>(metrics.cacheEngines).toBe(3, "dp_rank 0 and 1 once each; a rank past 63 is not tracked and counts");
+    // The tensor-parallel ranks of one engine run one batch: its queue counts once; each data-parallel engine's counts.
+    const queues = 'sglang:num_queue_reqs{dp_rank="0",tp_rank="0"} 4\nsglang:num_queue_reqs{dp_rank="0",tp_rank="1"} 4\n' +
+      'sglang:num_queue_reqs{dp_rank="1",tp_rank="2"} 2\nsglang:num_queue_reqs{dp_rank="1",tp_rank="3"} 2\n' +
+      'sglang:num_running_reqs{tp_rank="0"} 7\nsglang:num_running_reqs{tp_rank="1"} 7\n';
+    expect<bool>(parse(queues)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(6);
+    expect<f64>(metrics.running).toBe(7);
     // Without the pool size or one of the counters, neither is known.
     expect<bool>(parse("sglang:prompt_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
     expect<bool>(metrics.hasPrefixCounters).toBe(false);
