@@ -256,6 +256,11 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
       sendError(res, apiErr);
     });
   });
+  // Node closes an idle keep-alive connection after 5 s (uvicorn, vLLM's server, too), while the gateway keeps its idle
+  // upstream connections, as Envoy does for an hour: a request sent on a connection the backend is closing gets
+  // "reset before headers". Deployments raise the backend's keep-alive (uvicorn --timeout-keep-alive); so does this.
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 125_000;
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
