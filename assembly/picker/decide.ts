@@ -196,7 +196,11 @@ function applySharedHint(state: PickerState, hints: SharedPrefixHints, d: Decisi
   if (d.continuesConversation) {
     found = hints.lookupConversation(d.conversationKey, hashes, chainLength, best, nowMs, check);
     passOverTail = hints.refusedTail;
-    if (hints.previousTurnAccepted) d.previousTurnSlot = check.slot;
+    if (hints.previousTurnAccepted) {
+      // The previous turn's endpoint holds that turn, even when other endpoints match as far.
+      d.previousTurnSlot = check.slot;
+      if (!found && hints.matchedChunks > unchecked(state.matched[check.slot])) unchecked((state.matched[check.slot] = hints.matchedChunks));
+    }
   }
   if (!found) found = hints.lookup(hashes, chainLength, best, nowMs, check, passOverTail);
   if (!found) return;

@@ -53,6 +53,8 @@ export function creditPreviousAnswer(
     }
   }
   if (holder < 0 || tied || longest < before || longest >= through) return -1;
+  // The hint says another endpoint served the previous turn: this one holds the prompt, not the answer.
+  if (<u32>previousTurnSlot < <u32>matched.length && holder != previousTurnSlot) return -1;
   unchecked((matched[holder] = through));
   return holder;
 }

@@ -214,9 +214,8 @@ export class SharedPrefixHints {
       return false;
     }
     this.previousTurnAccepted = true;
-    if (!longer) return false;
     this.matchedChunks = this.readTailChunks;
-    return true;
+    return longer;
   }
 
   /**

@@ -129,6 +129,10 @@ describe("creditPreviousAnswer", () => {
     matched[2] = before - 1;
     expect<i32>(creditPreviousAnswer(matched, slots([0, 1, 2]), 3, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16, 2))
       .toBe(-1, "not one of the tied endpoints");
+    matched[0] = before;
+    matched[1] = before - 1;
+    expect<i32>(creditPreviousAnswer(matched, slots([0, 1]), 2, chain.ends, n, ex.lastAssistantStart, ex.lastAssistantEnd, 16, 1))
+      .toBe(-1, "the hint says endpoint 1 served the previous turn: endpoint 0 holds only its prompt");
   });
 
   it("credits no answer shorter than minAnswerBytes (less prefill than the chunk it would add)", () => {

@@ -100,7 +100,7 @@ describe("spreadHotPreamble", () => {
     // One request in five carries it: one endpoint of the four is enough.
     for (let i = 0; i < 255; i++) heat.observe(i % 5 == 0 ? chain.hashes[preamble - 1] : <u64>(1000 + i));
     expect<bool>(spread(heat, array([preamble, 0, 0, 0]), n)).toBe(false);
-    // Nearly all: a second holder is needed.
+    // Every request: all four endpoints are needed, two hold it.
     const hot = new PreambleHeat();
     for (let i = 0; i < 100; i++) hot.observe(chain.hashes[preamble - 1]);
     expect<bool>(spread(hot, array([preamble, preamble, 0, 0]), n)).toBe(true);
