@@ -13,7 +13,8 @@ import { RespReply } from "../replica/resp";
 
 /** Asks the other replicas' hints for this chain; true when the call went out and stream `streamId` waits. */
 export function askRedis(
-  pending: PendingCalls, replica: ReplicaHints, state: PickerState, streamId: u32, n: i32, sessionHash: u64, now: f64,
+  pending: PendingCalls, replica: ReplicaHints, state: PickerState, streamId: u32, n: i32, sessionHash: u64,
+  conversationKey: u64, now: f64,
 ): bool {
   const call = pendingCall(pending, replica, now);
   const hashes = state.chain.hashes;
@@ -27,6 +28,7 @@ export function askRedis(
   call.keepChain(hashes, n);
   call.sessionHash = sessionHash;
   call.modelHash = state.modelHash;
+  call.conversationKey = conversationKey;
   keepMatched(call, state.matched);
   call.sentAtMs = now;
   return true;
@@ -85,6 +87,8 @@ export function decideAfterRedis(
     t.count(hintSlot >= 0 ? t.hits : t.misses);
   }
   decideWithReplicaHint(state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
+  // The decision before the wait was reset (another request of the worker may have used it meanwhile).
+  d.conversationKey = call.conversationKey;
 }
 
 export function decideWithReplicaHint(

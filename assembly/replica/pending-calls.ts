@@ -1,6 +1,6 @@
 // Redis calls in flight on one worker, so a reply (delivered to the root context with its token) finds the
 // stream that waits for it and what that stream had computed before it paused: its chain (the worker's chain
-// buffer is reused by other requests meanwhile), session and model. A fixed number of entries; when all are
+// buffer is reused by other requests meanwhile), session, model and conversation. A fixed number of entries; when all are
 // taken a request decides without Redis.
 import { ReplicaHints } from "./replica-hints";
 
@@ -18,6 +18,8 @@ export class PendingCall {
   chainLength: i32 = 0;
   sessionHash: u64 = 0;
   modelHash: u64 = 0;
+  /** The request's conversation (Decision.conversationKey), so its hint is published once it is routed. */
+  conversationKey: u64 = 0;
   sentAtMs: f64 = 0;
   /** The worker's own matches per registry slot when the request paused. */
   matched: StaticArray<i32> = new StaticArray<i32>(0);

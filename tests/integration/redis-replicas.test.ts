@@ -9,6 +9,7 @@ import { RealClock } from "../../src-host/host/clock.ts";
 import { tcpRedis, type RedisTarget } from "../../src-host/host/redis-client.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import { RedisServer, command, freePort, redisServerAvailable } from "../support/redis-server.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
@@ -54,6 +55,10 @@ function conversation(i: number, turns = 0): object {
   return chat(text(50 + i, 4000), history, `question ${turns} of ${i}`);
 }
 
+function debugOf(s: FilterStream) {
+  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+}
+
 function closeAll(...hs: PickerHarness<RealClock>[]) {
   for (const h of hs) h.host.close();
 }
@@ -72,6 +77,31 @@ test("turns of one conversation on different replicas return to the same pod", {
   assert.ok(a.counter("redis.publishes") >= 12);
   assert.equal(a.host.traps + b.host.traps, 0);
   closeAll(a, b);
+});
+
+test("a turn that waited for Redis still publishes its conversation for the next turn on another worker", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { keyPrefix: "conv:" }, { debug: { header: true } });
+  // Every conversation shares a 9-chunk system prompt. The first one is new to the worker, so it waits for Redis;
+  // the later ones do not, and take over the landmark inside that prompt which carried the first one's tail.
+  const system = text(15, 4700);
+  const firsts: Array<{ endpoint: string; chain: number; question: string }> = [];
+  for (let conv = 0; conv < 6; conv++) {
+    const lookups = a.counter("redis.lookups");
+    const question = "question " + conv + " " + text(1100 + conv, 500 + 60 * conv);
+    const d = debugOf(await route(a, chat(system, [], question), [], 0));
+    if (conv == 0) assert.equal(a.counter("redis.lookups"), lookups + 1, "the first conversation waited for Redis");
+    firsts.push({ endpoint: d.endpoint, chain: d.chain, question });
+  }
+  await settle();
+  for (let conv = 0; conv < 6; conv++) {
+    const first = firsts[conv];
+    const d = debugOf(await route(a, chat(system, [[first.question, text(1300 + conv, 400)]], "and then? " + text(1400 + conv, 300)), [], 1));
+    const score = d.scores.get(first.endpoint);
+    assert.ok(score !== undefined && score !== "excluded");
+    assert.equal(score.m, first.chain, `conversation ${conv}'s second turn is credited with its whole first turn`);
+  }
+  assert.equal(a.host.traps, 0);
+  closeAll(a);
 });
 
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
