@@ -1,5 +1,5 @@
 // The specs of the code that has a SIMD and a scalar path (string runs, scanner, decoder, extraction, chain,
-// the totals of the scores), run again with WebAssembly SIMD enabled (as-pect.simd.asconfig.json): `npm run test:as` runs every
+// the scores and their totals), run again with WebAssembly SIMD enabled (as-pect.simd.asconfig.json): `npm run test:as` runs every
 // spec on the scalar path, this runs these on the SIMD path, which the shipped builds take.
 import base from "./as-pect.config.js";
 
@@ -14,6 +14,8 @@ const SIMD_SPECS = [
   "tests/as/scheduling-fused-steps.spec.ts",
   "tests/as/scheduling-scheduler.spec.ts",
   "tests/as/scheduling-load-guard.spec.ts",
+  "tests/as/scheduling-normalize.spec.ts",
+  "tests/as/scheduling-normalize-lanes.spec.ts",
 ];
 
 export default { ...base, entries: process.env.ASPECT_ONLY ? process.env.ASPECT_ONLY.split(",") : SIMD_SPECS };

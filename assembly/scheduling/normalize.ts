@@ -1,8 +1,12 @@
 // Per-signal scores in [0, 1], higher is better, one per candidate, written into caller-owned arrays.
 // Unhealthy candidates get 0 and are left out of every min/max. A candidate lacking a signal gets 0 for it.
 // The candidate arrays are read through locals: a store into out could alias a field as far as the compiler knows,
-// so c.<field> would be reloaded every iteration.
+// so c.<field> would be reloaded every iteration. The SIMD build takes two candidates per step in the loops that
+// run on every request (queue, KV, in flight, prefix), with the same operations in the same order per candidate,
+// so every score is the same to the bit; a min or max may differ from the scalar one only in the sign of a zero,
+// which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
+import { flagPair32, flagPair64, highestLane, lowestLane } from "./lane-masks";
 
 // @ts-ignore: decorator
 @inline
@@ -40,6 +44,29 @@ function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
   return 1 / (atLeast > range ? atLeast : range);
 }
 
+// countOrZero of two lanes.
+// @ts-ignore: decorator
+@inline
+function countsOrZero(x: v128): v128 {
+  return v128.and(x, v128.and(f64x2.ge(x, f64x2.splat(0)), f64x2.lt(x, f64x2.splat(Infinity))));
+}
+
+// lowerIsBetter of two lanes.
+// @ts-ignore: decorator
+@inline
+function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
+  return inverseRange > 0
+    ? f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, f64x2.splat(lo)), f64x2.splat(inverseRange)))
+    : f64x2.splat(1);
+}
+
+// max(inflight, 0) of the two candidates whose counts are at `at`, as f64 lanes.
+// @ts-ignore: decorator
+@inline
+function inflightPair(at: usize): v128 {
+  return f64x2.convert_low_i32x4_s(i32x4.max_s(v128.load64_zero(at), i32x4.splat(0)));
+}
+
 // Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
 // Load key = waiting + running / (1 + maxRunning): the running term is < 1, so one more waiting request always
 // ranks worse than any number of running ones, and when nobody queues (the common case) the endpoint decoding
@@ -52,7 +79,16 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   const running = c.running;
   const waiting = c.waiting;
   let maxRunning: f64 = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    let most = f64x2.splat(0);
+    for (; i + 2 <= n; i += 2) {
+      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
+      most = f64x2.pmax(most, v128.and(countsOrZero(v128.load(changetype<usize>(running) + (<usize>i << 3))), ok));
+    }
+    maxRunning = highestLane(most);
+  }
+  for (; i < n; i++) {
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
       const r = countOrZero(unchecked(running[i]));
       if (r > maxRunning) maxRunning = r;
@@ -61,7 +97,25 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   const runningScale = 1 / (1 + maxRunning);
   let lo = Infinity;
   let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
+  i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const scale = f64x2.splat(runningScale);
+    const none = f64x2.splat(-1);
+    let low = f64x2.splat(Infinity);
+    let high = f64x2.splat(-Infinity);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
+      const key = f64x2.add(countsOrZero(v128.load(changetype<usize>(waiting) + at)),
+        f64x2.mul(countsOrZero(v128.load(changetype<usize>(running) + at)), scale));
+      low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
+      high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
+      v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
+    }
+    lo = lowestLane(low);
+    hi = highestLane(high);
+  }
+  for (; i < n; i++) {
     let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
       key = countOrZero(unchecked(waiting[i])) + countOrZero(unchecked(running[i])) * runningScale;
@@ -71,7 +125,15 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
   const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
-  for (let i = 0; i < n; i++) {
+  i = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 2 <= n; i += 2) {
+      const at = changetype<usize>(out) + (<usize>i << 3);
+      const key = v128.load(at);
+      v128.store(at, v128.and(lowerIsBetterPair(key, lo, inverseRange), f64x2.ge(key, f64x2.splat(0))));
+    }
+  }
+  for (; i < n; i++) {
     const key = unchecked(out[i]);
     unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, inverseRange) : 0));
   }
@@ -85,14 +147,39 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
   const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    // In whole counts (exact as f64); -1 as the highest means no healthy candidate was seen.
+    let low = i32x4.splat(i32.MAX_VALUE);
+    let high = i32x4.splat(-1);
+    for (; i + 2 <= n; i += 2) {
+      const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
+      const x = i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
+      low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
+      high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
+    }
+    const most = max<i32>(i32x4.extract_lane(high, 0), i32x4.extract_lane(high, 1));
+    if (most >= 0) {
+      lo = <f64>min<i32>(i32x4.extract_lane(low, 0), i32x4.extract_lane(low, 1));
+      hi = <f64>most;
+    }
+  }
+  for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
     const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
   const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
-  for (let i = 0; i < n; i++) {
+  i = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 2 <= n; i += 2) {
+      const x = inflightPair(changetype<usize>(inflight) + (<usize>i << 2));
+      v128.store(changetype<usize>(out) + (<usize>i << 3),
+        v128.and(lowerIsBetterPair(x, lo, inverseRange), flagPair64(changetype<usize>(healthy) + i)));
+    }
+  }
+  for (; i < n; i++) {
     const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     unchecked((out[i] = unchecked(healthy[i]) ? lowerIsBetter(x, lo, inverseRange) : 0));
   }
@@ -104,7 +191,20 @@ export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
   const healthy = c.healthy;
   const kvUsage = c.kvUsage;
   const hasKv = c.hasKv;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const one = f64x2.splat(1);
+    const zero = f64x2.splat(0);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasKv) + i));
+      const u = v128.load(changetype<usize>(kvUsage) + at);
+      // unitClamp: u >= 0 ? (u <= 1 ? u : 1) : 0, NaN -> 0
+      const clamped = v128.bitselect(v128.bitselect(u, one, f64x2.le(u, one)), zero, f64x2.ge(u, zero));
+      v128.store(changetype<usize>(out) + at, v128.and(f64x2.sub(one, clamped), ok));
+    }
+  }
+  for (; i < n; i++) {
     const ok = unchecked(healthy[i]) && unchecked(hasKv[i]);
     unchecked((out[i] = ok ? 1 - unitClamp(unchecked(kvUsage[i])) : 0));
   }
@@ -136,7 +236,22 @@ export function normalizePrefix(
   const fractionScale = chainLength > 0 ? l / <f64>chainLength : 0;
   let lo: i32 = i32.MAX_VALUE;
   let hi: i32 = 0;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const zero = i32x4.splat(0);
+    const chain = i32x4.splat(chainLength);
+    let low = i32x4.splat(i32.MAX_VALUE);
+    let high = zero;
+    for (; i + 2 <= n; i += 2) {
+      const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
+      const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
+      low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
+      high = i32x4.max_s(high, v128.and(m, ok));
+    }
+    lo = min<i32>(min<i32>(i32x4.extract_lane(low, 0), i32x4.extract_lane(low, 1)), min<i32>(i32x4.extract_lane(low, 2), i32x4.extract_lane(low, 3)));
+    hi = max<i32>(max<i32>(i32x4.extract_lane(high, 0), i32x4.extract_lane(high, 1)), max<i32>(i32x4.extract_lane(high, 2), i32x4.extract_lane(high, 3)));
+  }
+  for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
     const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), max<i32>(chainLength, 0));
     if (m < lo) lo = m;
@@ -145,7 +260,24 @@ export function normalizePrefix(
   // Share of the term lost per chunk behind the best; lengthCreditChars <= 0 charges any deficit in full.
   const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
   const marginalWeight = hi > lo ? 1 - l : 0;
-  for (let i = 0; i < n; i++) {
+  i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const zero = i32x4.splat(0);
+    const chain = i32x4.splat(chainLength);
+    const best = i32x4.splat(hi);
+    const one = f64x2.splat(1);
+    const fraction = f64x2.splat(fractionScale);
+    const deficit = f64x2.splat(deficitScale);
+    const marginal = f64x2.splat(marginalWeight);
+    for (; i + 2 <= n; i += 2) {
+      const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
+      const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
+      const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
+      const s = f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit);
+      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(s, flagPair64(changetype<usize>(healthy) + i)));
+    }
+  }
+  for (; i < n; i++) {
     let s: f64 = 0;
     if (chainLength > 0 && unchecked(healthy[i])) {
       const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), chainLength);

@@ -6,6 +6,7 @@ import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
 import { isOverloaded } from "./load-guard";
+import { flagPair64 } from "./lane-masks";
 
 /** What totalScores found besides the totals. */
 export class TotalsSummary {
@@ -67,7 +68,34 @@ export function totalScores(
   let bestIndex = -1;
   let second: f64 = -Infinity;
   let found = false;
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  if (ASC_FEATURE_SIMD && terms > 0) {
+    // Two candidates per step: each lane keeps its two highest healthy totals, which together hold the best and the
+    // highest besides it (the second best counts a total equal to the best); the best's first index is found after.
+    const scale = f64x2.splat(inverseSum);
+    const none = f64x2.splat(-Infinity);
+    let top = none;
+    let next = none;
+    for (; i + 2 <= n; i += 2) {
+      const at = sums + (<usize>i << 3);
+      const ok = flagPair64(changetype<usize>(healthy) + i);
+      const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
+      v128.store(at, t);
+      const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+      next = f64x2.pmax(next, f64x2.pmin(top, x));
+      top = f64x2.pmax(top, x);
+    }
+    const top0 = f64x2.extract_lane(top, 0);
+    const top1 = f64x2.extract_lane(top, 1);
+    const highest = max<f64>(top0, top1);
+    if (highest > -Infinity) {
+      best = highest;
+      second = max<f64>(min<f64>(top0, top1), max<f64>(f64x2.extract_lane(next, 0), f64x2.extract_lane(next, 1)));
+      found = true;
+      bestIndex = firstHealthyAt(healthy, total, i, best);
+    }
+  }
+  for (; i < n; i++) {
     if (!unchecked(healthy[i])) {
       unchecked((total[i] = 0));
       continue;
@@ -89,6 +117,12 @@ export function totalScores(
   summary.bestIndex = bestIndex;
   summary.secondBest = second;
   summary.anyGuarded = anyGuarded;
+}
+
+// The first healthy candidate below `end` whose total is `value` (one is).
+function firstHealthyAt(healthy: StaticArray<bool>, total: StaticArray<f64>, end: i32, value: f64): i32 {
+  for (let i = 0; i < end; i++) if (unchecked(total[i]) == value && unchecked(healthy[i])) return i;
+  return -1;
 }
 
 // guarded[i] = candidate i is healthy and loaded above limit (none when limit is Infinity); true when any is.
