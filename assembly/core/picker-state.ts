@@ -52,6 +52,8 @@ export class PickerState {
   /** Per slot, from `load` at the current decision. */
   readonly loadView: LoadView;
   readonly matched: StaticArray<i32>;
+  /** Per slot, the match from before a hot preamble was credited everywhere (read only when Decision.spreadPreamble). */
+  readonly matchedBeforeSpread: StaticArray<i32>;
   readonly evicted: StaticArray<i32>;
   /** Candidate index → registry slot, for the current decision. */
   readonly candidateSlot: StaticArray<i32>;
@@ -83,6 +85,7 @@ export class PickerState {
     this.failures = new FailureTracker(n);
     this.rateWindow = new RateLimitWindow(config.windowSize, n);
     this.matched = new StaticArray<i32>(n);
+    this.matchedBeforeSpread = new StaticArray<i32>(n);
     this.evicted = new StaticArray<i32>(n);
     this.candidateSlot = new StaticArray<i32>(n);
     this.appliedCapacity = new StaticArray<i32>(n);

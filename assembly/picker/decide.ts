@@ -26,7 +26,11 @@ export class Decision {
   /** The candidate index the scheduler picked (for the debug header). */
   candidate: i32 = -1;
   chainLength: i32 = 0;
+  /** Chunks the chosen endpoint holds as far as the worker knows (its index, hints, answer credit), not counting a
+   *  hot preamble credited to every endpoint: what the counters and the debug header report. */
   matchedChunks: i32 = 0;
+  /** The request's hot preamble was credited to every endpoint (hot-preamble.ts). */
+  spreadPreamble: bool = false;
   /** The conversation this request belongs to (conversation-tail.ts conversationKey), 0 when none or unused. */
   conversationKey: u64 = 0;
   /** Something follows the first user message: an earlier turn of the conversation may have been routed. */
@@ -42,6 +46,7 @@ export class Decision {
     this.candidate = -1;
     this.chainLength = 0;
     this.matchedChunks = 0;
+    this.spreadPreamble = false;
     this.conversationKey = 0;
     this.continuesConversation = false;
     this.previousTurnSlot = -1;
@@ -115,8 +120,9 @@ export function decide(
     }
     if (cfg.spreadHotPreambles && spreadHotPreamble(
       state.preambleHeat, matched, slots, active, state.chain.ends, state.chain.hashes, chainLength, ex.firstUserStart,
-      d.previousTurnSlot >= 0,
+      d.previousTurnSlot >= 0, state.matchedBeforeSpread,
     )) {
+      d.spreadPreamble = true;
       state.telemetry.add(state.telemetry.hotPreambleSpreads, 1);
     }
   } else {
@@ -179,7 +185,9 @@ export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, 
   d.candidate = pick;
   d.slot = unchecked(c.slot[pick]);
   d.generation = registry.generation(d.slot);
-  d.matchedChunks = unchecked(c.prefixMatched[pick]);
+  d.matchedChunks = d.spreadPreamble && <u32>d.slot < <u32>state.matchedBeforeSpread.length
+    ? unchecked(state.matchedBeforeSpread[d.slot])
+    : unchecked(c.prefixMatched[pick]);
 }
 
 /** Lets a longer match that another worker published count for its endpoint. */

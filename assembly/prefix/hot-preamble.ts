@@ -59,12 +59,14 @@ export class PreambleHeat {
  * preamble anywhere: load then places it, and the preamble is prefilled on one more endpoint, as its share of the
  * traffic needs. The holders are the endpoints with the longest match (a cross-worker hint may leave it short of the
  * preamble's end). A conversation whose previous turn's endpoint is known (homeKnown) stays there: only counted.
- * matched[slot] is each active endpoint's match in chunks; ends and hashes are the chain's. Returns whether it
- * credited.
+ * matched[slot] is each active endpoint's match in chunks; ends and hashes are the chain's. When it credits,
+ * heldBefore[slot] keeps each active endpoint's match from before (what it holds, for the counters). Returns whether
+ * it credited.
  */
 export function spreadHotPreamble(
   heat: PreambleHeat, matched: StaticArray<i32>, activeSlots: StaticArray<i32>, activeCount: i32,
   ends: StaticArray<u32>, hashes: StaticArray<u64>, chainLength: i32, firstUserStart: i32, homeKnown: bool,
+  heldBefore: StaticArray<i32>,
 ): bool {
   const preamble = firstUserStart > 0 ? chunksEndingBy(ends, min<i32>(chainLength, hashes.length), firstUserStart) : 0;
   const share = heat.observe(preamble > 0 ? unchecked(hashes[preamble - 1]) : 0);
@@ -88,7 +90,9 @@ export function spreadHotPreamble(
   if (best == 0 || <f64>holders >= share * <f64>n) return false;
   for (let i = 0; i < n; i++) {
     const slot = unchecked(activeSlots[i]);
-    if (<u32>slot < <u32>matched.length) unchecked((matched[slot] = best));
+    if (<u32>slot >= <u32>matched.length) continue;
+    if (<u32>slot < <u32>heldBefore.length) unchecked((heldBefore[slot] = unchecked(matched[slot])));
+    unchecked((matched[slot] = best));
   }
   return true;
 }

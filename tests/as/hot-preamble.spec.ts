@@ -25,8 +25,10 @@ function array(list: i32[]): StaticArray<i32> {
   return out;
 }
 
+const heldBefore = new StaticArray<i32>(4);
+
 function spread(heat: PreambleHeat, matched: StaticArray<i32>, n: i32): bool {
-  return spreadHotPreamble(heat, matched, array([0, 1, 2, 3]), 4, chain.ends, chain.hashes, n, ex.firstUserStart, false);
+  return spreadHotPreamble(heat, matched, array([0, 1, 2, 3]), 4, chain.ends, chain.hashes, n, ex.firstUserStart, false, heldBefore);
 }
 
 describe("firstUserStart", () => {
@@ -77,9 +79,12 @@ describe("spreadHotPreamble", () => {
     expect<i32>(preamble).toBeGreaterThan(0);
     for (let i = 0; i < 20; i++) heat.observe(chain.hashes[preamble - 1]);
     expect<bool>(spread(heat, array([preamble, 0, 0, 0]), n)).toBe(true, "share 1: needs all four endpoints");
-    const matched = array([preamble, 0, 0, 0]);
+    const matched = array([preamble, 0, 2, 0]);
     spread(heat, matched, n);
     for (let i = 0; i < 4; i++) expect<i32>(matched[i]).toBe(preamble);
+    expect<i32>(heldBefore[0]).toBe(preamble, "what each endpoint held before is kept");
+    expect<i32>(heldBefore[1]).toBe(0);
+    expect<i32>(heldBefore[2]).toBe(2);
     expect<bool>(spread(heat, array([preamble, preamble, preamble, preamble]), n)).toBe(false, "held everywhere");
     expect<bool>(spread(heat, array([preamble + 1, 0, 0, 0]), n)).toBe(false, "a longer match (the conversation's history) counts as usual");
     expect<bool>(spread(heat, array([0, 0, 0, 0]), n)).toBe(false, "nobody holds anything: nothing to credit");
@@ -87,7 +92,7 @@ describe("spreadHotPreamble", () => {
     expect<bool>(spread(heat, hinted, n)).toBe(true, "a hint short of the preamble's end is the holders' match");
     expect<i32>(hinted[3]).toBe(preamble - 1);
     const home = array([preamble, 0, 0, 0]);
-    expect<bool>(spreadHotPreamble(heat, home, array([0, 1, 2, 3]), 4, chain.ends, chain.hashes, n, ex.firstUserStart, true))
+    expect<bool>(spreadHotPreamble(heat, home, array([0, 1, 2, 3]), 4, chain.ends, chain.hashes, n, ex.firstUserStart, true, heldBefore))
       .toBe(false, "a conversation whose previous endpoint is known stays there");
     expect<i32>(home[1]).toBe(0);
   });

@@ -274,16 +274,19 @@ test("new conversations on one tool prompt spread over the endpoints, unless spr
     h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
     const tools = text(21, 6000);
     const homes = new Set<string>();
+    let toHolders = 0;
     for (let conv = 0; conv < 12; conv++) {
       const s = h.send(chat(tools, [], `task ${conv}: ` + text(100 + conv, 600)));
+      if (homes.has(h.chosen(s)!)) toHolders++;
       homes.add(h.chosen(s)!);
       h.complete(s);
     }
-    return { homes: homes.size, spreads: h.counter("hot_preamble_spreads") };
+    return { homes: homes.size, spreads: h.counter("hot_preamble_spreads"), hits: h.counter("prefix_hits"), toHolders };
   };
   const spread = run(true);
   assert.ok(spread.homes >= 3, `every request carries the tool prompt: its first holder cannot take them all (${spread.homes} endpoints)`);
   assert.ok(spread.spreads >= 2);
+  assert.equal(spread.hits, spread.toHolders, "a request spread to an endpoint without the tool prompt is no prefix hit");
   const held = run(false);
   assert.equal(held.homes, 1, "without it the tool prompt's holder takes every new conversation");
   assert.equal(held.spreads, 0);
