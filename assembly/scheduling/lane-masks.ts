@@ -1,6 +1,6 @@
-// Candidate flags (bool arrays, one byte per candidate) as SIMD lane masks, for the scoring loops that take two
-// candidates per step: a lane is all ones when its candidate's flag is set, all zeros otherwise, so v128.and keeps
-// a value for flagged candidates and leaves +0 for the others, and v128.bitselect chooses per candidate.
+// Lanes for the scoring loops that take two candidates per step. Candidate flags (bool arrays, one byte per
+// candidate) become lane masks: a lane is all ones when its candidate's flag is set, all zeros otherwise, so v128.and
+// keeps a value for flagged candidates and leaves +0 for the others, and v128.bitselect chooses per candidate.
 // Only compiled into the SIMD build (callers test ASC_FEATURE_SIMD).
 
 /** The flags at `flags` and `flags + 1` as two 64-bit lanes. */
@@ -32,4 +32,32 @@ export function lowestLane(v: v128): f64 {
 @inline
 export function highestLane(v: v128): f64 {
   return max<f64>(f64x2.extract_lane(v, 0), f64x2.extract_lane(v, 1));
+}
+
+/** The smaller of the low two i32 lanes. */
+// @ts-ignore: decorator
+@inline
+export function lowestI32Pair(v: v128): i32 {
+  return min<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1));
+}
+
+/** The larger of the low two i32 lanes. */
+// @ts-ignore: decorator
+@inline
+export function highestI32Pair(v: v128): i32 {
+  return max<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1));
+}
+
+/** Two f64 lanes with anything but a finite count >= 0 (NaN, negative, Infinity) as +0. */
+// @ts-ignore: decorator
+@inline
+export function countsOrZero(x: v128): v128 {
+  return v128.and(x, v128.and(f64x2.ge(x, f64x2.splat(0)), f64x2.lt(x, f64x2.splat(Infinity))));
+}
+
+/** The two i32 counts at `at`, a negative one as 0, as f64 lanes (exact). */
+// @ts-ignore: decorator
+@inline
+export function countPairAsF64(at: usize): v128 {
+  return f64x2.convert_low_i32x4_s(i32x4.max_s(v128.load64_zero(at), i32x4.splat(0)));
 }

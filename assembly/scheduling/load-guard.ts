@@ -5,7 +5,7 @@
 // the load signals but never on cache alone. The slack keeps the guard quiet at low load, where a mean near zero
 // would otherwise flag an endpoint for one or two requests.
 import { Candidates } from "./candidates";
-import { flagPair64 } from "./lane-masks";
+import { countPairAsF64, countsOrZero, flagPair64, highestLane } from "./lane-masks";
 
 // @ts-ignore: decorator
 @inline
@@ -46,17 +46,16 @@ export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64): f
     let highest = f64x2.splat(0);
     for (; i + 2 <= n; i += 2) {
       const flags = changetype<usize>(healthyFlags) + i;
-      const requests = f64x2.convert_low_i32x4_s(i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0)));
-      const queued = v128.load(changetype<usize>(waiting) + (<usize>i << 3));
-      const counted = v128.and(queued, v128.and(flagPair64(changetype<usize>(hasMetrics) + i),
-        v128.and(f64x2.ge(queued, f64x2.splat(0)), f64x2.lt(queued, f64x2.splat(Infinity)))));
-      const loads = v128.and(f64x2.add(requests, counted), flagPair64(flags));
+      const requests = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
+      const queued = v128.and(countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3))),
+        flagPair64(changetype<usize>(hasMetrics) + i));
+      const loads = v128.and(f64x2.add(requests, queued), flagPair64(flags));
       sum += f64x2.extract_lane(loads, 0);
       sum += f64x2.extract_lane(loads, 1);
       highest = f64x2.pmax(highest, loads);
       healthy += <i32>load<u8>(flags) + <i32>load<u8>(flags, 1);
     }
-    most = max<f64>(f64x2.extract_lane(highest, 0), f64x2.extract_lane(highest, 1));
+    most = highestLane(highest);
   }
   for (; i < n; i++) {
     if (!unchecked(healthyFlags[i])) continue;

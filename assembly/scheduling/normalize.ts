@@ -6,7 +6,9 @@
 // so every score is the same to the bit; a min or max may differ from the scalar one only in the sign of a zero,
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
-import { flagPair32, flagPair64, highestLane, lowestLane } from "./lane-masks";
+import {
+  countPairAsF64, countsOrZero, flagPair32, flagPair64, highestI32Pair, highestLane, lowestI32Pair, lowestLane,
+} from "./lane-masks";
 
 // @ts-ignore: decorator
 @inline
@@ -44,13 +46,6 @@ function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
   return 1 / (atLeast > range ? atLeast : range);
 }
 
-// countOrZero of two lanes.
-// @ts-ignore: decorator
-@inline
-function countsOrZero(x: v128): v128 {
-  return v128.and(x, v128.and(f64x2.ge(x, f64x2.splat(0)), f64x2.lt(x, f64x2.splat(Infinity))));
-}
-
 // lowerIsBetter of two lanes.
 // @ts-ignore: decorator
 @inline
@@ -58,13 +53,6 @@ function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
   return inverseRange > 0
     ? f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, f64x2.splat(lo)), f64x2.splat(inverseRange)))
     : f64x2.splat(1);
-}
-
-// max(inflight, 0) of the two candidates whose counts are at `at`, as f64 lanes.
-// @ts-ignore: decorator
-@inline
-function inflightPair(at: usize): v128 {
-  return f64x2.convert_low_i32x4_s(i32x4.max_s(v128.load64_zero(at), i32x4.splat(0)));
 }
 
 // Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
@@ -158,9 +146,9 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
       low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
     }
-    const most = max<i32>(i32x4.extract_lane(high, 0), i32x4.extract_lane(high, 1));
+    const most = highestI32Pair(high);
     if (most >= 0) {
-      lo = <f64>min<i32>(i32x4.extract_lane(low, 0), i32x4.extract_lane(low, 1));
+      lo = <f64>lowestI32Pair(low);
       hi = <f64>most;
     }
   }
@@ -174,7 +162,7 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
   i = 0;
   if (ASC_FEATURE_SIMD) {
     for (; i + 2 <= n; i += 2) {
-      const x = inflightPair(changetype<usize>(inflight) + (<usize>i << 2));
+      const x = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
       v128.store(changetype<usize>(out) + (<usize>i << 3),
         v128.and(lowerIsBetterPair(x, lo, inverseRange), flagPair64(changetype<usize>(healthy) + i)));
     }
@@ -248,8 +236,8 @@ export function normalizePrefix(
       low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.and(m, ok));
     }
-    lo = min<i32>(min<i32>(i32x4.extract_lane(low, 0), i32x4.extract_lane(low, 1)), min<i32>(i32x4.extract_lane(low, 2), i32x4.extract_lane(low, 3)));
-    hi = max<i32>(max<i32>(i32x4.extract_lane(high, 0), i32x4.extract_lane(high, 1)), max<i32>(i32x4.extract_lane(high, 2), i32x4.extract_lane(high, 3)));
+    lo = lowestI32Pair(low);
+    hi = highestI32Pair(high);
   }
   for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;

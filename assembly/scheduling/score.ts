@@ -6,7 +6,7 @@ import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
 import { isOverloaded } from "./load-guard";
-import { flagPair64 } from "./lane-masks";
+import { flagPair64, highestLane } from "./lane-masks";
 
 /** What totalScores found besides the totals. */
 export class TotalsSummary {
@@ -90,7 +90,7 @@ export function totalScores(
     const highest = max<f64>(top0, top1);
     if (highest > -Infinity) {
       best = highest;
-      second = max<f64>(min<f64>(top0, top1), max<f64>(f64x2.extract_lane(next, 0), f64x2.extract_lane(next, 1)));
+      second = max<f64>(min<f64>(top0, top1), highestLane(next));
       found = true;
       bestIndex = firstHealthyAt(healthy, total, i, best);
     }
