@@ -55,47 +55,26 @@ function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
     : f64x2.splat(1);
 }
 
-// Queue pressure: waiting requests, with running requests only breaking ties between equal waiting counts.
-// Load key = waiting + running / (1 + maxRunning): the running term is < 1, so one more waiting request always
-// ranks worse than any number of running ones, and when nobody queues (the common case) the endpoint decoding
-// fewer requests scores higher. Min-max over candidates with metrics, with a spread of at least `span` and of
-// `relativeSpan` times the shortest queue.
+// Queue pressure: waiting requests only. Running requests are left out: the metrics report them once per refresh,
+// so between refreshes a term for them sends every request to the same pod (the one that last read lowest), and what
+// a pod is already decoding is counted live by the in-flight score and in memory by the KV score. Min-max over
+// candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue.
 export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const hasMetrics = c.hasMetrics;
-  const running = c.running;
   const waiting = c.waiting;
-  let maxRunning: f64 = 0;
-  let i = 0;
-  if (ASC_FEATURE_SIMD) {
-    let most = f64x2.splat(0);
-    for (; i + 2 <= n; i += 2) {
-      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
-      most = f64x2.pmax(most, v128.and(countsOrZero(v128.load(changetype<usize>(running) + (<usize>i << 3))), ok));
-    }
-    maxRunning = highestLane(most);
-  }
-  for (; i < n; i++) {
-    if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
-      const r = countOrZero(unchecked(running[i]));
-      if (r > maxRunning) maxRunning = r;
-    }
-  }
-  const runningScale = 1 / (1 + maxRunning);
   let lo = Infinity;
   let hi = -Infinity;
-  i = 0;
+  let i = 0;
   if (ASC_FEATURE_SIMD) {
-    const scale = f64x2.splat(runningScale);
     const none = f64x2.splat(-1);
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
       const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
-      const key = f64x2.add(countsOrZero(v128.load(changetype<usize>(waiting) + at)),
-        f64x2.mul(countsOrZero(v128.load(changetype<usize>(running) + at)), scale));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
       high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
       v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
@@ -106,7 +85,7 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   for (; i < n; i++) {
     let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
-      key = countOrZero(unchecked(waiting[i])) + countOrZero(unchecked(running[i])) * runningScale;
+      key = countOrZero(unchecked(waiting[i]));
       if (key < lo) lo = key;
       if (key > hi) hi = key;
     }

@@ -85,14 +85,11 @@ const lowerIsBetter = (x: number, lo: number, inv: number) => (inv > 0 ? 1 - (x 
 const nonNegative = (x: number) => Math.max(x | 0, 0);
 
 function queueScores(c: Candidate[], span: number, relativeSpan: number): number[] {
-  let maxRunning = 0;
-  for (const e of c) if (e.healthy && e.hasMetrics) maxRunning = Math.max(maxRunning, countOrZero(e.running));
-  const runningScale = 1 / (1 + maxRunning);
   let lo = Infinity;
   let hi = -Infinity;
   const keys = c.map((e) => {
     if (!(e.healthy && e.hasMetrics)) return -1;
-    const key = countOrZero(e.waiting) + countOrZero(e.running) * runningScale;
+    const key = countOrZero(e.waiting);
     if (key < lo) lo = key;
     if (key > hi) hi = key;
     return key;

@@ -52,19 +52,17 @@ function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
 
 function expectQueue(span: f64, relativeSpan: f64): void {
   const n = c.count;
-  let maxRunning: f64 = 0;
-  for (let i = 0; i < n; i++) if (c.healthy[i] && c.hasMetrics[i]) maxRunning = max<f64>(maxRunning, countOrZero(c.running[i]));
   let lo = Infinity;
   let hi = -Infinity;
   for (let i = 0; i < n; i++) {
     if (!(c.healthy[i] && c.hasMetrics[i])) continue;
-    const key = countOrZero(c.waiting[i]) + countOrZero(c.running[i]) * (1 / (1 + maxRunning));
+    const key = countOrZero(c.waiting[i]);
     lo = min<f64>(lo, key);
     hi = max<f64>(hi, key);
   }
   const inverse = inverseOfRange(lo, hi, span, relativeSpan);
   for (let i = 0; i < n; i++) {
-    const key = countOrZero(c.waiting[i]) + countOrZero(c.running[i]) * (1 / (1 + maxRunning));
+    const key = countOrZero(c.waiting[i]);
     expected[i] = c.healthy[i] && c.hasMetrics[i] ? lowerIsBetter(key, lo, inverse) : 0;
   }
 }

@@ -41,23 +41,22 @@ describe("normalizeQueue", () => {
     expect<f64>(out[1]).toBe(1.0);
   });
 
-  it("uses running only to order equal waiting counts", () => {
+  it("scores waiting requests only: running ones are counted by the in-flight and KV scores", () => {
     c.clear();
     withLoad(0, 0);
-    withLoad(0, 4);
+    withLoad(0, 40);
     withLoad(1, 0);
     normalizeQueue(c, out);
-    // keys: waiting + running / (1 + maxRunning) = 0, 4/5, 1
-    const k1 = 4.0 / 5.0;
     expect<f64>(out[0]).toBe(1.0);
-    expect<f64>(out[1]).toBe((1.0 - k1) / 1.0);
+    expect<f64>(out[1]).toBe(1.0);
     expect<f64>(out[2]).toBe(0.0);
-    // any number of running ranks better than one more waiting request
+    // nobody waits: everyone scores 1, however many each is decoding
     c.clear();
     withLoad(0, 1000);
-    withLoad(1, 0);
-    normalizeQueue(c, out);
-    expect<f64>(out[0]).toBeGreaterThan(out[1]);
+    withLoad(0, 0);
+    normalizeQueue(c, out, 4);
+    expect<f64>(out[0]).toBe(1.0);
+    expect<f64>(out[1]).toBe(1.0);
   });
 
   it("gives 0 to candidates without metrics and leaves them out of the range", () => {

@@ -31,7 +31,7 @@ const counters = (queries: number) => ({ metrics: { prefixCacheQueries: queries,
 function setCounters(h: StaticClusterHarness, queriesOfA: number): void {
   h.cluster.hostList = [
     { address: A, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0 }, counters(queriesOfA)) },
-    { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1 }, counters(5000)) },
+    { address: B, healthStatus: "Healthy", metrics: vllmPage({ waiting: 1 }, counters(5000)) },
   ];
 }
 
