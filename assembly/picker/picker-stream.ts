@@ -163,7 +163,7 @@ export class PickerStream extends LeaseHoldingStream {
     }
     const replica = active.replica;
     if (replica !== null && worthAskingRedis(state, d.chainLength) &&
-        askRedis(this.picker.redisPending!, replica, state, this.id, d.chainLength, sessionHash, d.conversationKey, now)) {
+        askRedis(this.picker.redisPending!, replica, state, this.id, d, sessionHash, now)) {
       this.redisWaiting = true;
       return true;
     }

@@ -6,18 +6,19 @@ import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
 import { isOk } from "../abi/host";
 import { addressHash } from "../endpoints/endpoint-registry";
-import { PendingCall, PendingCalls, keepMatched } from "../replica/pending-calls";
+import { PendingCall, PendingCalls, keepMatches } from "../replica/pending-calls";
+import { Fallback } from "../core/fallback";
 import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
 import { RespReply } from "../replica/resp";
 
 /** Asks the other replicas' hints for this chain; true when the call went out and stream `streamId` waits. */
 export function askRedis(
-  pending: PendingCalls, replica: ReplicaHints, state: PickerState, streamId: u32, n: i32, sessionHash: u64,
-  conversationKey: u64, now: f64,
+  pending: PendingCalls, replica: ReplicaHints, state: PickerState, streamId: u32, d: Decision, sessionHash: u64, now: f64,
 ): bool {
   const call = pendingCall(pending, replica, now);
   const hashes = state.chain.hashes;
+  const n = d.chainLength;
   if (call === null) return false;
   const token = replica.lookup(hashes, n);
   if (!isOk(token)) return false;
@@ -28,8 +29,10 @@ export function askRedis(
   call.keepChain(hashes, n);
   call.sessionHash = sessionHash;
   call.modelHash = state.modelHash;
-  call.conversationKey = conversationKey;
-  keepMatched(call, state.matched);
+  call.conversationKey = d.conversationKey;
+  call.matched = keepMatches(call.matched, state.matched);
+  call.spreadPreamble = d.spreadPreamble;
+  if (d.spreadPreamble) call.matchedBeforeSpread = keepMatches(call.matchedBeforeSpread, state.matchedBeforeSpread);
   call.sentAtMs = now;
   return true;
 }
@@ -89,6 +92,17 @@ export function decideAfterRedis(
   decideWithReplicaHint(state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
   // The decision before the wait was reset (another request of the worker may have used it meanwhile).
   d.conversationKey = call.conversationKey;
+  if (call.spreadPreamble && d.fallback == Fallback.None) countWithoutSpread(d, call, hintSlot, hintChunks);
+}
+
+// A spread preamble was credited to every endpoint before the wait (call.matched): the chosen endpoint's counted
+// match is what it held before that, or what Redis reported for it when longer, as scoreAndPick counts it.
+function countWithoutSpread(d: Decision, call: PendingCall, hintSlot: i32, hintChunks: i32): void {
+  d.spreadPreamble = true;
+  const slot = d.slot;
+  let held = <u32>slot < <u32>call.matchedBeforeSpread.length ? unchecked(call.matchedBeforeSpread[slot]) : 0;
+  if (slot == hintSlot) held = max(held, min(hintChunks, call.chainLength));
+  d.matchedChunks = held;
 }
 
 export function decideWithReplicaHint(

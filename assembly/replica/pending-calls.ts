@@ -23,6 +23,10 @@ export class PendingCall {
   sentAtMs: f64 = 0;
   /** The worker's own matches per registry slot when the request paused. */
   matched: StaticArray<i32> = new StaticArray<i32>(0);
+  /** A hot preamble was credited to every endpoint in `matched` (Decision.spreadPreamble). */
+  spreadPreamble: bool = false;
+  /** Then, per slot, the match from before that (PickerState.matchedBeforeSpread). */
+  matchedBeforeSpread: StaticArray<i32> = new StaticArray<i32>(0);
 
   /** Keeps a copy of the first n hashes (the array grows once to the largest chain seen). */
   keepChain(hashes: StaticArray<u64>, n: i32): void {
@@ -32,10 +36,11 @@ export class PendingCall {
   }
 }
 
-/** Keeps a copy of the per-slot matches (the array grows once to the registry's size). */
-export function keepMatched(call: PendingCall, matched: StaticArray<i32>): void {
-  if (call.matched.length < matched.length) call.matched = new StaticArray<i32>(matched.length);
-  memory.copy(changetype<usize>(call.matched), changetype<usize>(matched), <usize>matched.length << 2);
+/** Copies per-slot matches into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
+export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): StaticArray<i32> {
+  const out = kept.length < matches.length ? new StaticArray<i32>(matches.length) : kept;
+  memory.copy(changetype<usize>(out), changetype<usize>(matches), <usize>matches.length << 2);
+  return out;
 }
 
 export class PendingCalls {

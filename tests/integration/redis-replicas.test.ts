@@ -104,6 +104,27 @@ test("a turn that waited for Redis still publishes its conversation for the next
   closeAll(a);
 });
 
+test("a request spread to an endpoint without the hot tool prompt is no prefix hit after a Redis wait either", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { keyPrefix: "spread:" }, { prefix: { spreadHotPreambles: true } });
+  // Each task runs past the tool prompt by more than the tail probes, so the worker asks Redis every time.
+  const tools = text(21, 6000);
+  const holders = new Set<string>();
+  let toHolders = 0;
+  for (let conv = 0; conv < 12; conv++) {
+    const lookups = a.counter("redis.lookups");
+    const s = await route(a, chat(tools, [], `task ${conv}: ` + text(100 + conv, 5000)), [], 0);
+    assert.equal(a.counter("redis.lookups"), lookups + 1, `request ${conv} waited for Redis`);
+    const chosen = a.chosen(s)!;
+    if (holders.has(chosen)) toHolders++;
+    holders.add(chosen);
+  }
+  assert.ok(a.counter("hot_preamble_spreads") >= 2);
+  assert.ok(holders.size >= 3, `the tool prompt went to ${holders.size} endpoints`);
+  assert.equal(a.counter("prefix_hits"), toHolders, "hits are the requests sent to an endpoint that held the tool prompt");
+  assert.equal(a.host.traps, 0);
+  closeAll(a);
+});
+
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
   const a = replica(tcpRedis(server.port));
   await route(a, conversation(100), [], 0);
