@@ -18,6 +18,8 @@ export class Candidates {
   // Whether waiting/running were read from the endpoint's metrics.
   readonly hasMetrics: StaticArray<bool>;
   readonly waiting: StaticArray<f64>;
+  // Requests the engine reports running. No built-in score reads it (the in-flight and KV scores count that load
+  // between metric refreshes too); it is there for a scorer that needs it.
   readonly running: StaticArray<f64>;
   readonly kvUsage: StaticArray<f64>;
   readonly hasKv: StaticArray<bool>;
