@@ -3,7 +3,7 @@
 // the override and the bookkeeping that follows it happen in the stream once the override succeeded.
 import { hashNameBytes } from "../endpoints/name-hash";
 import { SharedPrefixHints } from "../prefix/shared-hints";
-import { chainSeed } from "../prefix/chain";
+import { chainSeed, chunksEndingBy } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
 import { creditPreviousAnswer } from "../prefix/answer-credit";
 import { spreadHotPreamble } from "../prefix/hot-preamble";
@@ -37,6 +37,8 @@ export class Decision {
   continuesConversation: bool = false;
   /** The registry slot that served the conversation's previous turn, from its cross-worker hint; -1 when not known. */
   previousTurnSlot: i32 = -1;
+  /** Whole chunks of the chain before its last assistant message (the previous turn's prompt), 0 when none. */
+  previousPromptChunks: i32 = 0;
 
   reset(): void {
     this.fallback = Fallback.None;
@@ -50,6 +52,7 @@ export class Decision {
     this.conversationKey = 0;
     this.continuesConversation = false;
     this.previousTurnSlot = -1;
+    this.previousPromptChunks = 0;
   }
 }
 
@@ -93,6 +96,7 @@ export function decide(
     }
     stageLeave();
     if (chainLength == 0) d.prefixSkip = PrefixSkip.ShortPrompt;
+    if (ex.lastAssistantStart > 0) d.previousPromptChunks = chunksEndingBy(state.chain.ends, chainLength, ex.lastAssistantStart);
   }
   d.chainLength = chainLength;
 

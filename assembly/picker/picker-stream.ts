@@ -162,7 +162,7 @@ export class PickerStream extends LeaseHoldingStream {
       return false;
     }
     const replica = active.replica;
-    if (replica !== null && worthAskingRedis(state, d.chainLength) &&
+    if (replica !== null && worthAskingRedis(state, d) &&
         askRedis(this.picker.redisPending!, replica, state, this.id, d, sessionHash, now)) {
       this.redisWaiting = true;
       return true;

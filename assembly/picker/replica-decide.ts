@@ -124,14 +124,16 @@ export function decideWithReplicaHint(
 }
 
 /**
- * Whether Redis may know more than the worker: it knows nothing of the chain, or its own index and hints stop
- * short of the chain's last TAIL_PROBES chunks, where a conversation's previous turn ended (a shared system
- * prompt alone is not enough).
+ * Whether Redis may know more than the worker: it knows nothing of the chain, its own index and hints stop short
+ * of the chain's last TAIL_PROBES chunks, where a conversation's previous turn ended (a shared system prompt alone
+ * is not enough), or they stop short of the previous turn's prompt itself (another replica routed that turn: a turn
+ * that adds few chunks would otherwise pass for known on what the worker saw of the turn before).
  */
-export function worthAskingRedis(state: PickerState, chainLength: i32): bool {
+export function worthAskingRedis(state: PickerState, d: Decision): bool {
+  const chainLength = d.chainLength;
   if (chainLength <= 0) return false;
   const best = bestLocalMatch(state);
-  return best == 0 || best < chainLength - TAIL_PROBES;
+  return best == 0 || best < chainLength - TAIL_PROBES || best < d.previousPromptChunks;
 }
 
 /** The longest match the worker's own index and hints found for the current decision. */

@@ -125,6 +125,28 @@ test("a request spread to an endpoint without the hot tool prompt is no prefix h
   closeAll(a);
 });
 
+test("a replica that missed the previous turn asks Redis even when it knows the turn before", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { keyPrefix: "prev:" }, { debug: { header: true } });
+  const b = replica(tcpRedis(server.port), { keyPrefix: "prev:" }, { debug: { header: true } });
+  const system = text(31, 4000);
+  const [q0, a0, q1, a1] = [text(32, 1000), text(33, 600), text(34, 300), text(35, 600)];
+  // Turn 0 through replica a.
+  const home = a.chosen(await route(a, chat(system, [], q0), [], 0))!;
+  await settle();
+  // Turn 1 through replica b, which sees that pod swamped and sends the turn elsewhere.
+  b.setPods(PODS.map((address) => ({ address, waiting: address === home ? 40 : 0, running: 1, kv: 0.2 })));
+  const moved = b.chosen(await route(b, chat(system, [[q0, a0]], q1), [], 0))!;
+  assert.notEqual(moved, home);
+  await settle();
+  // Turn 2 through replica a: it knows turn 0, within the last 8 chunks of this chain, but not turn 1.
+  const lookups = a.counter("redis.lookups");
+  const s = await route(a, chat(system, [[q0, a0], [q1, a1]], text(36, 300)), [], 0);
+  assert.equal(a.counter("redis.lookups"), lookups + 1, "replica a asked Redis");
+  assert.equal(a.chosen(s), moved, "turn 2 follows turn 1 to the pod that holds it");
+  assert.equal(a.host.traps + b.host.traps, 0);
+  closeAll(a, b);
+});
+
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
   const a = replica(tcpRedis(server.port));
   await route(a, conversation(100), [], 0);
