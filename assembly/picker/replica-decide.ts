@@ -20,7 +20,7 @@ export function askRedis(
   const hashes = state.chain.hashes;
   const n = d.chainLength;
   if (call === null) return false;
-  const token = replica.lookup(hashes, n);
+  const token = replica.lookup(hashes, n, d.previousPromptChunks);
   if (!isOk(token)) return false;
   call.inUse = true;
   call.token = <u32>token;
@@ -30,6 +30,7 @@ export function askRedis(
   call.sessionHash = sessionHash;
   call.modelHash = state.modelHash;
   call.conversationKey = d.conversationKey;
+  call.previousPromptChunks = d.previousPromptChunks;
   call.matched = keepMatches(call.matched, state.matched);
   call.spreadPreamble = d.spreadPreamble;
   if (d.spreadPreamble) call.matchedBeforeSpread = keepMatches(call.matchedBeforeSpread, state.matchedBeforeSpread);
@@ -78,7 +79,7 @@ export function decideAfterRedis(
       const ptr = unchecked(reply.elementPtr[i]);
       const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
       if (slot >= 0 && registry.isActive(slot)) {
-        const chunks = replica.lookupChunks(call.chainLength, i);
+        const chunks = replica.lookupChunks(call.chainLength, i, call.previousPromptChunks);
         // Only a match longer than the worker's own is news.
         if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
         hintSlot = slot;

@@ -20,6 +20,8 @@ export class PendingCall {
   modelHash: u64 = 0;
   /** The request's conversation (Decision.conversationKey), so its hint is published once it is routed. */
   conversationKey: u64 = 0;
+  /** Whole chunks of the previous turn's prompt (Decision.previousPromptChunks): the lookup probed its tail. */
+  previousPromptChunks: i32 = 0;
   sentAtMs: f64 = 0;
   /** The worker's own matches per registry slot when the request paused. */
   matched: StaticArray<i32> = new StaticArray<i32>(0);

@@ -75,8 +75,8 @@ export class ReplicaHints {
   }
 
   /** Sends MGET of the chain's lookup positions: the call's token, or negative when nothing went out. */
-  lookup(hashes: StaticArray<u64>, n: i32): HostResult {
-    const count = lookupPositions(n, this.scratch, this.positions);
+  lookup(hashes: StaticArray<u64>, n: i32, previousEnd: i32 = 0): HostResult {
+    const count = lookupPositions(n, this.scratch, this.positions, previousEnd);
     if (count == 0) return NOT_SENT;
     const w = this.writer;
     w.begin(1 + count);
@@ -107,8 +107,8 @@ export class ReplicaHints {
   }
 
   /** The chunk count that lookup reply element i stands for (positions of a chain of n chunks). */
-  lookupChunks(n: i32, i: i32): i32 {
-    const count = lookupPositions(n, this.scratch, this.positions);
+  lookupChunks(n: i32, i: i32, previousEnd: i32 = 0): i32 {
+    const count = lookupPositions(n, this.scratch, this.positions, previousEnd);
     return i < count ? unchecked(this.positions[i]) + 1 : 0;
   }
 

@@ -1,5 +1,5 @@
 import { ReplyKind, RespReply, RespWriter } from "../../assembly/replica/resp";
-import { lookupPositions, publishPositions } from "../../assembly/replica/replica-positions";
+import { MAX_LOOKUP_KEYS, lookupPositions, publishPositions } from "../../assembly/replica/replica-positions";
 
 function written(w: RespWriter): string {
   return String.UTF8.decodeUnsafe(w.buf, <usize>w.len);
@@ -9,6 +9,11 @@ let held: ArrayBuffer = new ArrayBuffer(0);
 function readReply(r: RespReply, text: string): i32 {
   held = String.UTF8.encode(text);
   return r.read(changetype<usize>(held), <usize>held.byteLength);
+}
+
+function probes(look: StaticArray<i32>, n: i32, p: i32): bool {
+  for (let i = 0; i < n; i++) if (look[i] == p) return true;
+  return false;
 }
 
 describe("RespWriter", () => {
@@ -80,5 +85,22 @@ describe("replica positions", () => {
     for (let i = 0; i < n; i++) if (look[i] == pub[0]) met = true;
     expect(met).toBe(true);
     for (let i = 1; i < n; i++) expect(look[i]).toBeLessThan(look[i - 1]);
+  });
+
+  it("a lookup also probes the previous turn's tail when that turn added more chunks than the tail probes", () => {
+    const scratch = new StaticArray<i32>(8);
+    const pub = new StaticArray<i32>(16);
+    const look = new StaticArray<i32>(MAX_LOOKUP_KEYS);
+    // A turn of 21 chunks, then a turn that added 24 (a tool's output): 20 is neither a tail probe nor a hint position.
+    publishPositions(21, scratch, pub);
+    const without = lookupPositions(45, scratch, look);
+    expect(probes(look, without, pub[0])).toBe(false);
+    const n = lookupPositions(45, scratch, look, 21);
+    expect(n).toBe(without + 1);
+    expect(probes(look, n, pub[0])).toBe(true);
+    for (let i = 1; i < n; i++) expect(look[i]).toBeLessThan(look[i - 1]);
+    // Inside the tail probes, or unknown: nothing added.
+    expect(lookupPositions(45, scratch, look, 40)).toBe(without);
+    expect(lookupPositions(45, scratch, look, 0)).toBe(without);
   });
 });

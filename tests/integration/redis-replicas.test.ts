@@ -147,6 +147,31 @@ test("a replica that missed the previous turn asks Redis even when it knows the 
   closeAll(a, b);
 });
 
+test("a previous turn that added more chunks than the tail probes is found at its own tail", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { keyPrefix: "long:" }, { debug: { header: true } });
+  const b = replica(tcpRedis(server.port), { keyPrefix: "long:" }, { debug: { header: true } });
+  const system = text(41, 4000);
+  const [q0, a0, q1, a1] = [text(42, 5000), text(43, 600), text(44, 5000), text(45, 600)];
+  // Turn 0 (17 chunks) through replica a.
+  const home = a.chosen(await route(a, chat(system, [], q0), [], 0))!;
+  await settle();
+  // Turn 1 (about 28 chunks) through replica b, which sees that pod swamped and sends it elsewhere; its hint at
+  // landmark 15 replaces turn 0's, so below the tail only turn 1's own tail says more than turn 0 did.
+  b.setPods(PODS.map((address) => ({ address, waiting: address === home ? 40 : 0, running: 1, kv: 0.2 })));
+  const moved = b.chosen(await route(b, chat(system, [[q0, a0]], q1), [], 0))!;
+  assert.notEqual(moved, home);
+  await settle();
+  // Turn 2 through replica a adds about 10 chunks: turn 1's tail lies below the last 8 positions.
+  const s = await route(a, chat(system, [[q0, a0], [q1, a1]], text(46, 4500)), [], 0);
+  const d = debugOf(s);
+  assert.equal(a.chosen(s), moved, "turn 2 follows turn 1");
+  const credited = d.scores.get(moved);
+  assert.ok(credited !== undefined && credited !== "excluded");
+  assert.ok(credited.m >= 27, `credited with turn 1's whole prompt (m ${credited.m} of ${d.chain})`);
+  assert.equal(a.host.traps + b.host.traps, 0);
+  closeAll(a, b);
+});
+
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
   const a = replica(tcpRedis(server.port));
   await route(a, conversation(100), [], 0);
