@@ -125,20 +125,27 @@ test("a request spread to an endpoint without the hot tool prompt is no prefix h
   closeAll(a);
 });
 
-test("a replica that missed the previous turn asks Redis even when it knows the turn before", { skip }, async () => {
-  const a = replica(tcpRedis(server.port), { keyPrefix: "prev:" }, { debug: { header: true } });
-  const b = replica(tcpRedis(server.port), { keyPrefix: "prev:" }, { debug: { header: true } });
-  const system = text(31, 4000);
-  const [q0, a0, q1, a1] = [text(32, 1000), text(33, 600), text(34, 300), text(35, 600)];
-  // Turn 0 through replica a.
+/**
+ * Turn 0 of a conversation through replica a; turn 1 through replica b, which sees turn 0's pod swamped and sends
+ * the turn elsewhere. Then turn 2 goes through replica a, which knows turn 0 but not turn 1.
+ */
+async function turnMovedByAnotherReplica(keyPrefix: string, system: string, q0: string, a0: string, q1: string) {
+  const a = replica(tcpRedis(server.port), { keyPrefix }, { debug: { header: true } });
+  const b = replica(tcpRedis(server.port), { keyPrefix }, { debug: { header: true } });
   const home = a.chosen(await route(a, chat(system, [], q0), [], 0))!;
   await settle();
-  // Turn 1 through replica b, which sees that pod swamped and sends the turn elsewhere.
   b.setPods(PODS.map((address) => ({ address, waiting: address === home ? 40 : 0, running: 1, kv: 0.2 })));
   const moved = b.chosen(await route(b, chat(system, [[q0, a0]], q1), [], 0))!;
   assert.notEqual(moved, home);
   await settle();
-  // Turn 2 through replica a: it knows turn 0, within the last 8 chunks of this chain, but not turn 1.
+  return { a, b, moved };
+}
+
+test("a replica that missed the previous turn asks Redis even when it knows the turn before", { skip }, async () => {
+  const system = text(31, 4000);
+  const [q0, a0, q1, a1] = [text(32, 1000), text(33, 600), text(34, 300), text(35, 600)];
+  const { a, b, moved } = await turnMovedByAnotherReplica("prev:", system, q0, a0, q1);
+  // Turn 0 lies within the last 8 chunks of turn 2's chain.
   const lookups = a.counter("redis.lookups");
   const s = await route(a, chat(system, [[q0, a0], [q1, a1]], text(36, 300)), [], 0);
   assert.equal(a.counter("redis.lookups"), lookups + 1, "replica a asked Redis");
@@ -148,20 +155,12 @@ test("a replica that missed the previous turn asks Redis even when it knows the 
 });
 
 test("a previous turn that added more chunks than the tail probes is found at its own tail", { skip }, async () => {
-  const a = replica(tcpRedis(server.port), { keyPrefix: "long:" }, { debug: { header: true } });
-  const b = replica(tcpRedis(server.port), { keyPrefix: "long:" }, { debug: { header: true } });
   const system = text(41, 4000);
   const [q0, a0, q1, a1] = [text(42, 5000), text(43, 600), text(44, 5000), text(45, 600)];
-  // Turn 0 (17 chunks) through replica a.
-  const home = a.chosen(await route(a, chat(system, [], q0), [], 0))!;
-  await settle();
-  // Turn 1 (about 28 chunks) through replica b, which sees that pod swamped and sends it elsewhere; its hint at
-  // landmark 15 replaces turn 0's, so below the tail only turn 1's own tail says more than turn 0 did.
-  b.setPods(PODS.map((address) => ({ address, waiting: address === home ? 40 : 0, running: 1, kv: 0.2 })));
-  const moved = b.chosen(await route(b, chat(system, [[q0, a0]], q1), [], 0))!;
-  assert.notEqual(moved, home);
-  await settle();
-  // Turn 2 through replica a adds about 10 chunks: turn 1's tail lies below the last 8 positions.
+  // Turn 0 has 17 chunks, turn 1 about 28: turn 1's hint at landmark 15 replaces turn 0's, so below the tail
+  // only turn 1's own tail says more than turn 0 did.
+  const { a, b, moved } = await turnMovedByAnotherReplica("long:", system, q0, a0, q1);
+  // Turn 2 adds about 10 chunks: turn 1's tail lies below the last 8 positions.
   const s = await route(a, chat(system, [[q0, a0], [q1, a1]], text(46, 4500)), [], 0);
   const d = debugOf(s);
   assert.equal(a.chosen(s), moved, "turn 2 follows turn 1");
