@@ -7,7 +7,6 @@ import { Platform } from "../core/platform";
 import { isOk } from "../abi/host";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { PendingCall, PendingCalls, keepMatches } from "../replica/pending-calls";
-import { Fallback } from "../core/fallback";
 import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
 import { RespReply } from "../replica/resp";
@@ -90,25 +89,22 @@ export function decideAfterRedis(
     const t = replica.telemetry;
     t.count(hintSlot >= 0 ? t.hits : t.misses);
   }
-  decideWithReplicaHint(state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, hintSlot, hintChunks, now);
+  const heldBeforeSpread = call.spreadPreamble ? call.matchedBeforeSpread : null;
+  decideWithReplicaHint(
+    state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, heldBeforeSpread, hintSlot, hintChunks, now,
+  );
   // The decision before the wait was reset (another request of the worker may have used it meanwhile).
   d.conversationKey = call.conversationKey;
-  if (call.spreadPreamble && d.fallback == Fallback.None) countWithoutSpread(d, call, hintSlot, hintChunks);
 }
 
-// A spread preamble was credited to every endpoint before the wait (call.matched): the chosen endpoint's counted
-// match is what it held before that, or what Redis reported for it when longer, as scoreAndPick counts it.
-function countWithoutSpread(d: Decision, call: PendingCall, hintSlot: i32, hintChunks: i32): void {
-  d.spreadPreamble = true;
-  const slot = d.slot;
-  let held = <u32>slot < <u32>call.matchedBeforeSpread.length ? unchecked(call.matchedBeforeSpread[slot]) : 0;
-  if (slot == hintSlot) held = max(held, min(hintChunks, call.chainLength));
-  d.matchedChunks = held;
-}
-
+/**
+ * Scores again with the worker's matches from before the wait (localMatched), the endpoint Redis named credited with
+ * hintChunks. heldBeforeSpread: when a hot preamble was spread into localMatched, the matches from before that, which
+ * the counters report (as for a decision that did not wait); null otherwise.
+ */
 export function decideWithReplicaHint(
   state: PickerState, platform: Platform, d: Decision, chainLength: i32, sessionHash: u64, modelHash: u64,
-  localMatched: StaticArray<i32>, hintSlot: i32, hintChunks: i32, nowMs: f64,
+  localMatched: StaticArray<i32>, heldBeforeSpread: StaticArray<i32> | null, hintSlot: i32, hintChunks: i32, nowMs: f64,
 ): void {
   d.reset();
   d.chainLength = chainLength;
@@ -116,11 +112,19 @@ export function decideWithReplicaHint(
   if (!refreshEndpoints(state, platform, d, nowMs)) return;
   const registry = state.registry;
   const slots = registry.activeSlots;
+  const matched = state.matched;
+  const before = state.matchedBeforeSpread;
+  d.spreadPreamble = heldBeforeSpread !== null;
   for (let i = 0; i < registry.activeCount; i++) {
     const slot = unchecked(slots[i]);
-    unchecked((state.matched[slot] = slot < localMatched.length ? unchecked(localMatched[slot]) : 0));
+    unchecked((matched[slot] = slot < localMatched.length ? unchecked(localMatched[slot]) : 0));
+    if (heldBeforeSpread !== null) unchecked((before[slot] = slot < heldBeforeSpread.length ? unchecked(heldBeforeSpread[slot]) : 0));
   }
-  if (hintSlot >= 0 && registry.isActive(hintSlot)) unchecked((state.matched[hintSlot] = max(unchecked(state.matched[hintSlot]), min(hintChunks, chainLength))));
+  if (hintSlot >= 0 && registry.isActive(hintSlot)) {
+    const credited = min(hintChunks, chainLength);
+    unchecked((matched[hintSlot] = max(unchecked(matched[hintSlot]), credited)));
+    if (heldBeforeSpread !== null) unchecked((before[hintSlot] = max(unchecked(before[hintSlot]), credited)));
+  }
   scoreAndPick(state, d, chainLength, sessionHash);
 }
 
