@@ -135,7 +135,8 @@ class Simulation {
       redisRttMs: this.options.redisRttMs,
       resume: (req, decision) => {
         this.deferred--;
-        this.dispatch(req, decision, this.clock.nowMs(), null);
+        // The decision is made now, after the wait: the caches to judge it against are today's.
+        this.dispatch(req, decision, this.clock.nowMs(), this.diagnosing ? this.truthAt(req) : null);
       },
       diagnose: this.options.diagnose ?? false,
     };

@@ -72,3 +72,17 @@ test("a simulated run of the picker explains its decisions", { skip: !existsSync
   const causes = Object.values(index.causes).reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(causes - index.lost_share) < 1e-9, "the causes add up to the lost decisions");
 });
+
+test("decisions made after a Redis wait are explained too, against the caches at the moment of the decision", { skip: !existsSync("build/higress.wasm") }, async () => {
+  const workload = parseWorkload({
+    name: "tiny-agents-replicas",
+    seed: 5,
+    pods: { count: 3, kvTokens: 16_384, prefillTokensPerSec: 20_000, decodeStepMs: { baseMs: 5, perSequenceMs: 0.1 } },
+    arrival: { qps: 10, durationS: 8 },
+    traffic: [{ type: "multi-turn", conversations: 6, turns: [3, 6], systemTokens: 400, userTokens: [50, 200], assistantTokens: [10, 30], thinkTimeS: [0.1, 0.3] }],
+  });
+  const result = await runPolicies(workload, ["picker-redis"], { wasm: readFileSync("build/higress.wasm"), diagnose: true, gatewayReplicas: 2 });
+  const run = result.policies["picker-redis"];
+  assert.ok(run.extra.redisWaits > 0, "some requests waited for Redis");
+  assert.equal(run.index!.decisions, run.completed);
+});
