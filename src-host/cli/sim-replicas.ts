@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runPolicies } from "../sim/run-policies.ts";
 import { parseWorkload, scaleWorkload } from "../sim/workload.ts";
+import { seconds } from "../sim/summary-table.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -55,7 +56,7 @@ for (const file of list(args.workloads!)) {
       const hitRatio = one ? median(r.map((x, i) => x.hit / one[i].hit)) : NaN;
       const p90Ratio = one ? median(r.map((x, i) => x.p90 / one[i].p90)) : NaN;
       lines.push(
-        `${p.padEnd(12)}  ${String(n).padStart(8)}  ${(median(r.map((x) => x.hit)) * 100).toFixed(1).padStart(7)}%  ${hitRatio.toFixed(2).padStart(11)}  ${median(r.map((x) => x.p90)).toFixed(2).padStart(7)}s  ${p90Ratio.toFixed(2).padStart(11)}`,
+        `${p.padEnd(12)}  ${String(n).padStart(8)}  ${(median(r.map((x) => x.hit)) * 100).toFixed(1).padStart(7)}%  ${hitRatio.toFixed(2).padStart(11)}  ${seconds(median(r.map((x) => x.p90)), 1).padStart(8)}  ${p90Ratio.toFixed(2).padStart(11)}`,
       );
     }
   }

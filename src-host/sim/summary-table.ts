@@ -18,8 +18,9 @@ const COLUMNS: Array<[string, (r: PolicyRun) => string]> = [
   ["wall", (r) => `${r.summary.wall_s.toFixed(1)}s`],
 ];
 
-function seconds(s: number): string {
-  return s < 1 ? `${(s * 1000).toFixed(0)}ms` : `${s.toFixed(2)}s`;
+/** A duration under a second in milliseconds (with `msDigits` decimals), above it in seconds. */
+export function seconds(s: number, msDigits = 0): string {
+  return s < 1 ? `${(s * 1000).toFixed(msDigits)}ms` : `${s.toFixed(2)}s`;
 }
 
 export function summaryTable(runs: readonly PolicyRun[]): string {
