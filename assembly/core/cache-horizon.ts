@@ -63,6 +63,11 @@ export class CacheHorizon {
     return <u32>slot < <u32>this.maxEndpoints ? unchecked(this.durationMs[slot]) : 0;
   }
 
+  /** When a request routed to the slot at routedAtMs is expected to release its blocks (what its hints carry). */
+  expectedEndMs(slot: i32, routedAtMs: f64): f64 {
+    return routedAtMs + this.expectedDurationMs(slot);
+  }
+
   /**
    * The slot's metrics as read at atMs. The same reading again (a stock Envoy worker re-reads the shared record) is
    * ignored; unchanged counters at a later time mark that nothing entered meanwhile.

@@ -1,14 +1,23 @@
-// Which cross-worker hints the picker credits: the hinted endpoint is active, its engine has not restarted since
-// the hint was published, and its request ended (or was expected to) no longer ago than the time its cache keeps a
-// released block (cache-horizon.ts), with HINT_REPUBLISH_MS of slack for skipped republishes.
+// Which hints of other workers or replicas the picker credits: the hinted endpoint is active and its engine has
+// not restarted since the hint was published; for a cross-worker hint, also its request ended (or was expected to)
+// no longer ago than the time its cache keeps a released block (cache-horizon.ts), with HINT_REPUBLISH_MS of slack
+// for skipped republishes.
 import { EndpointRegistry, addressHash } from "../endpoints/endpoint-registry";
 import { HINT_REPUBLISH_MS, HintCheck } from "../prefix/shared-hints";
 import { CacheHorizon } from "./cache-horizon";
 import { RestartDetector } from "./restart-detector";
 import { Telemetry } from "./telemetry";
 
+export enum HintVerdict {
+  Current = 0,
+  /** The address is not an active endpoint of this configuration. */
+  UnknownEndpoint = 1,
+  /** The endpoint's engine restarted after the hint was published. */
+  Restarted = 2,
+}
+
 export class HintEndpointCheck extends HintCheck {
-  /** The registry slot of the endpoint of the hint last accepted. */
+  /** The registry slot of the endpoint of the hint last found current. */
   slot: i32 = -1;
 
   constructor(
@@ -20,17 +29,25 @@ export class HintEndpointCheck extends HintCheck {
     super();
   }
 
+  /** A cross-worker hint: its endpoint is current and its cache still keeps what the hint names. */
   accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool {
-    const registry = this.registry;
-    const slot = registry.lookup(addressHash(addrPtr, <usize>addrLen), addrPtr, <usize>addrLen);
-    if (slot < 0 || !registry.isActive(slot)) return false;
-    // Other workers published this before the endpoint's engine restarted with an empty cache.
-    if (this.restarts.restartedAfter(slot, publishedAtMs)) return false;
-    if (nowMs - heldUntilMs > this.horizon.horizonMs(slot, nowMs) + HINT_REPUBLISH_MS) {
+    if (this.current(addrPtr, addrLen, publishedAtMs) != HintVerdict.Current) return false;
+    if (nowMs - heldUntilMs > this.horizon.horizonMs(this.slot, nowMs) + HINT_REPUBLISH_MS) {
       this.telemetry.add(this.telemetry.sharedHintsExpired, 1);
       return false;
     }
-    this.slot = slot;
     return true;
+  }
+
+  /** Whether the hint names an active endpoint whose engine has not restarted since it was published; sets `slot`
+   *  to that endpoint's when it does. Counts nothing. */
+  current(addrPtr: usize, addrLen: i32, publishedAtMs: f64): HintVerdict {
+    const registry = this.registry;
+    const slot = registry.lookup(addressHash(addrPtr, <usize>addrLen), addrPtr, <usize>addrLen);
+    if (slot < 0 || !registry.isActive(slot)) return HintVerdict.UnknownEndpoint;
+    // Published before the endpoint's engine restarted with an empty cache.
+    if (this.restarts.restartedAfter(slot, publishedAtMs)) return HintVerdict.Restarted;
+    this.slot = slot;
+    return HintVerdict.Current;
   }
 }

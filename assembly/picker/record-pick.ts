@@ -23,7 +23,7 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
     const r = state.registry;
     stageEnter(Stage.SharedHints);
     // The engine holds the request's blocks until it ends, expected after the endpoint's usual duration.
-    heldUntil = now + state.horizon.expectedDurationMs(d.slot);
+    heldUntil = state.horizon.expectedEndMs(d.slot, now);
     hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, heldUntil, d.conversationKey);
     stageLeave();
   }

@@ -1,11 +1,12 @@
 // Hints shared with the other gateway replicas through Redis, on the request path: whether to ask, asking
 // (the request waits), the second half of a decision that waited (the worker's own matches from before the
-// wait, with the endpoint Redis named credited with the longer match it reported), and publishing a pick.
+// wait, with the endpoint Redis named credited with the longer match it reported, unless its engine restarted
+// since), and publishing a pick.
 import { Decision, refreshEndpoints, scoreAndPick } from "./decide";
 import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
 import { isOk } from "../abi/host";
-import { addressHash } from "../endpoints/endpoint-registry";
+import { HintVerdict } from "../core/hint-endpoint-check";
 import { PendingCall, PendingCalls, keepMatches } from "../replica/pending-calls";
 import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
@@ -44,7 +45,9 @@ export function publishToRedis(
   const call = pendingCall(pending, replica, now);
   if (call === null) return;
   const r = state.registry;
-  const token = replica.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot));
+  const token = replica.publish(
+    hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, state.horizon.expectedEndMs(d.slot, now),
+  );
   if (!isOk(token)) return;
   call.inUse = true;
   call.token = <u32>token;
@@ -71,20 +74,26 @@ export function decideAfterRedis(
   let hintSlot = -1;
   let hintChunks = 0;
   if (reply !== null) {
-    const registry = state.registry;
+    const value = replica.value;
+    const check = state.hintCheck;
     for (let i = 0; i < reply.count; i++) {
       const len = unchecked(reply.elementLen[i]);
-      if (len <= 0) continue;
-      const ptr = unchecked(reply.elementPtr[i]);
-      const slot = registry.lookup(addressHash(ptr, <usize>len), ptr, <usize>len);
-      if (slot >= 0 && registry.isActive(slot)) {
-        const chunks = replica.lookupChunks(call.chainLength, i, call.previousPromptChunks);
-        // Only a match longer than the worker's own is news.
-        if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
-        hintSlot = slot;
-        hintChunks = chunks;
-        break;
+      if (len <= 0 || !value.read(unchecked(reply.elementPtr[i]), len)) continue;
+      // Not the cache horizon of a cross-worker hint: behind several replicas it refused hints whose endpoint still
+      // held the prefix (docs/tuning.md, "Gateway replicas (Redis)").
+      const verdict = check.current(value.addressPtr, value.addressLen, value.publishedAtMs);
+      if (verdict != HintVerdict.Current) {
+        // A shorter position may name an endpoint that still holds its part.
+        if (verdict == HintVerdict.Restarted) replica.telemetry.count(replica.telemetry.stale);
+        continue;
       }
+      const slot = check.slot;
+      const chunks = replica.lookupChunks(call.chainLength, i, call.previousPromptChunks);
+      // Only a match longer than the worker's own is news.
+      if (slot < call.matched.length && chunks <= unchecked(call.matched[slot])) continue;
+      hintSlot = slot;
+      hintChunks = chunks;
+      break;
     }
     const t = replica.telemetry;
     t.count(hintSlot >= 0 ? t.hits : t.misses);

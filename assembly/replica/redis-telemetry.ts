@@ -9,6 +9,8 @@ export class RedisTelemetry extends MetricList {
   readonly hits: PluginMetric = this.counter("hits");
   readonly misses: PluginMetric = this.counter("misses");
   readonly publishes: PluginMetric = this.counter("publishes");
+  /** A hint named an endpoint whose engine restarted after it was published: not credited. */
+  readonly stale: PluginMetric = this.counter("stale");
   /** The call failed before its timeout: no connection, connection lost. */
   readonly unavailable: PluginMetric = this.counter("unavailable");
   /** No reply within redis.timeoutMs. */

@@ -1,6 +1,6 @@
 // Prefix hints shared by gateway replicas through Redis (one configuration's view). After an override the
-// stream publishes which endpoint got the chain, at a few positions, as keys `<keyPrefix><chain hash>` with a
-// TTL; a request that neither the worker's index nor the cross-worker hints know asks for the same kind of
+// stream publishes which endpoint got the chain, and when (replica-hint-value.ts), at a few positions, as keys
+// `<keyPrefix><chain hash>` with a TTL; a request that neither the worker's index nor the cross-worker hints know asks for the same kind of
 // positions of its own chain in one MGET. Chain hashes are seeded by the model and the tenant salt
 // (prefix/chain.ts chainSeed), so tenants never share a key. Every call is one RESP command, one round trip.
 // A failure of any kind backs off (doubling, capped) so a lost Redis costs one timeout now and then, not one
@@ -12,10 +12,10 @@ import { RedisTransport } from "./redis-transport";
 import { RedisTelemetry } from "./redis-telemetry";
 import { RespReply, RespWriter } from "./resp";
 import { MAX_LOOKUP_KEYS, MAX_PUBLISH_KEYS, lookupPositions, publishPositions } from "./replica-positions";
+import { MAX_HINT_VALUE, ReplicaHintReader, writeReplicaHint } from "./replica-hint-value";
 
 const BACKOFF_FIRST_MS: f64 = 100;
 const BACKOFF_MAX_MS: f64 = 5000;
-const MAX_ADDRESS: i32 = 64;
 /** lookup() or publish() had nothing to send, or the command did not fit (a host refusal is -status). */
 export const NOT_SENT: HostResult = -1;
 // Keys get their TTL in the same command that writes them, so no key can outlive redis.ttlMs.
@@ -35,6 +35,9 @@ export class ReplicaHints {
   private readonly ttlMs: i32;
   private readonly writer: RespWriter;
   readonly reply: RespReply = new RespReply(MAX_LOOKUP_KEYS);
+  /** Reads the values of a lookup's reply (replica-hint-value.ts). */
+  readonly value: ReplicaHintReader = new ReplicaHintReader();
+  private readonly valueOut: usize = heap.alloc(<usize>MAX_HINT_VALUE);
   /** The positions of the last lookupPositions/publishPositions call. */
   readonly positions: StaticArray<i32> = new StaticArray<i32>(MAX_LOOKUP_KEYS);
   private readonly scratch: StaticArray<i32> = new StaticArray<i32>(8);
@@ -52,7 +55,7 @@ export class ReplicaHints {
     this.timeoutMs = config.timeoutMs;
     this.ttlMs = config.ttlMs;
     const key = String.UTF8.byteLength(config.keyPrefix) + 16 + 16;
-    this.writer = new RespWriter(256 + PUBLISH_SCRIPT.length + MAX_LOOKUP_KEYS * key + MAX_ADDRESS);
+    this.writer = new RespWriter(256 + PUBLISH_SCRIPT.length + MAX_LOOKUP_KEYS * key + MAX_HINT_VALUE);
   }
 
   /** Whether a call may be made now; (re)connects the client when it is not. */
@@ -87,10 +90,12 @@ export class ReplicaHints {
     return token;
   }
 
-  /** Sends one EVAL that SETs the chain's publish positions to the address with the TTL: the call's token, or
-   *  negative when nothing went out. */
-  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32): HostResult {
-    if (addrLen <= 0 || addrLen > MAX_ADDRESS) return NOT_SENT;
+  /** Sends one EVAL that SETs the chain's publish positions to the hint (the endpoint's address, when it was
+   *  published, when its request is expected to release its blocks) with the TTL: the call's token, or negative
+   *  when nothing went out. */
+  publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64): HostResult {
+    const valueLen = writeReplicaHint(this.valueOut, publishedAtMs, heldUntilMs, addrPtr, addrLen);
+    if (valueLen == 0) return NOT_SENT;
     const count = publishPositions(n, this.scratch, this.positions);
     if (count == 0) return NOT_SENT;
     const w = this.writer;
@@ -99,7 +104,7 @@ export class ReplicaHints {
     w.bulk(changetype<usize>(this.script), this.script.byteLength);
     w.bulkInt(count);
     this.writeKeys(hashes, count);
-    w.bulk(addrPtr, addrLen);
+    w.bulk(this.valueOut, valueLen);
     w.bulkInt(this.ttlMs);
     const token = this.send();
     if (isOk(token)) this.telemetry.count(this.telemetry.publishes);

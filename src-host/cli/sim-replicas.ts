@@ -12,7 +12,7 @@ const { values: args } = parseArgs({
     workloads: { type: "string", default: "examples/workloads/llm-d-150x5.json,examples/workloads/multi-turn-chat-mix.json" },
     replicas: { type: "string", default: "1,2,4,8" },
     seeds: { type: "string", default: "1,2,3" },
-    scale: { type: "string", default: "0.25" },
+    scale: { type: "string", default: "1" },
     "redis-rtt-ms": { type: "string", default: "0.5" },
     wasm: { type: "string", default: "build/higress.wasm" },
   },

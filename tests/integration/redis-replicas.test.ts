@@ -11,6 +11,7 @@ import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import { RedisServer, command, freePort, redisServerAvailable } from "../support/redis-server.ts";
+import { vllmPage } from "../../src-host/harness/vllm-page.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
@@ -171,6 +172,38 @@ test("a previous turn that added more chunks than the tail probes is found at it
   closeAll(a, b);
 });
 
+test("a hint for an endpoint whose engine restarted after it was published is not credited", { skip }, async () => {
+  const a = replica(tcpRedis(server.port), { keyPrefix: "restart:" });
+  const b = replica(tcpRedis(server.port), { keyPrefix: "restart:" }, { debug: { header: true } });
+  // Every pod idle, its prefix-cache counters at `queries` (a restarted engine's start again from zero).
+  const pods = (restarted: string | null) =>
+    PODS.map((address) => ({
+      address, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1, kv: 0.2 }, { metrics: { prefixCacheQueries: address === restarted ? 10 : 100_000, prefixCacheHits: 10 } }),
+    }));
+  a.cluster.hostList = pods(null);
+  b.cluster.hostList = pods(null);
+  await route(b, conversation(600), [], 0); // b's worker 0 reads the counters before the restart
+  const first: string[] = [];
+  for (let i = 0; i < 6; i++) first.push(a.chosen(await route(a, conversation(610 + i), [], 0))!);
+  await settle();
+  const restarted = first[0];
+  b.cluster.hostList = pods(restarted);
+  const stale = b.counter("redis.stale");
+  const d = debugOf(await route(b, conversation(610, 1), [], 0));
+  const score = d.scores.get(restarted);
+  assert.ok(score !== undefined && score !== "excluded");
+  assert.equal(score.m, 0, "the restarted engine is credited with nothing");
+  assert.ok(b.counter("redis.stale") > stale, "the refused hint is counted");
+  // A conversation on an engine that kept running is still found.
+  const kept = first.findIndex((pod) => pod !== restarted);
+  assert.ok(kept > 0, "the six conversations did not all go to one pod");
+  const other = debugOf(await route(b, conversation(610 + kept, 1), [], 0));
+  const credited = other.scores.get(first[kept]);
+  assert.ok(credited !== undefined && credited !== "excluded" && credited.m > 0, "credited through Redis");
+  assert.equal(a.host.traps + b.host.traps, 0);
+  closeAll(a, b);
+});
+
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
   const a = replica(tcpRedis(server.port));
   await route(a, conversation(100), [], 0);
@@ -198,13 +231,23 @@ test("one tenant's hints are invisible to another", { skip }, async () => {
 test("every key carries a TTL no longer than redis.ttlMs, and the key count is bounded by what was published", { skip }, async () => {
   await command(server.port, "FLUSHALL");
   const a = replica(tcpRedis(server.port), { keyPrefix: "ttl:", ttlMs: 5000 });
+  const start = Date.now();
   for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3));
   await settle();
+  const end = Date.now();
   const keys = await server.keys("ttl:");
   assert.ok(keys.size > 0);
   assert.ok(keys.size <= a.counter("redis.publishes") * 9, `${keys.size} keys`);
   // PTTL is -1 for a key without a TTL, -2 for one that expired since KEYS listed it.
   for (const [k, ttl] of keys) assert.ok(ttl === -2 || (ttl > 0 && ttl <= 5000), `${k} has TTL ${ttl}`);
+  // Each value says when it was published, when its request was expected to end, and where it went.
+  const [k] = keys.keys();
+  const value = /^\$\d+\r\n@(\d+),(\d+),(.+)\r\n$/.exec(await command(server.port, "GET", k));
+  assert.ok(value !== null, "a bulk string @<published>,<held until>,<address>");
+  const [published, heldUntil] = [Number(value[1]), Number(value[2])];
+  assert.ok(published >= start - 1 && published <= end, `published at ${published}, within ${start}..${end}`);
+  assert.ok(heldUntil >= published);
+  assert.ok(PODS.includes(value[3]), value[3]);
   closeAll(a);
 });
 

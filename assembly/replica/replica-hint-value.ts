@@ -1,0 +1,99 @@
+// The value a replica hint stores under a chain position's key, as text: "@<published>,<held until>,<address>",
+// the two times in whole milliseconds of the wall clock (every replica reads the same one, within NTP's skew):
+// when the pick was made, and when its request is expected to release its blocks. A reader credits a hint only if
+// the endpoint's engine has not restarted since it was published (core/hint-endpoint-check.ts); a TTL alone would
+// name an emptied cache for as long as the key lives. A value in any other form (the first version's bare address)
+// is not credited.
+
+/** Longest endpoint address a hint carries. */
+export const MAX_HINT_ADDRESS: i32 = 64;
+/** Digits of a time: milliseconds since 1970 take 13 until the year 2286. */
+const MAX_TIME_DIGITS: i32 = 16;
+/** Longest value: "@", two times, two commas, the address. */
+export const MAX_HINT_VALUE: i32 = 1 + 2 * MAX_TIME_DIGITS + 2 + MAX_HINT_ADDRESS;
+
+const AT: u8 = 0x40;
+const COMMA: u8 = 0x2c;
+
+// @ts-ignore: decorator
+@inline
+function wholeMs(ms: f64): i64 {
+  return ms >= 0 && ms < 1e15 ? <i64>Math.floor(ms) : 0;
+}
+
+/** Writes a hint's value at `out` (MAX_HINT_VALUE bytes); returns its length, or 0 when the address does not fit. */
+export function writeReplicaHint(out: usize, publishedAtMs: f64, heldUntilMs: f64, addrPtr: usize, addrLen: i32): i32 {
+  if (addrLen <= 0 || addrLen > MAX_HINT_ADDRESS) return 0;
+  const published = wholeMs(publishedAtMs);
+  // Never before its publication: a request is expected to hold its blocks at least until it was routed.
+  const held = heldUntilMs > publishedAtMs ? wholeMs(heldUntilMs) : published;
+  let at = 0;
+  store<u8>(out, AT);
+  at++;
+  at += writeDecimal(out + <usize>at, published);
+  store<u8>(out + <usize>at, COMMA);
+  at++;
+  at += writeDecimal(out + <usize>at, held);
+  store<u8>(out + <usize>at, COMMA);
+  at++;
+  memory.copy(out + <usize>at, addrPtr, <usize>addrLen);
+  return at + addrLen;
+}
+
+function writeDecimal(out: usize, v: i64): i32 {
+  let digits = 1;
+  for (let x = v; x >= 10; x /= 10) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    store<u8>(out + <usize>i, <u8>(48 + <i32>(v % 10)));
+    v /= 10;
+  }
+  return digits;
+}
+
+/** One value read back; its fields hold until the next read. The address points into the value read. */
+export class ReplicaHintReader {
+  publishedAtMs: f64 = 0;
+  heldUntilMs: f64 = 0;
+  addressPtr: usize = 0;
+  addressLen: i32 = 0;
+  private pos: usize = 0;
+  private end: usize = 0;
+
+  /** Whether [ptr, ptr + len) is a hint's value; the fields are set when it is. */
+  read(ptr: usize, len: i32): bool {
+    if (len < 6 || load<u8>(ptr) != AT) return false;
+    this.pos = ptr + 1;
+    this.end = ptr + <usize>len;
+    const published = this.decimal();
+    if (published < 0 || !this.comma()) return false;
+    const held = this.decimal();
+    if (held < 0 || !this.comma()) return false;
+    const addressLen = <i32>(this.end - this.pos);
+    if (addressLen <= 0 || addressLen > MAX_HINT_ADDRESS) return false;
+    this.publishedAtMs = <f64>published;
+    this.heldUntilMs = <f64>held;
+    this.addressPtr = this.pos;
+    this.addressLen = addressLen;
+    return true;
+  }
+
+  /** A run of 1 to MAX_TIME_DIGITS digits; -1 when there is none or it is longer. */
+  private decimal(): i64 {
+    let v: i64 = 0;
+    let digits = 0;
+    while (this.pos < this.end) {
+      const c = <i32>load<u8>(this.pos);
+      if (c < 48 || c > 57) break;
+      if (++digits > MAX_TIME_DIGITS) return -1;
+      v = v * 10 + <i64>(c - 48);
+      this.pos++;
+    }
+    return digits > 0 ? v : -1;
+  }
+
+  private comma(): bool {
+    if (this.pos >= this.end || load<u8>(this.pos) != COMMA) return false;
+    this.pos++;
+    return true;
+  }
+}
