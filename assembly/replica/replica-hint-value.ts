@@ -18,7 +18,8 @@ const COMMA: u8 = 0x2c;
 // @ts-ignore: decorator
 @inline
 function wholeMs(ms: f64): i64 {
-  return ms >= 0 && ms < 1e15 ? <i64>Math.floor(ms) : 0;
+  if (!(ms >= 0)) return 0; // NaN too
+  return ms < 1e15 ? <i64>Math.floor(ms) : 999_999_999_999_999;
 }
 
 /** Writes a hint's value at `out` (MAX_HINT_VALUE bytes); returns its length, or 0 when the address does not fit. */

@@ -28,6 +28,7 @@ describe("replica hint value", () => {
   it("never says a request released its blocks before it was routed", () => {
     expect(write(5000, 4000, "a:1")).toBe("@5000,5000,a:1");
     expect(write(5000, NaN, "a:1")).toBe("@5000,5000,a:1");
+    expect(write(5000, 1e300, "a:1")).toBe("@5000,999999999999999,a:1");
   });
 
   it("writes nothing for an address it cannot carry", () => {
