@@ -55,14 +55,19 @@ test("a pod the policy did not score is left out, and a decision without the cho
   assert.equal(s.lost_share, 0, "a pod the picker did not know yet is not counted as a loss");
 });
 
-test("a simulated run of the picker explains its decisions", { skip: !existsSync("build/higress.wasm") }, async () => {
-  const workload = parseWorkload({
+/** Six short agent conversations on three small pods: a run of a second. */
+function tinyAgents() {
+  return parseWorkload({
     name: "tiny-agents",
     seed: 5,
     pods: { count: 3, kvTokens: 16_384, prefillTokensPerSec: 20_000, decodeStepMs: { baseMs: 5, perSequenceMs: 0.1 } },
     arrival: { qps: 10, durationS: 8 },
     traffic: [{ type: "multi-turn", conversations: 6, turns: [3, 6], systemTokens: 400, userTokens: [50, 200], assistantTokens: [10, 30], thinkTimeS: [0.1, 0.3] }],
   });
+}
+
+test("a simulated run of the picker explains its decisions", { skip: !existsSync("build/higress.wasm") }, async () => {
+  const workload = tinyAgents();
   const result = await runPolicies(workload, ["picker", "precise"], { wasm: readFileSync("build/higress.wasm"), diagnose: true });
   const index = result.policies.picker.index!;
   assert.equal(result.policies.precise.index, undefined, "only policies with an index explain");
@@ -74,13 +79,7 @@ test("a simulated run of the picker explains its decisions", { skip: !existsSync
 });
 
 test("decisions made after a Redis wait are explained too, against the caches at the moment of the decision", { skip: !existsSync("build/higress.wasm") }, async () => {
-  const workload = parseWorkload({
-    name: "tiny-agents-replicas",
-    seed: 5,
-    pods: { count: 3, kvTokens: 16_384, prefillTokensPerSec: 20_000, decodeStepMs: { baseMs: 5, perSequenceMs: 0.1 } },
-    arrival: { qps: 10, durationS: 8 },
-    traffic: [{ type: "multi-turn", conversations: 6, turns: [3, 6], systemTokens: 400, userTokens: [50, 200], assistantTokens: [10, 30], thinkTimeS: [0.1, 0.3] }],
-  });
+  const workload = tinyAgents();
   const result = await runPolicies(workload, ["picker-redis"], { wasm: readFileSync("build/higress.wasm"), diagnose: true, gatewayReplicas: 2 });
   const run = result.policies["picker-redis"];
   assert.ok(run.extra.redisWaits > 0, "some requests waited for Redis");
