@@ -14,6 +14,8 @@ export enum HintVerdict {
   UnknownEndpoint = 1,
   /** The endpoint's engine restarted after the hint was published. */
   Restarted = 2,
+  /** The endpoint's cache has overwritten blocks released when the hint's request ended. */
+  Expired = 3,
 }
 
 export class HintEndpointCheck extends HintCheck {
@@ -32,11 +34,16 @@ export class HintEndpointCheck extends HintCheck {
   /** A cross-worker hint: its endpoint is current and its cache still keeps what the hint names. */
   accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool {
     if (this.current(addrPtr, addrLen, publishedAtMs) != HintVerdict.Current) return false;
-    if (nowMs - heldUntilMs > this.horizon.horizonMs(this.slot, nowMs) + HINT_REPUBLISH_MS) {
+    if (!this.withinHorizon(heldUntilMs, nowMs)) {
       this.telemetry.add(this.telemetry.sharedHintsExpired, 1);
       return false;
     }
     return true;
+  }
+
+  /** After current(): whether the endpoint's cache still keeps blocks its request released at heldUntilMs. */
+  withinHorizon(heldUntilMs: f64, nowMs: f64): bool {
+    return nowMs - heldUntilMs <= this.horizon.horizonMs(this.slot, nowMs) + HINT_REPUBLISH_MS;
   }
 
   /** Whether the hint names an active endpoint whose engine has not restarted since it was published; sets `slot`

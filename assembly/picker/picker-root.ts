@@ -22,6 +22,7 @@ import { LOAD_TICK_MS } from "../core/shared-load";
 import { PendingCalls } from "../replica/pending-calls";
 import { RedisTelemetry } from "../replica/redis-telemetry";
 import { ReplicaHints } from "../replica/replica-hints";
+import { GatewayIdentity } from "../replica/gateway-identity";
 import { ReplyKind } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
@@ -106,6 +107,8 @@ export class PickerRoot extends WorkerPickers {
 
   // Allocates the state and platform of one configuration; null (logged) if the platform refuses it.
   private workerToken: u64 = 0;
+  /** Which gateway this worker belongs to, for the Redis hints (made with the first configuration that uses Redis). */
+  private gateway: GatewayIdentity | null = null;
 
   private makePicker(config: PickerConfig, ruleIndex: i32): ConfiguredPicker | null {
     const state = new PickerState(config, this.telemetry!);
@@ -136,7 +139,8 @@ export class PickerRoot extends WorkerPickers {
         this.redisTelemetry = telemetry;
       }
       if (this.redisPending === null) this.redisPending = new PendingCalls();
-      const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!);
+      if (this.gateway === null) this.gateway = new GatewayIdentity(this.workerToken);
+      const replica = new ReplicaHints(config.redis, transport, this.redisTelemetry!, this.gateway!);
       // Connect now, as Higress's own plugins do at configure time; a refusal is retried after a back-off.
       if (!replica.ready(nowMs())) log(LogLevel.Warn, "endpoint-picker: redis.cluster " + config.redis.cluster + ": proxy_redis_init refused; retrying later");
       picker.replica = replica;

@@ -1,7 +1,7 @@
 // Hints shared with the other gateway replicas through Redis, on the request path: whether to ask, asking
 // (the request waits), the second half of a decision that waited (the worker's own matches from before the
 // wait, with the endpoint Redis named credited with the longer match it reported, unless its engine restarted
-// since), and publishing a pick.
+// since or, for this gateway's own hint, its cache no longer keeps it), and publishing a pick.
 import { Decision, refreshEndpoints, scoreAndPick } from "./decide";
 import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
@@ -76,15 +76,20 @@ export function decideAfterRedis(
   if (reply !== null) {
     const value = replica.value;
     const check = state.hintCheck;
+    const ownGateway = replica.gateway.id(now);
     for (let i = 0; i < reply.count; i++) {
       const len = unchecked(reply.elementLen[i]);
       if (len <= 0 || !value.read(unchecked(reply.elementPtr[i]), len)) continue;
-      // Not the cache horizon of a cross-worker hint: behind several replicas it refused hints whose endpoint still
-      // held the prefix (docs/tuning.md, "Gateway replicas (Redis)").
-      const verdict = check.current(value.addressPtr, value.addressLen, value.publishedAtMs);
+      let verdict = check.current(value.addressPtr, value.addressLen, value.publishedAtMs);
+      // This gateway's own hint is judged as its shared-data copy was, by the endpoint's cache horizon; another
+      // replica's is news the workers never judged, and the horizon applied to those refused hints whose endpoint
+      // still held the prefix (docs/tuning.md, "Gateway replicas (Redis)").
+      if (verdict == HintVerdict.Current && value.gateway == ownGateway && !check.withinHorizon(value.heldUntilMs, now)) {
+        verdict = HintVerdict.Expired;
+      }
       if (verdict != HintVerdict.Current) {
         // A shorter position may name an endpoint that still holds its part.
-        if (verdict == HintVerdict.Restarted) replica.telemetry.count(replica.telemetry.stale);
+        if (verdict != HintVerdict.UnknownEndpoint) replica.telemetry.count(replica.telemetry.stale);
         continue;
       }
       const slot = check.slot;

@@ -9,7 +9,8 @@ export class RedisTelemetry extends MetricList {
   readonly hits: PluginMetric = this.counter("hits");
   readonly misses: PluginMetric = this.counter("misses");
   readonly publishes: PluginMetric = this.counter("publishes");
-  /** A hint named an endpoint whose engine restarted after it was published: not credited. */
+  /** A hint named an endpoint whose engine restarted after it was published, or was this gateway's own and older
+   *  than the endpoint's cache keeps a request's blocks: not credited. */
   readonly stale: PluginMetric = this.counter("stale");
   /** The call failed before its timeout: no connection, connection lost. */
   readonly unavailable: PluginMetric = this.counter("unavailable");

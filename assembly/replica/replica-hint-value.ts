@@ -1,7 +1,9 @@
-// The value a replica hint stores under a chain position's key, as text: "@<published>,<held until>,<address>",
-// the two times in whole milliseconds of the wall clock (every replica reads the same one, within NTP's skew):
-// when the pick was made, and when its request is expected to release its blocks. A reader credits a hint only if
-// the endpoint's engine has not restarted since it was published (core/hint-endpoint-check.ts); a TTL alone would
+// The value a replica hint stores under a chain position's key, as text:
+// "@<published>,<held until>,<gateway>,<address>": the two times in whole milliseconds of the wall clock (every
+// replica reads the same one, within NTP's skew), when the pick was made and when its request is expected to
+// release its blocks; the publishing gateway (gateway-identity.ts) in 16 hex digits; the endpoint. A reader credits
+// a hint only if the endpoint's engine has not restarted since it was published, and its own gateway's hints only
+// within the endpoint's cache horizon, as its shared-data hints (core/hint-endpoint-check.ts); a TTL alone would
 // name an emptied cache for as long as the key lives. A value in any other form (the first version's bare address)
 // is not credited.
 
@@ -9,11 +11,13 @@
 export const MAX_HINT_ADDRESS: i32 = 64;
 /** Digits of a time: milliseconds since 1970 take 13 until the year 2286. */
 const MAX_TIME_DIGITS: i32 = 16;
-/** Longest value: "@", two times, two commas, the address. */
-export const MAX_HINT_VALUE: i32 = 1 + 2 * MAX_TIME_DIGITS + 2 + MAX_HINT_ADDRESS;
+const GATEWAY_DIGITS: i32 = 16;
+/** Longest value: "@", two times, the gateway, three commas, the address. */
+export const MAX_HINT_VALUE: i32 = 1 + 2 * MAX_TIME_DIGITS + GATEWAY_DIGITS + 3 + MAX_HINT_ADDRESS;
 
 const AT: u8 = 0x40;
 const COMMA: u8 = 0x2c;
+const HEX: string = "0123456789abcdef";
 
 // @ts-ignore: decorator
 @inline
@@ -23,7 +27,9 @@ function wholeMs(ms: f64): i64 {
 }
 
 /** Writes a hint's value at `out` (MAX_HINT_VALUE bytes); returns its length, or 0 when the address does not fit. */
-export function writeReplicaHint(out: usize, publishedAtMs: f64, heldUntilMs: f64, addrPtr: usize, addrLen: i32): i32 {
+export function writeReplicaHint(
+  out: usize, publishedAtMs: f64, heldUntilMs: f64, gateway: u64, addrPtr: usize, addrLen: i32,
+): i32 {
   if (addrLen <= 0 || addrLen > MAX_HINT_ADDRESS) return 0;
   const published = wholeMs(publishedAtMs);
   // Never before its publication: a request is expected to hold its blocks at least until it was routed.
@@ -35,6 +41,13 @@ export function writeReplicaHint(out: usize, publishedAtMs: f64, heldUntilMs: f6
   store<u8>(out + <usize>at, COMMA);
   at++;
   at += writeDecimal(out + <usize>at, held);
+  store<u8>(out + <usize>at, COMMA);
+  at++;
+  for (let i = GATEWAY_DIGITS - 1; i >= 0; i--) {
+    store<u8>(out + <usize>(at + i), <u8>HEX.charCodeAt(<i32>(gateway & 15)));
+    gateway >>= 4;
+  }
+  at += GATEWAY_DIGITS;
   store<u8>(out + <usize>at, COMMA);
   at++;
   memory.copy(out + <usize>at, addrPtr, <usize>addrLen);
@@ -55,6 +68,7 @@ function writeDecimal(out: usize, v: i64): i32 {
 export class ReplicaHintReader {
   publishedAtMs: f64 = 0;
   heldUntilMs: f64 = 0;
+  gateway: u64 = 0;
   addressPtr: usize = 0;
   addressLen: i32 = 0;
   private pos: usize = 0;
@@ -68,7 +82,7 @@ export class ReplicaHintReader {
     const published = this.decimal();
     if (published < 0 || !this.comma()) return false;
     const held = this.decimal();
-    if (held < 0 || !this.comma()) return false;
+    if (held < 0 || !this.comma() || !this.hex() || !this.comma()) return false;
     const addressLen = <i32>(this.end - this.pos);
     if (addressLen <= 0 || addressLen > MAX_HINT_ADDRESS) return false;
     this.publishedAtMs = <f64>published;
@@ -90,6 +104,23 @@ export class ReplicaHintReader {
       this.pos++;
     }
     return digits > 0 ? v : -1;
+  }
+
+  /** Exactly GATEWAY_DIGITS lower-case hex digits, into `gateway`. */
+  private hex(): bool {
+    if (this.end - this.pos < <usize>GATEWAY_DIGITS) return false;
+    let v: u64 = 0;
+    for (let i = 0; i < GATEWAY_DIGITS; i++) {
+      const c = <i32>load<u8>(this.pos + <usize>i);
+      let d: i32;
+      if (c >= 48 && c <= 57) d = c - 48;
+      else if (c >= 97 && c <= 102) d = c - 87;
+      else return false;
+      v = (v << 4) | <u64>d;
+    }
+    this.pos += <usize>GATEWAY_DIGITS;
+    this.gateway = v;
+    return true;
   }
 
   private comma(): bool {

@@ -13,6 +13,7 @@ import { RedisTelemetry } from "./redis-telemetry";
 import { RespReply, RespWriter } from "./resp";
 import { MAX_LOOKUP_KEYS, MAX_PUBLISH_KEYS, lookupPositions, publishPositions } from "./replica-positions";
 import { MAX_HINT_VALUE, ReplicaHintReader, writeReplicaHint } from "./replica-hint-value";
+import { GatewayIdentity } from "./gateway-identity";
 
 const BACKOFF_FIRST_MS: f64 = 100;
 const BACKOFF_MAX_MS: f64 = 5000;
@@ -47,7 +48,9 @@ export class ReplicaHints {
   /** The time ready() was last asked at (calls follow it in the same callback). */
   private nowMs: f64 = 0;
 
-  constructor(config: RedisConfig, readonly transport: RedisTransport, readonly telemetry: RedisTelemetry) {
+  constructor(
+    config: RedisConfig, readonly transport: RedisTransport, readonly telemetry: RedisTelemetry, readonly gateway: GatewayIdentity,
+  ) {
     this.cluster = String.UTF8.encode(config.cluster);
     this.username = String.UTF8.encode(config.username);
     this.password = String.UTF8.encode(config.password);
@@ -94,7 +97,7 @@ export class ReplicaHints {
    *  published, when its request is expected to release its blocks) with the TTL: the call's token, or negative
    *  when nothing went out. */
   publish(hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64): HostResult {
-    const valueLen = writeReplicaHint(this.valueOut, publishedAtMs, heldUntilMs, addrPtr, addrLen);
+    const valueLen = writeReplicaHint(this.valueOut, publishedAtMs, heldUntilMs, this.gateway.id(publishedAtMs), addrPtr, addrLen);
     if (valueLen == 0) return NOT_SENT;
     const count = publishPositions(n, this.scratch, this.positions);
     if (count == 0) return NOT_SENT;

@@ -11,6 +11,20 @@ export interface Clock {
   after(delayMs: number, fn: () => void): () => void;
 }
 
+/**
+ * The same clock as another process reads it: its nanoseconds `skewNs` apart (processes that start together still
+ * read different nanoseconds, which is what a plugin drawing a number from the clock relies on). Timers and
+ * milliseconds are the shared clock's.
+ */
+export function processClock(clock: Clock, skewNs: bigint): Clock {
+  return {
+    nowNs: () => clock.nowNs() + skewNs,
+    nowMs: () => clock.nowMs(),
+    every: (periodMs, fn) => clock.every(periodMs, fn),
+    after: (delayMs, fn) => clock.after(delayMs, fn),
+  };
+}
+
 export class RealClock implements Clock {
   nowNs(): bigint {
     return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;

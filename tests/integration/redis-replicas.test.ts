@@ -232,7 +232,7 @@ test("every key carries a TTL no longer than redis.ttlMs, and the key count is b
   await command(server.port, "FLUSHALL");
   const a = replica(tcpRedis(server.port), { keyPrefix: "ttl:", ttlMs: 5000 });
   const start = Date.now();
-  for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3));
+  for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3), [], i % 3);
   await settle();
   const end = Date.now();
   const keys = await server.keys("ttl:");
@@ -240,14 +240,20 @@ test("every key carries a TTL no longer than redis.ttlMs, and the key count is b
   assert.ok(keys.size <= a.counter("redis.publishes") * 9, `${keys.size} keys`);
   // PTTL is -1 for a key without a TTL, -2 for one that expired since KEYS listed it.
   for (const [k, ttl] of keys) assert.ok(ttl === -2 || (ttl > 0 && ttl <= 5000), `${k} has TTL ${ttl}`);
-  // Each value says when it was published, when its request was expected to end, and where it went.
-  const [k] = keys.keys();
-  const value = /^\$\d+\r\n@(\d+),(\d+),(.+)\r\n$/.exec(await command(server.port, "GET", k));
-  assert.ok(value !== null, "a bulk string @<published>,<held until>,<address>");
-  const [published, heldUntil] = [Number(value[1]), Number(value[2])];
-  assert.ok(published >= start - 1 && published <= end, `published at ${published}, within ${start}..${end}`);
-  assert.ok(heldUntil >= published);
-  assert.ok(PODS.includes(value[3]), value[3]);
+  // Each value says when it was published, when its request was expected to end, which gateway published it (the
+  // same for all its workers), and where it went.
+  const gateways = new Set<string>();
+  for (const k of keys.keys()) {
+    const value = /^\$\d+\r\n@(\d+),(\d+),([0-9a-f]{16}),(.+)\r\n$/.exec(await command(server.port, "GET", k));
+    if (value === null && keys.get(k) === -2) continue; // expired since KEYS listed it
+    assert.ok(value !== null, "a bulk string @<published>,<held until>,<gateway>,<address>");
+    const [published, heldUntil] = [Number(value[1]), Number(value[2])];
+    assert.ok(published >= start - 1 && published <= end, `published at ${published}, within ${start}..${end}`);
+    assert.ok(heldUntil >= published);
+    gateways.add(value[3]);
+    assert.ok(PODS.includes(value[4]), value[4]);
+  }
+  assert.equal(gateways.size, 1, `one gateway published them all: ${[...gateways].join(" ")}`);
   closeAll(a);
 });
 

@@ -8,6 +8,7 @@
 // response headers at the first token, stream end (on_log) at completion. Without an override (or one
 // naming no usable host) the gateway's fallback balancer decides: round-robin, counted.
 import { LogLevel } from "../../host/abi.ts";
+import { processClock } from "../../host/clock.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
@@ -114,12 +115,13 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   }
 
   const replicas = Math.max(1, ctx.gatewayReplicas ?? 1);
-  const hosts = Array.from({ length: replicas }, () =>
+  const hosts = Array.from({ length: replicas }, (_, r) =>
     new StaticClusterHarness({
       wasm: ctx.wasm!,
       flavor: "higress",
       pluginConfig,
-      clock: ctx.clock,
+      // Each replica is its own Envoy process: one virtual time, read a few nanoseconds apart.
+      clock: processClock(ctx.clock, BigInt(r)),
       cluster,
       workers: 2,
       redis: redis !== null ? new Map([[SIM_REDIS_CLUSTER, redis]]) : undefined,
