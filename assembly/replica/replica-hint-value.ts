@@ -7,17 +7,19 @@
 // name an emptied cache for as long as the key lives. A value in any other form (the first version's bare address)
 // is not credited.
 
+import { writeDecimal, writeHex16 } from "../text/ascii-numbers";
+
 /** Longest endpoint address a hint carries. */
 export const MAX_HINT_ADDRESS: i32 = 64;
 /** Digits of a time: milliseconds since 1970 take 13 until the year 2286. */
 const MAX_TIME_DIGITS: i32 = 16;
+/** writeHex16's digits. */
 const GATEWAY_DIGITS: i32 = 16;
 /** Longest value: "@", two times, the gateway, three commas, the address. */
 export const MAX_HINT_VALUE: i32 = 1 + 2 * MAX_TIME_DIGITS + GATEWAY_DIGITS + 3 + MAX_HINT_ADDRESS;
 
 const AT: u8 = 0x40;
 const COMMA: u8 = 0x2c;
-const HEX: string = "0123456789abcdef";
 
 // @ts-ignore: decorator
 @inline
@@ -43,10 +45,7 @@ export function writeReplicaHint(
   at += writeDecimal(out + <usize>at, held);
   store<u8>(out + <usize>at, COMMA);
   at++;
-  for (let i = GATEWAY_DIGITS - 1; i >= 0; i--) {
-    store<u8>(out + <usize>(at + i), <u8>HEX.charCodeAt(<i32>(gateway & 15)));
-    gateway >>= 4;
-  }
+  writeHex16(out + <usize>at, gateway);
   at += GATEWAY_DIGITS;
   store<u8>(out + <usize>at, COMMA);
   at++;
@@ -54,15 +53,6 @@ export function writeReplicaHint(
   return at + addrLen;
 }
 
-function writeDecimal(out: usize, v: i64): i32 {
-  let digits = 1;
-  for (let x = v; x >= 10; x /= 10) digits++;
-  for (let i = digits - 1; i >= 0; i--) {
-    store<u8>(out + <usize>i, <u8>(48 + <i32>(v % 10)));
-    v /= 10;
-  }
-  return digits;
-}
 
 /** One value read back; its fields hold until the next read. The address points into the value read. */
 export class ReplicaHintReader {

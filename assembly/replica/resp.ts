@@ -2,9 +2,10 @@
 // fixed buffer, and a reader of the replies the replica hints expect (an array of bulk strings or nils, an
 // integer, an error).
 
+import { decimalDigits, writeDecimal, writeHex16 } from "../text/ascii-numbers";
+
 const CR: u8 = 13;
 const LF: u8 = 10;
-const HEX: string = "0123456789abcdef";
 
 export class RespWriter {
   readonly buf: usize;
@@ -40,18 +41,13 @@ export class RespWriter {
     if (!this.room(prefixLen + 18)) return;
     memory.copy(this.buf + <usize>this.len, prefixPtr, <usize>prefixLen);
     this.len += prefixLen;
-    for (let i = 15; i >= 0; i--) {
-      store<u8>(this.buf + <usize>(this.len + i), <u8>HEX.charCodeAt(<i32>(h & 15)));
-      h >>= 4;
-    }
+    writeHex16(this.buf + <usize>this.len, h);
     this.len += 16;
     this.crlf();
   }
 
   bulkInt(v: i64): void {
-    let digits = 1;
-    for (let x = v; x >= 10; x /= 10) digits++;
-    this.header(digits);
+    this.header(decimalDigits(v));
     this.decimal(v);
     this.crlf();
   }
@@ -80,15 +76,8 @@ export class RespWriter {
   }
 
   private decimal(v: i64): void {
-    if (v < 0) v = 0;
-    let digits = 1;
-    for (let x = v; x >= 10; x /= 10) digits++;
-    if (!this.room(digits)) return;
-    for (let i = digits - 1; i >= 0; i--) {
-      store<u8>(this.buf + <usize>(this.len + i), <u8>(48 + <i32>(v % 10)));
-      v /= 10;
-    }
-    this.len += digits;
+    if (!this.room(decimalDigits(v))) return;
+    this.len += writeDecimal(this.buf + <usize>this.len, v);
   }
 }
 
