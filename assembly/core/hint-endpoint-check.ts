@@ -34,16 +34,16 @@ export class HintEndpointCheck extends HintCheck {
   /** A cross-worker hint: its endpoint is current and its cache still keeps what the hint names. */
   accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool {
     if (this.current(addrPtr, addrLen, publishedAtMs) != HintVerdict.Current) return false;
-    if (!this.withinHorizon(heldUntilMs, nowMs)) {
+    if (!this.withinHorizon(this.slot, heldUntilMs, nowMs)) {
       this.telemetry.add(this.telemetry.sharedHintsExpired, 1);
       return false;
     }
     return true;
   }
 
-  /** After current(): whether the endpoint's cache still keeps blocks its request released at heldUntilMs. */
-  withinHorizon(heldUntilMs: f64, nowMs: f64): bool {
-    return nowMs - heldUntilMs <= this.horizon.horizonMs(this.slot, nowMs) + HINT_REPUBLISH_MS;
+  /** Whether the slot's cache still keeps blocks a request released at heldUntilMs. */
+  withinHorizon(slot: i32, heldUntilMs: f64, nowMs: f64): bool {
+    return nowMs - heldUntilMs <= this.horizon.horizonMs(slot, nowMs) + HINT_REPUBLISH_MS;
   }
 
   /** Whether the hint names an active endpoint whose engine has not restarted since it was published; sets `slot`

@@ -84,7 +84,7 @@ export function decideAfterRedis(
       // This gateway's own hint is judged as its shared-data copy was, by the endpoint's cache horizon; another
       // replica's is news the workers never judged, and the horizon applied to those refused hints whose endpoint
       // still held the prefix (docs/tuning.md, "Gateway replicas (Redis)").
-      if (verdict == HintVerdict.Current && value.gateway == ownGateway && !check.withinHorizon(value.heldUntilMs, now)) {
+      if (verdict == HintVerdict.Current && value.gateway == ownGateway && !check.withinHorizon(check.slot, value.heldUntilMs, now)) {
         verdict = HintVerdict.Expired;
       }
       if (verdict != HintVerdict.Current) {

@@ -7,18 +7,10 @@
 // shared value again at most every REREAD_MS, so they settle on the last one written.
 import { currentTimeNanos, getSharedData, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { Status } from "../abi/types";
+import { mix64 } from "../scheduling/rng";
 
 const KEY = new Utf8("endpoint_picker/gateway_id");
 const REREAD_MS: f64 = 1000;
-
-// splitmix64's finalizer: nearby clock readings give unrelated numbers.
-// @ts-ignore: decorator
-@inline
-function mix(x: u64): u64 {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111eb;
-  return x ^ (x >> 31);
-}
 
 export class GatewayIdentity {
   private current: u64 = 0;
@@ -41,7 +33,7 @@ export class GatewayIdentity {
       }
     }
     if (this.current == 0) {
-      const drawn = mix(currentTimeNanos() ^ (this.workerToken * 0x9e3779b97f4a7c15));
+      const drawn = mix64(currentTimeNanos() ^ (this.workerToken * 0x9e3779b97f4a7c15));
       this.current = drawn != 0 ? drawn : 1;
     }
     store<u64>(this.value, this.current);

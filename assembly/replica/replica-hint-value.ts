@@ -53,7 +53,6 @@ export function writeReplicaHint(
   return at + addrLen;
 }
 
-
 /** One value read back; its fields hold until the next read. The address points into the value read. */
 export class ReplicaHintReader {
   publishedAtMs: f64 = 0;

@@ -1,7 +1,8 @@
 // Prefix hints shared by gateway replicas through Redis (one configuration's view). After an override the
-// stream publishes which endpoint got the chain, and when (replica-hint-value.ts), at a few positions, as keys
-// `<keyPrefix><chain hash>` with a TTL; a request that neither the worker's index nor the cross-worker hints know asks for the same kind of
-// positions of its own chain in one MGET. Chain hashes are seeded by the model and the tenant salt
+// stream publishes which endpoint got the chain, when, and from which gateway (replica-hint-value.ts), at a few
+// positions, as keys `<keyPrefix><chain hash>` with a TTL; a request that the worker's index and the cross-worker
+// hints know too little of (picker/replica-decide.ts worthAskingRedis) asks for the same kind of positions of its
+// own chain in one MGET. Chain hashes are seeded by the model and the tenant salt
 // (prefix/chain.ts chainSeed), so tenants never share a key. Every call is one RESP command, one round trip.
 // A failure of any kind backs off (doubling, capped) so a lost Redis costs one timeout now and then, not one
 // per request.

@@ -6,24 +6,24 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
-import { VirtualClock, processClock } from "../../src-host/host/clock.ts";
+import { VirtualClock, processClock, type Clock } from "../../src-host/host/clock.ts";
 import { SimRedis } from "../../src-host/sim/sim-redis.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
 
-function gateway(clock: VirtualClock, redis: SimRedis, skewNs: bigint): PickerHarness {
+function gateway(clock: VirtualClock, redis: SimRedis, skewNs: bigint): PickerHarness<Clock> {
   return pickerHost({
     workers: 2,
-    clock: processClock(clock, skewNs) as VirtualClock,
+    clock: processClock(clock, skewNs),
     redis: new Map([[CLUSTER, redis]]),
     config: { debug: { header: true }, metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER } },
   });
 }
 
 /** Sends, lets Redis answer if the plugin asked it, and returns the decision. */
-function route(clock: VirtualClock, h: PickerHarness, body: object, worker: number) {
+function route(clock: VirtualClock, h: PickerHarness<Clock>, body: object, worker: number) {
   const s: FilterStream = h.send(body, [], { worker });
   clock.advanceTo(clock.nowMs() + 1);
   assert.equal(s.requestState, "forwarded");
