@@ -1,5 +1,5 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
-//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--redis-rtt-ms MS]
+//                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--workers N] [--redis-rtt-ms MS]
 //                [--seed N] [--diagnose]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +25,7 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --config FILE          plugin configuration JSON for the picker policy (default {})
   --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
   --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
+  --workers N            worker VMs per gateway replica, taking streams in turn (picker policies; default 2)
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))
   --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
         "health-check-ms": { type: "string" },
         parallel: { type: "string" },
         replicas: { type: "string" },
+        workers: { type: "string" },
         "redis-rtt-ms": { type: "string" },
         diagnose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
@@ -96,6 +98,8 @@ async function main(): Promise<void> {
 
   const gatewayReplicas = args.replicas !== undefined ? Number(args.replicas) : undefined;
   if (gatewayReplicas !== undefined && !(Number.isInteger(gatewayReplicas) && gatewayReplicas >= 1)) die("--replicas must be a positive integer");
+  const gatewayWorkers = args.workers !== undefined ? Number(args.workers) : undefined;
+  if (gatewayWorkers !== undefined && !(Number.isInteger(gatewayWorkers) && gatewayWorkers >= 1 && gatewayWorkers <= 64)) die("--workers must be an integer from 1 to 64");
   const redisRttMs = args["redis-rtt-ms"] !== undefined ? Number(args["redis-rtt-ms"]) : undefined;
   if (redisRttMs !== undefined && !(redisRttMs >= 0)) die("--redis-rtt-ms must be >= 0");
 
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
   }
   const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
 
-  const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, redisRttMs,
+  const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, gatewayWorkers, redisRttMs,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });

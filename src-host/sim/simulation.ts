@@ -33,6 +33,8 @@ export interface SimulationOptions {
   queueSampleMs?: number;
   /** Gateway replicas in front of the pods (picker policies). Default 1. */
   gatewayReplicas?: number;
+  /** Worker VMs per gateway replica (picker policies). Default 2. */
+  gatewayWorkers?: number;
   /** Round-trip time of the shared Redis (picker-redis), ms. */
   redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
@@ -132,6 +134,7 @@ class Simulation {
       pluginConfig: this.options.pluginConfig,
       healthCheckIntervalMs: this.options.healthCheckIntervalMs ?? 1000,
       gatewayReplicas: this.options.gatewayReplicas,
+      gatewayWorkers: this.options.gatewayWorkers,
       redisRttMs: this.options.redisRttMs,
       resume: (req, decision) => {
         this.deferred--;

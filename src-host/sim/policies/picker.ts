@@ -1,5 +1,5 @@
 // Our plugin, run the way the gateway runs it: the Higress build under the proxy-wasm host on the
-// simulator's virtual clock, two worker VMs taking streams in turn, in each of `gatewayReplicas` gateway
+// simulator's virtual clock, `gatewayWorkers` worker VMs (default 2) taking streams in turn, in each of `gatewayReplicas` gateway
 // replicas (requests spread over them in turn, so a conversation's turns reach different replicas). With
 // sharing (picker-redis) the replicas share prefix hints through a simulated Redis (sim-redis.ts) reached by
 // the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when the reply arrives. The route's cluster lists every pod as
@@ -123,7 +123,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       // Each replica is its own Envoy process: one virtual time, read a few nanoseconds apart.
       clock: processClock(ctx.clock, BigInt(r)),
       cluster,
-      workers: 2,
+      workers: ctx.gatewayWorkers ?? 2,
       redis: redis !== null ? new Map([[SIM_REDIS_CLUSTER, redis]]) : undefined,
       log: () => {
         wasmWarnings++;

@@ -23,6 +23,8 @@ export interface PolicyContext {
   healthCheckIntervalMs: number;
   /** Gateway replicas in front of the pods (picker policies; each has its own worker VMs). Default 1. */
   gatewayReplicas?: number;
+  /** Worker VMs per gateway replica, taking streams in turn (picker policies). Default 2. */
+  gatewayWorkers?: number;
   /** Round-trip time of the simulated Redis the replicas share (picker-redis), ms. Default 0.5. */
   redisRttMs?: number;
   /** A decision made later (the policy returned `deferred`): the request goes to the pod now. */
