@@ -121,6 +121,11 @@ export class CacheHorizon {
     unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - evictable)));
   }
 
+  /** Whether the slot's engine reports what its horizon is measured from (prefix-cache counters and cache size). */
+  knows(slot: i32): bool {
+    return <u32>slot < <u32>this.maxEndpoints && unchecked(this.count[slot]) > 0;
+  }
+
   /**
    * How long before nowMs a block may have been released and still be in the slot's engine: nowMs back to when the
    * counters stood one evictable part below their latest reading. Infinity when not known.

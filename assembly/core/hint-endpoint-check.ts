@@ -1,7 +1,7 @@
 // Which hints of other workers or replicas the picker credits: the hinted endpoint is active and its engine has
 // not restarted since the hint was published; for a cross-worker hint, also its request ended (or was expected to)
 // no longer ago than the time its cache keeps a released block (cache-horizon.ts), with HINT_REPUBLISH_MS of slack
-// for skipped republishes.
+// for skipped republishes, and, where the engine reports nothing to measure that by, no longer than the caller allows.
 import { EndpointRegistry, addressHash } from "../endpoints/endpoint-registry";
 import { HINT_REPUBLISH_MS, HintCheck } from "../prefix/shared-hints";
 import { CacheHorizon } from "./cache-horizon";
@@ -31,10 +31,13 @@ export class HintEndpointCheck extends HintCheck {
     super();
   }
 
-  /** A cross-worker hint: its endpoint is current and its cache still keeps what the hint names. */
-  accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool {
+  /** A cross-worker hint: its endpoint is current and its cache still keeps what the hint names (or, when its cache
+   *  horizon is not known, the hint is no older than unjudgedMaxAgeMs). */
+  accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64, unjudgedMaxAgeMs: f64): bool {
     if (this.current(addrPtr, addrLen, publishedAtMs) != HintVerdict.Current) return false;
-    if (!this.withinHorizon(this.slot, heldUntilMs, nowMs)) {
+    const slot = this.slot;
+    const age = nowMs - max<f64>(publishedAtMs, heldUntilMs);
+    if (!this.withinHorizon(slot, heldUntilMs, nowMs) || (age > unjudgedMaxAgeMs && !this.horizon.knows(slot))) {
       this.telemetry.add(this.telemetry.sharedHintsExpired, 1);
       return false;
     }

@@ -15,10 +15,12 @@ import { xxh64 } from "./xxh64";
 import { extendsTail, tailCarriers } from "./conversation-tail";
 
 /**
- * A conversation key's hint is credited only this long after its turn last held its blocks (published, or ended when
- * later): a pod evicts a conversation's blocks within tens of seconds of its last turn under load, and a stale credit
- * pulls the next turn to a pod that must prefill it all again (measured on mixed-rag-chat-churn: 600 s instead of
- * 30 s raised TTFT p90 33 -> 36 ms). The endpoint's cache horizon (HintCheck) usually refuses a stale hint sooner.
+ * A conversation key's hint is credited this long after its turn last held its blocks (published, or ended when later)
+ * only where the endpoint's cache horizon is not known (an engine without prefix-cache counters); where it is, the
+ * horizon judges, up to the hints' maximum age. A pod evicts a conversation's blocks within tens of seconds of its
+ * last turn under load, and a stale credit pulls the next turn to a pod that must prefill it all again (measured on
+ * mixed-rag-chat-churn before the horizon existed: 600 s instead of 30 s raised TTFT p90 33 -> 36 ms). With the
+ * horizon judging, a 30 s cap only lost the turns of users who think longer (docs/tuning.md, "Long think times").
  */
 export const CONVERSATION_MAX_AGE_MS: f64 = 30000;
 
@@ -34,7 +36,9 @@ export const HINT_REPUBLISH_MS: f64 = 2000;
  * or was expected to). Implemented where endpoints are known.
  */
 export abstract class HintCheck {
-  abstract accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64): bool;
+  /** `unjudgedMaxAgeMs`: the oldest a hint may be (since its request last held its blocks) when the endpoint's cache
+   *  horizon is not known. */
+  abstract accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64, unjudgedMaxAgeMs: f64): bool;
 }
 
 /** Landmark spacing near the end of a chain. */
@@ -193,8 +197,8 @@ export class SharedPrefixHints {
   }
 
   /**
-   * Reads the hint of the conversation named by `key`: true when a worker published, within
-   * CONVERSATION_MAX_AGE_MS, a turn that this chain extends and that holds more than `knownChunks` chunks; the
+   * Reads the hint of the conversation named by `key`: true when a worker published, within the hints' maximum age, a
+   * turn that this chain extends and that holds more than `knownChunks` chunks; the
    * fields are then set as for lookup (matchedChunks = that turn's length). When `check` refuses such a turn,
    * refusedTail names it (0 otherwise), for lookup to pass over the landmarks its request published: the
    * conversation's hint, re-stamped when the request ended, is the one that knows when it released its blocks.
@@ -205,11 +209,11 @@ export class SharedPrefixHints {
   lookupConversation(key: u64, hashes: StaticArray<u64>, n: i32, knownChunks: i32, nowMs: f64, check: HintCheck): bool {
     this.refusedTail = 0;
     this.previousTurnAccepted = false;
-    if (key == 0 || !this.read(key, nowMs, CONVERSATION_MAX_AGE_MS)) return false;
+    if (key == 0 || !this.read(key, nowMs, this.maxAgeMs)) return false;
     n = min(n, hashes.length);
     if (!extendsTail(hashes, n, this.readTailChunks, this.readTailHash)) return false;
     const longer = this.readTailChunks > knownChunks;
-    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) {
+    if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs, CONVERSATION_MAX_AGE_MS)) {
       if (longer) this.refusedTail = this.readTailHash;
       return false;
     }
@@ -233,7 +237,7 @@ export class SharedPrefixHints {
       if (p < knownChunks && ++below > BELOW_KNOWN) break;
       if (!this.read(unchecked(hashes[p]), nowMs, this.maxAgeMs)) continue;
       if (passOverTail != 0 && this.readTailChunks > 0 && this.readTailHash == passOverTail) continue;
-      if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs)) continue;
+      if (!check.accepts(this.addressPtr, this.addressLen, this.publishedAtMs, this.heldUntilMs, nowMs, Infinity)) continue;
       const extended = this.readTailChunks > p + 1 && extendsTail(hashes, n, this.readTailChunks, this.readTailHash);
       this.matchedChunks = extended ? this.readTailChunks : p + 1;
       if (this.matchedChunks > knownChunks) return true;

@@ -62,18 +62,59 @@ test("a second turn on another worker finds its first turn by the conversation, 
     h.complete(s);
   }
   assert.equal(credited, 6, "every second turn is credited with its whole first turn");
-  // A first turn 31 s old (the pods may have evicted it) is not credited whole: a seventh conversation, then an
-  // eighth that takes over the landmarks, and the seventh's second turn half a minute later.
-  const old = "question 6 " + text(106, 700);
-  const seventh = h.send(chat(system, [], old), [], { worker: 0 });
-  const seventhDebug = debugOf(seventh);
-  h.complete(seventh);
+});
+
+// A conversation's first turn inside a shared system prompt (the next conversation takes over its landmarks), then its
+// second turn on the other worker `laterS` seconds later, while the engines take in `tokensPerS` computed prompt
+// tokens a second into 16,000 tokens of KV cache (a metrics page and a short request each second). Without
+// `counters` the pages carry no prefix-cache counters, so the worker cannot tell how long the cache keeps a block.
+// Returns the chunks credited to the first turn's endpoint, the first turn's chain, and the hints refused as expired.
+function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boolean) {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  let queries = 0;
+  const page = () => {
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
+      { metrics: { prefixCacheQueries: queries } });
+    if (!counters) {
+      h.cluster.hostList = h.cluster.hostList.map((host) => ({
+        ...host, metrics: host.metrics!.split("\n").filter((line) => !line.includes("prefix_cache")).join("\n"),
+      }));
+    }
+    queries += tokensPerS;
+  };
+  page();
+  const system = text(5, 4700);
+  const question = "question 6 " + text(106, 700);
+  const first = h.send(chat(system, [], question), [], { worker: 0 });
+  const one = debugOf(first);
+  h.complete(first);
   h.complete(h.send(chat(system, [], "question 7 " + text(107, 700)), [], { worker: 0 }));
-  (h.clock as unknown as { advanceTo(ms: number): void }).advanceTo(h.clock.nowMs() + 31_000);
-  const late = h.send(chat(system, [[old, text(306, 400)]], "and then? " + text(406, 300)), [], { worker: 1 });
-  const score = debugOf(late).scores.get(seventhDebug.endpoint);
-  assert.ok(score === undefined || score === "excluded" || score.m < seventhDebug.chain, "a 31 s old turn is not credited whole");
+  for (let s = 0; s < laterS; s++) {
+    page();
+    h.complete(h.send(chat(text(1, 300), [], "filler " + s), [], { worker: s % 2 }));
+  }
+  const late = h.send(chat(system, [[question, text(306, 400)]], "and then? " + text(406, 300)), [], { worker: 1 });
+  const score = debugOf(late).scores.get(one.endpoint);
   h.complete(late);
+  return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain, expired: h.counter("shared_hints_expired") };
+}
+
+test("a conversation's turn is credited as long as its endpoint's cache keeps it, or 30 s where that is not known", () => {
+  // 100 computed tokens a second into 16,000 tokens of cache: a released block stays for about two minutes, so a user
+  // who thinks 45 s still finds the first turn.
+  const slow = conversationTurnAfter(45, 100, true);
+  assert.equal(slow.credited, slow.chain, "45 s later the cache still holds it: credited whole");
+  assert.equal(slow.expired, 0);
+  // 4,000 tokens a second: the cache has turned over in about 4 s.
+  const fast = conversationTurnAfter(45, 4000, true);
+  assert.ok(fast.credited < fast.chain, `turned over: credited ${fast.credited} of ${fast.chain}`);
+  assert.ok(fast.expired >= 1, "the refused hint is counted");
+  // An engine without prefix-cache counters: the pods may have evicted a turn 31 s old.
+  const unknown = conversationTurnAfter(31, 100, false);
+  assert.ok(unknown.credited < unknown.chain, `not known: credited ${unknown.credited} of ${unknown.chain}`);
+  assert.ok(unknown.expired >= 1, "the refused hint is counted");
+  const recent = conversationTurnAfter(20, 100, false);
+  assert.equal(recent.credited, recent.chain, "not known, 20 s: credited whole");
 });
 
 test("a conversation's turn that ran longer than the conversation hint's lifetime is found from its end", () => {
