@@ -49,11 +49,12 @@ test("workload validation names the path of unknown keys and bad values", () => 
   );
 });
 
-test("every shipped workload file parses", () => {
-  const dir = "examples/workloads";
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
-  assert.ok(files.length >= 5);
-  for (const f of files) parseWorkload(JSON.parse(readFileSync(`${dir}/${f}`, "utf8")), f);
+test("every shipped workload file parses, the held-out ones too", () => {
+  for (const dir of ["examples/workloads", "examples/workloads/held-out"]) {
+    const files = readdirSync(dir).filter((f) => f.endsWith(".json"));
+    assert.ok(files.length >= 3, dir);
+    for (const f of files) parseWorkload(JSON.parse(readFileSync(`${dir}/${f}`, "utf8")), f);
+  }
 });
 
 test("pseudo-text has exactly the requested token count under the real tokenizer, and the fast path agrees", () => {
