@@ -3,7 +3,7 @@
 // no longer ago than the time its cache keeps a released block (cache-horizon.ts), with HINT_REPUBLISH_MS of slack
 // for skipped republishes, and, where the engine reports nothing to measure that by, no longer than the caller allows.
 import { EndpointRegistry, addressHash } from "../endpoints/endpoint-registry";
-import { HINT_REPUBLISH_MS, HintCheck } from "../prefix/shared-hints";
+import { HINT_REPUBLISH_MS, HintCheck, lastHeldMs } from "../prefix/shared-hints";
 import { CacheHorizon } from "./cache-horizon";
 import { RestartDetector } from "./restart-detector";
 import { Telemetry } from "./telemetry";
@@ -36,7 +36,7 @@ export class HintEndpointCheck extends HintCheck {
   accepts(addrPtr: usize, addrLen: i32, publishedAtMs: f64, heldUntilMs: f64, nowMs: f64, unjudgedMaxAgeMs: f64): bool {
     if (this.current(addrPtr, addrLen, publishedAtMs) != HintVerdict.Current) return false;
     const slot = this.slot;
-    const age = nowMs - max<f64>(publishedAtMs, heldUntilMs);
+    const age = nowMs - lastHeldMs(publishedAtMs, heldUntilMs);
     if (!this.withinHorizon(slot, heldUntilMs, nowMs) || (age > unjudgedMaxAgeMs && !this.horizon.knows(slot))) {
       this.telemetry.add(this.telemetry.sharedHintsExpired, 1);
       return false;

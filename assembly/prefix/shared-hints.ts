@@ -281,7 +281,7 @@ export class SharedPrefixHints {
     const ptr = <usize>load<u32>(OUT_PTR);
     const len = <i32>load<u32>(OUT_LEN);
     let found = false;
-    if (ptr != 0 && len >= VALUE_FIXED && load<u64>(ptr) == h && nowMs - lastHeldMs(ptr) <= maxAgeMs) {
+    if (ptr != 0 && len >= VALUE_FIXED && load<u64>(ptr) == h && nowMs - lastHeldMs(load<f64>(ptr, 8), load<f64>(ptr + HELD_UNTIL_AT)) <= maxAgeMs) {
       const addrLen = <i32>load<u8>(ptr + ADDRESS_LEN_AT);
       if (addrLen > 0 && addrLen <= MAX_ADDRESS && VALUE_FIXED + addrLen <= len) {
         memory.copy(this.value, ptr + VALUE_FIXED, <usize>addrLen);
@@ -300,9 +300,10 @@ export class SharedPrefixHints {
   }
 }
 
-// When a stored hint's request last held its blocks: its publish time, or the end it carries when that is later.
-@inline function lastHeldMs(value: usize): f64 {
-  const publishedAt = load<f64>(value, 8);
-  const heldUntil = load<f64>(value + HELD_UNTIL_AT);
-  return heldUntil > publishedAt ? heldUntil : publishedAt;
+/** When a hint's request last held its blocks: its publish time, or the end it carries when that is later. A hint's
+ *  age counts from here. */
+// @ts-ignore: decorator
+@inline
+export function lastHeldMs(publishedAtMs: f64, heldUntilMs: f64): f64 {
+  return heldUntilMs > publishedAtMs ? heldUntilMs : publishedAtMs;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
-import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
 const LOAD_KEY = "endpoint_picker/load";
@@ -73,8 +73,7 @@ function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boo
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
   let queries = 0;
   const page = () => {
-    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
-      { metrics: { prefixCacheQueries: queries } });
+    setCountingPods(h, PODS, queries);
     if (!counters) {
       h.cluster.hostList = h.cluster.hostList.map((host) => ({
         ...host, metrics: host.metrics!.split("\n").filter((line) => !line.includes("prefix_cache")).join("\n"),
@@ -178,8 +177,7 @@ function nextTurnAfter(laterS: number, tokensPerS: number, requestS = 0, pods = 
   let queries = 0;
   const running: FilterStream[] = [];
   const tick = (broken = false) => {
-    h.setPods(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
-      { metrics: { prefixCacheQueries: queries } });
+    setCountingPods(h, pods, queries);
     if (broken) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: "<html><body>503 Service Unavailable</body></html>\n" }));
     queries += tokensPerS;
     const worker = requestS > 0 && (queries / tokensPerS) % 2 === 1 ? 0 : 1;

@@ -8,7 +8,7 @@ import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { VirtualClock, processClock, type Clock } from "../../src-host/host/clock.ts";
 import { SimRedis } from "../../src-host/sim/sim-redis.ts";
-import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
@@ -44,8 +44,7 @@ function nextTurnAfter(laterS: number) {
   let queries = 0;
   const tick = () => {
     for (const h of [a, b]) {
-      h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
-        { metrics: { prefixCacheQueries: queries } });
+      setCountingPods(h, PODS, queries);
       route(clock, h, chat(text(1, 300), [], "filler " + queries), 1);
     }
     queries += 4000;

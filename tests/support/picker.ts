@@ -52,6 +52,15 @@ export function pickerHost<C extends Clock = VirtualClock>(options: HarnessOptio
   };
 }
 
+/**
+ * Idle pods whose engines have taken in `prefixCacheQueries` prompt tokens so far (none of them hits) into 16,000
+ * tokens of KV cache (1,000 blocks of 16), 10% in use: what the cache horizon is measured from.
+ */
+export function setCountingPods(h: PickerHarness<Clock>, addresses: string[], prefixCacheQueries: number): void {
+  h.setPods(addresses.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
+    { metrics: { prefixCacheQueries } });
+}
+
 /** A chat body whose system prompt is long enough to span many chunks. */
 export function chat(system: string, turns: Array<[string, string]>, question: string, model = "meta-llama/Llama-3.1-8B-Instruct") {
   const messages: Array<{ role: string; content: string }> = [{ role: "system", content: system }];
