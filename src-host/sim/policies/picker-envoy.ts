@@ -48,7 +48,7 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
     pluginConfig: JSON.stringify(config),
     clock: ctx.clock,
     clusters,
-    workers: 2,
+    workers: ctx.gatewayWorkers ?? 2,
     log: () => {
       wasmWarnings++;
     },
