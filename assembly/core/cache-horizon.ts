@@ -31,6 +31,9 @@ export class CacheHorizon {
   private readonly cutoffMs: StaticArray<f64>;
   /** Moving average of how long the slot's requests ran, routed to ended (ms). */
   private readonly durationMs: StaticArray<f64>;
+  /** Per slot: the earliest routing time whose blocks the cache still keeps (cutoff minus the usual duration: they
+   *  were released that much later); NaN when not known. What the prefix index credits (PrefixIndex.match). */
+  readonly routedSinceMs: StaticArray<f64>;
   /** Per slot: when the last reading was taken if it read below the history (NaN otherwise). It is believed (a
    *  restarted engine) only if a later reading does too; a page missing some series (one engine's, or cut short)
    *  reads low once, and a stock Envoy worker may read that same page again. */
@@ -43,9 +46,11 @@ export class CacheHorizon {
     this.count = new StaticArray<i32>(n);
     this.cutoffMs = new StaticArray<f64>(n);
     this.durationMs = new StaticArray<f64>(n);
+    this.routedSinceMs = new StaticArray<f64>(n);
     this.droppedAtMs = new StaticArray<f64>(n);
     for (let i = 0; i < n; i++) {
       unchecked((this.cutoffMs[i] = NaN));
+      unchecked((this.routedSinceMs[i] = NaN));
       unchecked((this.droppedAtMs[i] = NaN));
     }
   }
@@ -55,6 +60,7 @@ export class CacheHorizon {
     if (<u32>slot >= <u32>this.maxEndpoints || !(ms >= 0 && ms < Infinity)) return;
     const previous = unchecked(this.durationMs[slot]);
     unchecked((this.durationMs[slot] = previous == 0 ? ms : previous + DURATION_ALPHA * (ms - previous)));
+    this.updateRoutedSince(slot);
   }
 
   /** How long the slot's requests usually run, routed to ended (0 when none ended yet): until then they hold their
@@ -119,6 +125,7 @@ export class CacheHorizon {
       }
     }
     unchecked((this.cutoffMs[slot] = this.timeWhenStored(slot, stored - evictable)));
+    this.updateRoutedSince(slot);
   }
 
   /** Whether the slot's engine reports what its horizon is measured from (prefix-cache counters and cache size). */
@@ -141,6 +148,10 @@ export class CacheHorizon {
     if (<u32>slot >= <u32>this.maxEndpoints) return;
     this.clear(slot);
     unchecked((this.durationMs[slot] = 0));
+  }
+
+  @inline private updateRoutedSince(slot: i32): void {
+    unchecked((this.routedSinceMs[slot] = this.cutoffMs[slot] - this.durationMs[slot]));
   }
 
   // When the counters read `target` (interpolated between the readings around it, each change spread evenly
@@ -202,5 +213,6 @@ export class CacheHorizon {
     unchecked((this.first[slot] = 0));
     unchecked((this.count[slot] = 0));
     unchecked((this.cutoffMs[slot] = NaN));
+    unchecked((this.routedSinceMs[slot] = NaN));
   }
 }

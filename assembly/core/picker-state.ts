@@ -48,6 +48,13 @@ export class PickerState {
   readonly restarts: RestartDetector;
   /** How long each endpoint's cache keeps an untouched block, from its counters (bounds the hints' credit). */
   readonly horizon: CacheHorizon;
+  /**
+   * Per slot, the earliest time an own index entry may have been recorded to count (the horizon's), or null: with
+   * replicas sharing hints through Redis the LRU list alone decides. Other replicas keep refreshing a pod's copy of
+   * the prefixes their users share, which this gateway cannot see, and a Redis lookup restores one endpoint's match
+   * per decision, not each one's (docs/tuning.md, "More worker VMs").
+   */
+  readonly ownEntriesSince: StaticArray<f64> | null;
   readonly hintCheck: HintEndpointCheck;
   /** Per slot, from `load` at the current decision. */
   readonly loadView: LoadView;
@@ -95,6 +102,7 @@ export class PickerState {
     const horizon = new CacheHorizon(n);
     this.restarts = restarts;
     this.horizon = horizon;
+    this.ownEntriesSince = config.redis.cluster.length > 0 ? null : horizon.routedSinceMs;
     this.hintCheck = new HintEndpointCheck(registry, restarts, horizon, telemetry);
     this.loadView = new LoadView(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;

@@ -12,7 +12,7 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
   t.add(t.inflight, 1);
   t.add(t.decisions, 1);
   if (d.chainLength > 0) {
-    state.index.record(d.slot, hashes, d.chainLength);
+    state.index.record(d.slot, hashes, d.chainLength, now);
     t.add(t.prefixTotalChars, <i64>d.chainLength * <i64>cfg.chunkChars);
     t.add(t.prefixMatchedChars, <i64>d.matchedChunks * <i64>cfg.chunkChars);
     if (d.matchedChunks > 0) t.add(t.prefixHits, 1);

@@ -15,9 +15,13 @@
 // index costs over an empty one is mostly the varying number of steps of each new hash's probe, victim search
 // and two shifts (one each when nearly empty, so their exits are predicted), more than the cache misses on long
 // untouched victims: at load factor 0.5 record() cost 2.25x from 1% to 100% fill and match+record 1.5x; at 0.25
-// runs stay short and match+record is about 1.2x, for 8 B more per entry (32 B in all). Probe distance is
+// runs stay short and match+record is about 1.2x, for 8 B more per entry (32 B, 36 B with the stamp below). Probe distance is
 // bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
 // never a wrong one), which also bounds what crafted colliding prompts can cost.
+// Each entry also keeps when it was last recorded (a 16 ms stamp, in a parallel run after the records, so a record
+// stays one 16-byte unit and the pool one allocation): a worker's index remembers only the requests that worker routed, so an endpoint's cache, fed by
+// every worker, may have dropped an entry the LRU list still holds; match() credits only entries recorded since a
+// per-endpoint time the caller gives (the cache horizon), whatever the worker count.
 
 const NIL: i32 = -1;
 /** Longest distance a bucket may sit from its home. At load factor 0.25 Robin Hood stays far below it. */
@@ -27,6 +31,8 @@ export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
 // bits): the wider the tag, the fewer key reads for a bucket that is not the key.
 const DISTANCE_BITS: u32 = 5;
 const DISTANCE_MASK: u32 = (1 << DISTANCE_BITS) - 1;
+/** Stamps are ms / STAMP_MS, modulo 2^32, compared by their i32 difference: right for entries up to a year apart. */
+const STAMP_MS: f64 = 16;
 const SLOT_MIX: u64 = 0x9e3779b97f4a7c15;
 const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
@@ -55,9 +61,11 @@ export class PrefixIndex {
   readonly maxEndpoints: i32;
   readonly capacityPerEndpoint: i32;
 
-  /** Entry records: [chain hash u64][prev i32][next i32]. */
+  /** Entry records, [chain hash u64][prev i32][next i32] each, then per entry a u32 stamp of when it was last
+   *  recorded (stampOf): one allocation, so that memory grows once for the pool (the allocator grows by doubling). */
   private readonly records: StaticArray<u64>;
   private readonly recordsBase: usize;
+  private readonly stampsBase: usize;
   private readonly entryCount: i32;
   private readonly table: StaticArray<u32>;
   private readonly tableMask: u32;
@@ -91,9 +99,10 @@ export class PrefixIndex {
     const tableSize = tableSizeFor(entries);
     this.maxEndpoints = endpoints;
     this.capacityPerEndpoint = capacity;
-    const records = new StaticArray<u64>(entries * 2);
+    const records = new StaticArray<u64>(entries * 2 + ((entries + 1) >> 1));
     this.records = records;
     this.recordsBase = changetype<usize>(records);
+    this.stampsBase = changetype<usize>(records) + (<usize>entries << 4);
     this.entryCount = entries;
     this.table = new StaticArray<u32>(<i32>tableSize);
     this.tableMask = tableSize - 1;
@@ -120,9 +129,9 @@ export class PrefixIndex {
   static bytesFor(maxEndpoints: i32, capacityPerEndpoint: i32): u64 {
     const endpoints = clampEndpoints(maxEndpoints);
     const entries = endpoints * clampCapacity(endpoints, capacityPerEndpoint);
-    const perEntry: u64 = 8 + 4 + 4; // key, prev, next
+    const pool = <u64>entries * 16 + (<u64>(entries + 1) >> 1) * 8; // key, prev, next; then the stamps, in u64 words
     const perSlot: u64 = 6 * 4; // head, tail, size, capacity, free list head, fresh count
-    return <u64>entries * perEntry + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot;
+    return pool + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot;
   }
 
   /** Preallocated bytes per entry of the pool, including the entry's share of the table and slot arrays. */
@@ -150,13 +159,18 @@ export class PrefixIndex {
 
   /**
    * For each slot in activeSlots[0, activeCount): out[slot] = length of the longest prefix of hashes[0, n) that is
-   * recorded for that slot. Read-only. Invalid slots, and slots beyond out.length, are skipped. Returns the longest
-   * of those matches (0 when none).
+   * recorded for that slot, each entry no earlier than recordedSinceMs[slot] when given (-Infinity or NaN: any
+   * time). Read-only. Invalid slots, and slots beyond out.length, are skipped. Returns the longest of those matches
+   * (0 when none).
    */
-  match(hashes: StaticArray<u64>, n: i32, activeSlots: StaticArray<i32>, activeCount: i32, out: StaticArray<i32>): i32 {
+  match(
+    hashes: StaticArray<u64>, n: i32, activeSlots: StaticArray<i32>, activeCount: i32, out: StaticArray<i32>,
+    recordedSinceMs: StaticArray<f64> | null = null,
+  ): i32 {
     if (n > hashes.length) n = hashes.length;
     if (activeCount > activeSlots.length) activeCount = activeSlots.length;
     const outLength = out.length;
+    const sinceLength = recordedSinceMs !== null ? recordedSinceMs.length : 0;
     let longest = 0;
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
@@ -164,7 +178,17 @@ export class PrefixIndex {
       let matched = 0;
       // An endpoint holding nothing matches nothing: no probe (most of a large fleet, for any one prompt).
       if (unchecked(this.sizes[slot]) > 0) {
-        while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+        const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
+        if (since > -Infinity) {
+          const sinceStamp = stampOf(since);
+          while (matched < n) {
+            const entry = this.find(unchecked(hashes[matched]), slot);
+            if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
+            matched++;
+          }
+        } else {
+          while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+        }
       }
       unchecked((out[slot] = matched));
       if (matched > longest) longest = matched;
@@ -173,19 +197,21 @@ export class PrefixIndex {
   }
 
   /**
-   * Inserts or refreshes hashes[0, n) for slot, from the last to the first so the chain's head ends up most
-   * recent and suffixes are evicted first. Records at most capacity(slot) hashes, the leading ones.
+   * Inserts or refreshes hashes[0, n) for slot at time atMs, from the last to the first so the chain's head ends
+   * up most recent and suffixes are evicted first. Records at most capacity(slot) hashes, the leading ones.
    */
-  record(slot: i32, hashes: StaticArray<u64>, n: i32): void {
+  record(slot: i32, hashes: StaticArray<u64>, n: i32, atMs: f64): void {
     if (!this.validSlot(slot)) return;
     if (n > hashes.length) n = hashes.length;
     const cap = unchecked(this.caps[slot]);
     if (n > cap) n = cap;
+    const stamp = stampOf(atMs);
     for (let i = n - 1; i >= 0; i--) {
       const hash = unchecked(hashes[i]);
       const existing = this.find(hash, slot);
       if (existing != NIL) {
         this.moveToFront(existing, slot);
+        this.setStamp(existing, stamp);
         continue;
       }
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
@@ -197,6 +223,7 @@ export class PrefixIndex {
       }
       const entry = this.allocate(slot);
       this.setKey(entry, hash);
+      this.setStamp(entry, stamp);
       this.insertIntoTable(entry, hash, slot);
       this.pushFront(entry, slot);
       unchecked((this.sizes[slot] += 1));
@@ -308,6 +335,16 @@ export class PrefixIndex {
   // @ts-ignore: decorator
   @inline private nextOf(entry: i32): i32 {
     return load<i32>(this.recordsBase + (<usize>entry << 4), 12);
+  }
+
+  // @ts-ignore: decorator
+  @inline private stampOfEntry(entry: i32): u32 {
+    return load<u32>(this.stampsBase + (<usize>entry << 2));
+  }
+
+  // @ts-ignore: decorator
+  @inline private setStamp(entry: i32, stamp: u32): void {
+    store<u32>(this.stampsBase + (<usize>entry << 2), stamp);
   }
 
   // @ts-ignore: decorator
@@ -493,6 +530,13 @@ export class PrefixIndex {
 @inline
 export function mixKey(hash: u64, slot: i32): u64 {
   return (hash ^ (<u64>(slot + 1) * SLOT_MIX)) * BUCKET_MIX;
+}
+
+/** A time (ms) as an entry stamp: whole STAMP_MS steps, modulo 2^32 (compare stamps by their i32 difference). */
+// @ts-ignore: decorator
+@inline
+function stampOf(ms: f64): u32 {
+  return ms > 0 && ms < 1e18 ? <u32>(<u64>(ms / STAMP_MS)) : 0;
 }
 
 // @ts-ignore: decorator

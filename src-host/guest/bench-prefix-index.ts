@@ -10,6 +10,10 @@ const indexes: PrefixIndex[] = [];
 let chain = new StaticArray<u64>(0);
 let activeSlots = new StaticArray<i32>(0);
 let matched = new StaticArray<i32>(0);
+/** Per slot, the earliest recording time credited (the cache horizon's, in the plugin): before any recording here. */
+let routedSince = new StaticArray<f64>(0);
+/** The operations' clock (ms): one millisecond per operation, from a wall-clock-sized start. */
+let clockMs: f64 = 1.7e12;
 let uniqueCounter: u64 = 0;
 let rngState: u32 = 0x9e3779b9;
 
@@ -55,11 +59,15 @@ export function createFilled(fill: f64, chainLength: i32, activeCount: i32): i32
   if (chain.length < chainLength) chain = new StaticArray<u64>(chainLength);
   if (activeSlots.length < activeCount) activeSlots = new StaticArray<i32>(activeCount);
   if (matched.length < index.maxEndpoints) matched = new StaticArray<i32>(index.maxEndpoints);
+  if (routedSince.length < index.maxEndpoints) {
+    routedSince = new StaticArray<f64>(index.maxEndpoints);
+    routedSince.fill(clockMs - 1);
+  }
   for (let slot = 0; slot < index.maxEndpoints; slot++) {
     index.setCapacity(slot, perSlot);
     for (let filled = 0; filled < perSlot; filled += chainLength) {
       for (let i = 0; i < chainLength; i++) chain[i] = mix(++uniqueCounter);
-      index.record(slot, chain, min(chainLength, perSlot - filled));
+      index.record(slot, chain, min(chainLength, perSlot - filled), clockMs);
     }
   }
   indexes.push(index);
@@ -69,7 +77,7 @@ export function createFilled(fill: f64, chainLength: i32, activeCount: i32): i32
 /**
  * Runs `ops` request-like operations on index `id`: a chain of chainLength hashes (its first half a prefix
  * shared by all requests, its second half never seen before) is matched against activeCount consecutive
- * slots starting at a random one, then recorded for that slot. Returns the total matched length (a checksum
+ * slots starting at a random one, every entry's time checked as the plugin does, then recorded for that slot. Returns the total matched length (a checksum
  * that also keeps the work observable).
  */
 export function run(id: i32, ops: i32, chainLength: i32, activeCount: i32): f64 {
@@ -82,9 +90,10 @@ export function run(id: i32, ops: i32, chainLength: i32, activeCount: i32): f64 
     const slot = <i32>(nextRandom() % <u32>endpoints);
     for (let i = shared; i < chainLength; i++) chain[i] = mix(++uniqueCounter);
     for (let a = 0; a < activeCount; a++) activeSlots[a] = (slot + a) % endpoints;
-    index.match(chain, chainLength, activeSlots, activeCount, matched);
+    index.match(chain, chainLength, activeSlots, activeCount, matched, routedSince);
     total += <f64>matched[slot];
-    index.record(slot, chain, chainLength);
+    clockMs += 1;
+    index.record(slot, chain, chainLength, clockMs);
   }
   return total;
 }

@@ -116,6 +116,23 @@ describe("CacheHorizon", () => {
     expect(h.expectedDurationMs(0)).toBe(0, "the slot's next endpoint starts without durations");
   });
 
+  it("says since when a routed request's blocks are still kept: the cutoff less the usual duration", () => {
+    const h = new CacheHorizon(2);
+    expect(isNaN(h.routedSinceMs[0])).toBe(true, "nothing read yet");
+    h.observe(0, page(1000, 5000, 1000), 10000);
+    h.observe(0, page(1000, 13000, 5000), 11000); // cutoff 7,000 (4,000 ms back)
+    expect(h.routedSinceMs[0]).toBeCloseTo(7000);
+    h.requestEnded(0, 3000); // requests hold their blocks 3 s after they were routed
+    expect(h.routedSinceMs[0]).toBeCloseTo(4000);
+    h.observe(0, page(1000, 17000, 5000), 12000); // 4,000 more computed tokens: cutoff 8,000
+    expect(h.routedSinceMs[0]).toBeCloseTo(5000);
+    expect(isNaN(h.routedSinceMs[1])).toBe(true, "another slot");
+    h.observe(0, new EndpointMetrics(), 13000); // a page without counters: not known
+    expect(isNaN(h.routedSinceMs[0])).toBe(true);
+    h.forget(0);
+    expect(isNaN(h.routedSinceMs[0])).toBe(true);
+  });
+
   it("counts only the part of the cache that running requests do not hold", () => {
     const h = new CacheHorizon(1);
     const used = (queries: f64, usage: f64): EndpointMetrics => {

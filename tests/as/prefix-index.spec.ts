@@ -14,7 +14,7 @@ function slots(values: Array<i32>): StaticArray<i32> {
 
 function record(index: PrefixIndex, slot: i32, values: Array<u64>): void {
   const hashes = chain(values);
-  index.record(slot, hashes, hashes.length);
+  index.record(slot, hashes, hashes.length, 0);
 }
 
 /** Matched length of `values` for one slot. */
@@ -22,6 +22,17 @@ function matchOne(index: PrefixIndex, slot: i32, values: Array<u64>): i32 {
   const out = new StaticArray<i32>(index.maxEndpoints);
   const hashes = chain(values);
   index.match(hashes, hashes.length, slots([slot]), 1, out);
+  return out[slot];
+}
+
+/** Matched length of `values` for one slot, crediting entries recorded at or after `sinceMs` for it. */
+function matchSince(index: PrefixIndex, slot: i32, values: Array<u64>, sinceMs: f64): i32 {
+  const out = new StaticArray<i32>(index.maxEndpoints);
+  const since = new StaticArray<f64>(index.maxEndpoints);
+  since.fill(-Infinity);
+  since[slot] = sinceMs;
+  const hashes = chain(values);
+  index.match(hashes, hashes.length, slots([slot]), 1, out, since);
   return out[slot];
 }
 
@@ -159,6 +170,47 @@ describe("PrefixIndex match", () => {
   });
 });
 
+describe("PrefixIndex match since a time", () => {
+  it("credits only entries recorded since the slot's time, stopping at the first older one", () => {
+    const index = new PrefixIndex(2, 16);
+    const at = 1.7e12; // wall-clock milliseconds, as a host gives them
+    index.record(0, chain([1, 2, 3, 4]), 4, at);
+    index.record(0, chain([1, 2]), 2, at + 5000); // the shared head again, 5 s later
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], at)).toBe(4);
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], at + 1000)).toBe(2, "the tail is older");
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], at + 5000)).toBe(2);
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], at + 6000)).toBe(0);
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], -Infinity)).toBe(4, "no time: the LRU list alone");
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4], NaN)).toBe(4, "not known: the LRU list alone");
+    expect<i32>(matchOne(index, 0, [1, 2, 3, 4])).toBe(4, "no times given");
+    // Each slot has its own time.
+    index.record(1, chain([1, 2, 3, 4]), 4, at);
+    const out = new StaticArray<i32>(2);
+    const since = new StaticArray<f64>(2);
+    since[0] = at + 1000;
+    since[1] = at;
+    const hashes = chain([1, 2, 3, 4]);
+    expect<i32>(index.match(hashes, 4, slots([0, 1]), 2, out, since)).toBe(4);
+    expect<i32>(out[0]).toBe(2);
+    expect<i32>(out[1]).toBe(4);
+    // A times array shorter than the slots leaves the rest unjudged.
+    expect<i32>(index.match(hashes, 4, slots([0, 1]), 2, out, new StaticArray<f64>(0))).toBe(4);
+    expect<i32>(out[0]).toBe(4);
+  });
+
+  it("compares times at 16 ms steps, across any stamp wrap-around", () => {
+    const index = new PrefixIndex(1, 8);
+    // 2^32 steps of 16 ms after 0: the stamp wraps here.
+    const wrap = 4294967296.0 * 16;
+    index.record(0, chain([7, 8]), 2, wrap - 32);
+    index.record(0, chain([7]), 1, wrap + 64);
+    expect<i32>(matchSince(index, 0, [7, 8], wrap - 48)).toBe(2);
+    expect<i32>(matchSince(index, 0, [7, 8], wrap)).toBe(1, "recorded before the wrap: older");
+    expect<i32>(matchSince(index, 0, [7, 8], wrap + 64)).toBe(1);
+    expect<i32>(matchSince(index, 0, [7, 8], wrap + 80)).toBe(0);
+  });
+});
+
 describe("PrefixIndex record and eviction", () => {
   it("evicts the suffix of a chain first", () => {
     const index = new PrefixIndex(1, 4);
@@ -216,10 +268,10 @@ describe("PrefixIndex record and eviction", () => {
   it("ignores invalid slots and bad counts without trapping", () => {
     const index = new PrefixIndex(2, 4);
     const hashes = chain([1, 2, 3]);
-    index.record(-1, hashes, 3);
-    index.record(2, hashes, 3);
-    index.record(0, hashes, 50);
-    index.record(1, hashes, -2);
+    index.record(-1, hashes, 3, 0);
+    index.record(2, hashes, 3, 0);
+    index.record(0, hashes, 50, 0);
+    index.record(1, hashes, -2, 0);
     expect<i32>(index.size(0)).toBe(3);
     expect<i32>(index.size(1)).toBe(0);
     expect<i32>(index.size(-1)).toBe(0);
@@ -275,8 +327,8 @@ describe("PrefixIndex purge and capacity", () => {
     index.setCapacity(0, 8);
     index.setCapacity(1, 3);
     const long = chain([1, 2, 3, 4, 5, 6, 7, 8]);
-    index.record(0, long, 8);
-    index.record(1, long, 8);
+    index.record(0, long, 8, 0);
+    index.record(1, long, 8, 0);
     const out = new StaticArray<i32>(2);
     index.match(long, 8, slots([0, 1]), 2, out);
     expect<i32>(out[0]).toBe(8);
@@ -304,7 +356,7 @@ describe("PrefixIndex against a reference model", () => {
         const start = randomBelow(universe.length);
         const stride = 1 + randomBelow(3);
         for (let i = 0; i < n; i++) hashes[i] = universe[(start + i * stride) % universe.length];
-        index.record(slot, hashes, n);
+        index.record(slot, hashes, n, 0);
         model.record(slot, hashes, n);
       } else if (op < 90) {
         const n = randomBelow(40);
@@ -347,7 +399,7 @@ describe("PrefixIndex against a reference model", () => {
       } else {
         const n = 1 + randomBelow(16);
         for (let i = 0; i < n; i++) hashes[i] = universe[randomBelow(universe.length)];
-        index.record(slot, hashes, n);
+        index.record(slot, hashes, n, 0);
         model.record(slot, hashes, n);
       }
       if (step % 400 == 0) expectSameAsModel(index, model, universe);
@@ -362,7 +414,7 @@ describe("PrefixIndex table layout", () => {
     const index = new PrefixIndex(endpoints, 64);
     const shared = new StaticArray<u64>(64);
     for (let i = 0; i < 64; i++) shared[i] = <u64>(i + 1) * 0x100000001b3;
-    for (let s = 0; s < endpoints; s++) index.record(s, shared, 64);
+    for (let s = 0; s < endpoints; s++) index.record(s, shared, 64, 0);
     expect<i32>(index.totalEntries()).toBe(endpoints * 64);
     // Keyed on the hash alone, the 64 copies of each hash would share a home bucket: displacement >= 63.
     expect<bool>(index.maxDisplacement() < 40).toBe(true);
@@ -382,7 +434,7 @@ describe("PrefixIndex probe bound", () => {
         x ^= x << 17;
         hashes[i] = x;
       }
-      index.record(round & 7, hashes, 64);
+      index.record(round & 7, hashes, 64, 0);
     }
     expect<i32>(index.totalEntries()).toBe(8 * 512);
     expect<bool>(index.maxDisplacement() <= <i32>PREFIX_INDEX_MAX_PROBE).toBe(true);
@@ -407,7 +459,7 @@ describe("PrefixIndex probe bound", () => {
     for (let i = 0; i < 40; i++) {
       const one = new StaticArray<u64>(1);
       one[0] = colliding[i];
-      index.record(0, one, 1);
+      index.record(0, one, 1, 0);
       if (index.has(0, colliding[i])) recorded++;
     }
     expect<i32>(recorded).toBe(<i32>PREFIX_INDEX_MAX_PROBE + 1);
@@ -428,22 +480,22 @@ describe("PrefixIndex memory", () => {
     expect<bool>(index.has(0, 3)).toBe(true);
   });
 
-  it("stays within about 32 bytes per entry, including the table", () => {
+  it("stays within about 36 bytes per entry, including the table", () => {
     const endpointCounts: i32[] = [1, 3, 8, 17, 64];
     const capacities: i32[] = [64, 100, 1000, 1025, 4096];
     for (let i = 0; i < endpointCounts.length; i++) {
       for (let j = 0; j < capacities.length; j++) {
         const entries = <u64>(endpointCounts[i] * capacities[j]);
         const bytes = PrefixIndex.bytesFor(endpointCounts[i], capacities[j]);
-        // At least the 16-byte entry and four 4-byte table buckets per entry (load factor <= 0.25), and fewer
-        // than eight buckets (the table is the next power of two).
-        expect<bool>(bytes >= entries * 32).toBe(true);
-        expect<bool>(<f64>bytes / <f64>entries <= 48.5).toBe(true);
+        // At least the 16-byte entry, its 4-byte stamp and four 4-byte table buckets per entry (load factor
+        // <= 0.25), and fewer than eight buckets (the table is the next power of two).
+        expect<bool>(bytes >= entries * 36).toBe(true);
+        expect<bool>(<f64>bytes / <f64>entries <= 52.5).toBe(true);
       }
     }
     const index = new PrefixIndex(16, 4096);
     expect<f64>(index.bytesPerEntry()).toBe(<f64>PrefixIndex.bytesFor(16, 4096) / <f64>(16 * 4096));
-    expect<bool>(index.bytesPerEntry() <= 32.01).toBe(true); // a power-of-two pool needs exactly 4 buckets per entry
+    expect<bool>(index.bytesPerEntry() <= 36.01).toBe(true); // a power-of-two pool needs exactly 4 buckets per entry
   });
 });
 
@@ -508,7 +560,7 @@ describe("PrefixIndex at a completely full pool", () => {
     for (let round = 0; round < 3; round++) {
       for (let s = 0; s < endpoints; s++) {
         for (let i = 0; i < capacity; i++) hashes[i] = nextRandom();
-        index.record(s, hashes, capacity);
+        index.record(s, hashes, capacity, 0);
       }
     }
     expect<i32>(index.totalEntries()).toBe(endpoints * capacity);
@@ -519,10 +571,10 @@ describe("PrefixIndex at a completely full pool", () => {
     const slot = endpoints - 1;
     const one = new StaticArray<u64>(1);
     one[0] = hashes[capacity - 3];
-    index.record(slot, one, 1); // refreshed: no longer among the oldest
+    index.record(slot, one, 1, 0); // refreshed: no longer among the oldest
     const fresh = new StaticArray<u64>(3);
     for (let i = 0; i < 3; i++) fresh[i] = nextRandom();
-    index.record(slot, fresh, 3);
+    index.record(slot, fresh, 3, 0);
     expect<i32>(index.size(slot)).toBe(capacity);
     expect<bool>(index.has(slot, hashes[capacity - 1])).toBe(false);
     expect<bool>(index.has(slot, hashes[capacity - 2])).toBe(false);

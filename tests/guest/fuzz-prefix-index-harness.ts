@@ -14,7 +14,7 @@ export function create(maxEndpoints: i32, capacityPerEndpoint: i32, maxChain: i3
 export function record(slot: i32, base: u64, n: i32): void {
   if (n > hashes.length) n = hashes.length;
   for (let i = 0; i < n; i++) unchecked((hashes[i] = base + <u64>i));
-  index.record(slot, hashes, n);
+  index.record(slot, hashes, n, 0);
 }
 
 export function purge(slot: i32): void {

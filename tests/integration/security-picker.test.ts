@@ -114,7 +114,7 @@ test("configs whose index or buffers would exhaust memory are rejected; accepted
     assert.ok(logs.some((m) => m.startsWith("endpoint-picker: ")), JSON.stringify(config));
   }
   // The largest accepted index: its memory must stay within limits.maxIndexBytes plus the request buffers.
-  // 4,194,304 entries of 32 bytes (the entry and four table buckets) need just over 128 MiB.
+  // 4,194,304 entries of 36 bytes (the entry, its stamp and four table buckets) need just over 144 MiB.
   const maxIndexBytes = 3 << 26;
   const config = { prefix: { capacityPerEndpoint: 65536 }, limits: { maxEndpoints: 64, maxIndexBytes } };
   const h = pickerHost({ config });

@@ -1,0 +1,89 @@
+// A worker's own prefix index is judged by each endpoint's cache horizon: the worker records only what it routed,
+// while the engine's cache takes in every worker's traffic, so an entry the index still holds may describe blocks
+// the engine has since overwritten.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseDebugHeader } from "../../../src-host/fuzz/debug-header.ts";
+import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
+import { VirtualClock, processClock, type Clock } from "../../../src-host/host/clock.ts";
+import { SimRedis } from "../../../src-host/sim/sim-redis.ts";
+import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../../support/picker.ts";
+
+const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
+const REDIS_CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
+
+function debugOf(s: FilterStream) {
+  s.encodeHeaders([[":status", "200"]], false);
+  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+}
+
+// One worker sends a prompt, then `laterS` seconds of short requests while the engines take in `tokensPerS`
+// computed prompt tokens a second into 16,000 tokens of KV cache (a metrics page each second; other gateway workers'
+// traffic, which this worker does not see), then the same prompt again. Without `counters` the pages carry no
+// prefix-cache counters; with `redis` the gateway shares hints with other replicas through (the simulator's) Redis.
+// Returns the chunks the second copy is credited with on the first one's endpoint, and the chain's length.
+function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boolean, redis = false) {
+  const clock = new VirtualClock();
+  const h: PickerHarness<Clock> = redis
+    ? pickerHost({
+      workers: 1,
+      clock: processClock(clock, 0n),
+      redis: new Map([[REDIS_CLUSTER, new SimRedis(clock, 0.5)]]),
+      config: { debug: { header: true }, metrics: { snapshotTtlMs: 0 }, redis: { cluster: REDIS_CLUSTER } },
+    })
+    : pickerHost({ workers: 1, clock, config: { debug: { header: true } } });
+  // A decision that asked Redis waits for its reply: a millisecond on.
+  const send = (body: object) => {
+    const s = h.send(body, []);
+    clock.advanceTo(clock.nowMs() + 1);
+    assert.equal(s.requestState, "forwarded");
+    return s;
+  };
+  let queries = 0;
+  const page = () => {
+    setCountingPods(h, PODS, queries);
+    if (!counters) {
+      h.cluster.hostList = h.cluster.hostList.map((host) => ({
+        ...host, metrics: host.metrics!.split("\n").filter((line) => !line.includes("prefix_cache")).join("\n"),
+      }));
+    }
+    queries += tokensPerS;
+  };
+  page();
+  const body = chat(text(5, 4000), [], "question " + text(105, 700));
+  const first = send(body);
+  const one = debugOf(first);
+  h.complete(first);
+  for (let s = 0; s < laterS; s++) {
+    page();
+    h.complete(send(chat(text(1, 300), [], "filler " + s)));
+    if (redis) clock.advanceTo(clock.nowMs() + 1000); // setPods moves only a plain VirtualClock
+  }
+  const again = send(body);
+  const score = debugOf(again).scores.get(one.endpoint);
+  h.complete(again);
+  return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain };
+}
+
+test("a worker credits its own index entries only while the endpoint's cache keeps them", () => {
+  // 100 tokens a second into 16,000: a released block stays about two minutes.
+  const slow = sameWorkerRepeatAfter(45, 100, true);
+  assert.ok(slow.chain >= 8);
+  assert.equal(slow.credited, slow.chain, "45 s later the cache still holds it: credited whole");
+  // 4,000 tokens a second (other workers' traffic): the cache turned over in about 4 s, though this worker's LRU
+  // list, which saw 45 short requests, still holds every chunk.
+  const fast = sameWorkerRepeatAfter(45, 4000, true);
+  assert.equal(fast.credited, 0, `turned over: credited ${fast.credited} of ${fast.chain}`);
+  const recent = sameWorkerRepeatAfter(2, 4000, true);
+  assert.equal(recent.credited, recent.chain, "2 s later, under 4 s of turnover: credited whole");
+  // Without counters nothing tells how long the cache keeps a block: the LRU list alone decides.
+  const unknown = sameWorkerRepeatAfter(45, 4000, false);
+  assert.equal(unknown.credited, unknown.chain, "not known: the index's own bound decides");
+});
+
+test("with replicas sharing hints through Redis, the worker's own index is not judged by the horizon", () => {
+  // Other replicas keep refreshing the pods' copies of prefixes their users share, out of this gateway's sight.
+  const fast = sameWorkerRepeatAfter(45, 4000, true, true);
+  assert.ok(fast.chain >= 8);
+  assert.equal(fast.credited, fast.chain, `credited ${fast.credited} of ${fast.chain}`);
+});
