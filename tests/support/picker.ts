@@ -54,11 +54,17 @@ export function pickerHost<C extends Clock = VirtualClock>(options: HarnessOptio
 
 /**
  * Idle pods whose engines have taken in `prefixCacheQueries` prompt tokens so far (none of them hits) into 16,000
- * tokens of KV cache (1,000 blocks of 16), 10% in use: what the cache horizon is measured from.
+ * tokens of KV cache (1,000 blocks of 16), 10% in use: what the cache horizon is measured from. Without `counters`
+ * their pages carry no prefix-cache counters (an engine that exports none: no horizon).
  */
-export function setCountingPods(h: PickerHarness<Clock>, addresses: string[], prefixCacheQueries: number): void {
+export function setCountingPods(h: PickerHarness<Clock>, addresses: string[], prefixCacheQueries: number, counters = true): void {
   h.setPods(addresses.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 })),
     { metrics: { prefixCacheQueries } });
+  if (!counters) {
+    h.cluster.hostList = h.cluster.hostList.map((host) => ({
+      ...host, metrics: host.metrics!.split("\n").filter((line) => !line.includes("prefix_cache")).join("\n"),
+    }));
+  }
 }
 
 /** A chat body whose system prompt is long enough to span many chunks. */

@@ -41,12 +41,7 @@ function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boo
   };
   let queries = 0;
   const page = () => {
-    setCountingPods(h, PODS, queries);
-    if (!counters) {
-      h.cluster.hostList = h.cluster.hostList.map((host) => ({
-        ...host, metrics: host.metrics!.split("\n").filter((line) => !line.includes("prefix_cache")).join("\n"),
-      }));
-    }
+    setCountingPods(h, PODS, queries, counters);
     queries += tokensPerS;
   };
   page();
