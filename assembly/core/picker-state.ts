@@ -48,13 +48,8 @@ export class PickerState {
   readonly restarts: RestartDetector;
   /** How long each endpoint's cache keeps an untouched block, from its counters (bounds the hints' credit). */
   readonly horizon: CacheHorizon;
-  /**
-   * Per slot, the earliest time an own index entry may have been recorded to count (the horizon's), or null: with
-   * replicas sharing hints through Redis the LRU list alone decides. Other replicas keep refreshing a pod's copy of
-   * the prefixes their users share, which this gateway cannot see, and a Redis lookup restores one endpoint's match
-   * per decision, not each one's (docs/tuning.md, "More worker VMs").
-   */
-  readonly ownEntriesSince: StaticArray<f64> | null;
+  /** When a Redis reply last carried another gateway replica's hint (-Infinity: never). */
+  otherReplicaSeenAtMs: f64 = -Infinity;
   readonly hintCheck: HintEndpointCheck;
   /** Per slot, from `load` at the current decision. */
   readonly loadView: LoadView;
@@ -102,7 +97,6 @@ export class PickerState {
     const horizon = new CacheHorizon(n);
     this.restarts = restarts;
     this.horizon = horizon;
-    this.ownEntriesSince = config.redis.cluster.length > 0 ? null : horizon.routedSinceMs;
     this.hintCheck = new HintEndpointCheck(registry, restarts, horizon, telemetry);
     this.loadView = new LoadView(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
@@ -114,6 +108,17 @@ export class PickerState {
     s.guardSlack = config.guardSlack;
     const failure = s.scorer("failure");
     this.tracksFailures = failure !== null && effectiveWeight(failure.weight) > 0;
+  }
+
+  /**
+   * Per slot, the earliest time an own index entry may have been recorded to count (the cache horizon's), or null
+   * while other gateway replicas share hints through Redis (one seen within redis.ttlMs): the LRU list alone decides
+   * then. Those replicas keep refreshing the pods' copies of the prefixes their users share, out of this gateway's
+   * sight, and a Redis lookup restores one endpoint's match per decision, not each one's (docs/tuning.md, "More
+   * worker VMs").
+   */
+  ownEntriesSince(nowMs: f64): StaticArray<f64> | null {
+    return nowMs - this.otherReplicaSeenAtMs <= <f64>this.config.redis.ttlMs ? null : this.horizon.routedSinceMs;
   }
 
   /** Index capacity (in chunks) for an endpoint whose engine reports its KV cache size. */

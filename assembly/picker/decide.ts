@@ -108,7 +108,7 @@ export function decide(
   stageEnter(Stage.IndexLookup);
   if (chainLength > 0) {
     // Writes every active endpoint's match: no clearing first.
-    const longest = state.index.match(state.chain.hashes, chainLength, slots, active, matched, state.ownEntriesSince);
+    const longest = state.index.match(state.chain.hashes, chainLength, slots, active, matched, state.ownEntriesSince(nowMs));
     const hints = state.hints;
     if (hints !== null) {
       stageEnter(Stage.SharedHints);

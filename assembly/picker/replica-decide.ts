@@ -80,6 +80,7 @@ export function decideAfterRedis(
     for (let i = 0; i < reply.count; i++) {
       const len = unchecked(reply.elementLen[i]);
       if (len <= 0 || !value.read(unchecked(reply.elementPtr[i]), len)) continue;
+      if (value.gateway != ownGateway) state.otherReplicaSeenAtMs = now;
       let verdict = check.current(value.addressPtr, value.addressLen, value.publishedAtMs);
       // This gateway's own hint is judged as its shared-data copy was, by the endpoint's cache horizon; another
       // replica's is news the workers never judged, and the horizon applied to those refused hints whose endpoint

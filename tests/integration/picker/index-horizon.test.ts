@@ -17,24 +17,30 @@ function debugOf(s: FilterStream) {
   return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
 }
 
+type Replicas = "no redis" | "redis, alone" | "redis, with another replica";
+
 // One worker sends a prompt, then `laterS` seconds of short requests while the engines take in `tokensPerS`
 // computed prompt tokens a second into 16,000 tokens of KV cache (a metrics page each second; other gateway workers'
 // traffic, which this worker does not see), then the same prompt again. Without `counters` the pages carry no
-// prefix-cache counters; with `redis` the gateway shares hints with other replicas through (the simulator's) Redis.
-// Returns the chunks the second copy is credited with on the first one's endpoint, and the chain's length.
-function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boolean, redis = false) {
+// prefix-cache counters. With Redis the gateway shares hints through (the simulator's) Redis, alone or with another
+// replica that routes each short request first (so this gateway's Redis lookups find that replica's hints). Returns
+// the chunks the second copy is credited with on the first one's endpoint, and the chain's length.
+function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boolean, replicas: Replicas = "no redis") {
   const clock = new VirtualClock();
-  const h: PickerHarness<Clock> = redis
-    ? pickerHost({
-      workers: 1,
-      clock: processClock(clock, 0n),
-      redis: new Map([[REDIS_CLUSTER, new SimRedis(clock, 0.5)]]),
-      config: { debug: { header: true }, metrics: { snapshotTtlMs: 0 }, redis: { cluster: REDIS_CLUSTER } },
-    })
-    : pickerHost({ workers: 1, clock, config: { debug: { header: true } } });
+  const redis = new SimRedis(clock, 0.5);
+  const gateway = (skewNs: bigint): PickerHarness<Clock> => pickerHost({
+    workers: 1,
+    clock: processClock(clock, skewNs),
+    redis: new Map([[REDIS_CLUSTER, redis]]),
+    config: { debug: { header: true }, metrics: { snapshotTtlMs: 0 }, redis: { cluster: REDIS_CLUSTER } },
+  });
+  const h: PickerHarness<Clock> = replicas === "no redis"
+    ? pickerHost({ workers: 1, clock, config: { debug: { header: true } } })
+    : gateway(0n);
+  const other = replicas === "redis, with another replica" ? gateway(1n) : null;
   // A decision that asked Redis waits for its reply: a millisecond on.
-  const send = (body: object) => {
-    const s = h.send(body, []);
+  const send = (g: PickerHarness<Clock>, body: object) => {
+    const s = g.send(body, []);
     clock.advanceTo(clock.nowMs() + 1);
     assert.equal(s.requestState, "forwarded");
     return s;
@@ -42,19 +48,22 @@ function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boo
   let queries = 0;
   const page = () => {
     setCountingPods(h, PODS, queries, counters);
+    if (other) setCountingPods(other, PODS, queries, counters);
     queries += tokensPerS;
   };
   page();
   const body = chat(text(5, 4000), [], "question " + text(105, 700));
-  const first = send(body);
+  const first = send(h, body);
   const one = debugOf(first);
   h.complete(first);
   for (let s = 0; s < laterS; s++) {
     page();
-    h.complete(send(chat(text(1, 300), [], "filler " + s)));
-    if (redis) clock.advanceTo(clock.nowMs() + 1000); // setPods moves only a plain VirtualClock
+    const filler = chat(text(1000 + s, 1200), [], "filler " + s); // new to both: this gateway asks Redis
+    if (other) other.complete(send(other, filler));
+    h.complete(send(h, filler));
+    if (replicas !== "no redis") clock.advanceTo(clock.nowMs() + 1000); // setPods moves only a plain VirtualClock
   }
-  const again = send(body);
+  const again = send(h, body);
   const score = debugOf(again).scores.get(one.endpoint);
   h.complete(again);
   return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain };
@@ -76,9 +85,12 @@ test("a worker credits its own index entries only while the endpoint's cache kee
   assert.equal(unknown.credited, unknown.chain, "not known: the index's own bound decides");
 });
 
-test("with replicas sharing hints through Redis, the worker's own index is not judged by the horizon", () => {
-  // Other replicas keep refreshing the pods' copies of prefixes their users share, out of this gateway's sight.
-  const fast = sameWorkerRepeatAfter(45, 4000, true, true);
-  assert.ok(fast.chain >= 8);
-  assert.equal(fast.credited, fast.chain, `credited ${fast.credited} of ${fast.chain}`);
+test("while another gateway replica shares hints through Redis, the worker's own index is not judged by the horizon", () => {
+  // That replica keeps refreshing the pods' copies of prefixes their users share, out of this gateway's sight.
+  const shared = sameWorkerRepeatAfter(45, 4000, true, "redis, with another replica");
+  assert.ok(shared.chain >= 8);
+  assert.equal(shared.credited, shared.chain, `credited ${shared.credited} of ${shared.chain}`);
+  // Redis configured, but no other replica's hint seen: judged as without Redis.
+  const alone = sameWorkerRepeatAfter(45, 4000, true, "redis, alone");
+  assert.equal(alone.credited, 0, `alone: credited ${alone.credited} of ${alone.chain}`);
 });
