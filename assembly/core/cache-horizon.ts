@@ -19,6 +19,9 @@ const STEP_SHARE: f64 = 1.0 / 8;
 const EVICTABLE_STEP_SHARE: f64 = 1.0 / 4;
 /** Per point: the first and the last time the counters read its value, and the value. */
 const FIELDS: i32 = 3;
+/** A routedSince further back than this before the latest reading judges nothing (-Infinity): the index's stamps
+ *  compare times less than about a year apart, and a cache that keeps blocks this long keeps what the index holds. */
+const MAX_JUDGED_SPAN_MS: f64 = 180 * 86400000;
 /** Weight of one request in the moving average of request durations. */
 const DURATION_ALPHA: f64 = 0.1;
 
@@ -150,8 +153,11 @@ export class CacheHorizon {
     unchecked((this.durationMs[slot] = 0));
   }
 
-  @inline private updateRoutedSince(slot: i32): void {
-    unchecked((this.routedSinceMs[slot] = this.cutoffMs[slot] - this.durationMs[slot]));
+  private updateRoutedSince(slot: i32): void {
+    const since = unchecked(this.cutoffMs[slot]) - unchecked(this.durationMs[slot]);
+    const n = unchecked(this.count[slot]);
+    const latestMs = n > 0 ? load<f64>(this.at(slot, n - 1), 8) : NaN;
+    unchecked((this.routedSinceMs[slot] = latestMs - since > MAX_JUDGED_SPAN_MS ? -Infinity : since));
   }
 
   // When the counters read `target` (interpolated between the readings around it, each change spread evenly

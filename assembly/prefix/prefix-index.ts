@@ -31,14 +31,15 @@ export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
 // bits): the wider the tag, the fewer key reads for a bucket that is not the key.
 const DISTANCE_BITS: u32 = 5;
 const DISTANCE_MASK: u32 = (1 << DISTANCE_BITS) - 1;
-/** Stamps are ms / STAMP_MS, modulo 2^32, compared by their i32 difference: right for entries up to a year apart. */
+/** Stamps are ms / STAMP_MS, modulo 2^32, compared by their i32 difference: right for times up to a year apart (the
+ *  caller keeps the time it gives match() within that of now). */
 const STAMP_MS: f64 = 16;
 const SLOT_MIX: u64 = 0x9e3779b97f4a7c15;
 const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
 /** Upper bound on maxEndpoints. */
 export const PREFIX_INDEX_MAX_ENDPOINTS: i32 = 1 << 16;
-/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 64 MiB of entries + 64 MiB of table. */
+/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 80 MiB of entries and stamps + 64 MiB of table. */
 export const PREFIX_INDEX_MAX_ENTRIES: i32 = 1 << 22;
 
 function clampEndpoints(maxEndpoints: i32): i32 {

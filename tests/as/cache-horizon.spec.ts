@@ -129,8 +129,22 @@ describe("CacheHorizon", () => {
     expect(isNaN(h.routedSinceMs[1])).toBe(true, "another slot");
     h.observe(0, new EndpointMetrics(), 13000); // a page without counters: not known
     expect(isNaN(h.routedSinceMs[0])).toBe(true);
+    h.observe(0, page(1000, 5000, 1000), 20000);
+    h.observe(0, page(1000, 13000, 5000), 21000);
+    expect(h.routedSinceMs[0]).toBeCloseTo(17000 - 3000); // forgetting the slot's durations is forget's, not a page's
     h.forget(0);
-    expect(isNaN(h.routedSinceMs[0])).toBe(true);
+    expect(isNaN(h.routedSinceMs[0])).toBe(true, "the slot's next endpoint starts unknown");
+  });
+
+  it("judges nothing when the cache would keep blocks longer than half a year back", () => {
+    const h = new CacheHorizon(1);
+    const day: f64 = 86400000;
+    // 16,000 tokens of cache filling at 100 tokens a day: a released block stays 160 days, then 240.
+    h.observe(0, page(1000, 0, 0), 10 * day);
+    h.observe(0, page(1000, 100, 0), 11 * day);
+    expect(h.routedSinceMs[0]).toBeCloseTo(11 * day - 160 * day);
+    h.observe(0, page(1000, 150, 0), 12 * day); // the rate halved: 16,000 tokens reach back 240 days
+    expect(h.routedSinceMs[0]).toBe(-Infinity);
   });
 
   it("counts only the part of the cache that running requests do not hold", () => {
