@@ -6,15 +6,10 @@ import assert from "node:assert/strict";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
-import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
+import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
 const LOAD_KEY = "endpoint_picker/load";
-
-function debugOf(s: FilterStream) {
-  s.encodeHeaders([[":status", "200"]], false);
-  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
-}
 
 test("the next turn of a conversation on another worker is credited with the whole previous turn", () => {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });

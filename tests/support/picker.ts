@@ -1,5 +1,6 @@
 // Runs the built picker (build/higress.wasm or build/envoy.wasm) in the static-cluster harness, with helpers to
 // send requests through it.
+import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import type { PluginHost } from "../../src-host/host/plugin-host.ts";
@@ -82,4 +83,10 @@ export function text(seed: number, n: number): string {
   let out = "";
   while (out.length < n) out += rng.pick(words) + " ";
   return out.slice(0, n);
+}
+
+/** Answers the stream's upstream with 200 and returns the decision its debug header reports (config debug.header). */
+export function debugOf(s: FilterStream) {
+  s.encodeHeaders([[":status", "200"]], false);
+  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
 }

@@ -3,19 +3,12 @@
 // the engine has since overwritten.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseDebugHeader } from "../../../src-host/fuzz/debug-header.ts";
-import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
 import { VirtualClock, processClock, type Clock } from "../../../src-host/host/clock.ts";
 import { SimRedis } from "../../../src-host/sim/sim-redis.ts";
-import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../../support/picker.ts";
+import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
 const REDIS_CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
-
-function debugOf(s: FilterStream) {
-  s.encodeHeaders([[":status", "200"]], false);
-  return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
-}
 
 type Replicas = "no redis" | "redis, alone" | "redis, with another replica";
 
