@@ -15,13 +15,13 @@
 // index costs over an empty one is mostly the varying number of steps of each new hash's probe, victim search
 // and two shifts (one each when nearly empty, so their exits are predicted), more than the cache misses on long
 // untouched victims: at load factor 0.5 record() cost 2.25x from 1% to 100% fill and match+record 1.5x; at 0.25
-// runs stay short and match+record is about 1.2x, for 8 B more per entry (32 B, 36 B with the stamp below). Probe distance is
-// bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a shorter match,
-// never a wrong one), which also bounds what crafted colliding prompts can cost.
-// Each entry also keeps when it was last recorded (a 16 ms stamp, in a parallel run after the records, so a record
-// stays one 16-byte unit and the pool one allocation): a worker's index remembers only the requests that worker routed, so an endpoint's cache, fed by
-// every worker, may have dropped an entry the LRU list still holds; match() credits only entries recorded since a
-// per-endpoint time the caller gives (the cache horizon), whatever the worker count.
+// runs stay short and match+record is about 1.2x, for 8 B more per entry (32 B; 36 B with the stamp below).
+// Probe distance is bounded by MAX_PROBE: a hash whose insertion would push any bucket past it is not recorded (a
+// shorter match, never a wrong one), which also bounds what crafted colliding prompts can cost.
+// Each entry also keeps when it was last recorded (a 16 ms stamp, in a run after the records, so a record stays
+// one 16-byte unit and the pool one allocation): a worker's index remembers only the requests that worker routed,
+// so an endpoint's cache, fed by every worker, may have dropped an entry the LRU list still holds; match() credits
+// only entries recorded since a per-endpoint time the caller gives (the cache horizon), whatever the worker count.
 
 const NIL: i32 = -1;
 /** Longest distance a bucket may sit from its home. At load factor 0.25 Robin Hood stays far below it. */
@@ -39,7 +39,8 @@ const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
 /** Upper bound on maxEndpoints. */
 export const PREFIX_INDEX_MAX_ENDPOINTS: i32 = 1 << 16;
-/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 80 MiB of entries and stamps + 64 MiB of table. */
+/** Upper bound on the entry pool (maxEndpoints * capacityPerEndpoint): 80 MiB of entries and stamps + 64 MiB of
+ *  table. */
 export const PREFIX_INDEX_MAX_ENTRIES: i32 = 1 << 22;
 
 function clampEndpoints(maxEndpoints: i32): i32 {

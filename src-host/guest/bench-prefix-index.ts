@@ -77,8 +77,8 @@ export function createFilled(fill: f64, chainLength: i32, activeCount: i32): i32
 /**
  * Runs `ops` request-like operations on index `id`: a chain of chainLength hashes (its first half a prefix
  * shared by all requests, its second half never seen before) is matched against activeCount consecutive
- * slots starting at a random one, every entry's time checked as the plugin does, then recorded for that slot. Returns the total matched length (a checksum
- * that also keeps the work observable).
+ * slots starting at a random one, every entry's time checked as the plugin does, then recorded for that slot.
+ * Returns the total matched length (a checksum that also keeps the work observable).
  */
 export function run(id: i32, ops: i32, chainLength: i32, activeCount: i32): f64 {
   const index = indexes[id];
