@@ -36,13 +36,19 @@ function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
 // The span also grows to `relativeSpan` times the lowest value: when every candidate already queues (or has
 // requests in flight), none is idle, and a spread matters relative to the wait every request faces anyway; a move
 // that costs a cached prefix adds a prefill to the queue it joins. With an idle candidate (lo 0) only `span` counts.
+// A spread below MIN_RANGE counts as MIN_RANGE: 1 / range must stay finite, or (x - lo) * Infinity makes the best
+// candidate's score NaN (0 * Infinity). Only a metrics page reporting subnormal counts (5e-324 waiting) with both
+// spans 0 gets there; any real spread is far above it.
+const MIN_RANGE: f64 = 1e-300;
+
 // @ts-ignore: decorator
 @inline
 function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
   if (!(hi > lo)) return 0;
   const range = hi - lo;
   const relative = lo * relativeSpan;
-  const atLeast = span > relative ? span : relative;
+  const spanOrRelative = span > relative ? span : relative;
+  const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE; // NaN spans: MIN_RANGE
   return 1 / (atLeast > range ? atLeast : range);
 }
 

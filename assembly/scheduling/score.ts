@@ -1,6 +1,6 @@
 // Weighted total per candidate: sum over scorers of w_s * score_s / (configured weight sum). The denominator is
 // fixed, so a signal a candidate lacks (score 0) lowers its total instead of being averaged away. Terms are added
-// in scorer-list order; an unweighted scorer would add +0, so skipping it leaves every total bit-identical.
+// in scorer-list order; a scorer with weight 0 is left out (adding 0 · score would make a NaN or infinite score count).
 // Unhealthy candidates get 0 (pick.ts never chooses them anyway).
 import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";

@@ -76,9 +76,12 @@ export interface Scores {
 const countOrZero = (x: number) => (x >= 0 && x < Infinity ? x : 0);
 const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
 const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
+/** Below this a spread counts as this much, so that 1 / range stays finite (subnormal queue lengths). */
+const MIN_RANGE = 1e-300;
 const inverseOfRange = (lo: number, hi: number, span: number, relativeSpan: number) => {
   const relative = lo * relativeSpan;
-  const atLeast = span > relative ? span : relative; // a NaN span leaves the relative one, as the module does
+  const spanOrRelative = span > relative ? span : relative; // a NaN span leaves the relative one, as the module does
+  const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE;
   return hi > lo ? 1 / (atLeast > hi - lo ? atLeast : hi - lo) : 0;
 };
 const lowerIsBetter = (x: number, lo: number, inv: number) => (inv > 0 ? 1 - (x - lo) * inv : 1);
@@ -181,11 +184,16 @@ export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringP
   const ws = effectiveWeight(w.session);
   const sum = wq + wk + wp + wi + wl + wf + ws;
   const inverseSum = sum > 0 ? 1 / sum : 0;
-  const total = c.map((e, i) =>
-    e.healthy && sum > 0
-      ? (wq * queue[i] + wk * kv[i] + wp * prefix[i] + wi * inflight[i] + wl * lora[i] + wf * failure[i] + ws * session[i]) * inverseSum
-      : 0,
-  );
+  // The terms of the weighted signals, added in scorer order; a signal with weight 0 is left out, not added as
+  // 0 * score (which is NaN for a NaN or infinite score).
+  const terms: Array<[number, number[]]> = [[wq, queue], [wk, kv], [wp, prefix], [wi, inflight], [wl, lora], [wf, failure], [ws, session]];
+  const weighted = terms.filter(([w]) => w > 0);
+  const total = c.map((e, i) => {
+    if (!(e.healthy && sum > 0)) return 0;
+    let t = weighted[0][0] * weighted[0][1][i];
+    for (let k = 1; k < weighted.length; k++) t += weighted[k][0] * weighted[k][1][i];
+    return t * inverseSum;
+  });
   return { queue, kv, prefix, inflight, lora, failure, session, total, guarded };
 }
 

@@ -100,6 +100,11 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
       }
     }
     for (let i = 0; i < c.length; i++) if (got.scores.guarded[i] !== want.guarded[i]) v.push(`guarded[${i}] = ${got.scores.guarded[i]}, model ${want.guarded[i]}`);
+    // Whatever the inputs, every signal is normalized to 0..1 and so is the weighted total (an ulp of rounding over).
+    for (const s of signals) {
+      const a = got.scores[s] as number[];
+      for (let i = 0; i < c.length; i++) if (!(a[i] >= 0 && a[i] <= 1 + 1e-12)) v.push(`${s}[${i}] = ${a[i]}, outside 0..1`);
+    }
     return v.slice(0, 8);
   }
 

@@ -22,6 +22,20 @@ describe("queue and in-flight spans", () => {
     expect(out[2]).toBe(1.0 - 3.0 / 4.0);
   });
 
+  it("a subnormal spread with both spans 0 still scores within 0..1 (1 / range stays finite)", () => {
+    const out = new StaticArray<f64>(8);
+    normalizeQueue(withWaiting([0, 5e-324, 2]), out, 0, 0);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBe(1.0 - 5e-324 / 2.0);
+    expect(out[2]).toBe(0.0);
+    normalizeQueue(withWaiting([0, 5e-324]), out, 0, 0);
+    expect(out[0]).toBe(1.0);
+    expect(out[1]).toBeGreaterThanOrEqual(0.0);
+    expect(out[1]).toBeLessThanOrEqual(1.0);
+    normalizeQueue(withWaiting([0, 5e-324]), out, NaN, NaN);
+    expect(out[0]).toBe(1.0);
+  });
+
   it("a spread larger than the span is plain min-max", () => {
     const out = new StaticArray<f64>(8);
     normalizeQueue(withWaiting([2, 7, 12]), out, 4);
