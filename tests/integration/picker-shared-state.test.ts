@@ -3,7 +3,6 @@
 // endpoint (requests in flight, and those still awaiting their first response byte).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
 import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
@@ -288,8 +287,7 @@ test("a worker's view of the shared load follows the endpoints, not their regist
   const fresh = "10.0.0.9:8000";
   h.setEndpoints([...PODS.filter((a) => a !== busy), fresh].map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
   const probe = h.send(chat(text(91, 2000), [], "p3"), { worker: 1 });
-  probe.encodeHeaders([[":status", "200"]], false);
-  const d = parseDebugHeader(probe.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  const d = debugOf(probe);
   const scoreOf = (addr: string) => d.scores.get(addr) as { q: number; i: number };
   assert.ok(d.scores.has(fresh) && !d.scores.has(busy));
   assert.equal(scoreOf(fresh).q, 1, "the new endpoint has nothing queued");

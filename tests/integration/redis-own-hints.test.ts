@@ -4,11 +4,10 @@
 // credited. Replicas are separate processes: one virtual time, read a few nanoseconds apart.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { VirtualClock, processClock, type Clock } from "../../src-host/host/clock.ts";
 import { SimRedis } from "../../src-host/sim/sim-redis.ts";
-import { chat, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
+import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
@@ -27,8 +26,7 @@ function route(clock: VirtualClock, h: PickerHarness<Clock>, body: object, worke
   const s: FilterStream = h.send(body, [], { worker });
   clock.advanceTo(clock.nowMs() + 1);
   assert.equal(s.requestState, "forwarded");
-  s.encodeHeaders([[":status", "200"]], false);
-  const d = parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  const d = debugOf(s);
   h.complete(s);
   return d;
 }
