@@ -97,14 +97,11 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
       const b = want[s] as number[];
       for (let i = 0; i < c.length; i++) {
         if (!(a[i] === b[i] || (Number.isNaN(a[i]) && Number.isNaN(b[i])))) v.push(`${s}[${i}] = ${a[i]}, model ${b[i]}`);
+        // Whatever the inputs, every signal is normalized to 0..1 and so is the weighted total (an ulp of rounding over).
+        if (!(a[i] >= 0 && a[i] <= 1 + 1e-12)) v.push(`${s}[${i}] = ${a[i]}, outside 0..1`);
       }
     }
     for (let i = 0; i < c.length; i++) if (got.scores.guarded[i] !== want.guarded[i]) v.push(`guarded[${i}] = ${got.scores.guarded[i]}, model ${want.guarded[i]}`);
-    // Whatever the inputs, every signal is normalized to 0..1 and so is the weighted total (an ulp of rounding over).
-    for (const s of signals) {
-      const a = got.scores[s] as number[];
-      for (let i = 0; i < c.length; i++) if (!(a[i] >= 0 && a[i] <= 1 + 1e-12)) v.push(`${s}[${i}] = ${a[i]}, outside 0..1`);
-    }
     return v.slice(0, 8);
   }
 
