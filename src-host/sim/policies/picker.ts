@@ -1,12 +1,13 @@
 // Our plugin, run the way the gateway runs it: the Higress build under the proxy-wasm host on the
 // simulator's virtual clock, `gatewayWorkers` worker VMs (default 2) taking streams in turn, in each of
 // `gatewayReplicas` gateway replicas (requests spread over them in turn, so a conversation's turns reach
-// different replicas). With sharing (picker-redis) the replicas share prefix hints through a simulated Redis (sim-redis.ts) reached by
-// the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when the reply arrives. The route's cluster lists every pod as
-// 10.0.0.<n>:8000 with its health and /metrics text (rendered from the pod's state, refreshed every health
-// check interval, cut at 64 KiB). Per request: headers, the whole body, then the override host decides;
-// response headers at the first token, stream end (on_log) at completion. Without an override (or one
-// naming no usable host) the gateway's fallback balancer decides: round-robin, counted.
+// different replicas). With sharing (picker-redis) the replicas share prefix hints through a simulated Redis
+// (sim-redis.ts) reached by the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when
+// the reply arrives. The route's cluster lists every pod as 10.0.0.<n>:8000 with its health and /metrics text
+// (rendered from the pod's state, refreshed every health check interval, cut at 64 KiB). Per request: headers, the
+// whole body, then the override host decides; response headers at the first token, stream end (on_log) at
+// completion. Without an override (or one naming no usable host) the gateway's fallback balancer decides:
+// round-robin, counted.
 import { LogLevel } from "../../host/abi.ts";
 import { processClock } from "../../host/clock.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
