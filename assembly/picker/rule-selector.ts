@@ -1,13 +1,13 @@
 // Chooses the configuration of a request from Higress's `_rules_`, as Higress's wasm-go RuleMatcher does: rules
 // in order, first match wins, each rule matched by its one kind (route, route and service, domain, service,
-// route prefix). Patterns are encoded once; a request costs at most three host reads and no allocation.
-import { getHeaderValueRaw, getProperty, Returned, Utf8 } from "../abi/host";
-import { MapType, Status } from "../abi/types";
+// route prefix). Patterns are encoded once; a request costs one host read per name the rules need (two when the
+// path asked first has none, name-property.ts) and no allocation.
+import { getHeaderValueRaw, Returned, Utf8 } from "../abi/host";
+import { MapType } from "../abi/types";
 import { ConfigRule, RuleKind } from "../config/config-rule";
+import { NameProperty } from "./name-property";
 
 const AUTHORITY = new Utf8(":authority");
-const ROUTE_NAME_PROPERTY = String.UTF8.encode("route_name");
-const CLUSTER_NAME_PROPERTY = String.UTF8.encode("cluster_name");
 
 /** How a `_match_domain_` entry compares with the host. */
 enum DomainMatch {
@@ -153,6 +153,8 @@ export class RuleSelector {
   private readonly routeName: Returned = new Returned();
   private readonly authority: Returned = new Returned();
   private readonly clusterName: Returned = new Returned();
+  private readonly routeNameProperty: NameProperty = new NameProperty("route_name");
+  private readonly clusterNameProperty: NameProperty = new NameProperty("cluster_name");
   private readonly readsRoute: bool;
   private readonly readsAuthority: bool;
   private readonly readsCluster: bool;
@@ -179,9 +181,9 @@ export class RuleSelector {
     const route = this.routeName;
     const host = this.authority;
     const cluster = this.clusterName;
-    if (this.readsRoute) getProperty(ROUTE_NAME_PROPERTY, route);
+    if (this.readsRoute) this.routeNameProperty.read(route);
     if (this.readsAuthority) getHeaderValueRaw(MapType.HttpRequestHeaders, AUTHORITY, host);
-    if (this.readsCluster) getProperty(CLUSTER_NAME_PROPERTY, cluster);
+    if (this.readsCluster) this.clusterNameProperty.read(cluster);
     const index = this.match(route.ptr, route.len, host.ptr, host.len, cluster.ptr, cluster.len);
     route.release();
     host.release();

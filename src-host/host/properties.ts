@@ -3,6 +3,7 @@
 // little-endian int64 (timestamps in ns since the epoch, durations in ns), maps as serialized header maps.
 import { serializeHeaderMap } from "./header-map.ts";
 import type { StreamState } from "./stream.ts";
+import type { Flavor } from "./vm.ts";
 
 const enc = new TextEncoder();
 
@@ -25,6 +26,7 @@ export function resolveProperty(
   stream: StreamState | null,
   nowMs: number,
   custom: Map<string, Uint8Array>,
+  flavor: Flavor,
 ): Uint8Array | null {
   const path = segments.join(".");
   const set = custom.get(segments.join("\0"));
@@ -97,12 +99,18 @@ export function resolveProperty(
       return stream.info.destinationPort === undefined ? null : int64(stream.info.destinationPort);
     case "connection.id":
       return stream.info.connectionId === undefined ? null : int64(stream.info.connectionId);
+    // filters/common/expr/context.cc XDSWrapper: the route entry's name and the upstream cluster's.
     case "xds.cluster_name":
-    case "cluster_name":
       return str(stream.info.clusterName);
     case "xds.route_name":
-    case "route_name":
       return str(stream.info.routeName);
+    // Only Higress's Envoy still has the top-level tokens (higress-group/envoy wasm/context.cc PropertyToken
+    // ROUTE_NAME, CLUSTER_NAME; wasm-go's RuleMatcher reads them). Envoy 1.33 dropped them from PROPERTY_TOKENS
+    // (envoyproxy/envoy#36619): stock Envoy answers NotFound.
+    case "cluster_name":
+      return flavor === "higress" ? str(stream.info.clusterName) : null;
+    case "route_name":
+      return flavor === "higress" ? str(stream.info.routeName) : null;
   }
   return null;
 }

@@ -19,6 +19,7 @@ export function propertyCalls(scope: ImportScope): HostFunctions {
         stream(),
         o.clock.nowMs(),
         stream()?.properties ?? customProperties,
+        vm.flavor,
       );
       return v === null ? Status.NotFound : ret(retPtr, retLen, v);
     },

@@ -257,3 +257,27 @@ test("stock Envoy build: the default config and each rule poll their own endpoin
   assert.ok((polled.get("m-rule") ?? 0) >= 8, `rule polled ${polled.get("m-rule")}`);
   assert.ok((polled.get("m-rule") ?? 0) <= 12, "one worker polls each configuration, not every worker");
 });
+
+test("stock Envoy build: route, route-prefix and service rules read the names under xds (Envoy 1.33+ has no top-level route_name or cluster_name)", () => {
+  const h = pickerHost({
+    flavor: "envoy",
+    config: {
+      endpoints: [{ address: "10.0.2.1:8000", metricsCluster: "m" }],
+      _rules_: [
+        { _match_service_: ["vllm.llm.svc.cluster.local:8000"], endpoints: [{ address: "10.0.3.1:8000", metricsCluster: "m" }] },
+        { _match_route_prefix_: ["llm-"], endpoints: [{ address: "10.0.4.1:8000", metricsCluster: "m" }] },
+      ],
+    },
+  });
+  const cases: Array<[StreamInfo, string]> = [
+    [{ routeName: "other", clusterName: VLLM_CLUSTER }, "10.0.3.1:8000"],
+    [{ routeName: "llm-chat" }, "10.0.4.1:8000"],
+    [{ routeName: "chat" }, "10.0.2.1:8000"],
+    [{ routeName: "llm-chat", clusterName: VLLM_CLUSTER }, "10.0.3.1:8000"],
+  ];
+  for (const [info, endpoint] of cases) {
+    const s = send(h, info);
+    assert.equal(h.chosen(s), endpoint, JSON.stringify(info));
+    h.complete(s);
+  }
+});

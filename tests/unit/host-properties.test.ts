@@ -1,0 +1,24 @@
+// src-host/host/properties.ts: the names Envoy serves per gateway. Higress's Envoy keeps the top-level
+// `route_name` and `cluster_name` tokens; stock Envoy (1.33 and later) answers them only under `xds`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { resolveProperty } from "../../src-host/host/properties.ts";
+import { StreamState } from "../../src-host/host/stream.ts";
+
+const plugin = { pluginName: "p", rootId: "r", vmId: "v" };
+const text = (v: Uint8Array | null) => (v === null ? null : new TextDecoder().decode(v));
+
+function answer(path: string[], flavor: "envoy" | "higress"): string | null {
+  const stream = new StreamState(2, { routeName: "llm/chat", clusterName: "outbound|8000||vllm" }, 0);
+  return text(resolveProperty(path, plugin, stream, 0, new Map(), flavor));
+}
+
+test("stock Envoy serves the route and cluster names only under xds; Higress at the top level too", () => {
+  assert.equal(answer(["xds", "route_name"], "envoy"), "llm/chat");
+  assert.equal(answer(["xds", "cluster_name"], "envoy"), "outbound|8000||vllm");
+  assert.equal(answer(["route_name"], "envoy"), null);
+  assert.equal(answer(["cluster_name"], "envoy"), null);
+  assert.equal(answer(["route_name"], "higress"), "llm/chat");
+  assert.equal(answer(["cluster_name"], "higress"), "outbound|8000||vllm");
+  assert.equal(answer(["xds", "route_name"], "higress"), "llm/chat");
+});
