@@ -1,7 +1,7 @@
 // The plugin's root context on one worker: parses the configuration, allocates the picker for the default
 // configuration and, lazily on their first request, one per `_rules_` entry, picks the one for each request,
 // and runs the platforms' timers (the stock build's metrics polling).
-import { currentTimeNanos, getBufferBytes, log, Returned, setTickPeriodMs } from "../abi/host";
+import { currentTimeNanos, getBufferBytes, log, Returned, setEffectiveContext, setTickPeriodMs } from "../abi/host";
 import { HttpContext } from "../abi/context";
 import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
@@ -19,11 +19,11 @@ import { RuleSelector } from "./rule-selector";
 import { WorkerPickers } from "./worker-pickers";
 import { streamById } from "../abi/context";
 import { LOAD_TICK_MS } from "../core/shared-load";
-import { PendingCalls } from "../replica/pending-calls";
+import { PendingCall, PendingCalls } from "../replica/pending-calls";
 import { RedisTelemetry } from "../replica/redis-telemetry";
 import { ReplicaHints } from "../replica/replica-hints";
 import { GatewayIdentity } from "../replica/gateway-identity";
-import { ReplyKind } from "../replica/resp";
+import { ReplyKind, RespReply } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
@@ -92,8 +92,10 @@ export class PickerRoot extends WorkerPickers {
     // polling lease. The first tick does the first poll.
     const poll = this.isStockEnvoy ? shortestPollInterval(config) : 0;
     if (poll > 0) this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
-    // The tick also writes out the load changes a worker holds back (shared-load.ts).
-    const period = sharesLoad(config) ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
+    // The tick also writes out the load changes a worker holds back (shared-load.ts), and gives up Redis calls past
+    // their timeout while no request comes to do it.
+    const fast = sharesLoad(config) || usesRedis(config);
+    const period = fast ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
     this.tickPeriod = period;
     if (period > 0) setTickPeriodMs(period);
     const what = rules.length > 0 ? ", " + rules.length.toString() + " rule(s)" : "";
@@ -178,6 +180,7 @@ export class PickerRoot extends WorkerPickers {
     const now = nowMs();
     const watchdog = this.watchdog;
     if (watchdog !== null) watchdog.expire(now, BODY_WAIT_MS, resumeStream);
+    this.expireRedisCalls(now, 0);
     const p = this.defaultPicker;
     if (p !== null) this.tickPicker(p, now);
     for (let i = 0; i < this.rulePickers.length; i++) {
@@ -227,12 +230,33 @@ export class PickerRoot extends WorkerPickers {
       read = true;
       ok = checkReply(hints, reply.read(this.redisReply.ptr, this.redisReply.len), call.streamId != 0);
     }
-    if (call.streamId != 0) {
-      const s = streamById(call.streamId);
-      if (s !== null) (s as PickerStream).resumeAfterRedis(call, ok ? reply : null);
-    }
+    this.endRedisCall(pending, call, ok ? reply : null);
     if (read) this.redisReply.release();
-    call.inUse = false;
+  }
+
+  /**
+   * Gives up the Redis calls that outlived redis.timeoutMs (counted as timeouts, with the back-off): the requests
+   * that wait for them are decided without Redis. Then the effective context is `currentStreamId` again (0: the
+   * root's own callback).
+   */
+  expireRedisCalls(now: f64, currentStreamId: u32): void {
+    const pending = this.redisPending;
+    if (pending === null) return;
+    let resumed = false;
+    for (let call = pending.overdue(now); call !== null; call = pending.overdue(now)) {
+      call.hints!.callFailed(now, call.sentAtMs);
+      resumed = resumed || call.streamId != 0;
+      this.endRedisCall(pending, call, null);
+    }
+    if (resumed && currentStreamId != 0) setEffectiveContext(currentStreamId);
+  }
+
+  // Lets the waiting request (if any) go on with the reply (null: none usable) and frees the entry.
+  private endRedisCall(pending: PendingCalls, call: PendingCall, reply: RespReply | null): void {
+    pending.release(call);
+    if (call.streamId == 0) return;
+    const s = streamById(call.streamId);
+    if (s !== null) (s as PickerStream).resumeAfterRedis(call, reply);
   }
 
   createHttpContext(id: u32): HttpContext {
@@ -244,6 +268,13 @@ export class PickerRoot extends WorkerPickers {
 function sharesLoad(config: PluginConfig): bool {
   if (config.hasDefault && config.shareLoadAcrossWorkers) return true;
   for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.shareLoadAcrossWorkers) return true;
+  return false;
+}
+
+/** Whether any configuration shares hints through Redis. */
+function usesRedis(config: PluginConfig): bool {
+  if (config.hasDefault && config.redis.enabled) return true;
+  for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.redis.enabled) return true;
   return false;
 }
 

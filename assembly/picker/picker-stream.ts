@@ -137,6 +137,9 @@ export class PickerStream extends LeaseHoldingStream {
   private decideAndRoute(bodySize: u32): bool {
     const active = this.active!;
     const state = active.state;
+    // Before this request uses the callback scratch: requests whose Redis call is overdue go first, and the
+    // back-off that starts then keeps this one from waiting on the same Redis.
+    if (active.replica !== null) this.picker.expireRedisCalls(nowMs(), this.id);
     const scratch = this.picker.scratch;
     const body = scratch.body;
     stageEnter(Stage.BodyRead);

@@ -22,10 +22,7 @@ export function askRedis(
   if (call === null) return false;
   const token = replica.lookup(hashes, n, d.previousPromptChunks);
   if (!isOk(token)) return false;
-  call.inUse = true;
-  call.token = <u32>token;
-  call.streamId = streamId;
-  call.hints = replica;
+  pending.take(call, <u32>token, replica, streamId, now);
   call.keepChain(hashes, n);
   call.sessionHash = sessionHash;
   call.modelHash = state.modelHash;
@@ -34,7 +31,6 @@ export function askRedis(
   call.matched = keepMatches(call.matched, state.matched);
   call.spreadPreamble = d.spreadPreamble;
   if (d.spreadPreamble) call.matchedBeforeSpread = keepMatches(call.matchedBeforeSpread, state.matchedBeforeSpread);
-  call.sentAtMs = now;
   return true;
 }
 
@@ -49,16 +45,12 @@ export function publishToRedis(
     hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, state.horizon.expectedEndMs(d.slot, now),
   );
   if (!isOk(token)) return;
-  call.inUse = true;
-  call.token = <u32>token;
-  call.streamId = 0;
-  call.hints = replica;
+  pending.take(call, <u32>token, replica, 0, now);
   call.chainLength = 0;
-  call.sentAtMs = now;
 }
 
 function pendingCall(pending: PendingCalls, replica: ReplicaHints, now: f64): PendingCall | null {
-  const call = pending.free(now);
+  const call = pending.free();
   if (call === null) {
     replica.telemetry.count(replica.telemetry.busy);
     return null;

@@ -30,4 +30,8 @@ export abstract class WorkerPickers extends RootContext {
    * refused it (then selectionFailed is set).
    */
   abstract select(): ConfiguredPicker | null;
+
+  /** Gives up the Redis calls past their timeout, resuming their requests; the effective context is then
+   *  `currentStreamId` again. */
+  abstract expireRedisCalls(now: f64, currentStreamId: u32): void;
 }

@@ -1,12 +1,12 @@
 // Redis calls in flight on one worker, so a reply (delivered to the root context with its token) finds the
 // stream that waits for it and what that stream had computed before it paused: its chain (the worker's chain
 // buffer is reused by other requests meanwhile), session, model and conversation. A fixed number of entries; when all are
-// taken a request decides without Redis.
+// taken a request decides without Redis. A call is given up once it outlives redis.timeoutMs (overdue): Higress
+// bounds a call by that timeout only once its connection is up, and waits for the cluster's connect_timeout before
+// (envoy raw_client_impl.cc RawClientImpl: connect_or_op_timer_), so the plugin keeps its own deadline.
 import { ReplicaHints } from "./replica-hints";
 
 export const PENDING_CALLS: i32 = 64;
-/** An entry whose reply never came (the host always answers, at the latest at its timeout) is reused after this. */
-const ABANDONED_AFTER_MS: f64 = 60000;
 
 export class PendingCall {
   inUse: bool = false;
@@ -47,16 +47,45 @@ export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): 
 
 export class PendingCalls {
   readonly entries: StaticArray<PendingCall> = new StaticArray<PendingCall>(PENDING_CALLS);
+  /** Entries in use. */
+  inFlight: i32 = 0;
 
   constructor() {
     for (let i = 0; i < PENDING_CALLS; i++) this.entries[i] = new PendingCall();
   }
 
   /** A free entry, or null when all are in flight. */
-  free(nowMs: f64): PendingCall | null {
+  free(): PendingCall | null {
     for (let i = 0; i < PENDING_CALLS; i++) {
       const e = unchecked(this.entries[i]);
-      if (!e.inUse || nowMs - e.sentAtMs > ABANDONED_AFTER_MS) return e;
+      if (!e.inUse) return e;
+    }
+    return null;
+  }
+
+  /** Marks a free entry in flight as call `token` of `hints`, sent now; the caller fills in the rest. */
+  take(call: PendingCall, token: u32, hints: ReplicaHints, streamId: u32, nowMs: f64): void {
+    call.inUse = true;
+    call.token = token;
+    call.hints = hints;
+    call.streamId = streamId;
+    call.sentAtMs = nowMs;
+    this.inFlight++;
+  }
+
+  /** The call ended (answered, failed or overdue): a reply that still comes for its token is ignored. */
+  release(call: PendingCall): void {
+    if (!call.inUse) return;
+    call.inUse = false;
+    this.inFlight--;
+  }
+
+  /** An entry in flight longer than its redis.timeoutMs, or null. */
+  overdue(nowMs: f64): PendingCall | null {
+    if (this.inFlight == 0) return null;
+    for (let i = 0; i < PENDING_CALLS; i++) {
+      const e = unchecked(this.entries[i]);
+      if (e.inUse && nowMs - e.sentAtMs >= <f64>e.hints!.timeoutMs) return e;
     }
     return null;
   }

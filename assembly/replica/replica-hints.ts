@@ -15,6 +15,7 @@ import { RespReply, RespWriter } from "./resp";
 import { MAX_LOOKUP_KEYS, MAX_PUBLISH_KEYS, lookupPositions, publishPositions } from "./replica-positions";
 import { MAX_HINT_VALUE, ReplicaHintReader, writeReplicaHint } from "./replica-hint-value";
 import { GatewayIdentity } from "./gateway-identity";
+import { redisClusterWireName } from "./redis-cluster-name";
 
 const BACKOFF_FIRST_MS: f64 = 100;
 const BACKOFF_MAX_MS: f64 = 5000;
@@ -52,7 +53,7 @@ export class ReplicaHints {
   constructor(
     config: RedisConfig, readonly transport: RedisTransport, readonly telemetry: RedisTelemetry, readonly gateway: GatewayIdentity,
   ) {
-    this.cluster = String.UTF8.encode(config.cluster);
+    this.cluster = String.UTF8.encode(redisClusterWireName(config.cluster));
     this.username = String.UTF8.encode(config.username);
     this.password = String.UTF8.encode(config.password);
     this.keyPrefix = String.UTF8.encode(config.keyPrefix);
