@@ -3,9 +3,10 @@
 //   override_host/load_balancer.cc): the first value of the header, split on commas; the first entry that is
 //   a host of the cluster wins whatever its health (findHost looks the address up in crossPriorityHostMap and
 //   does not check health); no such entry: the fallback policy decides.
-// - Higress, proxy_set_upstream_override_host: Envoy's upstream override host (load_balancer_context_base.cc
-//   LoadBalancerContextBase::selectOverrideHost): the host is taken only if its health is in the cluster's
-//   CommonLbConfig.override_host_status, by default UNKNOWN, HEALTHY and DEGRADED; else the fallback decides.
+// - Higress, proxy_set_upstream_override_host: Envoy's upstream override host (host_utility.cc
+//   HostUtility::selectOverrideHost, called by cluster_manager_impl.cc ClusterEntry::chooseHost): the host is
+//   taken only if its health is in the cluster's CommonLbConfig.override_host_status, by default UNKNOWN,
+//   HEALTHY and DEGRADED; else the fallback decides.
 import type { UpstreamHost } from "./cluster.ts";
 
 export const OVERRIDE_HEADER = "x-gateway-destination-endpoint";

@@ -2,30 +2,38 @@
 //  - proxy_redis_init / proxy_redis_call act on the root context of the current context and write the token
 //    before starting anything (higress-group/proxy-wasm-cpp-host src/exports.cc redis_init, redis_call);
 //    tokens are callout ids whose low two bits are 3 (include/proxy-wasm/wasm.h nextRedisCallId).
-//  - the cluster name may carry options after "?" (higress-group/wasm-go pkg/wrapper/redis_wrapper.go Init
-//    appends db / buffer_flush_timeout / max_buffer_size_before_flush); the cluster is the part before it.
-//  - init with the configuration already in use keeps the connection (higress-group/envoy
-//    source/common/redis/async_client_impl.cc AsyncClientImpl::initialize, "skip teardown when nothing changed").
-//  - an unknown cluster is refused with BadArgument, as Envoy's Context::httpCall refuses an unknown cluster;
-//    a call on a cluster that was never initialised is refused too.
+//  - the cluster is the name up to "?"; what follows is a query of options (higress-group/envoy
+//    source/extensions/common/wasm/context.cc Context::redisInit / Context::redisCall; higress-group/wasm-go
+//    pkg/wrapper/redis_wrapper.go Init appends db / buffer_flush_timeout / max_buffer_size_before_flush).
+//  - an unknown cluster is BadArgument (Context::redisInit / redisCall). A known cluster always has a client
+//    (cluster_manager_impl.cc ClusterEntry::redisAsyncClient makes it with ConfigImpl's defaults: 1000 ms, no
+//    AUTH), so a call on a cluster that was never initialised goes out.
+//  - init closes the cluster's connection (failing its requests) and takes the new configuration, except when
+//    the client was already initialised with the same one (higress-group/envoy envoy-1.36
+//    source/common/redis/async_client_impl.cc AsyncClientImpl::initialize, currentConfigEquals; envoy-1.27 always
+//    closes).
 //  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's
-//    event loop, never inside proxy_redis_call; status 0 is a reply (readable as buffer type 9 during the
-//    callback), any other status a failed call with no reply (the SDKs only test status != 0,
-//    redis_wrapper.go redisCallInternal). A timeout or a lost connection fails the call.
+//    event loop, never inside proxy_redis_call; status RedisStatus::Ok (0) is a reply, readable as buffer type 9
+//    during the callback, RedisStatus::NetworkError (1) a failed call with no reply (higress-group/proxy-wasm-cpp-sdk
+//    proxy_wasm_enums.h RedisStatus; context.cc Context::onRedisCallSuccess / onRedisCallFailure). A failure also
+//    sets the root context's status, read by proxy_get_status, to BrokenConnection with the message "reset"
+//    during the callback (Context::onRedisCallFailure).
 import { Status } from "./abi.ts";
 import type { VmHooks } from "./envoy-imports.ts";
 import { guarded } from "./envoy-imports.ts";
-import type { RedisConnection, RedisTarget } from "./redis-client.ts";
+import { DEFAULT_CLIENT_CONFIG, clientConfig, sameClientConfig, type RedisClientConfig, type RedisConnection, type RedisTarget } from "./redis-client.ts";
 import type { WasmVm } from "./vm.ts";
 
 /** Buffer type of the reply (higress-group/proxy-wasm-go-sdk proxywasm/internal/abi_enums.go). */
 export const REDIS_CALL_RESPONSE_BUFFER = 9;
-/** The status a failed call reports. */
+/** RedisStatus::NetworkError, the status of every failed call. */
 export const REDIS_CALL_FAILED = 1;
 
+/** A cluster's AsyncClientImpl on this worker. */
 interface ClusterClient {
   connection: RedisConnection;
-  settings: string;
+  config: RedisClientConfig;
+  initialized: boolean;
 }
 
 function baseCluster(name: string): string {
@@ -37,11 +45,12 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
   const clients = new Map<string, ClusterClient>();
   let lastToken = 3;
   const mem = () => vm.memory;
-  const rootOf = (contextId: number): number | null => {
-    if (vm.roots.has(contextId)) return contextId;
-    return vm.streams.has(contextId) ? (vm.roots.keys().next().value ?? null) : null;
-  };
   const target = (cluster: string): RedisTarget | undefined => vm.options.redis?.get(cluster);
+  const connect = (t: RedisTarget, config: RedisClientConfig): RedisConnection => {
+    const connection = t.connect({ ...config, clock: vm.options.clock });
+    vm.redisConnections.add(connection);
+    return connection;
+  };
 
   return {
     "env.proxy_redis_init": guarded(vm, "proxy_redis_init", (
@@ -50,20 +59,18 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       const name = mem().readString(cPtr, cLen);
       const username = mem().readString(uPtr, uLen);
       const password = mem().readString(pPtr, pLen);
-      if (rootOf(vm.effectiveContextId) === null) return Status.BadArgument;
+      if (vm.rootOf(vm.effectiveContextId) === null) return Status.BadArgument;
       const cluster = baseCluster(name);
       const t = target(cluster);
       if (!t) return Status.BadArgument;
-      const settings = JSON.stringify([name, username, password, timeoutMs >>> 0]);
+      const config = clientConfig(name, username, password, timeoutMs >>> 0);
       const existing = clients.get(cluster);
-      if (existing && existing.settings === settings) return Status.Ok;
+      if (existing?.initialized && sameClientConfig(existing.config, config)) return Status.Ok;
       if (existing) {
         existing.connection.close();
         vm.redisConnections.delete(existing.connection);
       }
-      const connection = t.connect({ username, password, timeoutMs: timeoutMs >>> 0, clock: vm.options.clock });
-      vm.redisConnections.add(connection);
-      clients.set(cluster, { connection, settings });
+      clients.set(cluster, { connection: connect(t, config), config, initialized: true });
       return Status.Ok;
     }) as WebAssembly.ImportValue,
 
@@ -71,21 +78,34 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       const name = mem().readString(cPtr, cLen);
       const query = mem().read(qPtr, qLen);
       mem().writeU32(tokenPtr, 0);
-      const rootId = rootOf(vm.effectiveContextId);
+      const rootId = vm.rootOf(vm.effectiveContextId);
       if (rootId === null) return Status.BadArgument;
-      const client = clients.get(baseCluster(name));
-      if (!client) return Status.BadArgument;
+      const cluster = baseCluster(name);
+      const t = target(cluster);
+      if (!t) return Status.BadArgument;
+      let client = clients.get(cluster);
+      if (!client) {
+        client = { connection: connect(t, DEFAULT_CLIENT_CONFIG), config: DEFAULT_CLIENT_CONFIG, initialized: false };
+        clients.set(cluster, client);
+      }
       lastToken += 4;
       const token = lastToken >>> 0;
       mem().writeU32(tokenPtr, token);
       client.connection.send(query, (reply) => {
         vm.options.clock.after(0, () => {
           if (vm.failed) return;
+          const root = vm.roots.get(rootId);
+          if (!root) return;
           vm.redisCallResponse = reply;
+          if (reply === null) {
+            root.statusCode = Status.BrokenConnection;
+            root.statusMessage = "reset";
+          }
           try {
             hooks().redisCallResponse(rootId, token, reply ? 0 : REDIS_CALL_FAILED, reply ? reply.length : 0);
           } finally {
             vm.redisCallResponse = null;
+            root.statusMessage = "";
           }
         });
       });

@@ -49,8 +49,8 @@ export interface RootState {
   cancelTick: (() => void) | null;
   tickPeriodMs: number;
   /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
-   *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure sets BrokenConnection and never
-   *  resets the code; nothing on the success path touches it. */
+   *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure and Context::onRedisCallFailure set
+   *  BrokenConnection and never reset the code; nothing on the success path touches it. */
   statusCode: number;
   statusMessage: string;
 }

@@ -1,18 +1,20 @@
 // An in-process model of the Redis the gateway replicas share, for the simulator: it answers the commands the
-// plugin sends (MGET; EVAL of its SET ... PX script) after a round-trip time on the virtual clock, and fails a
-// call whose round trip exceeds the client's timeout. The plugin reaches it through the same host import path
-// as a real Redis (redis-imports.ts); only the transport differs. Keys expire at their TTL; expired keys are
-// dropped lazily and by a periodic sweep, so the model's memory stays bounded like a real Redis with TTLs.
+// plugin sends (MGET; EVAL of its SET ... PX script) after a round-trip time on the virtual clock. The plugin
+// reaches it through the same host import path and the same client as a real Redis (redis-imports.ts,
+// redis-client.ts: Envoy's write buffer, its flush timer and its connect-or-op timer, on the virtual clock); only
+// the connection differs: it connects at once and delivers each command's reply rttMs after the client wrote it.
+// Keys expire at their TTL; expired keys are dropped lazily and by a periodic sweep, so the model's memory stays
+// bounded like a real Redis with TTLs.
 import type { Clock } from "../host/clock.ts";
-import type { RedisConnectOptions, RedisConnection, RedisReplyCallback, RedisTarget } from "../host/redis-client.ts";
+import { RedisClusterClient, type RedisConnectOptions, type RedisConnection, type RedisTarget, type RedisWire, type WireEvents } from "../host/redis-client.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const SWEEP_EVERY = 4096;
 
-/** The bulk strings of one RESP command array. */
-function parseCommand(q: Uint8Array): Uint8Array[] | null {
-  let pos = 0;
+/** The bulk strings of the RESP command array at `from`, and where it ends; null when it is not one. */
+function parseCommand(q: Uint8Array, from: number): { parts: Uint8Array[]; end: number } | null {
+  let pos = from;
   const line = (): string | null => {
     for (let i = pos; i + 1 < q.length; i++) {
       if (q[i] === 13 && q[i + 1] === 10) {
@@ -33,7 +35,7 @@ function parseCommand(q: Uint8Array): Uint8Array[] | null {
     parts.push(q.subarray(pos, pos + len));
     pos += len + 2;
   }
-  return parts;
+  return { parts, end: pos };
 }
 
 export class SimRedis implements RedisTarget {
@@ -47,9 +49,18 @@ export class SimRedis implements RedisTarget {
   ) {}
 
   connect(options: RedisConnectOptions): RedisConnection {
+    // 5000: the default connect_timeout; the model connects at once.
+    const client = new RedisClusterClient(options, 5000, (events) => this.wire(events));
     return {
-      send: (query, onReply) => this.call(query, options.timeoutMs, onReply),
-      close: () => {},
+      send: (query, onReply) => {
+        this.counters.calls++;
+        client.send(query, (reply) => {
+          // The model never drops a connection: a call fails only when the op timer fired.
+          if (reply === null) this.counters.timeouts++;
+          onReply(reply);
+        });
+      },
+      close: () => client.close(),
     };
   }
 
@@ -57,21 +68,35 @@ export class SimRedis implements RedisTarget {
     return this.store.size;
   }
 
-  private call(query: Uint8Array, timeoutMs: number, onReply: RedisReplyCallback): void {
-    this.counters.calls++;
-    if (this.rttMs > timeoutMs) {
-      this.counters.timeouts++;
-      this.clock.after(timeoutMs, () => onReply(null));
-      return;
-    }
-    const copy = query.slice();
-    this.clock.after(this.rttMs, () => onReply(this.execute(copy)));
+  private wire(events: WireEvents): RedisWire {
+    let open = true;
+    this.clock.after(0, () => {
+      if (open) events.connected();
+    });
+    return {
+      write: (bytes) => {
+        const copy = bytes.slice();
+        for (let at = 0; at < copy.length; ) {
+          const command = parseCommand(copy, at);
+          const end = command === null ? copy.length : command.end;
+          const parts = command?.parts ?? null;
+          // Redis runs the command whether or not the client is still there for the reply.
+          this.clock.after(this.rttMs, () => {
+            const reply = this.execute(parts);
+            if (open) events.data(reply);
+          });
+          at = end;
+        }
+      },
+      close: () => {
+        open = false;
+      },
+    };
   }
 
-  private execute(query: Uint8Array): Uint8Array {
+  private execute(parts: Uint8Array[] | null): Uint8Array {
     const now = this.clock.nowMs();
     if (++this.ops % SWEEP_EVERY === 0) for (const [k, v] of this.store) if (v.expiresAt <= now) this.store.delete(k);
-    const parts = parseCommand(query);
     if (parts === null || parts.length === 0) return enc.encode("-ERR protocol error\r\n");
     const name = dec.decode(parts[0]).toUpperCase();
     if (name === "MGET") {

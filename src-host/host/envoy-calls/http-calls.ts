@@ -63,8 +63,9 @@ export function httpCalls(scope: ImportScope): HostFunctions {
       return Status.Ok;
     },
     // cpp-host exports.cc get_status: the root context's status_code_ and status_message_ — not an HTTP
-    // status. 0 unless an HTTP call failed (Context::onHttpCallFailure), and it stays BrokenConnection
-    // after that; the message is "reset" only during the failed call's callback.
+    // status. 0 unless an HTTP or (Higress) Redis call failed (Context::onHttpCallFailure,
+    // Context::onRedisCallFailure), and it stays BrokenConnection after that; the message is "reset" only
+    // during the failed call's callback.
     "env.proxy_get_status": (retCode: number, retMsgPtr: number, retMsgLen: number) => {
       const root = vm.roots.get(vm.rootOf(vm.effectiveContextId) ?? -1);
       mem().writeU32(retCode, root ? root.statusCode : 0);
