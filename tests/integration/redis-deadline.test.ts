@@ -5,7 +5,7 @@
 // that follows keeps the next requests from waiting on the same Redis.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { RedisTarget } from "../../src-host/host/redis-client.ts";
+import { tcpRedis } from "../../src-host/host/redis-client.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
@@ -14,13 +14,14 @@ const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000"];
 const TIMEOUT_MS = 30;
 
-/** A Redis whose connection never comes up (a blackholed address), within the time these tests run. */
-const unreachable: RedisTarget = { connect: () => ({ send() {}, close() {} }) };
+/** A Redis whose connection never comes up (a resolver that never answers stands for a blackholed address), with
+ *  Envoy's default cluster connect_timeout of 5 s: far longer than these tests wait. */
+const unreachable = () => tcpRedis(6379, "redis.blackhole.test", { connectTimeoutMs: 5000, lookup: () => {} });
 
 function gateway(): PickerHarness {
   const h = pickerHost({
     workers: 1,
-    redis: new Map([[CLUSTER, unreachable]]),
+    redis: new Map([[CLUSTER, unreachable()]]),
     config: { metrics: { snapshotTtlMs: 0 }, debug: { header: true }, redis: { cluster: CLUSTER, timeoutMs: TIMEOUT_MS } },
   });
   h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
@@ -55,6 +56,7 @@ test("with no other request, the tick lets a request that waits for Redis go onc
   assert.equal(next.requestState, "forwarded", "the back-off keeps the next request from waiting");
   assert.ok(h.counter("redis.backoff") >= 1);
   assert.equal(h.host.traps, 0);
+  h.host.close();
 });
 
 test("a request that arrives after the deadline lets the overdue one go first, and is routed as itself", () => {
@@ -78,4 +80,5 @@ test("a request that arrives after the deadline lets the overdue one go first, a
   assert.ok(debugOf(later).chain > debugOf(waiting).chain, `chains ${debugOf(later).chain} and ${debugOf(waiting).chain}`);
   assert.equal(h.counter("redis.timeout"), 1);
   assert.equal(h.host.traps, 0);
+  h.host.close();
 });

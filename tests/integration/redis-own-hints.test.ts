@@ -21,11 +21,10 @@ function gateway(clock: VirtualClock, redis: SimRedis, skewNs: bigint): PickerHa
   });
 }
 
-/** Sends, lets Redis answer if the plugin asked it (the host's client holds a command up to buffer_flush_timeout,
- *  3 ms by default, before the 0.5 ms round trip), and returns the decision. */
+/** Sends, lets Redis answer if the plugin asked it, and returns the decision. */
 function route(clock: VirtualClock, h: PickerHarness<Clock>, body: object, worker: number) {
   const s: FilterStream = h.send(body, [], { worker });
-  clock.advanceTo(clock.nowMs() + 4);
+  clock.advanceTo(clock.nowMs() + 1);
   assert.equal(s.requestState, "forwarded");
   const d = debugOf(s);
   h.complete(s);

@@ -31,11 +31,10 @@ function sameWorkerRepeatAfter(laterS: number, tokensPerS: number, counters: boo
     ? pickerHost({ workers: 1, clock, config: { debug: { header: true } } })
     : gateway(0n);
   const other = replicas === "redis, with another replica" ? gateway(1n) : null;
-  // A decision that asked Redis waits for its reply: Envoy holds the command up to buffer_flush_timeout (3 ms
-  // unless the cluster name says otherwise) before writing it, then the 0.5 ms round trip.
+  // A decision that asked Redis waits for its reply: a millisecond on.
   const send = (g: PickerHarness<Clock>, body: object) => {
     const s = g.send(body, []);
-    clock.advanceTo(clock.nowMs() + 4);
+    clock.advanceTo(clock.nowMs() + 1);
     assert.equal(s.requestState, "forwarded");
     return s;
   };
