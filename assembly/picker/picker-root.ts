@@ -251,12 +251,14 @@ export class PickerRoot extends WorkerPickers {
     if (resumed && currentStreamId != 0) setEffectiveContext(currentStreamId);
   }
 
-  // Lets the waiting request (if any) go on with the reply (null: none usable) and frees the entry.
+  // Lets the waiting request (if any) go on with the reply (null: none usable), then frees the entry (not before:
+  // the request reads its chain from the entry, and publishing its pick takes an entry of its own).
   private endRedisCall(pending: PendingCalls, call: PendingCall, reply: RespReply | null): void {
+    if (call.streamId != 0) {
+      const s = streamById(call.streamId);
+      if (s !== null) (s as PickerStream).resumeAfterRedis(call, reply);
+    }
     pending.release(call);
-    if (call.streamId == 0) return;
-    const s = streamById(call.streamId);
-    if (s !== null) (s as PickerStream).resumeAfterRedis(call, reply);
   }
 
   createHttpContext(id: u32): HttpContext {
