@@ -21,8 +21,8 @@ const enc = new TextEncoder();
  * Request side:
  * - "headers": nothing decoded yet;
  * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
- * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body is buffered but
- *   never reaches the filter, and nothing moves until the plugin calls continue_stream;
+ * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
+ *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
  * - "forwarded": headers (and body released so far) may go upstream;
  * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
  * - "reset": the stream was reset.
@@ -52,7 +52,13 @@ export class FilterStream implements PluginStreamCalls {
   /** Called when the request becomes forwardable or is answered outside a decode call (continue_stream). */
   onChange: (() => void) | null = null;
   private released: Uint8Array[] = [];
+  /** While stalled: the body Envoy buffers for the filter, whether any data frame came (bufferedData()),
+   *  and whether the trailers came. */
   private pendingBody: Uint8Array = new Uint8Array(0);
+  private pendingData = false;
+  private pendingTrailers = false;
+  /** The request's end was seen (an end-of-stream data frame or trailers: FilterManager complete()). */
+  private requestComplete = false;
   private responseHeld = false;
   private inCallback = 0;
   private finished = false;
@@ -123,6 +129,7 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeData(chunk: Uint8Array, endOfStream: boolean): void {
     this.state.requestBodySize += chunk.length;
+    if (endOfStream) this.requestComplete = true;
     switch (this.requestState) {
       case "forwarded": {
         if (this.bypass) {
@@ -136,7 +143,9 @@ export class FilterStream implements PluginStreamCalls {
         return;
       }
       case "stalled":
+        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered.
         this.pendingBody = concat(this.pendingBody, chunk);
+        this.pendingData = true;
         return;
       case "paused":
         break;
@@ -144,6 +153,11 @@ export class FilterStream implements PluginStreamCalls {
         return;
     }
     this.state.requestBody = concat(this.state.requestBody, chunk);
+    this.deliverBody(endOfStream);
+  }
+
+  /** A body callback while the filter holds the request; the body it holds is state.requestBody. */
+  private deliverBody(endOfStream: boolean): void {
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
     if (r === null || this.settled()) return;
     if (r === DataStatus.Continue) {
@@ -157,10 +171,21 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeTrailers(trailers: HeaderList): void {
     this.state.requestTrailers = new HeaderMap(normalizeHeaders(trailers));
+    this.requestComplete = true;
     if (this.bypass || this.requestState === "local-reply" || this.requestState === "reset") return;
+    // filter_manager.cc FilterManager::decodeTrailers returns at a filter that stoppedAll().
+    if (this.requestState === "stalled") {
+      this.pendingTrailers = true;
+      return;
+    }
+    this.deliverTrailers();
+  }
+
+  private deliverTrailers(): void {
     // The buffered body stays readable while the request is paused (spec "Buffers").
     const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
-    const r = this.invoke("proxy_on_request_trailers", [this.contextId, trailers.length], readable);
+    const count = this.state.requestTrailers?.pairs.length ?? 0;
+    const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
     if (r === HeadersStatus.Continue && this.requestState === "paused") this.forward();
   }
 
@@ -234,7 +259,12 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   continueFromPlugin(type: number): number {
-    if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestState === "stalled")) {
+    if (type === StreamType.HttpRequest && this.requestState === "stalled") {
+      // context.cc Context::continueStream drops the filter's request header map and defers
+      // continueDecoding to after the VM call (addAfterVmCallAction).
+      this.state.requestHeadersHeld = false;
+      this.vm.addAfterVmCallAction(() => this.resumeStalled());
+    } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
       this.forward();
       // context.cc Context::continueStream drops the filter's request header map.
       this.state.requestHeadersHeld = false;
@@ -261,15 +291,30 @@ export class FilterStream implements PluginStreamCalls {
 
   // ---- internals ----
 
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on a filter that stoppedAll(): the headers go
+   *  on, and iterate_from_current_filter_ makes the body buffered meanwhile (doData, end of stream unless
+   *  trailers follow), then the trailers (doTrailers), reach this filter itself. */
+  private resumeStalled(): void {
+    if (this.requestState !== "stalled") return;
+    this.requestState = "forwarded";
+    if (this.pendingData) {
+      this.requestState = "paused";
+      this.state.requestBody = this.pendingBody;
+      this.pendingBody = new Uint8Array(0);
+      this.pendingData = false;
+      this.deliverBody(this.requestComplete && !this.pendingTrailers);
+    }
+    if (this.pendingTrailers && !this.settled()) {
+      this.pendingTrailers = false;
+      this.deliverTrailers();
+    }
+    this.notify();
+  }
+
   private forward(): void {
-    const wasStalled = this.requestState === "stalled";
     this.requestState = "forwarded";
     this.released.push(this.state.requestBody);
     this.state.requestBody = new Uint8Array(0);
-    if (wasStalled) {
-      this.released.push(this.pendingBody);
-      this.pendingBody = new Uint8Array(0);
-    }
   }
 
   private settled(): boolean {

@@ -44,6 +44,11 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** What a root context does to let a stream go: make it the effective context, then continue_stream. */
+export function conformance_continue_stream(contextId: u32, streamType: i32): void {
+  check("effective_context", host.setEffectiveContext(contextId).toString());
+  check("continue_from_root", host.continueStream(streamType).toString());
+}
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
 }
@@ -256,6 +261,11 @@ class ConformanceStream extends HttpContext {
     check("continue_request", host.continueStream(StreamType.HttpRequest).toString());
     check("continue_bad_type", host.continueStream(7).toString());
     return DataAction.Continue;
+  }
+
+  onRequestTrailers(numTrailers: u32): i32 {
+    check("trailers", numTrailers.toString() + ":" + host.getBufferSize(BufferType.HttpRequestBody).toString());
+    return HeadersAction.Continue;
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {

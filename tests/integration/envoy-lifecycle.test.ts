@@ -125,6 +125,25 @@ test("stock Envoy maps a headers StopIteration to StopAllIteration: the body nev
   assert.equal(allowed.last("body"), "body");
 });
 
+test("stock Envoy holds a stalled request's body and trailers from the filter until continue_stream, then delivers both to it (filter_manager.cc decodeTrailers stoppedAll, commonContinue iterate_from_current_filter_)", async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("body"), false);
+  s.decodeTrailers([["x-checksum", "1"]]);
+  assert.equal(s.requestState, "stalled");
+  assert.deepEqual(s.calls, ["proxy_on_context_create", "proxy_on_request_headers"], "neither the body nor the trailers reach the filter");
+
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 0], worker.rootContextId);
+  assert.equal(h.last("continue_from_root"), String(Status.Ok));
+  assert.deepEqual(s.calls.slice(2), ["proxy_on_request_body", "proxy_on_request_trailers"]);
+  assert.deepEqual(h.values("body_size"), ["4:more"], "the buffered body, not the end: trailers follow");
+  assert.equal(h.last("trailers"), "1:4", "the trailers come with the body still readable");
+  assert.equal(s.requestState, "forwarded");
+  assert.equal(dec.decode(s.takeReleasedBody()), "body");
+});
+
 test("Higress delivers the body after a headers StopIteration", async () => {
   const h = await conformanceHost({ flavor: "higress" });
   const s = h.host.newStream();
