@@ -17,6 +17,12 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
+/** filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge: Code::PayloadTooLarge, its text,
+ *  no gRPC status, details ResponseCodeDetails RequestPayloadTooLarge. */
+function payloadTooLarge(): LocalReply {
+  return { status: 413, details: "request_payload_too_large", body: enc.encode("Payload Too Large"), headers: [], grpcStatus: -1 };
+}
+
 /**
  * Request side:
  * - "headers": nothing decoded yet;
@@ -59,6 +65,10 @@ export class FilterStream implements PluginStreamCalls {
   private pendingTrailers = false;
   /** The request's end was seen (an end-of-stream data frame or trailers: FilterManager complete()). */
   private requestComplete = false;
+  /** The last body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
+  private bufferingBody = false;
+  /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
+  private preparedReply: LocalReply | null = null;
   private responseHeld = false;
   private inCallback = 0;
   private finished = false;
@@ -153,17 +163,32 @@ export class FilterStream implements PluginStreamCalls {
         return;
     }
     this.state.requestBody = concat(this.state.requestBody, chunk);
+    // context.cc Context::decodeData: while buffering, the chunk joins the buffered body (addDecodedData)
+    // before the VM is called. Over the limit that is requestDataTooLarge's 413, which the filter manager
+    // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
+    // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
+    // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
+    if (this.bufferingBody && this.state.requestBody.length > this.worker.host.bufferLimitBytes) this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }
 
   /** A body callback while the filter holds the request; the body it holds is state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
+    this.bufferingBody = false;
+    const prepared = this.preparedReply;
+    if (prepared) {
+      this.preparedReply = null;
+      if (this.requestState !== "reset" && !this.state.localReply) this.sendLocal(prepared);
+      return;
+    }
     if (r === null || this.settled()) return;
     if (r === DataStatus.Continue) {
       this.forward();
-    } else if (r === DataStatus.StopIterationAndBuffer && this.state.requestBody.length > this.worker.host.bufferLimitBytes) {
-      this.sendLocal({ status: 413, details: "request_payload_too_large", body: enc.encode("Payload Too Large"), headers: [], grpcStatus: -1 });
+    } else if (r === DataStatus.StopIterationAndBuffer) {
+      this.bufferingBody = true;
+      // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
+      if (this.state.requestBody.length > this.worker.host.bufferLimitBytes) this.sendLocal(payloadTooLarge());
     } else if (r === DataStatus.StopIterationNoBuffer) {
       this.state.requestBody = new Uint8Array(0);
     }
@@ -250,7 +275,8 @@ export class FilterStream implements PluginStreamCalls {
    *  returns (addAfterVmCallAction), so this filter's own response callbacks never run re-entrantly; a
    *  second reply while one is pending or sent changes nothing. */
   setLocalReply(reply: LocalReply): number {
-    if (this.state.localReply || this.deferredReply || this.requestState === "reset") return Status.Ok;
+    // A prepared 413 stands (DownstreamFilterManager::prepareLocalReplyViaFilterChain keeps the first).
+    if (this.state.localReply || this.deferredReply || this.preparedReply || this.requestState === "reset") return Status.Ok;
     // StringUtil::replaceAllEmptySpace on the details.
     const details = reply.details.replace(/\s/g, "_");
     if (this.inCallback > 0) this.deferredReply = { ...reply, details };
@@ -381,8 +407,8 @@ export class FilterStream implements PluginStreamCalls {
     }
     if (this.streamFailed) return;
     this.streamFailed = true;
-    // Context::failStream(Request): one local 503, unless the stream already has a reply.
-    if (this.requestState === "local-reply" || this.state.localReply) return;
+    // Context::failStream(Request): one local 503, unless the stream already has a reply (or a prepared one).
+    if (this.requestState === "local-reply" || this.state.localReply || this.preparedReply) return;
     this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: 14 });
   }
 

@@ -107,6 +107,25 @@ test("a buffered body over the limit gets Envoy's 413", async () => {
   assert.equal(s.calls.at(-1), "proxy_on_delete");
 });
 
+test("while the filter buffers, a chunk that takes the body over the limit still reaches it and Envoy answers 413 whatever it returns; a first chunk over the limit goes on if the filter lets it (context.cc Context::decodeData addDecodedData; filter_manager.cc requestDataTooLarge, executeLocalReplyIfPrepared)", async () => {
+  const h = await conformanceHost({ bufferLimitBytes: 8 });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("12345"), false);
+  s.decodeData(enc.encode("67890"), true);
+  assert.deepEqual(h.values("body_size"), ["5:more", "10:end"]);
+  assert.equal(h.last("body"), "1234567890", "the filter saw the whole buffered body");
+  assert.equal(s.requestState, "local-reply", "its Continue does not let the body go");
+  assert.equal(s.localReply?.status, 413);
+  assert.equal(s.takeReleasedBody().length, 0);
+
+  const t = h.host.newStream();
+  t.decodeHeaders(request("normal"), false);
+  t.decodeData(enc.encode("1234567890"), true);
+  assert.equal(t.requestState, "forwarded", "nothing was buffered: Continue passes it on");
+  assert.equal(dec.decode(t.takeReleasedBody()), "1234567890");
+});
+
 test("stock Envoy maps a headers StopIteration to StopAllIteration: the body never reaches the filter", async () => {
   const h = await conformanceHost({ flavor: "envoy" });
   const s = h.host.newStream();
