@@ -285,19 +285,16 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   continueFromPlugin(type: number): number {
+    // context.cc Context::continueStream: for either type it drops the filter's request header map, never
+    // response_headers_; continueDecoding runs after the VM call (addAfterVmCallAction).
+    this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
-      // context.cc Context::continueStream drops the filter's request header map and defers
-      // continueDecoding to after the VM call (addAfterVmCallAction).
-      this.state.requestHeadersHeld = false;
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
     } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
       this.forward();
-      // context.cc Context::continueStream drops the filter's request header map.
-      this.state.requestHeadersHeld = false;
       this.notify();
     } else if (type === StreamType.HttpResponse && this.responseHeld) {
       this.responseHeld = false;
-      this.state.responseHeadersHeld = false;
       this.notify();
     }
     return Status.Ok;

@@ -48,6 +48,10 @@ export function conformance_http_call(timeoutMs: u32): void {
 export function conformance_continue_stream(contextId: u32, streamType: i32): void {
   check("effective_context", host.setEffectiveContext(contextId).toString());
   check("continue_from_root", host.continueStream(streamType).toString());
+  check("after_continue_request_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+  out.release();
+  check("after_continue_response_header", host.getHeaderValueRaw(MapType.HttpResponseHeaders, new Utf8(":status"), out).toString());
+  out.release();
 }
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
@@ -227,6 +231,11 @@ class ConformanceStream extends HttpContext {
       inRequestHeaders = false;
       return HeadersAction.Continue;
     }
+    if (this.scenario == "local-hold") {
+      writer.clear();
+      host.sendLocalResponse(429, "held", "", writer);
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "continue") return HeadersAction.Continue;
     if (this.scenario == "http-call") {
       conformance_http_call(1000);
@@ -274,7 +283,7 @@ class ConformanceStream extends HttpContext {
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
     host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
-    return HeadersAction.Continue;
+    return this.scenario == "local-hold" ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {

@@ -48,6 +48,20 @@ test("after request headers return Continue the filter no longer has the request
   assert.equal(h.last("log_add_header"), String(Status.BadArgument));
 });
 
+test("continue_stream(Response) lets held response headers go and keeps the response header map; it drops the request header map as continue_stream(Request) does (context.cc Context::continueStream)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-hold"), false);
+  assert.equal(s.localReply?.status, 429);
+  assert.equal(s.responseHeadersReleased, false, "on_response_headers returned StopIteration");
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 1], worker.rootContextId);
+  assert.equal(h.last("continue_from_root"), String(Status.Ok));
+  assert.equal(s.responseHeadersReleased, true);
+  assert.equal(h.last("after_continue_response_header"), String(Status.Ok), "response_headers_ is kept");
+  assert.equal(h.last("after_continue_request_header"), String(Status.BadArgument), "request_headers_ is dropped");
+});
+
 test("get_buffer_bytes past the end of the body is Ok with nothing (cpp-host exports.cc get_buffer_bytes)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
