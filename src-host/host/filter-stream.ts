@@ -17,6 +17,31 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
+// What a callback's i32 result means to Envoy. cpp-host reads it as an unsigned word (so -1 is 0xffffffff)
+// and context.cc convertVmCallResultToFilter{Headers,Data,Trailers}Status maps values past the last one it
+// knows to the strongest stop; envoy context.cc convertFilterHeadersStatus has no case for
+// ContinueAndEndStream (2), so its default branch makes it Continue.
+const CONTINUE_AND_END_STREAM = 2;
+
+/** stopIteration: whether StopIteration stays itself (allow_on_headers_stop_iteration_) rather than
+ *  becoming StopAllIterationAndWatermark. */
+function headersStatus(result: number, stopIteration: boolean): number {
+  const r = result >>> 0;
+  if (r > HeadersStatus.StopAllIterationAndWatermark) return HeadersStatus.StopAllIterationAndWatermark;
+  if (r === HeadersStatus.StopIteration && !stopIteration) return HeadersStatus.StopAllIterationAndWatermark;
+  return r === CONTINUE_AND_END_STREAM ? HeadersStatus.Continue : r;
+}
+
+function dataStatus(result: number): number {
+  const r = result >>> 0;
+  return r > DataStatus.StopIterationNoBuffer ? DataStatus.StopIterationNoBuffer : r;
+}
+
+function trailersStatus(result: number): number {
+  const r = result >>> 0;
+  return r > HeadersStatus.StopIteration ? HeadersStatus.StopIteration : r;
+}
+
 /** filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge: Code::PayloadTooLarge, its text,
  *  no gRPC status, details ResponseCodeDetails RequestPayloadTooLarge. */
 function payloadTooLarge(): LocalReply {
@@ -69,6 +94,11 @@ export class FilterStream implements PluginStreamCalls {
   private bufferingBody = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
+  /** Stalled by StopAllIterationAndBuffer rather than ...AndWatermark: the buffer is not streaming. */
+  private stalledBuffering = false;
+  /** The buffered request body went over the limit (WatermarkBuffer above_high_watermark_called_): the
+   *  filter manager reacts to the first crossing only, with a 413 unless the buffer is streaming. */
+  private aboveLimit = false;
   private responseHeld = false;
   private inCallback = 0;
   private finished = false;
@@ -125,16 +155,30 @@ export class FilterStream implements PluginStreamCalls {
     }
     const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
-    if (r === HeadersStatus.Continue) {
+    const status = headersStatus(r, this.stopIterationAllowed());
+    if (status === HeadersStatus.Continue) {
       // context.cc Context::decodeHeaders: after Continue the filter no longer holds the header map.
       this.state.requestHeadersHeld = false;
       this.requestState = "forwarded";
-    } else if (r === HeadersStatus.StopIteration && (this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration)) {
+    } else if (status === HeadersStatus.StopIteration) {
       this.requestState = "paused";
     } else {
-      // Stock Envoy without allow_on_headers_stop_iteration: StopIteration becomes StopAllIterationAndWatermark.
+      // StopAllIteration: stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
       this.requestState = "stalled";
+      this.stalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
     }
+  }
+
+  private stopIterationAllowed(): boolean {
+    return this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration;
+  }
+
+  /** The buffered request body grew to `size`: whether that is the limit's first crossing, where a
+   *  non-streaming buffer gets the 413 (ActiveStreamDecoderFilter::requestDataTooLarge). */
+  private crossesLimit(size: number): boolean {
+    if (this.aboveLimit || size <= this.worker.host.bufferLimitBytes) return false;
+    this.aboveLimit = true;
+    return true;
   }
 
   decodeData(chunk: Uint8Array, endOfStream: boolean): void {
@@ -153,9 +197,11 @@ export class FilterStream implements PluginStreamCalls {
         return;
       }
       case "stalled":
-        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered.
+        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; the
+        // buffer streams (no 413, reading just pauses) only under StopAllIterationAndWatermark.
         this.pendingBody = concat(this.pendingBody, chunk);
         this.pendingData = true;
+        if (this.crossesLimit(this.pendingBody.length) && this.stalledBuffering) this.sendLocal(payloadTooLarge());
         return;
       case "paused":
         break;
@@ -168,7 +214,7 @@ export class FilterStream implements PluginStreamCalls {
     // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
     // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
     // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
-    if (this.bufferingBody && this.state.requestBody.length > this.worker.host.bufferLimitBytes) this.preparedReply = payloadTooLarge();
+    if (this.bufferingBody && this.crossesLimit(this.state.requestBody.length)) this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }
 
@@ -183,13 +229,17 @@ export class FilterStream implements PluginStreamCalls {
       return;
     }
     if (r === null || this.settled()) return;
-    if (r === DataStatus.Continue) {
+    const status = dataStatus(r);
+    if (status === DataStatus.Continue) {
       this.forward();
-    } else if (r === DataStatus.StopIterationAndBuffer) {
+    } else if (status === DataStatus.StopIterationAndBuffer) {
       this.bufferingBody = true;
       // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
-      if (this.state.requestBody.length > this.worker.host.bufferLimitBytes) this.sendLocal(payloadTooLarge());
-    } else if (r === DataStatus.StopIterationNoBuffer) {
+      if (this.crossesLimit(this.state.requestBody.length)) this.sendLocal(payloadTooLarge());
+    } else if (status === DataStatus.StopIterationAndWatermark) {
+      // A streaming buffer: crossing the limit only pauses reading (no 413).
+      this.crossesLimit(this.state.requestBody.length);
+    } else {
       this.state.requestBody = new Uint8Array(0);
     }
   }
@@ -211,7 +261,7 @@ export class FilterStream implements PluginStreamCalls {
     const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
     const count = this.state.requestTrailers?.pairs.length ?? 0;
     const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
-    if (r === HeadersStatus.Continue && this.requestState === "paused") this.forward();
+    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestState === "paused") this.forward();
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
@@ -219,7 +269,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
-    this.responseHeld = r !== null && r !== HeadersStatus.Continue;
+    this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
     if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
@@ -235,13 +285,14 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass) return chunk;
     this.state.responseBody = concat(this.state.responseBody, chunk);
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
-    if (r === null || r === DataStatus.Continue) {
+    const status = r === null ? DataStatus.Continue : dataStatus(r);
+    if (status === DataStatus.Continue) {
       const out = this.state.responseBody;
       this.state.responseBody = new Uint8Array(0);
       this.responseHeld = false;
       return out;
     }
-    if (r === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
+    if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
     return new Uint8Array(0);
   }
 

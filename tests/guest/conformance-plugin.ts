@@ -237,6 +237,10 @@ class ConformanceStream extends HttpContext {
       return HeadersAction.Continue;
     }
     if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "headers-result") {
+      const result = host.getHeaderValue(MapType.HttpRequestHeaders, "x-headers-result");
+      return result === null ? HeadersAction.Continue : <i32>parseInt(result);
+    }
     if (this.scenario == "http-call") {
       conformance_http_call(1000);
       return HeadersAction.Continue;

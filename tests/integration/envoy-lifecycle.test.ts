@@ -163,6 +163,33 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
 });
 
+test("a headers callback's other results as cpp-host and Envoy convert them: 2 (ContinueAndEndStream) is Continue; 3 stalls with a buffer that gets 413 over the limit; 4, larger values and negative ones stall with a streaming buffer (cpp-host context.cc convertVmCallResultToFilterHeadersStatus; envoy context.cc convertFilterHeadersStatus default branch; filter_manager.cc handleDataIfStopAll, requestDataTooLarge)", async () => {
+  const h = await conformanceHost({ bufferLimitBytes: 8 });
+  const send = (result: string) => {
+    const s = h.host.newStream();
+    s.decodeHeaders(request("headers-result", [["x-headers-result", result]]), false);
+    return s;
+  };
+  const two = send("2");
+  assert.equal(two.requestState, "forwarded");
+  two.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("body_req_header"), String(Status.BadArgument), "as after Continue, the filter no longer holds the headers");
+
+  const three = send("3");
+  assert.equal(three.requestState, "stalled");
+  three.decodeData(enc.encode("123456789"), false);
+  assert.equal(three.localReply?.status, 413);
+  assert.ok(!three.calls.includes("proxy_on_request_body"));
+
+  for (const result of ["4", "5", "-1"]) {
+    const s = send(result);
+    assert.equal(s.requestState, "stalled", result);
+    s.decodeData(enc.encode("123456789"), true);
+    assert.equal(s.requestState, "stalled", `${result}: no 413 from a streaming buffer`);
+    assert.ok(!s.calls.includes("proxy_on_request_body"));
+  }
+});
+
 test("Higress delivers the body after a headers StopIteration", async () => {
   const h = await conformanceHost({ flavor: "higress" });
   const s = h.host.newStream();
