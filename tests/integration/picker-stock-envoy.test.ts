@@ -87,6 +87,8 @@ test("without allow_on_headers_stop_iteration the body does not reach the filter
   assert.equal(resumed, 1, "the gateway is told the request may go on");
   assert.equal(h.chosen(s), null, "no decision without a body: the fallback load balancer decides");
   assert.equal(h.counter("fallback.body_not_delivered"), 1);
+  assert.equal(new TextDecoder().decode(s.state.properties.get("endpoint_picker.fallback")), "body_not_delivered",
+    "the stream, not the root context the timer runs in, carries the fallback for its access log");
   assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
   h.complete(s);
 });
