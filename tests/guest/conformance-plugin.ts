@@ -259,6 +259,8 @@ class ConformanceStream extends HttpContext {
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
     check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5, out).toString() + ":" + out.len.toString());
     out.release();
+    check("body_wrapping_length", host.getBufferBytes(BufferType.HttpRequestBody, 2, 0xffffffff, out).toString() + ":" + out.len.toString());
+    out.release();
     check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
     out.release();
     if (this.scenario == "rewrite-body") {

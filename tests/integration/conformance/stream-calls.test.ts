@@ -62,12 +62,13 @@ test("continue_stream(Response) lets held response headers go and keeps the resp
   assert.equal(h.last("after_continue_request_header"), String(Status.BadArgument), "request_headers_ is dropped");
 });
 
-test("get_buffer_bytes past the end of the body is Ok with nothing (cpp-host exports.cc get_buffer_bytes)", async () => {
+test("get_buffer_bytes past the end of the body is Ok with nothing, and a length whose end passes 2^32 is cut at the body's end (cpp-host exports.cc get_buffer_bytes: its overflow check is on 64-bit Words)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
   s.decodeHeaders(request("paused"), false);
   s.decodeData(enc.encode("twelve bytes"), true);
   assert.equal(h.last("body_past_end"), "0:0");
+  assert.equal(h.last("body_wrapping_length"), `${Status.Ok}:10`);
 });
 
 test("a stream's on_done returning false does not delay on_delete (context.cc Context::onDestroy: onDone() then onDelete())", async () => {
