@@ -298,7 +298,8 @@ export class FilterStream implements PluginStreamCalls {
 
   /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does.
    *  on_done's return value is ignored for a stream (context.cc Context::onDestroy calls onDone() then
-   *  onDelete(); only a root context's false defers its deletion, cpp-host wasm.cc WasmBase::done). */
+   *  onDelete()); only a root context's false defers its deletion, until proxy_done (cpp-host wasm.cc
+   *  WasmBase::startShutdown keeps it in pending_done_; WasmBase::done releases it). */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
