@@ -306,7 +306,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.contextId === 0) return;
     const vm = this.vm;
     if (!vm.failed && vm.streams.has(this.contextId)) {
-      // Context::log runs in the access-log phase: the request and response header maps are readable.
+      // Context::log runs in the access-log phase: reads see the access log's request and response headers.
       this.state.accessLogPhase = true;
       this.invoke("proxy_on_log", [this.contextId], [], false);
       this.state.accessLogPhase = false;

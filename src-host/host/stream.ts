@@ -76,7 +76,7 @@ export class StreamState {
    *  type, drops only the request one: Context::continueStream). */
   requestHeadersHeld = true;
   responseHeadersHeld = false;
-  /** During on_log (context.cc Context::log, access_log_phase_): the header maps are readable, not writable. */
+  /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
   /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
   readonly properties = new Map<string, Uint8Array>();

@@ -11,21 +11,22 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
   const enc = new TextEncoder();
 
   // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
-  // them (a headers callback that returned Continue, or continue_stream, drops them); on_log reads the
-  // access log's copies; nothing is writable then.
+  // them (a headers callback that returned Continue, or continue_stream, drops them). In on_log reads
+  // (getConstMap) see the access log's copies, but writes (getMap ignores access_log_phase_) reach a map
+  // only if the filter still holds it.
   function headerMap(type: number, write = false): HeaderMap | null | undefined {
     // undefined: unknown map type; null: known but not available now.
     const s = stream();
     switch (type) {
       case MapType.HttpRequestHeaders:
         if (!s) return null;
-        if (s.accessLogPhase) return write ? null : s.requestHeaders;
+        if (s.accessLogPhase && !write) return s.requestHeaders;
         return s.requestHeadersHeld ? s.requestHeaders : null;
       case MapType.HttpRequestTrailers:
         return s ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
         if (!s) return null;
-        if (s.accessLogPhase) return write ? null : s.responseHeaders;
+        if (s.accessLogPhase && !write) return s.responseHeaders;
         return s.responseHeadersHeld ? s.responseHeaders : null;
       case MapType.HttpResponseTrailers:
         return s ? s.responseTrailers : null;

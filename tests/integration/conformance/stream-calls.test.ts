@@ -48,6 +48,17 @@ test("after request headers return Continue the filter no longer has the request
   assert.equal(h.last("log_add_header"), String(Status.BadArgument));
 });
 
+test("on_log can still change the request header map when the filter never let go of it (context.cc Context::getMap ignores access_log_phase_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(s.requestState, "paused");
+  s.reset();
+  assert.equal(h.last("log_req_header"), String(Status.Ok));
+  assert.equal(h.last("log_add_header"), String(Status.Ok));
+});
+
 test("continue_stream(Response) lets held response headers go and keeps the response header map; it drops the request header map as continue_stream(Request) does (context.cc Context::continueStream)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
