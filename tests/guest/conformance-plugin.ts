@@ -3,6 +3,7 @@
 export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";
+import * as env from "../../assembly/abi/imports";
 import { Utf8 } from "../../assembly/abi/host";
 import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
 import { HeaderMapReader, HeaderMapWriter } from "../../assembly/abi/header-map";
@@ -229,6 +230,15 @@ class ConformanceStream extends HttpContext {
       check("local_reply_status", host.sendLocalResponse(429, "conformance local", "slow down", writer).toString());
       check("second_local_reply_status", host.sendLocalResponse(500, "second", "no", writer).toString());
       inRequestHeaders = false;
+      return HeadersAction.Continue;
+    }
+    if (this.scenario == "local-malformed") {
+      // A map claiming two pairs whose sizes are missing.
+      const bad = new StaticArray<u8>(4);
+      bad[0] = 2;
+      const details = String.UTF8.encode("malformed headers");
+      const status = env.proxy_send_local_response(403, changetype<usize>(details), details.byteLength, 0, 0, changetype<usize>(bad), 4, -1);
+      check("malformed_local_reply", status.toString());
       return HeadersAction.Continue;
     }
     if (this.scenario == "local-hold") {

@@ -1,24 +1,20 @@
 // Control of the stream and context: local replies, continue and close, the effective context, proxy_done.
 import { Status, StreamType } from "../abi.ts";
-import { deserializeHeaderMap, type HeaderList } from "../header-map.ts";
+import { toPairs } from "../header-map.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
 export function streamControlCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, hooks, stream } = scope;
 
   return {
-    // context.cc Context::sendLocalResponse: Ok whatever the context; a root context (no decoder callbacks)
-    // sends nothing. The reply itself is deferred to after the current callback (FilterStream.setLocalReply).
+    // cpp-host exports.cc send_local_response and context.cc Context::sendLocalResponse: Ok whatever the
+    // context, and malformed extra headers are none (PairsUtil::toPairs); a root context (no decoder
+    // callbacks) sends nothing. The reply is deferred to after the current callback (FilterStream.setLocalReply).
     "env.proxy_send_local_response": (
       status: number, dPtr: number, dLen: number, bPtr: number, bLen: number, hPtr: number, hLen: number, grpc: number,
     ) => {
       if (!stream()) return Status.Ok;
-      let headers: HeaderList;
-      try {
-        headers = deserializeHeaderMap(mem().read(hPtr, hLen));
-      } catch {
-        return Status.BadArgument;
-      }
+      const headers = toPairs(mem().read(hPtr, hLen));
       return hooks().localReply(vm.effectiveContextId, status >>> 0, mem().readString(dPtr, dLen), mem().read(bPtr, bLen), headers, grpc);
     },
     // context.cc Context::continueStream / closeStream: Ok for request and response (nothing happens on a

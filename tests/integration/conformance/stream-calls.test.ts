@@ -24,6 +24,16 @@ test("send_local_response is Ok and deferred to after the callback, so this filt
   assert.equal(s.requestState, "local-reply", "the Continue the callback returned does not forward the request");
 });
 
+test("send_local_response with a malformed header map is Ok and sends the reply without extra headers (cpp-host exports.cc send_local_response, pairs_util.cc PairsUtil::toPairs)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-malformed"), false);
+  assert.equal(h.last("malformed_local_reply"), String(Status.Ok));
+  assert.equal(s.localReply?.status, 403);
+  assert.equal(s.localReply?.details, "malformed_headers");
+  assert.deepEqual(s.localReply?.headers, []);
+});
+
 test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
   const h = await conformanceHost();
   h.clock.advanceTo(h.clock.nowMs() + 50);
