@@ -285,6 +285,8 @@ class ConformanceStream extends HttpContext {
     host.replaceHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-gateway-destination-endpoint"), changetype<usize>(v), v.byteLength);
     check("continue_request", host.continueStream(StreamType.HttpRequest).toString());
     check("continue_bad_type", host.continueStream(7).toString());
+    check("network_stream_types", host.continueStream(StreamType.Downstream).toString() + "," + host.continueStream(StreamType.Upstream).toString() +
+      "," + host.closeStream(StreamType.Downstream).toString() + "," + host.closeStream(StreamType.Upstream).toString() + "," + host.closeStream(4).toString());
     return DataAction.Continue;
   }
 

@@ -17,14 +17,19 @@ export function streamControlCalls(scope: ImportScope): HostFunctions {
       const headers = toPairs(mem().read(hPtr, hLen));
       return hooks().localReply(vm.effectiveContextId, status >>> 0, mem().readString(dPtr, dLen), mem().read(bPtr, bLen), headers, grpc);
     },
+    // cpp-host exports.cc continue_stream / close_stream: a type past WasmStreamType Upstream is BadArgument.
     // context.cc Context::continueStream / closeStream: Ok for request and response (nothing happens on a
-    // context without decoder/encoder callbacks, such as a root context).
+    // context without decoder/encoder callbacks, such as a root context); Downstream and Upstream act only
+    // on a network filter's callbacks, so do nothing here: Ok, except continueStream(Upstream), Unimplemented.
     "env.proxy_continue_stream": (type: number) => {
-      if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
+      if (type >>> 0 > StreamType.Upstream) return Status.BadArgument;
+      if (type === StreamType.Upstream) return Status.Unimplemented;
+      if (type === StreamType.Downstream) return Status.Ok;
       return stream() ? hooks().continueStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_close_stream": (type: number) => {
-      if (type !== StreamType.HttpRequest && type !== StreamType.HttpResponse) return Status.BadArgument;
+      if (type >>> 0 > StreamType.Upstream) return Status.BadArgument;
+      if (type === StreamType.Downstream || type === StreamType.Upstream) return Status.Ok;
       return stream() ? hooks().closeStream(vm.effectiveContextId, type) : Status.Ok;
     },
     "env.proxy_set_effective_context": (contextId: number) => {

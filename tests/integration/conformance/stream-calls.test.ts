@@ -34,6 +34,15 @@ test("send_local_response with a malformed header map is Ok and sends the reply 
   assert.deepEqual(s.localReply?.headers, []);
 });
 
+test("continue_stream and close_stream on an HTTP stream: Downstream is Ok and does nothing, Upstream is Unimplemented to continue and Ok to close, past Upstream is BadArgument (cpp-host exports.cc continue_stream/close_stream; context.cc Context::continueStream/closeStream)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("network_stream_types"), [Status.Ok, Status.Unimplemented, Status.Ok, Status.Ok, Status.BadArgument].join(","));
+  assert.equal(s.requestState, "forwarded", "closing a network stream type does not reset the HTTP stream");
+});
+
 test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
   const h = await conformanceHost();
   h.clock.advanceTo(h.clock.nowMs() + 50);
