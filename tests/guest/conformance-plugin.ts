@@ -45,6 +45,18 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** Dispatches a valid GET /metrics to "metrics" whose trailer map is malformed (a count with no sizes). */
+export function conformance_http_call_malformed_trailers(): void {
+  writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+  const headers = writer.finish();
+  const bad = new StaticArray<u8>(4);
+  bad[0] = 2;
+  const cluster = String.UTF8.encode("metrics");
+  const callId = new StaticArray<u32>(1);
+  const status = env.proxy_http_call(changetype<usize>(cluster), cluster.byteLength, headers, writer.length, 0, 0,
+    changetype<usize>(bad), 4, 1000, changetype<usize>(callId));
+  check("http_call_malformed_trailers", status.toString());
+}
 /** What a root context does to let a stream go: make it the effective context, then continue_stream. */
 export function conformance_continue_stream(contextId: u32, streamType: i32): void {
   check("effective_context", host.setEffectiveContext(contextId).toString());
@@ -240,6 +252,11 @@ class ConformanceStream extends HttpContext {
       const status = env.proxy_send_local_response(403, changetype<usize>(details), details.byteLength, 0, 0, changetype<usize>(bad), 4, -1);
       check("malformed_local_reply", status.toString());
       return HeadersAction.Continue;
+    }
+    if (this.scenario == "set-pairs-malformed") {
+      const bad = new StaticArray<u8>(4);
+      bad[0] = 2;
+      check("set_pairs_malformed", env.proxy_set_header_map_pairs(MapType.HttpRequestHeaders, changetype<usize>(bad), 4).toString());
     }
     if (this.scenario == "local-hold") {
       writer.clear();

@@ -43,6 +43,14 @@ test("continue_stream and close_stream on an HTTP stream: Downstream is Ok and d
   assert.equal(s.requestState, "forwarded", "closing a network stream type does not reset the HTTP stream");
 });
 
+test("set_header_map_pairs with a malformed map is Ok and clears the map (cpp-host exports.cc set_header_map_pairs, PairsUtil::toPairs; context.cc Context::setHeaderMapPairs)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("set-pairs-malformed"), false);
+  assert.equal(h.last("set_pairs_malformed"), String(Status.Ok));
+  assert.deepEqual(s.requestHeaders, []);
+});
+
 test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
   const h = await conformanceHost();
   h.clock.advanceTo(h.clock.nowMs() + 50);
