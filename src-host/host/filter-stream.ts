@@ -338,7 +338,8 @@ export class FilterStream implements PluginStreamCalls {
 
   continueFromPlugin(type: number): number {
     // context.cc Context::continueStream: for either type it drops the filter's request header map, never
-    // response_headers_; continueDecoding runs after the VM call (addAfterVmCallAction).
+    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction); of the states here
+    // only a stalled request's calls this filter again, so only that one has to wait for it.
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
