@@ -153,8 +153,9 @@ export class WasmVm {
   }
 
   /** cpp-host wasm.h WasmBase::addAfterVmCallAction: Envoy defers what a host call starts on a stream
-   *  (context.cc Context::continueStream) until the callback returns (DeferAfterCallActions, context.cc),
-   *  so the module is never entered again from inside a host call. Outside a call it runs now. */
+   *  (envoy context.cc Context::continueStream) until the callback returns (cpp-host context.cc
+   *  DeferAfterCallActions), so the module is never entered again from inside a host call. Outside a call
+   *  it runs now. */
   addAfterVmCallAction(action: () => void): void {
     this.afterCallActions.push(action);
     if (this.callDepth === 0) this.runAfterCallActions();
