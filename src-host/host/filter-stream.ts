@@ -331,9 +331,16 @@ export class FilterStream implements PluginStreamCalls {
     if (this.state.localReply || this.deferredReply || this.preparedReply || this.requestState === "reset") return Status.Ok;
     // StringUtil::replaceAllEmptySpace on the details.
     const details = reply.details.replace(/\s/g, "_");
-    if (this.inCallback > 0) this.deferredReply = { ...reply, details };
-    else this.sendLocal({ ...reply, details });
+    this.deferredReply = { ...reply, details };
+    // Asked from another context's callback (set_effective_context): sent once that callback returns.
+    if (this.inCallback === 0) this.vm.addAfterVmCallAction(() => this.sendDeferredReply());
     return Status.Ok;
+  }
+
+  private sendDeferredReply(): void {
+    const reply = this.deferredReply;
+    this.deferredReply = null;
+    if (reply && this.requestState !== "reset" && !this.state.localReply) this.sendLocal(reply);
   }
 
   continueFromPlugin(type: number): number {
@@ -430,11 +437,7 @@ export class FilterStream implements PluginStreamCalls {
     const r = this.worker.safeCallOn(this.vm, name, args, this.contextId, readable);
     this.inCallback--;
     // cpp-host DeferAfterCallActions: actions the callback queued run when it returns.
-    const deferred = this.deferredReply;
-    if (deferred && this.inCallback === 0) {
-      this.deferredReply = null;
-      this.sendLocal(deferred);
-    }
+    if (this.inCallback === 0) this.sendDeferredReply();
     if (!r.ok) {
       if (httpCallback) this.checkFail(name);
       return null;

@@ -57,6 +57,15 @@ export function conformance_http_call_malformed_trailers(): void {
     changetype<usize>(bad), 4, 1000, changetype<usize>(callId));
   check("http_call_malformed_trailers", status.toString());
 }
+let inRootCall = false;
+/** A root context answering one of its streams: make it the effective context, then send_local_response. */
+export function conformance_local_reply_from_root(contextId: u32): void {
+  inRootCall = true;
+  host.setEffectiveContext(contextId);
+  writer.clear();
+  check("root_call_local_reply", host.sendLocalResponse(503, "from root", "", writer).toString());
+  inRootCall = false;
+}
 /** What a root context does to let a stream go: make it the effective context, then continue_stream. */
 export function conformance_continue_stream(contextId: u32, streamType: i32): void {
   check("effective_context", host.setEffectiveContext(contextId).toString());
@@ -314,6 +323,7 @@ class ConformanceStream extends HttpContext {
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     check("response_inside_request_callback", inRequestHeaders.toString());
+    check("response_inside_root_call", inRootCall.toString());
     const status = host.getHeaderValue(MapType.HttpResponseHeaders, ":status");
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");

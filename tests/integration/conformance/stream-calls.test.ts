@@ -51,6 +51,20 @@ test("set_header_map_pairs with a malformed map is Ok and clears the map (cpp-ho
   assert.deepEqual(s.requestHeaders, []);
 });
 
+test("send_local_response for a stream from a root context's callback is sent after that callback returns, not inside it (context.cc Context::sendLocalResponse, addAfterVmCallAction)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  let changed = 0;
+  s.onChange = () => changed++;
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_local_reply_from_root", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("root_call_local_reply"), String(Status.Ok));
+  assert.equal(s.localReply?.status, 503);
+  assert.equal(h.last("response_inside_root_call"), "false");
+  assert.equal(changed, 1, "the gateway hears of the reply");
+});
+
 test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
   const h = await conformanceHost();
   h.clock.advanceTo(h.clock.nowMs() + 50);
