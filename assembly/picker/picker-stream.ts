@@ -94,8 +94,11 @@ export class PickerStream extends LeaseHoldingStream {
     if (!this.reading) return;
     this.reading = false;
     this.watchHandle = -1;
+    // The root context's timer calls this: the fallback property and continue_stream must act on this stream
+    // (a root context has no stream info to hold a property).
+    const onStream = setEffectiveContext(this.id) == Status.Ok;
     this.failOpen(Fallback.BodyNotDelivered);
-    if (setEffectiveContext(this.id) == Status.Ok) continueStream(StreamType.HttpRequest);
+    if (onStream) continueStream(StreamType.HttpRequest);
     if (!this.picker.warnedBodyNotDelivered) {
       this.picker.warnedBodyNotDelivered = true;
       log(LogLevel.Warn, "endpoint-picker: a request body never reached the filter; on stock Envoy set allow_on_headers_stop_iteration: true (Envoy 1.35 or later)");

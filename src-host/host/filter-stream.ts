@@ -17,12 +17,43 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 
 const enc = new TextEncoder();
 
+// What a callback's i32 result means to Envoy. cpp-host reads it as an unsigned word (so -1 is 0xffffffff)
+// and context.cc convertVmCallResultToFilter{Headers,Data,Trailers}Status maps values past the last one it
+// knows to the strongest stop; envoy context.cc convertFilterHeadersStatus has no case for
+// ContinueAndEndStream (2), so its default branch makes it Continue.
+const CONTINUE_AND_END_STREAM = 2;
+
+/** stopIteration: whether StopIteration stays itself (allow_on_headers_stop_iteration_) rather than
+ *  becoming StopAllIterationAndWatermark. */
+function headersStatus(result: number, stopIteration: boolean): number {
+  const r = result >>> 0;
+  if (r > HeadersStatus.StopAllIterationAndWatermark) return HeadersStatus.StopAllIterationAndWatermark;
+  if (r === HeadersStatus.StopIteration && !stopIteration) return HeadersStatus.StopAllIterationAndWatermark;
+  return r === CONTINUE_AND_END_STREAM ? HeadersStatus.Continue : r;
+}
+
+function dataStatus(result: number): number {
+  const r = result >>> 0;
+  return r > DataStatus.StopIterationNoBuffer ? DataStatus.StopIterationNoBuffer : r;
+}
+
+function trailersStatus(result: number): number {
+  const r = result >>> 0;
+  return r > HeadersStatus.StopIteration ? HeadersStatus.StopIteration : r;
+}
+
+/** filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge: Code::PayloadTooLarge, its text,
+ *  no gRPC status, details ResponseCodeDetails RequestPayloadTooLarge. */
+function payloadTooLarge(): LocalReply {
+  return { status: 413, details: "request_payload_too_large", body: enc.encode("Payload Too Large"), headers: [], grpcStatus: -1 };
+}
+
 /**
  * Request side:
  * - "headers": nothing decoded yet;
  * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
- * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body is buffered but
- *   never reaches the filter, and nothing moves until the plugin calls continue_stream;
+ * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
+ *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
  * - "forwarded": headers (and body released so far) may go upstream;
  * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
  * - "reset": the stream was reset.
@@ -52,7 +83,22 @@ export class FilterStream implements PluginStreamCalls {
   /** Called when the request becomes forwardable or is answered outside a decode call (continue_stream). */
   onChange: (() => void) | null = null;
   private released: Uint8Array[] = [];
+  /** While stalled: the body Envoy buffers for the filter, whether any data frame came (bufferedData()),
+   *  and whether the trailers came. */
   private pendingBody: Uint8Array = new Uint8Array(0);
+  private pendingData = false;
+  private pendingTrailers = false;
+  /** The request's end was seen (an end-of-stream data frame or trailers: FilterManager complete()). */
+  private requestComplete = false;
+  /** The last body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
+  private bufferingBody = false;
+  /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
+  private preparedReply: LocalReply | null = null;
+  /** Stalled by StopAllIterationAndBuffer rather than ...AndWatermark: the buffer is not streaming. */
+  private stalledBuffering = false;
+  /** The buffered request body went over the limit (WatermarkBuffer above_high_watermark_called_): the
+   *  filter manager reacts to the first crossing only, with a 413 unless the buffer is streaming. */
+  private aboveLimit = false;
   private responseHeld = false;
   private inCallback = 0;
   private finished = false;
@@ -109,20 +155,35 @@ export class FilterStream implements PluginStreamCalls {
     }
     const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
-    if (r === HeadersStatus.Continue) {
+    const status = headersStatus(r, this.stopIterationAllowed());
+    if (status === HeadersStatus.Continue) {
       // context.cc Context::decodeHeaders: after Continue the filter no longer holds the header map.
       this.state.requestHeadersHeld = false;
       this.requestState = "forwarded";
-    } else if (r === HeadersStatus.StopIteration && (this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration)) {
+    } else if (status === HeadersStatus.StopIteration) {
       this.requestState = "paused";
     } else {
-      // Stock Envoy without allow_on_headers_stop_iteration: StopIteration becomes StopAllIterationAndWatermark.
+      // StopAllIteration: stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
       this.requestState = "stalled";
+      this.stalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
     }
+  }
+
+  private stopIterationAllowed(): boolean {
+    return this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration;
+  }
+
+  /** The buffered request body grew to `size`: whether that is the limit's first crossing, where a
+   *  non-streaming buffer gets the 413 (ActiveStreamDecoderFilter::requestDataTooLarge). */
+  private crossesLimit(size: number): boolean {
+    if (this.aboveLimit || size <= this.worker.host.bufferLimitBytes) return false;
+    this.aboveLimit = true;
+    return true;
   }
 
   decodeData(chunk: Uint8Array, endOfStream: boolean): void {
     this.state.requestBodySize += chunk.length;
+    if (endOfStream) this.requestComplete = true;
     switch (this.requestState) {
       case "forwarded": {
         if (this.bypass) {
@@ -136,7 +197,11 @@ export class FilterStream implements PluginStreamCalls {
         return;
       }
       case "stalled":
+        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; the
+        // buffer streams (no 413, reading just pauses) only under StopAllIterationAndWatermark.
         this.pendingBody = concat(this.pendingBody, chunk);
+        this.pendingData = true;
+        if (this.crossesLimit(this.pendingBody.length) && this.stalledBuffering) this.sendLocal(payloadTooLarge());
         return;
       case "paused":
         break;
@@ -144,24 +209,59 @@ export class FilterStream implements PluginStreamCalls {
         return;
     }
     this.state.requestBody = concat(this.state.requestBody, chunk);
+    // context.cc Context::decodeData: while buffering, the chunk joins the buffered body (addDecodedData)
+    // before the VM is called. Over the limit that is requestDataTooLarge's 413, which the filter manager
+    // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
+    // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
+    // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
+    if (this.bufferingBody && this.crossesLimit(this.state.requestBody.length)) this.preparedReply = payloadTooLarge();
+    this.deliverBody(endOfStream);
+  }
+
+  /** A body callback while the filter holds the request; the body it holds is state.requestBody. */
+  private deliverBody(endOfStream: boolean): void {
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
+    this.bufferingBody = false;
+    const prepared = this.preparedReply;
+    if (prepared) {
+      this.preparedReply = null;
+      if (this.requestState !== "reset" && !this.state.localReply) this.sendLocal(prepared);
+      return;
+    }
     if (r === null || this.settled()) return;
-    if (r === DataStatus.Continue) {
+    const status = dataStatus(r);
+    if (status === DataStatus.Continue) {
       this.forward();
-    } else if (r === DataStatus.StopIterationAndBuffer && this.state.requestBody.length > this.worker.host.bufferLimitBytes) {
-      this.sendLocal({ status: 413, details: "request_payload_too_large", body: enc.encode("Payload Too Large"), headers: [], grpcStatus: -1 });
-    } else if (r === DataStatus.StopIterationNoBuffer) {
+    } else if (status === DataStatus.StopIterationAndBuffer) {
+      this.bufferingBody = true;
+      // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
+      if (this.crossesLimit(this.state.requestBody.length)) this.sendLocal(payloadTooLarge());
+    } else if (status === DataStatus.StopIterationAndWatermark) {
+      // A streaming buffer: crossing the limit only pauses reading (no 413).
+      this.crossesLimit(this.state.requestBody.length);
+    } else {
       this.state.requestBody = new Uint8Array(0);
     }
   }
 
   decodeTrailers(trailers: HeaderList): void {
     this.state.requestTrailers = new HeaderMap(normalizeHeaders(trailers));
+    this.requestComplete = true;
     if (this.bypass || this.requestState === "local-reply" || this.requestState === "reset") return;
+    // filter_manager.cc FilterManager::decodeTrailers returns at a filter that stoppedAll().
+    if (this.requestState === "stalled") {
+      this.pendingTrailers = true;
+      return;
+    }
+    this.deliverTrailers();
+  }
+
+  private deliverTrailers(): void {
     // The buffered body stays readable while the request is paused (spec "Buffers").
     const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
-    const r = this.invoke("proxy_on_request_trailers", [this.contextId, trailers.length], readable);
-    if (r === HeadersStatus.Continue && this.requestState === "paused") this.forward();
+    const count = this.state.requestTrailers?.pairs.length ?? 0;
+    const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
+    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestState === "paused") this.forward();
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
@@ -169,7 +269,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
-    this.responseHeld = r !== null && r !== HeadersStatus.Continue;
+    this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
     if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
@@ -185,26 +285,28 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass) return chunk;
     this.state.responseBody = concat(this.state.responseBody, chunk);
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
-    if (r === null || r === DataStatus.Continue) {
+    const status = r === null ? DataStatus.Continue : dataStatus(r);
+    if (status === DataStatus.Continue) {
       const out = this.state.responseBody;
       this.state.responseBody = new Uint8Array(0);
       this.responseHeld = false;
       return out;
     }
-    if (r === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
+    if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
     return new Uint8Array(0);
   }
 
   /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does.
    *  on_done's return value is ignored for a stream (context.cc Context::onDestroy calls onDone() then
-   *  onDelete(); only a root context's false defers its deletion, cpp-host wasm.cc WasmBase::done). */
+   *  onDelete()); only a root context's false defers its deletion, until proxy_done (cpp-host wasm.cc
+   *  WasmBase::startShutdown keeps it in pending_done_; WasmBase::done releases it). */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
     if (this.contextId === 0) return;
     const vm = this.vm;
     if (!vm.failed && vm.streams.has(this.contextId)) {
-      // Context::log runs in the access-log phase: the request and response header maps are readable.
+      // Context::log runs in the access-log phase: reads see the access log's request and response headers.
       this.state.accessLogPhase = true;
       this.invoke("proxy_on_log", [this.contextId], [], false);
       this.state.accessLogPhase = false;
@@ -225,23 +327,34 @@ export class FilterStream implements PluginStreamCalls {
    *  returns (addAfterVmCallAction), so this filter's own response callbacks never run re-entrantly; a
    *  second reply while one is pending or sent changes nothing. */
   setLocalReply(reply: LocalReply): number {
-    if (this.state.localReply || this.deferredReply || this.requestState === "reset") return Status.Ok;
+    // A prepared 413 stands (DownstreamFilterManager::prepareLocalReplyViaFilterChain keeps the first).
+    if (this.state.localReply || this.deferredReply || this.preparedReply || this.requestState === "reset") return Status.Ok;
     // StringUtil::replaceAllEmptySpace on the details.
     const details = reply.details.replace(/\s/g, "_");
-    if (this.inCallback > 0) this.deferredReply = { ...reply, details };
-    else this.sendLocal({ ...reply, details });
+    this.deferredReply = { ...reply, details };
+    // Asked from another context's callback (set_effective_context): sent once that callback returns.
+    if (this.inCallback === 0) this.vm.addAfterVmCallAction(() => this.sendDeferredReply());
     return Status.Ok;
   }
 
+  private sendDeferredReply(): void {
+    const reply = this.deferredReply;
+    this.deferredReply = null;
+    if (reply && this.requestState !== "reset" && !this.state.localReply) this.sendLocal(reply);
+  }
+
   continueFromPlugin(type: number): number {
-    if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestState === "stalled")) {
+    // context.cc Context::continueStream: for either type it drops the filter's request header map, never
+    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction); of the states here
+    // only a stalled request's calls this filter again, so only that one has to wait for it.
+    this.state.requestHeadersHeld = false;
+    if (type === StreamType.HttpRequest && this.requestState === "stalled") {
+      this.vm.addAfterVmCallAction(() => this.resumeStalled());
+    } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
       this.forward();
-      // context.cc Context::continueStream drops the filter's request header map.
-      this.state.requestHeadersHeld = false;
       this.notify();
     } else if (type === StreamType.HttpResponse && this.responseHeld) {
       this.responseHeld = false;
-      this.state.responseHeadersHeld = false;
       this.notify();
     }
     return Status.Ok;
@@ -261,15 +374,30 @@ export class FilterStream implements PluginStreamCalls {
 
   // ---- internals ----
 
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on a filter that stoppedAll(): the headers go
+   *  on, and iterate_from_current_filter_ makes the body buffered meanwhile (doData, end of stream unless
+   *  trailers follow), then the trailers (doTrailers), reach this filter itself. */
+  private resumeStalled(): void {
+    if (this.requestState !== "stalled") return;
+    this.requestState = "forwarded";
+    if (this.pendingData) {
+      this.requestState = "paused";
+      this.state.requestBody = this.pendingBody;
+      this.pendingBody = new Uint8Array(0);
+      this.pendingData = false;
+      this.deliverBody(this.requestComplete && !this.pendingTrailers);
+    }
+    if (this.pendingTrailers && !this.settled()) {
+      this.pendingTrailers = false;
+      this.deliverTrailers();
+    }
+    this.notify();
+  }
+
   private forward(): void {
-    const wasStalled = this.requestState === "stalled";
     this.requestState = "forwarded";
     this.released.push(this.state.requestBody);
     this.state.requestBody = new Uint8Array(0);
-    if (wasStalled) {
-      this.released.push(this.pendingBody);
-      this.pendingBody = new Uint8Array(0);
-    }
   }
 
   private settled(): boolean {
@@ -309,11 +437,7 @@ export class FilterStream implements PluginStreamCalls {
     const r = this.worker.safeCallOn(this.vm, name, args, this.contextId, readable);
     this.inCallback--;
     // cpp-host DeferAfterCallActions: actions the callback queued run when it returns.
-    const deferred = this.deferredReply;
-    if (deferred && this.inCallback === 0) {
-      this.deferredReply = null;
-      this.sendLocal(deferred);
-    }
+    if (this.inCallback === 0) this.sendDeferredReply();
     if (!r.ok) {
       if (httpCallback) this.checkFail(name);
       return null;
@@ -336,8 +460,8 @@ export class FilterStream implements PluginStreamCalls {
     }
     if (this.streamFailed) return;
     this.streamFailed = true;
-    // Context::failStream(Request): one local 503, unless the stream already has a reply.
-    if (this.requestState === "local-reply" || this.state.localReply) return;
+    // Context::failStream(Request): one local 503, unless the stream already has a reply (or a prepared one).
+    if (this.requestState === "local-reply" || this.state.localReply || this.preparedReply) return;
     this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: 14 });
   }
 

@@ -81,3 +81,31 @@ export function deserializeHeaderMap(bytes: Uint8Array): HeaderList {
   }
   return out;
 }
+
+/** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */
+const PAIRS_MAX_BYTES = 1024 * 1024;
+const PAIRS_MAX_COUNT = 1024;
+
+/**
+ * cpp-host src/pairs_util.cc PairsUtil::toPairs, how the host reads a map a module passes in: anything
+ * malformed (short, sizes past the end, a missing NUL, bytes left over, over the limits) is the empty map.
+ */
+export function toPairs(bytes: Uint8Array): HeaderList {
+  if (bytes.length < 4 || bytes.length > PAIRS_MAX_BYTES) return [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = view.getUint32(0, true);
+  if (n > PAIRS_MAX_COUNT || 4 + n * 8 > bytes.length) return [];
+  const out: HeaderList = [];
+  let at = 4 + n * 8;
+  for (let i = 0; i < n; i++) {
+    const kl = view.getUint32(4 + i * 8, true);
+    const vl = view.getUint32(8 + i * 8, true);
+    if (at + kl + 1 > bytes.length || bytes[at + kl] !== 0) return [];
+    const key = dec.decode(bytes.subarray(at, at + kl));
+    at += kl + 1;
+    if (at + vl + 1 > bytes.length || bytes[at + vl] !== 0) return [];
+    out.push([key, dec.decode(bytes.subarray(at, at + vl))]);
+    at += vl + 1;
+  }
+  return at === bytes.length ? out : [];
+}

@@ -17,7 +17,8 @@ export class SharedData {
     return { status: Status.Ok, value: e.value, cas: e.cas };
   }
 
-  /** A cas of 0 and a new key always succeed; otherwise the cas must match (Envoy's SharedData::set). */
+  /** A cas of 0 and a new key always succeed; otherwise the cas must match (cpp-host src/shared_data.cc
+   *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). */
   set(vmId: string, key: string, value: Uint8Array, cas: number): number {
     let m = this.byVm.get(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));

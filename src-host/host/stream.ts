@@ -72,10 +72,11 @@ export class StreamState {
   responseBodySize = 0;
   closedByPlugin = false;
   /** The filter still holds the request / response header map (envoy context.cc request_headers_ /
-   *  response_headers_, dropped when a headers callback returns Continue or on continue_stream). */
+   *  response_headers_, dropped when its headers callback returns Continue; continue_stream, of either
+   *  type, drops only the request one: Context::continueStream). */
   requestHeadersHeld = true;
   responseHeadersHeld = false;
-  /** During on_log (context.cc Context::log, access_log_phase_): the header maps are readable, not writable. */
+  /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
   /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
   readonly properties = new Map<string, Uint8Array>();

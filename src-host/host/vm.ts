@@ -82,6 +82,9 @@ export class WasmVm {
   private nextContextId = 1;
   failed = false;
   private exports: Record<string, WebAssembly.ExportValue>;
+  /** Calls into the module now running (a host function may make the host call the module again). */
+  private callDepth = 0;
+  private afterCallActions: Array<() => void> = [];
 
   constructor(
     module: WebAssembly.Module,
@@ -134,6 +137,7 @@ export class WasmVm {
     const savedReadable = this.readableBuffers;
     this.effectiveContextId = contextId;
     this.readableBuffers = readable;
+    this.callDepth++;
     try {
       const r = (fn as (...a: Array<number | bigint>) => unknown)(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
@@ -143,7 +147,23 @@ export class WasmVm {
     } finally {
       this.effectiveContextId = savedContext;
       this.readableBuffers = savedReadable;
+      this.callDepth--;
+      if (this.callDepth === 0) this.runAfterCallActions();
     }
+  }
+
+  /** cpp-host wasm.h WasmBase::addAfterVmCallAction: Envoy defers what a host call starts on a stream
+   *  (envoy context.cc Context::continueStream) until the callback returns (cpp-host context.cc
+   *  DeferAfterCallActions), so the module is never entered again from inside a host call. Outside a call
+   *  it runs now. */
+  addAfterVmCallAction(action: () => void): void {
+    this.afterCallActions.push(action);
+    if (this.callDepth === 0) this.runAfterCallActions();
+  }
+
+  /** WasmBase::doAfterVmCallActions: in order, including actions those actions add. */
+  private runAfterCallActions(): void {
+    while (this.afterCallActions.length > 0) this.afterCallActions.shift()!();
   }
 
   /** Runs `_initialize` (or `_start`), as Envoy does before any other callback. */

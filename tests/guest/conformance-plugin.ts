@@ -3,6 +3,7 @@
 export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";
+import * as env from "../../assembly/abi/imports";
 import { Utf8 } from "../../assembly/abi/host";
 import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
 import { HeaderMapReader, HeaderMapWriter } from "../../assembly/abi/header-map";
@@ -43,6 +44,36 @@ export function conformance_serialized_length(): i32 {
 export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
+}
+/** Dispatches a valid GET /metrics to "metrics" whose trailer map is malformed (a count with no sizes). */
+export function conformance_http_call_malformed_trailers(): void {
+  writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
+  const headers = writer.finish();
+  const bad = new StaticArray<u8>(4);
+  bad[0] = 2;
+  const cluster = String.UTF8.encode("metrics");
+  const callId = new StaticArray<u32>(1);
+  const status = env.proxy_http_call(changetype<usize>(cluster), cluster.byteLength, headers, writer.length, 0, 0,
+    changetype<usize>(bad), 4, 1000, changetype<usize>(callId));
+  check("http_call_malformed_trailers", status.toString());
+}
+let inRootCall = false;
+/** A root context answering one of its streams: make it the effective context, then send_local_response. */
+export function conformance_local_reply_from_root(contextId: u32): void {
+  inRootCall = true;
+  host.setEffectiveContext(contextId);
+  writer.clear();
+  check("root_call_local_reply", host.sendLocalResponse(503, "from root", "", writer).toString());
+  inRootCall = false;
+}
+/** What a root context does to let a stream go: make it the effective context, then continue_stream. */
+export function conformance_continue_stream(contextId: u32, streamType: i32): void {
+  check("effective_context", host.setEffectiveContext(contextId).toString());
+  check("continue_from_root", host.continueStream(streamType).toString());
+  check("after_continue_request_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+  out.release();
+  check("after_continue_response_header", host.getHeaderValueRaw(MapType.HttpResponseHeaders, new Utf8(":status"), out).toString());
+  out.release();
 }
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
@@ -222,7 +253,30 @@ class ConformanceStream extends HttpContext {
       inRequestHeaders = false;
       return HeadersAction.Continue;
     }
+    if (this.scenario == "local-malformed") {
+      // A map claiming two pairs whose sizes are missing.
+      const bad = new StaticArray<u8>(4);
+      bad[0] = 2;
+      const details = String.UTF8.encode("malformed headers");
+      const status = env.proxy_send_local_response(403, changetype<usize>(details), details.byteLength, 0, 0, changetype<usize>(bad), 4, -1);
+      check("malformed_local_reply", status.toString());
+      return HeadersAction.Continue;
+    }
+    if (this.scenario == "set-pairs-malformed") {
+      const bad = new StaticArray<u8>(4);
+      bad[0] = 2;
+      check("set_pairs_malformed", env.proxy_set_header_map_pairs(MapType.HttpRequestHeaders, changetype<usize>(bad), 4).toString());
+    }
+    if (this.scenario == "local-hold") {
+      writer.clear();
+      host.sendLocalResponse(429, "held", "", writer);
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "headers-result") {
+      const result = host.getHeaderValue(MapType.HttpRequestHeaders, "x-headers-result");
+      return result === null ? HeadersAction.Continue : <i32>parseInt(result);
+    }
     if (this.scenario == "http-call") {
       conformance_http_call(1000);
       return HeadersAction.Continue;
@@ -241,6 +295,8 @@ class ConformanceStream extends HttpContext {
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
     check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5, out).toString() + ":" + out.len.toString());
     out.release();
+    check("body_wrapping_length", host.getBufferBytes(BufferType.HttpRequestBody, 2, 0xffffffff, out).toString() + ":" + out.len.toString());
+    out.release();
     check("body_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
     out.release();
     if (this.scenario == "rewrite-body") {
@@ -255,16 +311,24 @@ class ConformanceStream extends HttpContext {
     host.replaceHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-gateway-destination-endpoint"), changetype<usize>(v), v.byteLength);
     check("continue_request", host.continueStream(StreamType.HttpRequest).toString());
     check("continue_bad_type", host.continueStream(7).toString());
+    check("network_stream_types", host.continueStream(StreamType.Downstream).toString() + "," + host.continueStream(StreamType.Upstream).toString() +
+      "," + host.closeStream(StreamType.Downstream).toString() + "," + host.closeStream(StreamType.Upstream).toString() + "," + host.closeStream(4).toString());
     return DataAction.Continue;
+  }
+
+  onRequestTrailers(numTrailers: u32): i32 {
+    check("trailers", numTrailers.toString() + ":" + host.getBufferSize(BufferType.HttpRequestBody).toString());
+    return HeadersAction.Continue;
   }
 
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     check("response_inside_request_callback", inRequestHeaders.toString());
+    check("response_inside_root_call", inRootCall.toString());
     const status = host.getHeaderValue(MapType.HttpResponseHeaders, ":status");
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
     host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
-    return HeadersAction.Continue;
+    return this.scenario == "local-hold" ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Status } from "../../src-host/host/abi.ts";
-import { deserializeHeaderMap, serializeHeaderMap } from "../../src-host/host/header-map.ts";
+import { deserializeHeaderMap, serializeHeaderMap, toPairs } from "../../src-host/host/header-map.ts";
 import type { Cluster } from "../../src-host/host/cluster.ts";
 import { conformanceHost } from "../support/conformance.ts";
 
@@ -29,6 +29,16 @@ test("host header-map codec matches the spec's byte layout", () => {
   assert.deepEqual(deserializeHeaderMap(new Uint8Array(0)), []);
   assert.deepEqual(deserializeHeaderMap(Uint8Array.of(0)), []);
   assert.throws(() => deserializeHeaderMap(SPEC_EXAMPLE.subarray(0, SPEC_EXAMPLE.length - 1)));
+});
+
+test("a map a module passes in reads as cpp-host's PairsUtil::toPairs does: malformed is empty, not an error", () => {
+  assert.deepEqual(toPairs(SPEC_EXAMPLE), [["a", "1"], ["b", "22"]]);
+  assert.deepEqual(toPairs(new Uint8Array(0)), []);
+  assert.deepEqual(toPairs(SPEC_EXAMPLE.subarray(0, SPEC_EXAMPLE.length - 1)), [], "a missing NUL");
+  assert.deepEqual(toPairs(Uint8Array.of(...SPEC_EXAMPLE, 0)), [], "a byte left over");
+  const many = serializeHeaderMap(Array.from({ length: 1025 }, (_, i): [string, string] => [`k${i}`, "v"]));
+  assert.deepEqual(toPairs(many), [], "over PROXY_WASM_HOST_PAIRS_MAX_COUNT");
+  assert.equal(toPairs(serializeHeaderMap(Array.from({ length: 1024 }, (_, i): [string, string] => [`k${i}`, "v"]))).length, 1024);
 });
 
 test("host header-map codec: the ASCII fast path and the UTF-8 path give the same layout", () => {
@@ -88,8 +98,9 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   // context the request body is there and empty, so cpp-host exports.cc get_buffer_bytes is Ok with nothing.
   expect("root_request_body", `${Status.Ok}:0`);
   expect("buffer_status_config", String("conformance".length));
-  expect("set_property", "0");
-  expect("get_set_property", "on");
+  // Context::setProperty: a root context has no stream info, so NotFound, and nothing is there to read back.
+  expect("set_property", String(Status.NotFound));
+  expect("get_set_property", "<none>");
 
   expect("shared_get_missing", String(Status.NotFound));
   // Shared data is process-wide: the canary VM ran first, so only its set found a new key (which succeeds

@@ -107,6 +107,25 @@ test("a buffered body over the limit gets Envoy's 413", async () => {
   assert.equal(s.calls.at(-1), "proxy_on_delete");
 });
 
+test("while the filter buffers, a chunk that takes the body over the limit still reaches it and Envoy answers 413 whatever it returns; a first chunk over the limit goes on if the filter lets it (context.cc Context::decodeData addDecodedData; filter_manager.cc requestDataTooLarge, executeLocalReplyIfPrepared)", async () => {
+  const h = await conformanceHost({ bufferLimitBytes: 8 });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("12345"), false);
+  s.decodeData(enc.encode("67890"), true);
+  assert.deepEqual(h.values("body_size"), ["5:more", "10:end"]);
+  assert.equal(h.last("body"), "1234567890", "the filter saw the whole buffered body");
+  assert.equal(s.requestState, "local-reply", "its Continue does not let the body go");
+  assert.equal(s.localReply?.status, 413);
+  assert.equal(s.takeReleasedBody().length, 0);
+
+  const t = h.host.newStream();
+  t.decodeHeaders(request("normal"), false);
+  t.decodeData(enc.encode("1234567890"), true);
+  assert.equal(t.requestState, "forwarded", "nothing was buffered: Continue passes it on");
+  assert.equal(dec.decode(t.takeReleasedBody()), "1234567890");
+});
+
 test("stock Envoy maps a headers StopIteration to StopAllIteration: the body never reaches the filter", async () => {
   const h = await conformanceHost({ flavor: "envoy" });
   const s = h.host.newStream();
@@ -123,6 +142,52 @@ test("stock Envoy maps a headers StopIteration to StopAllIteration: the body nev
   t.decodeData(enc.encode("body"), true);
   assert.equal(t.requestState, "forwarded");
   assert.equal(allowed.last("body"), "body");
+});
+
+test("stock Envoy holds a stalled request's body and trailers from the filter until continue_stream, then delivers both to it (filter_manager.cc decodeTrailers stoppedAll, commonContinue iterate_from_current_filter_)", async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("body"), false);
+  s.decodeTrailers([["x-checksum", "1"]]);
+  assert.equal(s.requestState, "stalled");
+  assert.deepEqual(s.calls, ["proxy_on_context_create", "proxy_on_request_headers"], "neither the body nor the trailers reach the filter");
+
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 0], worker.rootContextId);
+  assert.equal(h.last("continue_from_root"), String(Status.Ok));
+  assert.deepEqual(s.calls.slice(2), ["proxy_on_request_body", "proxy_on_request_trailers"]);
+  assert.deepEqual(h.values("body_size"), ["4:more"], "the buffered body, not the end: trailers follow");
+  assert.equal(h.last("trailers"), "1:4", "the trailers come with the body still readable");
+  assert.equal(s.requestState, "forwarded");
+  assert.equal(dec.decode(s.takeReleasedBody()), "body");
+});
+
+test("a headers callback's other results as cpp-host and Envoy convert them: 2 (ContinueAndEndStream) is Continue; 3 stalls with a buffer that gets 413 over the limit; 4, larger values and negative ones stall with a streaming buffer (cpp-host context.cc convertVmCallResultToFilterHeadersStatus; envoy context.cc convertFilterHeadersStatus default branch; filter_manager.cc handleDataIfStopAll, requestDataTooLarge)", async () => {
+  const h = await conformanceHost({ bufferLimitBytes: 8 });
+  const send = (result: string) => {
+    const s = h.host.newStream();
+    s.decodeHeaders(request("headers-result", [["x-headers-result", result]]), false);
+    return s;
+  };
+  const two = send("2");
+  assert.equal(two.requestState, "forwarded");
+  two.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("body_req_header"), String(Status.BadArgument), "as after Continue, the filter no longer holds the headers");
+
+  const three = send("3");
+  assert.equal(three.requestState, "stalled");
+  three.decodeData(enc.encode("123456789"), false);
+  assert.equal(three.localReply?.status, 413);
+  assert.ok(!three.calls.includes("proxy_on_request_body"));
+
+  for (const result of ["4", "5", "-1"]) {
+    const s = send(result);
+    assert.equal(s.requestState, "stalled", result);
+    s.decodeData(enc.encode("123456789"), true);
+    assert.equal(s.requestState, "stalled", `${result}: no 413 from a streaming buffer`);
+    assert.ok(!s.calls.includes("proxy_on_request_body"));
+  }
 });
 
 test("Higress delivers the body after a headers StopIteration", async () => {

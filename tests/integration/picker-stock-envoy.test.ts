@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 import { vllmPage, type EndpointLoad } from "../../src-host/harness/vllm-page.ts";
+import { requestHeaders } from "../../src-host/harness/plugin-request.ts";
 
 const PODS = ["10.0.1.1:8000", "10.0.1.2:8000", "10.0.1.3:8000"];
 
@@ -74,7 +75,7 @@ test("the stock build refuses a configuration without endpoints", () => {
   assert.throws(() => pickerHost({ flavor: "envoy", config: {} }));
 });
 
-test("without allow_on_headers_stop_iteration the body never arrives; the watchdog resumes the request", () => {
+test("without allow_on_headers_stop_iteration the body does not reach the filter; the watchdog resumes the request", () => {
   const states = new Map<string, EndpointLoad | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
   const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, config, clusters: metricsClusters(states, []) });
   const s = h.send(chat(text(2, 300), [], "q"));
@@ -86,7 +87,27 @@ test("without allow_on_headers_stop_iteration the body never arrives; the watchd
   assert.equal(resumed, 1, "the gateway is told the request may go on");
   assert.equal(h.chosen(s), null, "no decision without a body: the fallback load balancer decides");
   assert.equal(h.counter("fallback.body_not_delivered"), 1);
+  assert.equal(new TextDecoder().decode(s.state.properties.get("endpoint_picker.fallback")), "body_not_delivered",
+    "the stream, not the root context the timer runs in, carries the fallback for its access log");
   assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
+  h.complete(s);
+});
+
+test("a stalled request whose trailers came is still let go by the watchdog: Envoy gives the filter neither until it continues", () => {
+  const states = new Map<string, EndpointLoad | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
+  const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, config, clusters: metricsClusters(states, []) });
+  const body = new TextEncoder().encode(JSON.stringify(chat(text(3, 300), [], "q")));
+  const s = h.host.newStream({});
+  s.decodeHeaders(requestHeaders(body.length), false);
+  s.decodeData(body, false);
+  s.decodeTrailers([["x-checksum", "abc"]]);
+  assert.equal(s.requestState, "stalled");
+  h.clock.advanceTo(h.clock.nowMs() + 2500);
+  assert.equal(s.requestState, "forwarded", "resumed, not left waiting for the route timeout");
+  assert.deepEqual(s.calls.slice(2), ["proxy_on_request_body", "proxy_on_request_trailers"], "both reach the filter after it continues");
+  assert.deepEqual(s.takeReleasedBody(), body);
+  assert.equal(h.chosen(s), null);
+  assert.equal(h.counter("fallback.body_not_delivered"), 1);
   h.complete(s);
 });
 

@@ -37,15 +37,15 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
   }
 
   return {
-    // cpp-host exports.cc get_buffer_bytes: start + length overflowing is BadArgument; a start past the end
-    // (or a zero length) is Ok with a null pointer and size 0; a longer length is cut at the end.
+    // cpp-host exports.cc get_buffer_bytes: a start past the end (or a zero length) is Ok with a null pointer
+    // and size 0; a longer length is cut at the end. Its overflow check (start > start + length) is on
+    // 64-bit Words holding a 32-bit guest's u32 arguments, so it never fires: any start and length are Ok.
     "env.proxy_get_buffer_bytes": (type: number, start: number, maxSize: number, retPtr: number, retLen: number) => {
       const b = buffer(type);
       if (b === undefined) return Status.BadArgument;
       if (b === null) return Status.NotFound;
       start >>>= 0;
       maxSize >>>= 0;
-      if (start + maxSize > 0xffffffff) return Status.BadArgument;
       if (start >= b.length) return ret(retPtr, retLen, "");
       return ret(retPtr, retLen, b.subarray(start, Math.min(b.length, start + maxSize)));
     },

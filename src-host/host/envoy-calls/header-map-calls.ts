@@ -1,7 +1,7 @@
 // Header maps (proxy_get_header_map_*, proxy_set_header_map_pairs, proxy_add/replace/remove_header_map_value)
 // with Envoy's availability rules: which map exists in which callback, and which is writable.
 import { MapType, Status } from "../abi.ts";
-import { deserializeHeaderMap, withSerializedHeaderMap, type HeaderList } from "../header-map.ts";
+import { toPairs, withSerializedHeaderMap } from "../header-map.ts";
 import { HeaderMap } from "../stream.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
@@ -11,21 +11,22 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
   const enc = new TextEncoder();
 
   // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
-  // them (a headers callback that returned Continue, or continue_stream, drops them); on_log reads the
-  // access log's copies; nothing is writable then.
+  // them (a headers callback that returned Continue, or continue_stream, drops them). In on_log reads
+  // (getConstMap) see the access log's copies, but writes (getMap ignores access_log_phase_) reach a map
+  // only if the filter still holds it.
   function headerMap(type: number, write = false): HeaderMap | null | undefined {
     // undefined: unknown map type; null: known but not available now.
     const s = stream();
     switch (type) {
       case MapType.HttpRequestHeaders:
         if (!s) return null;
-        if (s.accessLogPhase) return write ? null : s.requestHeaders;
+        if (s.accessLogPhase && !write) return s.requestHeaders;
         return s.requestHeadersHeld ? s.requestHeaders : null;
       case MapType.HttpRequestTrailers:
         return s ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
         if (!s) return null;
-        if (s.accessLogPhase) return write ? null : s.responseHeaders;
+        if (s.accessLogPhase && !write) return s.responseHeaders;
         return s.responseHeadersHeld ? s.responseHeaders : null;
       case MapType.HttpResponseTrailers:
         return s ? s.responseTrailers : null;
@@ -60,16 +61,12 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       const written = withSerializedHeaderMap(m.pairs, (bytes) => mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)));
       return written ? Status.Ok : Status.InternalFailure;
     },
+    // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
+    // empty, so Context::setHeaderMapPairs clears the map and returns Ok.
     "env.proxy_set_header_map_pairs": (type: number, ptr: number, len: number) => {
       const m = headerMap(type, true);
       if (m === undefined || m === null || !writableMap(type)) return Status.BadArgument;
-      let pairs: HeaderList;
-      try {
-        pairs = deserializeHeaderMap(mem().read(ptr, len));
-      } catch {
-        return Status.BadArgument;
-      }
-      m.set(pairs);
+      m.set(toPairs(mem().read(ptr, len)));
       return Status.Ok;
     },
     // context.cc Context::getHeaderMapValue: an unavailable map is BadArgument, or NotFound in the access-log phase.

@@ -1,7 +1,7 @@
 // HTTP calls to clusters (proxy_http_call), their answer delivered to the root context, and the root
 // context's status (proxy_get_status).
 import { Status } from "../abi.ts";
-import { deserializeHeaderMap, type HeaderList } from "../header-map.ts";
+import { toPairs } from "../header-map.ts";
 import { deliveredResponse } from "../http-call.ts";
 import type { HttpCallOutcome } from "../cluster.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
@@ -13,20 +13,15 @@ export function httpCalls(scope: ImportScope): HostFunctions {
     // cpp-host exports.cc http_call: the call belongs to the root context of the calling context, so the
     // answer comes to proxy_on_http_call_response on the root context whoever dispatched it. Envoy's
     // Context::httpCall (context.cc): a negative timeout, an unknown cluster, or headers without :path,
-    // :method and :authority are BadArgument; a timeout of 0 means no timeout.
+    // :method and :authority are BadArgument; a timeout of 0 means no timeout. Malformed header or trailer
+    // maps read as empty (PairsUtil::toPairs): no headers fail that check, no trailers are just none.
     "env.proxy_http_call": (
       uPtr: number, uLen: number, hPtr: number, hLen: number, bPtr: number, bLen: number,
       tPtr: number, tLen: number, timeoutMs: number, retId: number,
     ) => {
       const clusterName = mem().readString(uPtr, uLen);
-      let headers: HeaderList;
-      let trailers: HeaderList;
-      try {
-        headers = deserializeHeaderMap(mem().read(hPtr, hLen));
-        trailers = deserializeHeaderMap(mem().read(tPtr, tLen));
-      } catch {
-        return Status.BadArgument;
-      }
+      const headers = toPairs(mem().read(hPtr, hLen));
+      const trailers = toPairs(mem().read(tPtr, tLen));
       const body = mem().read(bPtr, bLen);
       mem().writeU32(retId, 0);
       if ((timeoutMs | 0) < 0) return Status.BadArgument;

@@ -114,3 +114,10 @@ test("a call dispatched from a stream context is answered on the root context (c
   assert.equal(h.last("http_response_context"), String(worker.rootContextId));
   assert.equal(h.last("http_response_body"), "late", "the stream is gone, the root still gets the answer");
 });
+
+test("a malformed trailer map does not stop a call: cpp-host's PairsUtil::toPairs reads it as none (exports.cc http_call)", async () => {
+  const { h, calls, worker } = await setup();
+  worker.vm.call("conformance_http_call_malformed_trailers", [], worker.rootContextId);
+  assert.equal(h.last("http_call_malformed_trailers"), String(Status.Ok));
+  assert.equal(calls.length, 1, "the call went out");
+});

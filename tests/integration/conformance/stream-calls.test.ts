@@ -24,6 +24,47 @@ test("send_local_response is Ok and deferred to after the callback, so this filt
   assert.equal(s.requestState, "local-reply", "the Continue the callback returned does not forward the request");
 });
 
+test("send_local_response with a malformed header map is Ok and sends the reply without extra headers (cpp-host exports.cc send_local_response, pairs_util.cc PairsUtil::toPairs)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-malformed"), false);
+  assert.equal(h.last("malformed_local_reply"), String(Status.Ok));
+  assert.equal(s.localReply?.status, 403);
+  assert.equal(s.localReply?.details, "malformed_headers");
+  assert.deepEqual(s.localReply?.headers, []);
+});
+
+test("continue_stream and close_stream on an HTTP stream: Downstream is Ok and does nothing, Upstream is Unimplemented to continue and Ok to close, past Upstream is BadArgument (cpp-host exports.cc continue_stream/close_stream; context.cc Context::continueStream/closeStream)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(h.last("network_stream_types"), [Status.Ok, Status.Unimplemented, Status.Ok, Status.Ok, Status.BadArgument].join(","));
+  assert.equal(s.requestState, "forwarded", "closing a network stream type does not reset the HTTP stream");
+});
+
+test("set_header_map_pairs with a malformed map is Ok and clears the map (cpp-host exports.cc set_header_map_pairs, PairsUtil::toPairs; context.cc Context::setHeaderMapPairs)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("set-pairs-malformed"), false);
+  assert.equal(h.last("set_pairs_malformed"), String(Status.Ok));
+  assert.deepEqual(s.requestHeaders, []);
+});
+
+test("send_local_response for a stream from a root context's callback is sent after that callback returns, not inside it (context.cc Context::sendLocalResponse, addAfterVmCallAction)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  let changed = 0;
+  s.onChange = () => changed++;
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_local_reply_from_root", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("root_call_local_reply"), String(Status.Ok));
+  assert.equal(s.localReply?.status, 503);
+  assert.equal(h.last("response_inside_root_call"), "false");
+  assert.equal(changed, 1, "the gateway hears of the reply");
+});
+
 test("on the root context send_local_response and continue_stream are Ok and do nothing; proxy_done is NotFound (context.cc sendLocalResponse/continueStream without decoder callbacks; cpp-host wasm.cc WasmBase::done)", async () => {
   const h = await conformanceHost();
   h.clock.advanceTo(h.clock.nowMs() + 50);
@@ -48,12 +89,38 @@ test("after request headers return Continue the filter no longer has the request
   assert.equal(h.last("log_add_header"), String(Status.BadArgument));
 });
 
-test("get_buffer_bytes past the end of the body is Ok with nothing (cpp-host exports.cc get_buffer_bytes)", async () => {
+test("on_log can still change the request header map when the filter never let go of it (context.cc Context::getMap ignores access_log_phase_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  s.decodeData(enc.encode("x"), true);
+  assert.equal(s.requestState, "paused");
+  s.reset();
+  assert.equal(h.last("log_req_header"), String(Status.Ok));
+  assert.equal(h.last("log_add_header"), String(Status.Ok));
+});
+
+test("continue_stream(Response) lets held response headers go and keeps the response header map; it drops the request header map as continue_stream(Request) does (context.cc Context::continueStream)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-hold"), false);
+  assert.equal(s.localReply?.status, 429);
+  assert.equal(s.responseHeadersReleased, false, "on_response_headers returned StopIteration");
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 1], worker.rootContextId);
+  assert.equal(h.last("continue_from_root"), String(Status.Ok));
+  assert.equal(s.responseHeadersReleased, true);
+  assert.equal(h.last("after_continue_response_header"), String(Status.Ok), "response_headers_ is kept");
+  assert.equal(h.last("after_continue_request_header"), String(Status.BadArgument), "request_headers_ is dropped");
+});
+
+test("get_buffer_bytes past the end of the body is Ok with nothing, and a length whose end passes 2^32 is cut at the body's end (cpp-host exports.cc get_buffer_bytes: its overflow check is on 64-bit Words)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
   s.decodeHeaders(request("paused"), false);
   s.decodeData(enc.encode("twelve bytes"), true);
   assert.equal(h.last("body_past_end"), "0:0");
+  assert.equal(h.last("body_wrapping_length"), `${Status.Ok}:10`);
 });
 
 test("a stream's on_done returning false does not delay on_delete (context.cc Context::onDestroy: onDone() then onDelete())", async () => {
