@@ -1,6 +1,7 @@
 // The stock-Envoy build: the configured endpoints, metrics polled with proxy_http_call, routing by the
 // x-gateway-destination-endpoint header for the override_host load-balancing policy.
 export * from "./abi/exports";
+export * from "./abi/abi-version";
 import "./abi/abort";
 import { RootContext, setRootContextFactory } from "./abi/context";
 import { PickerRoot } from "./picker/picker-root";

@@ -1,13 +1,11 @@
 // The callbacks a proxy-wasm 0.2.1 HTTP filter exports (spec "Callbacks exposed by the Wasm module").
-// The entry file re-exports everything here. Unknown context ids are ignored, never trapped on.
+// The entry file re-exports everything here, and the ABI version mark of its gateway (abi-version.ts,
+// higress-abi-version.ts). Unknown context ids are ignored, never trapped on.
 import { createContext, deleteContext, rootById, streamById } from "./context";
 import { hostMalloc } from "./memory";
 import { collectAtEntry } from "./gc";
 import { HeadersAction, DataAction } from "./types";
 import { Stage, stageEnter, stageLeave } from "./stage-profile";
-
-/** Marks the ABI version this module speaks. */
-export function proxy_abi_version_0_2_1(): void {}
 
 /** The host allocates returned buffers in our memory through this. */
 export function malloc(size: usize): usize {

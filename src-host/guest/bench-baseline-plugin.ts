@@ -3,6 +3,7 @@
 // configuration "read-body" it also copies the whole request body into linear memory at the end of the
 // stream, as the picker must, and frees it; any other configuration leaves every callback empty.
 export * from "../../assembly/abi/exports";
+export * from "../../assembly/abi/higress-abi-version";
 import "../../assembly/abi/abort";
 import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
 import { getBufferBytes, Returned } from "../../assembly/abi/host";

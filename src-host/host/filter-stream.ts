@@ -169,8 +169,12 @@ export class FilterStream implements PluginStreamCalls {
     }
   }
 
+  // Whether a headers StopIteration stays itself. Stock Envoy: with allow_on_headers_stop_iteration (cpp-host
+  // context.cc convertVmCallResultToFilterHeadersStatus). Higress: for a module of its ABI 0.2.100 only (its cpp-host
+  // converts it for the 0.1 and 0.2 request-headers callbacks, on_request_headers_abi_01_ / _abi_02_).
   private stopIterationAllowed(): boolean {
-    return this.worker.host.flavor === "higress" || this.worker.host.allowOnHeadersStopIteration;
+    const host = this.worker.host;
+    return host.flavor === "higress" ? this.worker.vm.abiVersion === "0.2.100" : host.allowOnHeadersStopIteration;
   }
 
   /** The buffered request body grew to `size`: whether that is the limit's first crossing, where a

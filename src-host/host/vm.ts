@@ -26,6 +26,36 @@ export class MissingImportsError extends Error {
   }
 }
 
+export class UnknownAbiError extends Error {
+  constructor() {
+    super("Missing or unknown Proxy-Wasm ABI version");
+  }
+}
+
+/** The proxy-wasm ABI a module speaks, by its version mark. */
+export type AbiVersion = "0.1.0" | "0.2.0" | "0.2.1" | "0.2.100";
+
+const ABI_MARKS: ReadonlyArray<[string, AbiVersion]> = [
+  ["proxy_abi_version_0_1_0", "0.1.0"],
+  ["proxy_abi_version_0_2_0", "0.2.0"],
+  ["proxy_abi_version_0_2_1", "0.2.1"],
+  ["proxy_abi_version_0_2_100", "0.2.100"],
+];
+
+/**
+ * cpp-host bytecode_util.cc BytecodeUtil::getAbiVersion: the first function export, in the export section's order,
+ * that is a mark the host knows. Only Higress's cpp-host knows 0.2.100 (higress-group/proxy-wasm-cpp-host);
+ * a module with no known mark fails to load (wasm.cc WasmBase::load).
+ */
+export function abiVersionOf(module: WebAssembly.Module, flavor: Flavor): AbiVersion {
+  for (const e of WebAssembly.Module.exports(module)) {
+    if (e.kind !== "function") continue;
+    const mark = ABI_MARKS.find(([name, version]) => name === e.name && (version !== "0.2.100" || flavor === "higress"));
+    if (mark) return mark[1];
+  }
+  throw new UnknownAbiError();
+}
+
 export interface VmOptions {
   flavor: Flavor;
   vmId: string;
@@ -82,6 +112,7 @@ export class WasmVm {
   private nextContextId = 1;
   failed = false;
   private exports: Record<string, WebAssembly.ExportValue>;
+  readonly abiVersion: AbiVersion;
   /** Calls into the module now running (a host function may make the host call the module again). */
   private callDepth = 0;
   private afterCallActions: Array<() => void> = [];
@@ -91,6 +122,7 @@ export class WasmVm {
     readonly options: VmOptions,
     builders: ImportBuilder[],
   ) {
+    this.abiVersion = abiVersionOf(module, options.flavor);
     const provided: Record<string, Record<string, WebAssembly.ImportValue>> = {};
     for (const build of builders) {
       for (const [qualified, fn] of Object.entries(build(this))) {

@@ -1,5 +1,9 @@
 // A conformance plugin: exercises every host function of the ABI layer through the host and logs what it
 // observed as "CHECK <name> <value>" lines, which tests/integration/abi-conformance.test.ts asserts.
+// Both ABI marks, Higress's first: Higress takes the first mark it knows (0.2.100), stock Envoy, which does not know
+// that one, the next (0.2.1), so one module runs as a plugin of either.
+export * from "../../assembly/abi/higress-abi-version";
+export * from "../../assembly/abi/abi-version";
 export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";

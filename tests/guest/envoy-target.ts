@@ -1,5 +1,6 @@
 // Stock Envoy build of the target fixture: the destination goes in the override_host policy's header.
 export * from "../../assembly/abi/exports";
+export * from "../../assembly/abi/abi-version";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";
 import { Utf8 } from "../../assembly/abi/host";

@@ -1,5 +1,6 @@
 // Higress build of the target fixture: the destination goes through proxy_set_upstream_override_host.
 export * from "../../assembly/abi/exports";
+export * from "../../assembly/abi/higress-abi-version";
 import "../../assembly/abi/abort";
 import { proxy_set_upstream_override_host } from "../../assembly/abi/higress-imports";
 import { RootContext, setRootContextFactory } from "../../assembly/abi/context";

@@ -2,6 +2,7 @@
 // strings the test wrote with malloc) and logs each reply as "REPLY <token> <status> <get_status code>
 // <get_status message> <reply>"; tests/integration/redis-host-client.test.ts reads the lines.
 export * from "../../assembly/abi/exports";
+export * from "../../assembly/abi/higress-abi-version";
 export * from "../../assembly/abi/redis-exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import { compileFixture } from "../support/compile.ts";
 import { PluginHost } from "../../src-host/host/plugin-host.ts";
-import { MissingImportsError, WasmVm } from "../../src-host/host/vm.ts";
+import { MissingImportsError, UnknownAbiError, WasmVm } from "../../src-host/host/vm.ts";
+import binaryen from "binaryen";
 import { envoyImports } from "../../src-host/host/envoy-imports.ts";
 import { higressImports } from "../../src-host/host/higress-imports.ts";
 import { redisImports } from "../../src-host/host/redis-imports.ts";
@@ -14,7 +15,7 @@ const HIGRESS_ONLY = [
   "env.proxy_get_upstream_hosts", "env.proxy_set_upstream_override_host", "env.proxy_redis_init", "env.proxy_redis_call",
 ];
 const REQUIRED_EXPORTS = [
-  "proxy_abi_version_0_2_1", "malloc", "memory", "proxy_on_context_create", "proxy_on_vm_start", "proxy_on_configure",
+  "malloc", "memory", "proxy_on_context_create", "proxy_on_vm_start", "proxy_on_configure",
   "proxy_on_request_headers", "proxy_on_request_body", "proxy_on_response_headers", "proxy_on_response_body",
   "proxy_on_log", "proxy_on_done", "proxy_on_delete", "proxy_on_tick", "proxy_on_http_call_response",
 ];
@@ -39,12 +40,25 @@ for (const flavor of ["envoy", "higress"] as const) {
     const exports = WebAssembly.Module.exports(mod).map((e) => e.name);
     for (const name of REQUIRED_EXPORTS) assert.ok(exports.includes(name), `exports ${name}`);
     assert.equal(exports.includes("proxy_on_redis_call_response"), flavor === "higress", "only the Higress build takes Redis replies");
+    const marks = exports.filter((name) => name.startsWith("proxy_abi_version_"));
+    assert.deepEqual(marks, [flavor === "higress" ? "proxy_abi_version_0_2_100" : "proxy_abi_version_0_2_1"]);
   });
 }
 
-test("stock Envoy refuses the Higress build, naming the missing imports", () => {
+test("stock Envoy refuses the Higress build: it knows no ABI mark of it, and would miss its Higress imports", () => {
   assert.throws(
     () => PluginHost.create({ wasm: readBuiltPlugin("higress"), flavor: "envoy", pluginConfig: "{}" }),
+    (e: unknown) => e instanceof UnknownAbiError,
+  );
+  // The same imports under the 0.2.1 mark: refused by name.
+  const m = new binaryen.Module();
+  for (const name of HIGRESS_ONLY) m.addFunctionImport(name, "env", name.slice("env.".length), binaryen.none, binaryen.none);
+  m.addFunction("proxy_abi_version_0_2_1", binaryen.none, binaryen.none, [], m.nop());
+  m.addFunctionExport("proxy_abi_version_0_2_1", "proxy_abi_version_0_2_1");
+  const wasm = m.emitBinary();
+  m.dispose();
+  assert.throws(
+    () => PluginHost.create({ wasm, flavor: "envoy", pluginConfig: "{}" }),
     (e: unknown) => e instanceof MissingImportsError && HIGRESS_ONLY.every((n) => e.message.includes(n)),
   );
 });
@@ -55,7 +69,7 @@ test("a module that imports env.abort (AssemblyScript's default) fails to load, 
   const { error } = await asc.main(["tests/guest/aborting.ts", "--runtime", "stub", "--outFile", "out.wasm", "--config", "none.json"], {
     readFile: (name: string, baseDir: string) => {
       if (name === "none.json") return "{}";
-      if (name.endsWith("aborting.ts")) return "export function f(x: i32): i32 { assert(x > 0); return x; }";
+      if (name.endsWith("aborting.ts")) return "export function proxy_abi_version_0_2_1(): void {}\nexport function f(x: i32): i32 { assert(x > 0); return x; }";
       return null;
     },
     writeFile: (name: string, contents: Uint8Array) => {
