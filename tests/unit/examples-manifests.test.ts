@@ -122,6 +122,12 @@ test("Higress: the plugin's redis.cluster is the cluster of the example's Redis 
   assert.ok(deployment, "a Deployment backs it");
   const args: string[] = deployment.spec.template.spec.containers[0].args;
   assert.ok(args.includes("volatile-ttl") || args.includes("volatile-lru"), "when full, Redis evicts keys that have a TTL (all of ours)");
+  // No route points to the Redis Service, and with Higress's default global.onlyPushRouteCluster=true
+  // (helm/core/values.yaml; PILOT_FILTER_GATEWAY_CLUSTER_CONFIG) the gateway gets clusters only for routed
+  // Services, so the example must ask for the setting.
+  const routed = byKind("Ingress").flatMap((i: Obj) => i.spec.rules.flatMap((r: Obj) => r.http.paths.map((p: Obj) => `${p.backend.service?.name}.${i.metadata.namespace}`)));
+  assert.ok(!routed.includes(`${m[2]}.${m[3]}`), "the Redis is not a route's backend");
+  assert.match(readFileSync("examples/higress/wasmplugin.yaml", "utf8"), /global\.onlyPushRouteCluster=false/);
 });
 
 test("Higress: the Service's cluster gets a /metrics health check with store_metrics", () => {
