@@ -71,7 +71,7 @@ test("docs/config.md's table was found (the other checks read it)", () => {
 // Fields of higress.extensions.v1alpha1.WasmPlugin and MatchRule (alibaba/higress api/extensions/v1alpha1/wasmplugin.proto).
 const WASMPLUGIN_FIELDS = ["url", "sha256", "imagePullPolicy", "imagePullSecret", "verificationKey", "pluginConfig", "pluginName",
   "phase", "priority", "failStrategy", "vmConfig", "defaultConfig", "matchRules", "defaultConfigDisable"];
-const MATCHRULE_FIELDS = ["ingress", "domain", "config", "configDisable", "service"];
+const MATCHRULE_FIELDS = ["ingress", "domain", "config", "configDisable", "service", "routeType"];
 
 test("Higress WasmPlugin: CRD fields only, our image and root id, fail-open, rules by route and by service", () => {
   const [plugin] = byKind("WasmPlugin");
