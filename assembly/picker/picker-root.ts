@@ -179,8 +179,9 @@ export class PickerRoot extends WorkerPickers {
     if (this.config === null) return;
     const now = nowMs();
     const watchdog = this.watchdog;
-    if (watchdog !== null) watchdog.expire(now, BODY_WAIT_MS, resumeStream);
-    this.expireRedisCalls(now, 0);
+    // Resuming a stream makes it the effective context: the tick's own host calls act on the root again after.
+    if (watchdog !== null && watchdog.expire(now, BODY_WAIT_MS, resumeStream) > 0) setEffectiveContext(this.id);
+    this.expireRedisCalls(now, this.id);
     const p = this.defaultPicker;
     if (p !== null) this.tickPicker(p, now);
     for (let i = 0; i < this.rulePickers.length; i++) {
@@ -236,10 +237,10 @@ export class PickerRoot extends WorkerPickers {
 
   /**
    * Gives up the Redis calls that outlived redis.timeoutMs (counted as timeouts, with the back-off): the requests
-   * that wait for them are decided without Redis. Then the effective context is `currentStreamId` again (0: the
-   * root's own callback).
+   * that wait for them are decided without Redis. Then the effective context is `currentContextId` again (the
+   * stream or root whose callback runs).
    */
-  expireRedisCalls(now: f64, currentStreamId: u32): void {
+  expireRedisCalls(now: f64, currentContextId: u32): void {
     const pending = this.redisPending;
     if (pending === null) return;
     let resumed = false;
@@ -248,7 +249,7 @@ export class PickerRoot extends WorkerPickers {
       resumed = resumed || call.streamId != 0;
       this.endRedisCall(pending, call, null);
     }
-    if (resumed && currentStreamId != 0) setEffectiveContext(currentStreamId);
+    if (resumed) setEffectiveContext(currentContextId);
   }
 
   // Lets the waiting request (if any) go on with the reply (null: none usable), then frees the entry (not before:

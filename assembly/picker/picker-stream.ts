@@ -203,9 +203,10 @@ export class PickerStream extends LeaseHoldingStream {
   resumeAfterRedis(call: PendingCall, reply: RespReply | null): void {
     if (!this.redisWaiting || this.active === null) return;
     this.redisWaiting = false;
+    // The stream is gone from the host: whatever follows would act on the context that runs now.
+    if (setEffectiveContext(this.id) != Status.Ok) return;
     const active = this.active!;
     const now = nowMs();
-    setEffectiveContext(this.id);
     const d = this.picker.scratch.decision;
     decideAfterRedis(active.state, active.platform, d, call, reply, now);
     if (d.fallback != Fallback.None) this.failOpen(d.fallback);

@@ -32,6 +32,6 @@ export abstract class WorkerPickers extends RootContext {
   abstract select(): ConfiguredPicker | null;
 
   /** Gives up the Redis calls past their timeout, resuming their requests; the effective context is then
-   *  `currentStreamId` again. */
-  abstract expireRedisCalls(now: f64, currentStreamId: u32): void;
+   *  `currentContextId` again. */
+  abstract expireRedisCalls(now: f64, currentContextId: u32): void;
 }

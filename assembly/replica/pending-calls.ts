@@ -48,7 +48,7 @@ export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): 
 export class PendingCalls {
   readonly entries: StaticArray<PendingCall> = new StaticArray<PendingCall>(PENDING_CALLS);
   /** Entries in use. */
-  inFlight: i32 = 0;
+  private inFlight: i32 = 0;
 
   constructor() {
     for (let i = 0; i < PENDING_CALLS; i++) this.entries[i] = new PendingCall();

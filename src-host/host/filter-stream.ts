@@ -218,6 +218,8 @@ export class FilterStream implements PluginStreamCalls {
     // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
     // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
     // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
+    // That is upstream Envoy's order; higress-group/envoy's envoy-1.27 Context::decodeData calls the VM first and
+    // leaves buffering to the filter manager (a 413 only after StopIterationAndBuffer). Not modelled per flavor.
     if (this.bufferingBody && this.crossesLimit(this.state.requestBody.length)) this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }

@@ -13,7 +13,8 @@
 //    source/common/redis/async_client_impl.cc AsyncClientImpl::initialize, currentConfigEquals; envoy-1.27 always
 //    closes).
 //  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's
-//    event loop, never inside proxy_redis_call; status RedisStatus::Ok (0) is a reply, readable as buffer type 9
+//    event loop, never inside proxy_redis_call (a failure caused during a module call, when proxy_redis_init closes
+//    the connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9
 //    during the callback, RedisStatus::NetworkError (1) a failed call with no reply (higress-group/proxy-wasm-cpp-sdk
 //    proxy_wasm_enums.h RedisStatus; context.cc Context::onRedisCallSuccess / onRedisCallFailure). A failure also
 //    sets the root context's status, read by proxy_get_status, to BrokenConnection with the message "reset"
@@ -92,8 +93,8 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
       const token = lastToken >>> 0;
       mem().writeU32(tokenPtr, token);
       client.connection.send(query, (reply) => {
-        vm.options.clock.after(0, () => {
-          if (vm.failed) return;
+        const deliver = () => {
+          if (vm.failed || vm.shutDown) return;
           const root = vm.roots.get(rootId);
           if (!root) return;
           vm.redisCallResponse = reply;
@@ -107,7 +108,11 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
             vm.redisCallResponse = null;
             root.statusMessage = "";
           }
-        });
+        };
+        // Context::onRedisCallSuccess / onRedisCallFailure: an end that comes during a module call (requests that
+        // proxy_redis_init failed by closing their connection) is delivered when the call returns.
+        if (vm.inVmCall) vm.addAfterVmCallAction(deliver);
+        else vm.options.clock.after(0, deliver);
       });
       return Status.Ok;
     }) as WebAssembly.ImportValue,

@@ -111,6 +111,8 @@ export class WasmVm {
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
+  /** shutdown() ran. */
+  shutDown = false;
   private exports: Record<string, WebAssembly.ExportValue>;
   readonly abiVersion: AbiVersion;
   /** Calls into the module now running (a host function may make the host call the module again). */
@@ -252,8 +254,15 @@ export class WasmVm {
     return p.rootId;
   }
 
-  /** Stops timers; the instance is dropped with this object. */
+  /** A module call is running (a host call made from it is on the stack). */
+  get inVmCall(): boolean {
+    return this.callDepth > 0;
+  }
+
+  /** Stops timers; the instance is dropped with this object. Calls still in flight never call back (envoy
+   *  context.cc Context::~Context cancels its Redis and HTTP requests). */
   shutdown(): void {
+    this.shutDown = true;
     for (const r of this.roots.values()) r.cancelTick?.();
     for (const p of this.pendingCalls.values()) p.cancelTimeout();
     this.pendingCalls.clear();

@@ -55,7 +55,8 @@ export class SimRedis implements RedisTarget {
       send: (query, onReply) => {
         this.counters.calls++;
         client.send(query, (reply) => {
-          // The model never drops a connection: a call fails only when the op timer fired.
+          // The model never drops a connection: a call fails when the op timer fired, or when proxy_redis_init or
+          // a shutdown closed the connection (counted here too).
           if (reply === null) this.counters.timeouts++;
           onReply(reply);
         });

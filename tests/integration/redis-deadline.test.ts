@@ -18,11 +18,13 @@ const TIMEOUT_MS = 30;
  *  Envoy's default cluster connect_timeout of 5 s: far longer than these tests wait. */
 const unreachable = () => tcpRedis(6379, "redis.blackhole.test", { connectTimeoutMs: 5000, lookup: () => {} });
 
-function gateway(): PickerHarness {
+const REDIS = { cluster: CLUSTER, timeoutMs: TIMEOUT_MS };
+
+function gateway(config: object = { redis: REDIS }): PickerHarness {
   const h = pickerHost({
     workers: 1,
     redis: new Map([[CLUSTER, unreachable()]]),
-    config: { metrics: { snapshotTtlMs: 0 }, debug: { header: true }, redis: { cluster: CLUSTER, timeoutMs: TIMEOUT_MS } },
+    config: { metrics: { snapshotTtlMs: 0 }, debug: { header: true }, ...config },
   });
   h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
   return h;
@@ -81,4 +83,31 @@ test("a request that arrives after the deadline lets the overdue one go first, a
   assert.equal(h.counter("redis.timeout"), 1);
   assert.equal(h.host.traps, 0);
   h.host.close();
+});
+
+// Without load sharing nothing else keeps the tick short; Redis does, in the default configuration or in a rule.
+for (const [what, config] of [
+  ["the default configuration", { redis: REDIS, scoring: { shareLoadAcrossWorkers: false } }],
+  ["only a rule", { scoring: { shareLoadAcrossWorkers: false }, _rules_: [{ _match_domain_: ["gateway"], scoring: { shareLoadAcrossWorkers: false }, redis: REDIS }] }],
+] as const) {
+  test(`Redis in ${what} keeps a tick that lets a waiting request go after the timeout, with load sharing off`, () => {
+    const h = gateway(config);
+    const start = h.clock.nowMs();
+    const s = h.send(conversation(5));
+    assert.equal(s.requestState, "paused", "the request asks Redis");
+    h.clock.advanceTo(start + TIMEOUT_MS + 25);
+    assert.equal(s.requestState, "forwarded");
+    assert.equal(h.counter("redis.timeout"), 1);
+    h.host.close();
+  });
+}
+
+test("a gateway shut down while a request waits for Redis calls the plugin back no more (Context::~Context cancels)", () => {
+  const h = gateway();
+  const s = h.send(conversation(6));
+  assert.equal(s.requestState, "paused");
+  h.host.close();
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  assert.ok(!s.calls.includes("proxy_on_redis_call_response"));
+  assert.equal(s.requestState, "paused");
 });
