@@ -32,6 +32,7 @@ enum Label {
   TpRank = 6,
   PpRank = 7,
   DpRank = 8,
+  Priority = 9,
 }
 
 export class MetricLine {
@@ -53,6 +54,12 @@ export class MetricLine {
   laterPpRank: bool = false;
   /** SGLang's dp_rank label: -1 when absent, DP_RANK_OTHER when not a small number. */
   dpRank: i32 = -1;
+  /**
+   * SGLang's priority label has a value: the series is one priority's share of a count whose total is the series
+   * with priority="" (python/sglang/srt/observability/metrics_collector.py,
+   * SchedulerMetricsCollector._log_gauge_queue_count, with --enable-priority-scheduling).
+   */
+  priorityShare: bool = false;
   readonly sample: SampleValue = new SampleValue();
 
   clearLabels(): void {
@@ -64,6 +71,7 @@ export class MetricLine {
     this.laterTpRank = false;
     this.laterPpRank = false;
     this.dpRank = -1;
+    this.priorityShare = false;
   }
 
   /**
@@ -200,6 +208,10 @@ export class MetricLine {
         this.dpRank = rank >= 0 && rank < DP_RANK_OTHER ? <i32>rank : DP_RANK_OTHER;
         break;
       }
+      case Label.Priority: {
+        this.priorityShare = valueEnd > valueStart;
+        break;
+      }
     }
   }
 }
@@ -208,6 +220,7 @@ function matchLabel(s: usize, n: i32): Label {
   switch (n) {
     case 8: {
       if (bytesEqual(s, "max_lora")) return Label.MaxLora;
+      if (bytesEqual(s, "priority")) return Label.Priority;
       break;
     }
     case 21: {

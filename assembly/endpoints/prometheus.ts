@@ -159,6 +159,8 @@ export class PrometheusParser {
       if (q == 0) return;
     }
     if (q >= end || !isBlank(<u32>load<u8>(q))) return;
+    // One priority's share of a count already read in full from its priority="" series.
+    if (line.priorityShare) return;
     q = skipBlanks(q, end);
     q = readSampleValue(q, end, line.sample);
     if (q == 0) return;

@@ -227,6 +227,35 @@ describe("parsePrometheus families", () => {
     expect<bool>(metrics.hasCacheConfig).toBe(false);
   });
 
+  it("counts SGLang's priority totals, not their per-priority shares too", () => {
+    // With --enable-priority-scheduling SGLang labels every scheduler series priority="" and sets num_queue_reqs and
+    // num_running_reqs once as the total (priority="") and again per priority (priority="<int>", or "None" for
+    // requests without one): python/sglang/srt/observability/metrics_collector.py,
+    // SchedulerMetricsCollector.init_new and _log_gauge_queue_count.
+    const base = 'engine_type="unified",model_name="m",moe_ep_rank="0",pp_rank="0",';
+    const page =
+      "# TYPE sglang:num_queue_reqs gauge\n" +
+      "sglang:num_queue_reqs{" + base + 'priority="",tp_rank="0"} 5.0\n' +
+      "sglang:num_queue_reqs{" + base + 'priority="0",tp_rank="0"} 3.0\n' +
+      "sglang:num_queue_reqs{" + base + 'priority="10",tp_rank="0"} 2.0\n' +
+      "# TYPE sglang:num_running_reqs gauge\n" +
+      "sglang:num_running_reqs{" + base + 'priority="",tp_rank="0"} 8.0\n' +
+      "sglang:num_running_reqs{" + base + 'priority="None",tp_rank="0"} 8.0\n' +
+      "sglang:max_total_num_tokens{" + base + 'priority="",tp_rank="0"} 412000.0\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(5.0);
+    expect<f64>(metrics.running).toBe(8.0);
+    expect<i64>(metrics.numGpuBlocks).toBe(412000, "priority=\"\" is the whole");
+    // With data parallelism each engine's total still counts once.
+    const dataParallel =
+      'sglang:num_queue_reqs{dp_rank="0",priority="",tp_rank="0"} 4.0\n' +
+      'sglang:num_queue_reqs{dp_rank="0",priority="1",tp_rank="0"} 4.0\n' +
+      'sglang:num_queue_reqs{dp_rank="1",priority="1",tp_rank="1"} 1.0\n' +
+      'sglang:num_queue_reqs{dp_rank="1",priority="",tp_rank="1"} 1.0\n';
+    expect<bool>(parse(dataParallel)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(5.0, "a share listed before its total does not stand in for it");
+  });
+
   it("matches whole metric names only", () => {
     const page =
       "vllm:num_requests_waiting_total 9\n" +
