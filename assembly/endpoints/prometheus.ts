@@ -294,10 +294,15 @@ function isCount(v: f64): bool {
   return v >= 0 && v < Infinity;
 }
 
-/** Usage as a 0..1 fraction, or -1 when unusable. A value in (1, 100] is taken as a percentage. */
+/**
+ * Usage as a 0..1 fraction, or -1 when unusable. Every gauge read here is a fraction despite the "_perc" name:
+ * vLLM's kv_cache_usage_perc / gpu_cache_usage_perc are documented "1 means 100 percent usage"
+ * (vllm/v1/metrics/loggers.py PrometheusStatLogger.__init__, vllm/engine/metrics.py Metrics) and set from
+ * 1 - free blocks / total; SGLang's token_usage is used tokens / max_total_num_tokens
+ * (python/sglang/srt/managers/scheduler_metrics_mixin.py, _get_token_info). A finite value above 1 is a cache
+ * over-full, never a percentage (45 read as 0.45 would turn a full engine into a half-empty one): it reads as full.
+ */
 function usageFraction(v: f64): f64 {
-  if (!(v >= 0)) return -1;
-  if (v <= 1) return v;
-  if (v <= 100) return v / 100;
-  return -1;
+  if (!(v >= 0 && v < Infinity)) return -1;
+  return v <= 1 ? v : 1;
 }

@@ -320,18 +320,24 @@ describe("parsePrometheus values", () => {
   });
 
   it("returns false when every recognized sample is invalid", () => {
-    expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc 150\n")).toBe(false);
+    expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc -0.5\n")).toBe(false);
     expect<bool>(metrics.hasWaiting || metrics.hasKv).toBe(false);
   });
 
-  it("reads a KV usage above 1 and up to 100 as a percentage", () => {
+  it("reads KV usage as the 0..1 fraction the engines export, above 1 as full", () => {
+    // vLLM: "KV-cache usage. 1 means 100 percent usage." (vllm/v1/metrics/loggers.py); SGLang's token_usage is
+    // used / max_total_num_tokens. Neither ever writes a percentage, so 45 is not 0.45.
     parse("vllm:kv_cache_usage_perc 45\n");
-    expect<f64>(metrics.kvUsage).toBe(45.0 / 100.0);
-    parse("vllm:kv_cache_usage_perc 100\n");
     expect<f64>(metrics.kvUsage).toBe(1.0);
-    parse("vllm:kv_cache_usage_perc 1\n");
+    parse("vllm:gpu_cache_usage_perc 1.0000001\n");
     expect<f64>(metrics.kvUsage).toBe(1.0);
-    expect<bool>(parse("vllm:kv_cache_usage_perc 100.5\n")).toBe(false);
+    parse("sglang:token_usage 2.5\n");
+    expect<f64>(metrics.kvUsage).toBe(1.0);
+    parse("vllm:kv_cache_usage_perc 1.0\n");
+    expect<f64>(metrics.kvUsage).toBe(1.0);
+    parse("vllm:kv_cache_usage_perc 0.0\n");
+    expect<f64>(metrics.kvUsage).toBe(0.0);
+    expect<bool>(metrics.hasKv).toBe(true);
   });
 
   it("parses decimal, exponent and signed forms like parseFloat", () => {
