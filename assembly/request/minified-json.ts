@@ -1,7 +1,19 @@
 // Re-emits one JSON value as minified JSON: no whitespace, members in their given order, strings with
-// their original escapes, numbers as written. Deterministic for a given input value.
+// their original escapes, numbers as written, members named cache_control left out. Deterministic for a given
+// input value.
 import { JsonScanner, JsonToken } from "../json/scanner";
+import { jsonStringEquals } from "../json/string-compare";
 import { StreamWriter } from "./stream-writer";
+
+// Anthropic prompt-caching breakpoints (also accepted on OpenAI-style tools and parts by LiteLLM and
+// OpenRouter): clients move them to the newest message every turn, so a block that carried one in the
+// previous request carries none in this one. They say where to cache, not what the prompt is.
+const CACHE_CONTROL_BYTES: usize = 13;
+
+// The key the scanner is on is "cache_control" (escapes allowed).
+function isCacheControlKey(sc: JsonScanner): bool {
+  return (sc.hasEscapes || sc.end - sc.start == CACHE_CONTROL_BYTES) && jsonStringEquals(sc.start, sc.end, "cache_control");
+}
 
 /**
  * Writes the value whose first token the scanner just returned; reads up to its last token. Returns that
@@ -13,6 +25,14 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
   let needComma = false;
   while (true) {
     if (t >= JsonToken.End) return t;
+    if (t == JsonToken.String && sc.isKey && isCacheControlKey(sc)) {
+      // Left out with its value; the comma state stays that of the member before it.
+      if (sc.next() >= JsonToken.End) return sc.token;
+      const r = sc.skipValue();
+      if (r >= JsonToken.End) return r;
+      t = sc.next();
+      continue;
+    }
     if (t == JsonToken.ObjEnd || t == JsonToken.ArrEnd) {
       w.byte(t == JsonToken.ObjEnd ? 0x7d : 0x5d);
       needComma = true;

@@ -183,6 +183,22 @@ describe("anthropic messages", () => {
     expect(ex.kind).toBe(RequestKind.Anthropic);
   });
 
+  it("leaves cache_control members out of JSON records wherever they are", () => {
+    const cc = '"cache_control":{"type":"ephemeral","ttl":"5m"}';
+    const s = streamFor(
+      '{"model":"c","tools":[{' + cc + ',"name":"a"},{"name":"b",' + cc + '},{' + cc + "},{\"name\":\"c\"," + cc + ',"x":[1,{' + cc + "}]}]," +
+        '"messages":[{"role":"user","content":[{"type":"tool_result",' + cc + ',"tool_use_id":"t","content":[{"type":"text","text":"r",' + cc + "}]}]}]}",
+    );
+    expect(s).toBe(
+      FS + "tools" + US + '[{"name":"a"},{"name":"b"},{},{"name":"c","x":[1,{}]}]' +
+        msg("user", US + '{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"r"}]}'),
+    );
+    // Only keys: a string value "cache_control" stays.
+    expect(streamFor('{"model":"c","tools":["cache_control",{"k":"cache_control"}],"messages":[]}')).toBe(
+      FS + "tools" + US + '["cache_control",{"k":"cache_control"}]',
+    );
+  });
+
   it("writes system blocks joined by GS", () => {
     const s = streamFor('{"model":"c","messages":[{"role":"user","content":"u"}],"system":[{"type":"text","text":"S1"},{"type":"text","text":"S2"}]}');
     expect(s).toBe(msg("system", "S1" + GS + "S2") + msg("user", "u"));
@@ -333,6 +349,7 @@ describe("budget", () => {
       '{"model":"m","instructions":"S","input":[{"role":"user","content":[{"type":"input_text","text":"a"}]},{"type":"x"}]}',
       '{"system":[{"type":"text","text":"S"}],"model":"c","messages":[{"content":[{"text":"t","type":"text"}],"role":"user"}]}',
       '{"model":"m","prompt":["a","b"],"tools":[1,{"a":[2]}]}',
+      '{"model":"c","tools":[{"name":"t","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[{"type":"tool_result","cache_control":{"a":[1,2]},"content":"r"}]}]}',
     ];
     for (let b = 0; b < bodies.length; b++) {
       expect(run(bodies[b])).toBe(ExtractStatus.Ok);
