@@ -1,7 +1,7 @@
 // The entries of a messages or Responses input array: RS role US content, then SUB name US value for each
-// attribute present (name, tool_call_id, tool_calls, function_call) in that order. The head goes out as soon
-// as the role is read and the content right after it if it comes later; whatever came earlier is recorded
-// as a span and written when the object ends. An entry without a role is written as an item record.
+// attribute present and not null (name, tool_call_id, tool_calls, function_call) in that order. The head goes
+// out as soon as the role is read and the content right after it if it comes later; whatever came earlier is
+// recorded as a span and written when the object ends. An entry without a role is written as an item record.
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
@@ -94,7 +94,8 @@ export class MessageEntryWriter {
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
     for (let i = M_FIRST_ATTR; i < MESSAGE_KEYS.length; i++) {
-      if (!m.has(i) || core.stopped()) continue;
+      // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
+      if (!m.has(i) || m.token(i) == JsonToken.Null || core.stopped()) continue;
       w.byte(SUB);
       w.literal(unchecked(MESSAGE_KEYS[i]));
       w.byte(US);

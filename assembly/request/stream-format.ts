@@ -7,7 +7,7 @@
 //               entry* (from messages, or Responses input; a string input is message("user", input))
 //               [FS "prompt" US text (GS text)*]     completions prompt
 //   entry    := message | FS "item" US json          (array elements that have no "role")
-//   message  := RS role US content (SUB attr US value)*    attrs, if present, in the order
+//   message  := RS role US content (SUB attr US value)*    attrs, if present and not null, in the order
 //               name, tool_call_id, tool_calls, function_call
 //   content  := nothing (absent or null) | text (string) | part (GS part)* (array) | json (other)
 //   part     := text                                  type text|input_text|output_text, or a bare string
