@@ -94,8 +94,7 @@ export class PickerRoot extends WorkerPickers {
     if (poll > 0) this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
     // The tick also writes out the load changes a worker holds back (shared-load.ts), and gives up Redis calls past
     // their timeout while no request comes to do it.
-    const fast = sharesLoad(config) || usesRedis(config);
-    const period = fast ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
+    const period = anyWantsShortTick(config) ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
     this.tickPeriod = period;
     if (period > 0) setTickPeriodMs(period);
     const what = rules.length > 0 ? ", " + rules.length.toString() + " rule(s)" : "";
@@ -267,17 +266,15 @@ export class PickerRoot extends WorkerPickers {
   }
 }
 
-/** Whether any configuration counts load in shared data. */
-function sharesLoad(config: PluginConfig): bool {
-  if (config.hasDefault && config.shareLoadAcrossWorkers) return true;
-  for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.shareLoadAcrossWorkers) return true;
-  return false;
+/** Whether a configuration counts load in shared data or shares hints through Redis. */
+function wantsShortTick(c: PickerConfig): bool {
+  return c.shareLoadAcrossWorkers || c.redis.enabled;
 }
 
-/** Whether any configuration shares hints through Redis. */
-function usesRedis(config: PluginConfig): bool {
-  if (config.hasDefault && config.redis.enabled) return true;
-  for (let i = 0; i < config.rules.length; i++) if (config.rules[i].config.redis.enabled) return true;
+/** Whether any configuration, the default one or a rule's, wants the short tick. */
+function anyWantsShortTick(config: PluginConfig): bool {
+  if (config.hasDefault && wantsShortTick(config)) return true;
+  for (let i = 0; i < config.rules.length; i++) if (wantsShortTick(config.rules[i].config)) return true;
   return false;
 }
 

@@ -140,9 +140,10 @@ export class PickerStream extends LeaseHoldingStream {
   private decideAndRoute(bodySize: u32): bool {
     const active = this.active!;
     const state = active.state;
+    const now = nowMs();
     // Before this request uses the callback scratch: requests whose Redis call is overdue go first, and the
     // back-off that starts then keeps this one from waiting on the same Redis.
-    if (active.replica !== null) this.picker.expireRedisCalls(nowMs(), this.id);
+    if (active.replica !== null) this.picker.expireRedisCalls(now, this.id);
     const scratch = this.picker.scratch;
     const body = scratch.body;
     stageEnter(Stage.BodyRead);
@@ -156,7 +157,6 @@ export class PickerStream extends LeaseHoldingStream {
     stageEnter(Stage.Headers);
     const saltLen = readSaltHash(active.saltHeader, scratch.header, scratch.saltHash);
     const sessionHash = readSessionHash(active.sessionHeader, scratch.header);
-    const now = nowMs();
     stageLeave();
     const d = scratch.decision;
     decide(state, active.platform, d, body.ptr, body.len, now, scratch.saltHash, saltLen, sessionHash);
