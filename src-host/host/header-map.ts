@@ -57,31 +57,6 @@ export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
   return withSerializedHeaderMap(pairs, (bytes) => bytes.slice());
 }
 
-/** Parses a serialized map; throws on malformed input. Zero bytes or a single 0x00 byte is the empty map. */
-export function deserializeHeaderMap(bytes: Uint8Array): HeaderList {
-  if (bytes.length <= 1) {
-    if (bytes.length === 1 && bytes[0] !== 0) throw new Error("malformed header map: 1 byte, not 0x00");
-    return [];
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 4) throw new Error("malformed header map: short count");
-  const n = view.getUint32(0, true);
-  if (4 + n * 8 > bytes.length) throw new Error("malformed header map: sizes past end");
-  const out: HeaderList = [];
-  let data = 4 + n * 8;
-  for (let i = 0; i < n; i++) {
-    const kl = view.getUint32(4 + i * 8, true);
-    const vl = view.getUint32(8 + i * 8, true);
-    if (data + kl + vl + 2 > bytes.length) throw new Error("malformed header map: data past end");
-    if (bytes[data + kl] !== 0 || bytes[data + kl + 1 + vl] !== 0) throw new Error("malformed header map: missing NUL");
-    const k = dec.decode(bytes.subarray(data, data + kl));
-    const v = dec.decode(bytes.subarray(data + kl + 1, data + kl + 1 + vl));
-    out.push([k, v]);
-    data += kl + vl + 2;
-  }
-  return out;
-}
-
 /** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */
 const PAIRS_MAX_BYTES = 1024 * 1024;
 const PAIRS_MAX_COUNT = 1024;

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Status } from "../../src-host/host/abi.ts";
-import { deserializeHeaderMap, serializeHeaderMap, toPairs } from "../../src-host/host/header-map.ts";
+import { serializeHeaderMap, toPairs } from "../../src-host/host/header-map.ts";
 import type { Cluster } from "../../src-host/host/cluster.ts";
 import { conformanceHost } from "../support/conformance.ts";
 
@@ -25,15 +25,12 @@ let pending: Array<{ at: number; respond: (r: any) => void }> = [];
 
 test("host header-map codec matches the spec's byte layout", () => {
   assert.deepEqual(serializeHeaderMap([["a", "1"], ["b", "22"]]), SPEC_EXAMPLE);
-  assert.deepEqual(deserializeHeaderMap(SPEC_EXAMPLE), [["a", "1"], ["b", "22"]]);
-  assert.deepEqual(deserializeHeaderMap(new Uint8Array(0)), []);
-  assert.deepEqual(deserializeHeaderMap(Uint8Array.of(0)), []);
-  assert.throws(() => deserializeHeaderMap(SPEC_EXAMPLE.subarray(0, SPEC_EXAMPLE.length - 1)));
 });
 
 test("a map a module passes in reads as cpp-host's PairsUtil::toPairs does: malformed is empty, not an error", () => {
   assert.deepEqual(toPairs(SPEC_EXAMPLE), [["a", "1"], ["b", "22"]]);
   assert.deepEqual(toPairs(new Uint8Array(0)), []);
+  assert.deepEqual(toPairs(Uint8Array.of(0)), [], "the one-byte empty map");
   assert.deepEqual(toPairs(SPEC_EXAMPLE.subarray(0, SPEC_EXAMPLE.length - 1)), [], "a missing NUL");
   assert.deepEqual(toPairs(Uint8Array.of(...SPEC_EXAMPLE, 0)), [], "a byte left over");
   const many = serializeHeaderMap(Array.from({ length: 1025 }, (_, i): [string, string] => [`k${i}`, "v"]));
@@ -46,7 +43,7 @@ test("host header-map codec: the ASCII fast path and the UTF-8 path give the sam
   const utf8: Array<[string, string]> = [["x-name", "café ✓"], ["x-emoji", "🙂"]];
   for (const pairs of [ascii, utf8, [...ascii, ...utf8]]) {
     const bytes = serializeHeaderMap(pairs);
-    assert.deepEqual(deserializeHeaderMap(bytes), pairs);
+    assert.deepEqual(toPairs(bytes), pairs);
     const size = 4 + pairs.length * 8 + pairs.reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v) + 2, 0);
     assert.equal(bytes.length, size);
   }
@@ -55,9 +52,9 @@ test("host header-map codec: the ASCII fast path and the UTF-8 path give the sam
 test("host header-map codec: a map larger than the reused buffer, then a small one, serialize exactly", () => {
   const big: Array<[string, string]> = Array.from({ length: 300 }, (_, i) => [`x-h${i}`, "é".repeat(20) + "v".repeat(i)]);
   const bigBytes = serializeHeaderMap(big);
-  assert.deepEqual(deserializeHeaderMap(bigBytes), big);
+  assert.deepEqual(toPairs(bigBytes), big);
   assert.deepEqual(serializeHeaderMap([["a", "1"], ["b", "22"]]), SPEC_EXAMPLE);
-  assert.deepEqual(deserializeHeaderMap(bigBytes), big, "an earlier result is not overwritten by a later serialization");
+  assert.deepEqual(toPairs(bigBytes), big, "an earlier result is not overwritten by a later serialization");
 });
 
 test("the plugin's header-map writer and reader match the spec's byte layout", async () => {
