@@ -12,13 +12,13 @@
 //    the client was already initialised with the same one (higress-group/envoy envoy-1.36
 //    source/common/redis/async_client_impl.cc AsyncClientImpl::initialize, currentConfigEquals; envoy-1.27 always
 //    closes).
-//  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's
-//    event loop, never inside proxy_redis_call (a failure caused during a module call, when proxy_redis_init closes
-//    the connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9
-//    during the callback, RedisStatus::NetworkError (1) a failed call with no reply (higress-group/proxy-wasm-cpp-sdk
-//    proxy_wasm_enums.h RedisStatus; context.cc Context::onRedisCallSuccess / onRedisCallFailure). A failure also
-//    sets the root context's status, read by proxy_get_status, to BrokenConnection with the message "reset"
-//    during the callback (Context::onRedisCallFailure).
+//  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's event
+//    loop, never inside proxy_redis_call (a failure caused during a module call, when proxy_redis_init closes the
+//    connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status
+//    RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the callback, RedisStatus::NetworkError (1) a
+//    failed call with no reply (higress-group/proxy-wasm-cpp-sdk proxy_wasm_enums.h RedisStatus; context.cc
+//    Context::onRedisCallSuccess / onRedisCallFailure). A failure also sets the root context's status, read by
+//    proxy_get_status, to BrokenConnection with the message "reset" during the callback (Context::onRedisCallFailure).
 import { Status } from "./abi.ts";
 import type { VmHooks } from "./envoy-imports.ts";
 import { guarded } from "./envoy-imports.ts";
