@@ -1,7 +1,9 @@
 // Message content: a string, or an array of parts (text, image, audio, file, Anthropic blocks). A part is
 // written as its text, or as type US fields for the kinds with a fixed field list, or as US json otherwise.
 // A text part whose type comes before its text is written during the read; any other part is recorded as
-// member spans and written when the object ends.
+// member spans and written when the object ends. Thinking blocks are left out, separator and all: Anthropic
+// drops them from earlier turns itself, so clients may or may not send them back, and a turn must extend the
+// previous one either way (as with reasoning_content, which message-entries.ts never reads).
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { jsonStringEquals } from "../json/string-compare";
 import { EmitCore } from "./emit-core";
@@ -63,26 +65,28 @@ export class ContentPartWriter {
   private parts(sc: JsonScanner): void {
     const core = this.core;
     const w = core.writer;
-    let first = true;
+    let separate = false; // a part was written: the next one written is preceded by GS
     while (true) {
       const t = sc.next();
       if (t == JsonToken.ArrEnd || !core.ok(t)) return;
-      if (!first) w.byte(GS);
-      first = false;
       if (t == JsonToken.ObjStart) {
-        this.part(sc);
-      } else if (t == JsonToken.String) {
-        w.text(sc.start, sc.end);
+        if (this.part(sc, separate)) separate = true;
       } else {
-        w.byte(US);
-        core.ok(writeMinifiedJson(sc, w));
+        if (separate) w.byte(GS);
+        separate = true;
+        if (t == JsonToken.String) {
+          w.text(sc.start, sc.end);
+        } else {
+          w.byte(US);
+          core.ok(writeMinifiedJson(sc, w));
+        }
       }
       if (core.stopped()) return;
     }
   }
 
-  // The part whose ObjStart sc just returned.
-  private part(sc: JsonScanner): void {
+  // The part whose ObjStart sc just returned, after a GS when `separate`; false when it is left out.
+  private part(sc: JsonScanner, separate: bool): bool {
     const start = sc.tokenStart;
     const core = this.core;
     const p = this.partSpans;
@@ -94,23 +98,35 @@ export class ContentPartWriter {
       if (k == JsonToken.ObjEnd) break;
       if (k != JsonToken.String) {
         core.ok(k);
-        return;
+        return true;
       }
       const i = p.indexOfKey(sc);
       if (i == P_TEXT && !textDone && this.isTextPart(p)) {
         // A text part whose type came first: its text goes out during this read.
+        if (separate) w.byte(GS);
         core.inlineValue(sc, w.nextDecoded(sc));
         textDone = true;
-        if (core.stopped()) return;
+        if (core.stopped()) return true;
         continue;
       }
       const v = sc.next();
-      if (!core.ok(v)) return;
+      if (!core.ok(v)) return true;
       const valueStart = sc.tokenStart;
-      if (!core.ok(sc.skipValue())) return;
+      if (!core.ok(sc.skipValue())) return true;
       p.set(i, v, valueStart, sc.pos);
     }
-    if (!textDone) this.partFromSpans(start, sc.pos);
+    if (textDone) return true;
+    if (this.isThinkingPart(p)) return false;
+    if (separate) w.byte(GS);
+    this.partFromSpans(start, sc.pos);
+    return true;
+  }
+
+  private isThinkingPart(p: FieldSpans): bool {
+    if (p.token(P_TYPE) != JsonToken.String) return false;
+    const ts = p.start(P_TYPE) + 1;
+    const te = p.end(P_TYPE) - 1;
+    return jsonStringEquals(ts, te, "thinking") || jsonStringEquals(ts, te, "redacted_thinking");
   }
 
   private isTextPart(p: FieldSpans): bool {

@@ -1,18 +1,22 @@
 // The entries of a messages or Responses input array: RS role US content, then SUB name US value for each
 // attribute present and not null (name, tool_call_id, tool_calls, function_call) in that order. The head goes
 // out as soon as the role is read and the content right after it if it comes later; whatever came earlier is
-// recorded as a span and written when the object ends. An entry without a role is written as an item record.
+// recorded as a span and written when the object ends. An entry without a role is written as an item record,
+// except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
+// back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
+import { jsonStringEquals } from "../json/string-compare";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
 import { RS, SUB, US } from "./stream-format";
 
 // Members of a message (chat, Anthropic) or Responses input item.
-const MESSAGE_KEYS: StaticArray<string> = ["role", "content", "name", "tool_call_id", "tool_calls", "function_call"];
+const MESSAGE_KEYS: StaticArray<string> = ["role", "content", "name", "tool_call_id", "tool_calls", "function_call", "type"];
 const M_ROLE = 0;
 const M_CONTENT = 1;
-const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order
+const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order, up to M_TYPE
+const M_TYPE = 6;
 
 export class MessageEntryWriter {
   private readonly core: EmitCore;
@@ -86,14 +90,14 @@ export class MessageEntryWriter {
       if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
-      core.record("item", start, sc.pos);
+      if (!isReasoningItem(m)) core.record("item", start, sc.pos);
       return;
     }
     if (!contentDone) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
-    for (let i = M_FIRST_ATTR; i < MESSAGE_KEYS.length; i++) {
+    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) {
       // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
       if (!m.has(i) || m.token(i) == JsonToken.Null || core.stopped()) continue;
       w.byte(SUB);
@@ -103,4 +107,8 @@ export class MessageEntryWriter {
     }
     core.messageEnded(role, recordStart);
   }
+}
+
+function isReasoningItem(m: FieldSpans): bool {
+  return m.token(M_TYPE) == JsonToken.String && jsonStringEquals(m.start(M_TYPE) + 1, m.end(M_TYPE) - 1, "reasoning");
 }

@@ -6,10 +6,12 @@
 //               [message("system", instructions)]    Responses instructions
 //               entry* (from messages, or Responses input; a string input is message("user", input))
 //               [FS "prompt" US text (GS text)*]     completions prompt
-//   entry    := message | FS "item" US json          (array elements that have no "role")
+//   entry    := message | FS "item" US json          (array elements that have no "role"; Responses
+//                                                      reasoning items are left out)
 //   message  := RS role US content (SUB attr US value)*    attrs, if present and not null, in the order
 //               name, tool_call_id, tool_calls, function_call
-//   content  := nothing (absent or null) | text (string) | part (GS part)* (array) | json (other)
+//   content  := nothing (absent or null) | text (string) | part (GS part)* (array) | json (other);
+//               thinking and redacted_thinking parts are left out with their GS
 //   part     := text                                  type text|input_text|output_text, or a bare string
 //             | type US field (US field)*             image_url: url | input_image: image_url, file_id
 //                                                      image: source.data, source.url, source.file_id

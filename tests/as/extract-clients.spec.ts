@@ -207,6 +207,19 @@ describe("OpenAI Responses API", () => {
     expectEachTurnExtendsThePrevious(bodies);
   });
 
+  it("a turn extends the previous one whether the client sends reasoning items back or not", () => {
+    const withReasoning = "[" + first(RESPONSES_ITEMS, 5) + "]";
+    const without = withReasoning.replace(RESPONSES_ITEMS[2] + ",", "");
+    expect(without != withReasoning).toBe(true);
+    expectSameStream(responsesBody(withReasoning, 0), responsesBody(without, 0));
+    expectEachTurnExtendsThePrevious([
+      responsesBody(withReasoning, 0),
+      responsesBody("[" + first(RESPONSES_ITEMS, 7).replace(RESPONSES_ITEMS[2] + ",", "") + "]", 1),
+    ]);
+    // Other items without a role are still written.
+    expect(streamFor(responsesBody(without, 0)).includes("function_call_output")).toBe(true);
+  });
+
   it("extends a first turn whose input was a string", () => {
     expectEachTurnExtendsThePrevious([
       responsesBody('"list the files"', 0),
@@ -307,6 +320,31 @@ describe("Anthropic messages, agent with tools, thinking and cache breakpoints",
     expectSameStream(marked, plain);
     // A key "cache_control" spelled with escapes is the same key.
     expectSameStream(marked.replace('"cache_control"', '"cache\\u005fcontrol"'), plain);
+  });
+
+  it("a turn extends the previous one whether the client sends earlier thinking back or strips it", () => {
+    // Anthropic strips thinking from earlier turns itself, so clients differ: some echo every block, some drop them.
+    const echoed = anthropicBody(2, ANTHROPIC_TOOLS_PLAIN);
+    const stripped = anthropicBody(3, ANTHROPIC_TOOLS_PLAIN)
+      .replace(THINKING + ",", "")
+      .replace('{"type":"redacted_thinking","data":"EmwKAhgBEgy3"},', "");
+    expect(echoed.includes('"type":"thinking"') && echoed.includes("redacted_thinking")).toBe(true);
+    expect(stripped.includes('"type":"thinking"') || stripped.includes("redacted_thinking")).toBe(false);
+    expectEachTurnExtendsThePrevious([echoed, stripped]);
+  });
+
+  it("leaves out thinking and redacted_thinking blocks with their separator, wherever their type comes", () => {
+    const body = (content: string): string => '{"model":"c","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[' +
+      content + ']},{"role":"user","content":"go on"}]}';
+    const text = (t: string): string => '{"type":"text","text":"' + t + '"}';
+    const late = '{"signature":"EqQB","thinking":"hmm","type":"thinking"}';
+    const redacted = '{"type":"redacted_thinking","data":"EmwK"}';
+    expectSameStream(body(THINKING + "," + text("a")), body(text("a")));
+    expectSameStream(body(text("a") + "," + late + "," + text("b")), body(text("a") + "," + text("b")));
+    expectSameStream(body(redacted + "," + late + "," + TOOL_USE_1), body(TOOL_USE_1));
+    // Text parts still get their separator, and a message of thinking alone keeps its head.
+    expect(streamFor(body(text("a") + "," + late + "," + text("b"))).includes("a" + String.fromCharCode(0x1d) + "b")).toBe(true);
+    expectSameStream(body(THINKING), body(""));
   });
 
   it("reads system as a string and as blocks alike", () => {
