@@ -148,7 +148,7 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
-    this.state.requestHeaders.set(headers);
+    this.state.requestHeaders.set(headers, true);
     if (this.bypass) {
       this.requestState = "forwarded";
       return;
@@ -271,7 +271,9 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
-    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
+    const responseHeaders = new HeaderMap();
+    responseHeaders.set(headers, true);
+    this.state.responseHeaders = responseHeaders;
     if (this.bypass) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);

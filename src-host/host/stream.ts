@@ -1,6 +1,6 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
-import type { HeaderList } from "./header-map.ts";
+import { serializeHeaderMap, type HeaderList } from "./header-map.ts";
 
 export interface LocalReply {
   status: number;
@@ -29,29 +29,53 @@ export function normalizeHeaders(h: HeaderList): HeaderList {
 }
 
 export class HeaderMap {
-  constructor(public pairs: HeaderList = []) {}
+  private list: HeaderList;
+  // The map serialized (spec "Serialization"), or null until it is read after a change. Envoy's header maps hold
+  // the bytes the codec parsed and get_header_map_pairs copies them out; keeping them here spares every read the
+  // re-encoding of JS strings, which cost more than the plugin's own work on the gate (src-host/bench).
+  private bytes: Uint8Array | null = null;
+
+  constructor(pairs: HeaderList = []) {
+    this.list = pairs;
+  }
+
+  /** The pairs, to read: changes go through the methods. */
+  get pairs(): HeaderList {
+    return this.list;
+  }
 
   get(key: string): string | undefined {
     const k = key.toLowerCase();
-    return this.pairs.find((pair) => pair[0] === k)?.[1];
+    return this.list.find((pair) => pair[0] === k)?.[1];
   }
   add(key: string, value: string): void {
-    this.pairs.push([key.toLowerCase(), value]);
+    this.list.push([key.toLowerCase(), value]);
+    this.bytes = null;
   }
   replace(key: string, value: string): void {
     const k = key.toLowerCase();
-    const i = this.pairs.findIndex((pair) => pair[0] === k);
+    const i = this.list.findIndex((pair) => pair[0] === k);
     this.remove(k);
-    if (i < 0) this.pairs.push([k, value]);
-    else this.pairs.splice(Math.min(i, this.pairs.length), 0, [k, value]);
+    if (i < 0) this.list.push([k, value]);
+    else this.list.splice(Math.min(i, this.list.length), 0, [k, value]);
+    this.bytes = null;
   }
   remove(key: string): void {
     const k = key.toLowerCase();
     // Index access, not [n] destructuring: destructuring runs the iterator protocol on every pair.
-    if (this.pairs.some((pair) => pair[0] === k)) this.pairs = this.pairs.filter((pair) => pair[0] !== k);
+    if (this.list.some((pair) => pair[0] === k)) {
+      this.list = this.list.filter((pair) => pair[0] !== k);
+      this.bytes = null;
+    }
   }
-  set(pairs: HeaderList): void {
-    this.pairs = normalizeHeaders(pairs);
+  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire, whose bytes the codec already has. */
+  set(pairs: HeaderList, fromCodec = false): void {
+    this.list = normalizeHeaders(pairs);
+    this.bytes = fromCodec ? serializeHeaderMap(this.list) : null;
+  }
+  /** The serialized map; the caller must not change it. */
+  serialized(): Uint8Array {
+    return (this.bytes ??= serializeHeaderMap(this.list));
   }
 }
 

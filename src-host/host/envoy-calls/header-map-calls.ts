@@ -1,14 +1,12 @@
 // Header maps (proxy_get_header_map_*, proxy_set_header_map_pairs, proxy_add/replace/remove_header_map_value)
 // with Envoy's availability rules: which map exists in which callback, and which is writable.
 import { MapType, Status } from "../abi.ts";
-import { toPairs, withSerializedHeaderMap } from "../header-map.ts";
+import { toPairs } from "../header-map.ts";
 import { HeaderMap } from "../stream.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
 export function headerMapCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
-
-  const enc = new TextEncoder();
 
   // context.cc Context::getMap / getConstMap: the stream's header maps exist only while the filter holds
   // them (a headers callback that returned Continue, or continue_stream, drops them). In on_log reads
@@ -48,7 +46,8 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
     "env.proxy_get_header_map_size": (type: number, retSize: number) => {
       const m = writableMap(type) ? headerMap(type, true) : null;
       if (m === undefined || m === null) return Status.BadArgument;
-      mem().writeU32(retSize, m.pairs.reduce((n, [k, v]) => n + enc.encode(k).length + enc.encode(v).length, 0));
+      // The serialized map less its count, the two lengths of each pair and the two NULs after them.
+      mem().writeU32(retSize, m.serialized().length - 4 - 10 * m.pairs.length);
       return Status.Ok;
     },
     // context.cc Context::getHeaderMapPairs: always Ok; a map that is not available now reads as empty.
@@ -57,9 +56,8 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       const m = headerMap(type);
       if (m === undefined) return Status.BadArgument;
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
-      // The module's allocator runs between serializing and copying; it makes no host call that serializes.
-      const written = withSerializedHeaderMap(m.pairs, (bytes) => mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)));
-      return written ? Status.Ok : Status.InternalFailure;
+      const bytes = m.serialized();
+      return mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)) ? Status.Ok : Status.InternalFailure;
     },
     // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
     // empty, so Context::setHeaderMapPairs clears the map and returns Ok.
