@@ -59,7 +59,8 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
       // The module's allocator runs between serializing and copying; it makes no host call that serializes.
       const written = withSerializedHeaderMap(m.pairs, (bytes) => mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)));
-      return written ? Status.Ok : Status.InternalFailure;
+      // exports.cc get_header_map_pairs: allocMemory refused => InvalidMemoryAccess.
+      return written ? Status.Ok : Status.InvalidMemoryAccess;
     },
     // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
     // empty, so Context::setHeaderMapPairs clears the map and returns Ok.
