@@ -62,3 +62,28 @@ test("shared data: the first cas is 1, each set takes the next, cas 0 always wri
   calls["env.proxy_get_shared_data"](k, kl, 300, 304, 308);
   assert.equal(u32(308), 3);
 });
+
+test("shared queues: an empty vm_id resolves this VM's own queue (context.cc ContextBase::lookupSharedQueue)", () => {
+  const { calls, put, u32 } = bareVm({ vmId: "own" });
+  const [n, nl] = put(100, "q");
+  assert.equal(calls["env.proxy_register_shared_queue"](n, nl, 300), Status.Ok);
+  const token = u32(300);
+  assert.equal(calls["env.proxy_resolve_shared_queue"](0, 0, n, nl, 304), Status.Ok);
+  assert.equal(u32(304), token);
+  const [o, ol] = put(200, "other");
+  assert.equal(calls["env.proxy_resolve_shared_queue"](o, ol, n, nl, 308), Status.NotFound);
+});
+
+test("shared queues: on_queue_ready comes on a later event-loop turn, not inside the enqueue (shared_queue.cc SharedQueue::enqueue, envoy wasm.cc Wasm::callOnThreadFunction)", () => {
+  const { calls, put, u32, ready, clock } = bareVm();
+  const [n, nl] = put(100, "q");
+  calls["env.proxy_register_shared_queue"](n, nl, 300);
+  const token = u32(300);
+  const [v, vl] = put(200, "item");
+  assert.equal(calls["env.proxy_enqueue_shared_queue"](token, v, vl), Status.Ok);
+  assert.deepEqual(ready, [], "nothing is delivered during the enqueue call");
+  clock.advanceTo(clock.nowMs());
+  assert.deepEqual(ready, [[1, token]]);
+  assert.equal(calls["env.proxy_dequeue_shared_queue"](token, 304, 308), Status.Ok);
+  assert.equal(calls["env.proxy_dequeue_shared_queue"](token, 304, 308), Status.Empty);
+});

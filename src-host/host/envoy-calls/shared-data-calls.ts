@@ -24,14 +24,23 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
       const root = rootOf(vm.effectiveContextId);
       if (root === null) return Status.BadArgument;
+      // shared_queue.cc SharedQueue::enqueue hands onQueueReady to the registering VM's call_on_thread,
+      // which Envoy's Wasm::callOnThreadFunction (wasm.cc) posts to that worker's dispatcher: a later
+      // event-loop turn, never inside the enqueue call.
       const id = proc.queues.register(vm.options.vmId, mem().readString(nPtr, nLen), {
-        onQueueReady: (queueId) => hooks().queueReady(root, queueId),
+        onQueueReady: (queueId) => {
+          vm.options.clock.after(0, () => {
+            if (!vm.shutDown) hooks().queueReady(root, queueId);
+          });
+        },
       });
       mem().writeU32(retId, id);
       return Status.Ok;
     },
     "env.proxy_resolve_shared_queue": (vPtr: number, vLen: number, nPtr: number, nLen: number, retId: number) => {
-      const id = proc.queues.resolve(mem().readString(vPtr, vLen), mem().readString(nPtr, nLen));
+      // context.cc ContextBase::lookupSharedQueue: an empty vm_id means this VM's own.
+      const vmId = mem().readString(vPtr, vLen);
+      const id = proc.queues.resolve(vmId === "" ? vm.options.vmId : vmId, mem().readString(nPtr, nLen));
       if (id === null) return Status.NotFound;
       mem().writeU32(retId, id);
       return Status.Ok;
