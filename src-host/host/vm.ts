@@ -107,7 +107,9 @@ export class WasmVm {
   redisCallResponse: Uint8Array | null = null;
   /** Redis connections this VM's proxy_redis_init opened. */
   readonly redisConnections = new Set<RedisConnection>();
-  private nextCallId = 1;
+  /** cpp-host wasm.h next_http_call_id_: starts at CalloutType::HttpCall (0) and each call adds
+   *  kCalloutIncrement (4), so HTTP call tokens are 4, 8, ... (low two bits 0; Higress's Redis tokens end in 3). */
+  private lastHttpCallId = 0;
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
@@ -239,7 +241,7 @@ export class WasmVm {
   /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
    *  is positive (context.cc). */
   registerHttpCall(rootId: number, timeoutMs: number, onTimeout: (callId: number) => void): number {
-    const callId = this.nextCallId++;
+    const callId = (this.lastHttpCallId = (this.lastHttpCallId + 4) >>> 0);
     const cancelTimeout = timeoutMs > 0 ? this.options.clock.after(timeoutMs, () => onTimeout(callId)) : () => {};
     this.pendingCalls.set(callId, { rootId, cancelTimeout });
     return callId;

@@ -177,6 +177,7 @@ class ConformanceRoot extends RootContext {
     const call = host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000);
     check("http_call", host.statusOf(call).toString());
     check("http_call_id_nonzero", (host.isOk(call) && call != 0).toString());
+    check("http_call_token", host.isOk(call) ? call.toString() : "error");
 
     check("tick_set", host.setTickPeriodMs(10).toString());
     return true;

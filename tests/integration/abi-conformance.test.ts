@@ -135,6 +135,8 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   expect("http_call_unknown_cluster", String(Status.BadArgument));
   expect("http_call", "0");
   expect("http_call_id_nonzero", "true");
+  // cpp-host wasm.h nextHttpCallId: tokens step by kCalloutIncrement (4) from CalloutType::HttpCall (0), per VM.
+  assert.deepEqual(h.values("http_call_token"), ["4", "4"]);
   expect("tick_set", "0");
 
   // Canary and worker each configured: one canary plus one worker.
