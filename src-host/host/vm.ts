@@ -1,6 +1,6 @@
 // One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
 // each host call may see during the current callback. Envoy runs one of these per worker thread.
-import { BufferType } from "./abi.ts";
+import { BufferType, LogLevel } from "./abi.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
@@ -259,6 +259,25 @@ export class WasmVm {
   /** A module call is running (a host call made from it is on the stack). */
   get inVmCall(): boolean {
     return this.callDepth > 0;
+  }
+
+  /** cpp-host wasm.cc WasmBase::startShutdown, run when a worker's WasmHandle goes (~WasmHandleBase): each root
+   *  context gets on_done and, if that returned true, on_delete (ContextBase::onDone/onDelete: nothing on a
+   *  failed VM). A root that answered false waits for proxy_done, which a VM dropped right after never gets.
+   *  Not for a configuration canary: cpp-host WasmHandleBase::canary kill()s a passing one's handle (no
+   *  shutdown) and a failing one is failed. Then shutdown(). */
+  startShutdown(): void {
+    if (this.shutDown) return;
+    for (const id of [...this.roots.keys()]) {
+      if (this.failed) break;
+      try {
+        if (this.call("proxy_on_done", [id], id) !== 0) this.call("proxy_on_delete", [id], id);
+      } catch (e) {
+        if (!(e instanceof WasmTrap)) throw e;
+        this.options.log(LogLevel.Critical, e.message, this);
+      }
+    }
+    this.shutdown();
   }
 
   /** Stops timers; the instance is dropped with this object. Calls still in flight never call back (envoy

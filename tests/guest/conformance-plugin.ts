@@ -195,6 +195,15 @@ class ConformanceRoot extends RootContext {
     if (ticks >= 2) host.setTickPeriodMs(0);
   }
 
+  onDone(): bool {
+    check("root_on_done", this.id.toString());
+    return true;
+  }
+
+  onDelete(): void {
+    check("root_on_delete", this.id.toString());
+  }
+
   onQueueReady(queueId: u32): void {
     check("queue_ready", (queueId == registeredQueueId).toString());
   }
