@@ -15,7 +15,7 @@ export function rawUpstreamHosts(source: UpstreamHostsSource): ImportBuilder {
       const answer = source();
       if (!(answer instanceof Uint8Array)) return answer.status;
       try {
-        return vm.memory.returnBytes(retPtr, retLen, answer) ? Status.Ok : Status.InternalFailure;
+        return vm.memory.returnBytes(retPtr, retLen, answer) ? Status.Ok : Status.InvalidMemoryAccess;
       } catch {
         return Status.InvalidMemoryAccess;
       }

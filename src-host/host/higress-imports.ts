@@ -23,7 +23,8 @@ export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportVal
       // pointer and size 0 (copyToPointerSize("")), not an empty serialized map.
       const hosts = cluster.hosts();
       const payload = hosts.length === 0 ? new Uint8Array(0) : upstreamHostsPayload(hosts);
-      return vm.memory.returnBytes(retPtr, retLen, payload) ? Status.Ok : Status.InternalFailure;
+      // allocMemory refused => InvalidMemoryAccess, as every copy out in exports.cc.
+      return vm.memory.returnBytes(retPtr, retLen, payload) ? Status.Ok : Status.InvalidMemoryAccess;
     }) as WebAssembly.ImportValue,
     "env.proxy_set_upstream_override_host": guarded(vm, "proxy_set_upstream_override_host", (ptr: number, len: number) => {
       const stream = vm.streams.get(vm.effectiveContextId);

@@ -259,7 +259,8 @@ export class PluginHost {
     return this.process.stats.snapshot();
   }
 
+  /** The plugin goes away: each worker's VM shuts down, its root context told first (WasmVm.startShutdown). */
   close(): void {
-    for (const w of this.workers) w.vm.shutdown();
+    for (const w of this.workers) w.vm.startShutdown();
   }
 }

@@ -91,65 +91,52 @@ export class SharedQueues {
 
 export interface Stat {
   type: number;
+  /** Counters and gauges: Envoy's uint64 value (a gauge taken below 0 wraps, as GaugeImpl::sub does in a
+   *  release build). */
   value: bigint;
   samples: bigint[];
 }
 
-/** The stats store. Metrics are defined per VM but a name maps to one process-wide stat, as in Envoy. */
+const U64 = (v: bigint) => BigInt.asUintN(64, v);
+const TYPE_NAMES = ["counter", "gauge", "histogram"];
+
+/** The stats store. Metrics are defined per VM but a (type, name) maps to one process-wide stat, as in Envoy,
+ *  whose store keeps counters, gauges and histograms apart: one name may be all three. */
 export class StatsStore {
-  private stats = new Map<string, Stat>();
+  private stats = new Map<string, Stat & { name: string }>();
 
-  define(type: number, name: string): boolean {
-    if (type !== MetricType.Counter && type !== MetricType.Gauge && type !== MetricType.Histogram) return false;
-    const s = this.stats.get(name);
-    if (s && s.type !== type) return false;
-    if (!s) this.stats.set(name, { type, value: 0n, samples: [] });
-    return true;
+  /** The stat of that type and name, created at zero the first time (Stats::Utility::counterFromElements,
+   *  gaugeFromStatNames, histogramFromStatNames). */
+  stat(type: number, name: string): Stat {
+    const key = `${type}\0${name}`;
+    let s = this.stats.get(key);
+    if (!s) this.stats.set(key, (s = { type, name, value: 0n, samples: [] }));
+    return s;
   }
 
-  /** The stat behind a name, so a VM can keep it per metric id. */
-  stat(name: string): Stat | undefined {
-    return this.stats.get(name);
+  /** Counter add / gauge add or sub (envoy context.cc Context::incrementMetric decides what is allowed). */
+  add(s: Stat, delta: bigint): void {
+    s.value = U64(s.value + delta);
   }
 
-  increment(name: string, delta: bigint): number {
-    return this.incrementStat(this.stats.get(name), delta);
-  }
-
-  incrementStat(s: Stat | undefined, delta: bigint): number {
-    if (!s) return Status.NotFound;
-    if (s.type === MetricType.Counter) {
-      if (delta <= 0n) return Status.BadArgument;
-      s.value += delta;
-    } else if (s.type === MetricType.Gauge) {
-      s.value += delta;
-    } else return Status.BadArgument;
-    return Status.Ok;
-  }
-
-  record(name: string, value: bigint): number {
-    const s = this.stats.get(name);
-    if (!s) return Status.NotFound;
-    if (s.type === MetricType.Counter) s.value += value;
-    else if (s.type === MetricType.Gauge) s.value = value;
+  /** Context::recordMetric: a counter adds, a gauge is set, a histogram records a sample. */
+  record(s: Stat, value: bigint): void {
+    if (s.type === MetricType.Counter) s.value = U64(s.value + value);
+    else if (s.type === MetricType.Gauge) s.value = U64(value);
     else {
-      s.samples.push(value);
+      s.samples.push(U64(value));
       if (s.samples.length > 4096) s.samples.shift();
     }
-    return Status.Ok;
   }
 
-  get(name: string): { status: number; value?: bigint } {
-    const s = this.stats.get(name);
-    if (!s) return { status: Status.NotFound };
-    if (s.type === MetricType.Histogram) return { status: Status.BadArgument };
-    return { status: Status.Ok, value: s.value };
-  }
-
-  /** name → value (counters and gauges) or samples (histograms). */
+  /** name → value (counters and gauges) or samples (histograms); a name also defined with another type is
+   *  listed again as "name (gauge)" etc. */
   snapshot(): Record<string, number | number[]> {
     const out: Record<string, number | number[]> = {};
-    for (const [k, s] of this.stats) out[k] = s.type === MetricType.Histogram ? s.samples.map(Number) : Number(s.value);
+    for (const s of this.stats.values()) {
+      const key = s.name in out ? `${s.name} (${TYPE_NAMES[s.type]})` : s.name;
+      out[key] = s.type === MetricType.Histogram ? s.samples.map(Number) : Number(s.value);
+    }
     return out;
   }
 }

@@ -1,6 +1,6 @@
 // One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
 // each host call may see during the current callback. Envoy runs one of these per worker thread.
-import { BufferType } from "./abi.ts";
+import { BufferType, LogLevel } from "./abi.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
@@ -107,7 +107,9 @@ export class WasmVm {
   redisCallResponse: Uint8Array | null = null;
   /** Redis connections this VM's proxy_redis_init opened. */
   readonly redisConnections = new Set<RedisConnection>();
-  private nextCallId = 1;
+  /** cpp-host wasm.h next_http_call_id_: starts at CalloutType::HttpCall (0) and each call adds
+   *  kCalloutIncrement (4), so HTTP call tokens are 4, 8, ... (low two bits 0; Higress's Redis tokens end in 3). */
+  private lastHttpCallId = 0;
   private pendingCalls = new Map<number, PendingHttpCall>();
   private nextContextId = 1;
   failed = false;
@@ -239,7 +241,7 @@ export class WasmVm {
   /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
    *  is positive (context.cc). */
   registerHttpCall(rootId: number, timeoutMs: number, onTimeout: (callId: number) => void): number {
-    const callId = this.nextCallId++;
+    const callId = (this.lastHttpCallId = (this.lastHttpCallId + 4) >>> 0);
     const cancelTimeout = timeoutMs > 0 ? this.options.clock.after(timeoutMs, () => onTimeout(callId)) : () => {};
     this.pendingCalls.set(callId, { rootId, cancelTimeout });
     return callId;
@@ -257,6 +259,25 @@ export class WasmVm {
   /** A module call is running (a host call made from it is on the stack). */
   get inVmCall(): boolean {
     return this.callDepth > 0;
+  }
+
+  /** cpp-host wasm.cc WasmBase::startShutdown, run when a worker's WasmHandle goes (~WasmHandleBase): each root
+   *  context gets on_done and, if that returned true, on_delete (ContextBase::onDone/onDelete: nothing on a
+   *  failed VM). A root that answered false waits for proxy_done, which a VM dropped right after never gets.
+   *  Not for a configuration canary: cpp-host WasmHandleBase::canary kill()s a passing one's handle (no
+   *  shutdown) and a failing one is failed. Then shutdown(). */
+  startShutdown(): void {
+    if (this.shutDown) return;
+    for (const id of [...this.roots.keys()]) {
+      if (this.failed) break;
+      try {
+        if (this.call("proxy_on_done", [id], id) !== 0) this.call("proxy_on_delete", [id], id);
+      } catch (e) {
+        if (!(e instanceof WasmTrap)) throw e;
+        this.options.log(LogLevel.Critical, e.message, this);
+      }
+    }
+    this.shutdown();
   }
 
   /** Stops timers; the instance is dropped with this object. Calls still in flight never call back (envoy

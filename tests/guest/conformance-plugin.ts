@@ -177,6 +177,7 @@ class ConformanceRoot extends RootContext {
     const call = host.dispatchHttpCall(new Utf8("metrics"), writer, null, 1000);
     check("http_call", host.statusOf(call).toString());
     check("http_call_id_nonzero", (host.isOk(call) && call != 0).toString());
+    check("http_call_token", host.isOk(call) ? call.toString() : "error");
 
     check("tick_set", host.setTickPeriodMs(10).toString());
     return true;
@@ -192,6 +193,15 @@ class ConformanceRoot extends RootContext {
     ticks++;
     check("tick", ticks.toString());
     if (ticks >= 2) host.setTickPeriodMs(0);
+  }
+
+  onDone(): bool {
+    check("root_on_done", this.id.toString());
+    return true;
+  }
+
+  onDelete(): void {
+    check("root_on_delete", this.id.toString());
   }
 
   onQueueReady(queueId: u32): void {

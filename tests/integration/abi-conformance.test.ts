@@ -113,7 +113,9 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   expect("queue_resolve_missing", String(Status.NotFound));
   expect("queue_dequeue_empty", String(Status.Empty));
   expect("queue_enqueue", "0");
-  expect("queue_ready", "true");
+  // on_queue_ready is posted to the registering worker's dispatcher (envoy wasm.cc Wasm::callOnThreadFunction):
+  // not during the configure that enqueued.
+  assert.deepEqual(h.values("queue_ready"), []);
   expect("queue_dequeue", "item-1");
   expect("queue_bad_id", String(Status.NotFound));
 
@@ -133,6 +135,8 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   expect("http_call_unknown_cluster", String(Status.BadArgument));
   expect("http_call", "0");
   expect("http_call_id_nonzero", "true");
+  // cpp-host wasm.h nextHttpCallId: tokens step by kCalloutIncrement (4) from CalloutType::HttpCall (0), per VM.
+  assert.deepEqual(h.values("http_call_token"), ["4", "4"]);
   expect("tick_set", "0");
 
   // Canary and worker each configured: one canary plus one worker.
@@ -144,6 +148,8 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   // Ticks: period 10 ms, the plugin stops them after the second.
   h.clock.advanceTo(h.clock.nowMs() + 100);
   assert.deepEqual(h.values("tick"), ["1", "2"]);
+  // Only the worker's enqueue is delivered: the canary that enqueued first is gone by then.
+  assert.deepEqual(h.values("queue_ready"), ["true"]);
 
   // The HTTP call is answered asynchronously, with headers and body readable in the callback.
   for (const p of pending) p.respond({ headers: [[":status", "200"], ["content-type", "text/plain"]], body: new TextEncoder().encode("ok-body"), trailers: [] });

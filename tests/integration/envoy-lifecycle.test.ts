@@ -247,3 +247,14 @@ test("configure returning false, or trapping, rejects the configuration", async 
 });
 
 // The failure policies on a trapping VM: tests/conformance/failure-policy.test.ts.
+
+test("root contexts get on_done then on_delete when the plugin's VMs shut down, the configuration canary never (cpp-host wasm.cc WasmBase::startShutdown, WasmHandleBase::canary kill())", async () => {
+  const h = await conformanceHost({ workers: 2 });
+  assert.deepEqual(h.values("root_on_done"), [], "the canary that passed is killed, not shut down");
+  const roots = h.host.workers.map((w) => String(w.rootContextId));
+  h.host.close();
+  assert.deepEqual(h.values("root_on_done"), roots);
+  assert.deepEqual(h.values("root_on_delete"), roots);
+  const order = h.checks.map(([n]) => n).filter((n) => n === "root_on_done" || n === "root_on_delete");
+  assert.deepEqual(order, ["root_on_done", "root_on_delete", "root_on_done", "root_on_delete"]);
+});

@@ -57,7 +57,8 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       if (m === undefined) return Status.BadArgument;
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
       const bytes = m.serialized();
-      return mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)) ? Status.Ok : Status.InternalFailure;
+      // exports.cc get_header_map_pairs: allocMemory refused => InvalidMemoryAccess.
+      return mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)) ? Status.Ok : Status.InvalidMemoryAccess;
     },
     // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
     // empty, so Context::setHeaderMapPairs clears the map and returns Ok.

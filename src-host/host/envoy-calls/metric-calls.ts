@@ -1,38 +1,61 @@
-// Metrics (proxy_define_metric, proxy_increment_metric, proxy_record_metric, proxy_get_metric): ids are
-// per VM, the stats they name are process-wide (shared-state.ts).
-import { Status } from "../abi.ts";
+// Metrics (proxy_define_metric, proxy_increment_metric, proxy_record_metric, proxy_get_metric) as envoy
+// context.cc Context::defineMetric and friends answer them: ids are per VM and carry the metric type in their
+// low two bits (cpp-host wasm.h kMetricTypeMask, kMetricIdIncrement; the first counter is 4, gauge 5,
+// histogram 6); the stats they name are process-wide (shared-state.ts).
+import { MetricType, Status } from "../abi.ts";
 import type { Stat } from "../shared-state.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
+
+const TYPE_MASK = 0x3;
+const ID_INCREMENT = 0x4;
 
 export function metricCalls(scope: ImportScope): HostFunctions {
   const { vm, mem } = scope;
 
   const proc = vm.options.process;
-  const metricNames = new Map<number, string>();
-  const metricStats: Array<Stat | undefined> = [];
-  let nextMetricId = 1;
+  const byId = new Map<number, Stat>();
+  // wasm.h next_counter_metric_id_ = Counter, next_gauge_metric_id_ = Gauge, next_histogram_metric_id_ = Histogram.
+  const lastId: number[] = [MetricType.Counter, MetricType.Gauge, MetricType.Histogram];
 
   return {
+    // Context::defineMetric: a type past Histogram is BadArgument; every define takes a fresh id, even for a
+    // name already defined (the store hands back the same stat).
     "env.proxy_define_metric": (type: number, nPtr: number, nLen: number, retId: number) => {
       const name = mem().readString(nPtr, nLen);
-      if (!proc.stats.define(type, name)) return Status.BadArgument;
-      let id = [...metricNames].find(([, n]) => n === name)?.[0];
-      if (id === undefined) metricNames.set((id = nextMetricId++), name);
-      metricStats[id] = proc.stats.stat(name);
+      type >>>= 0;
+      if (type > MetricType.Histogram) return Status.BadArgument;
+      const id = (lastId[type] = (lastId[type] + ID_INCREMENT) >>> 0);
+      byId.set(id, proc.stats.stat(type, name));
       mem().writeU32(retId, id);
       return Status.Ok;
     },
-    "env.proxy_increment_metric": (id: number, delta: bigint) => proc.stats.incrementStat(metricStats[id >>> 0], delta),
-    "env.proxy_record_metric": (id: number, value: bigint) => {
-      const name = metricNames.get(id >>> 0);
-      return name === undefined ? Status.NotFound : proc.stats.record(name, BigInt.asUintN(64, value));
+    // Context::incrementMetric: a counter takes only offset > 0 (else BadArgument), a gauge adds or subtracts;
+    // an unknown counter or gauge id is NotFound, a histogram (or type-3) id BadArgument.
+    "env.proxy_increment_metric": (id: number, delta: bigint) => {
+      id >>>= 0;
+      const type = id & TYPE_MASK;
+      if (type !== MetricType.Counter && type !== MetricType.Gauge) return Status.BadArgument;
+      const s = byId.get(id);
+      if (!s) return Status.NotFound;
+      if (type === MetricType.Counter && delta <= 0n) return Status.BadArgument;
+      proc.stats.add(s, delta);
+      return Status.Ok;
     },
+    // Context::recordMetric: NotFound for any id not defined.
+    "env.proxy_record_metric": (id: number, value: bigint) => {
+      const s = byId.get(id >>> 0);
+      if (!s) return Status.NotFound;
+      proc.stats.record(s, BigInt.asUintN(64, value));
+      return Status.Ok;
+    },
+    // Context::getMetric: counters and gauges (NotFound if not defined); a histogram or type-3 id is BadArgument.
     "env.proxy_get_metric": (id: number, retPtr: number) => {
-      const name = metricNames.get(id >>> 0);
-      if (name === undefined) return Status.NotFound;
-      const r = proc.stats.get(name);
-      if (r.status !== Status.Ok) return r.status;
-      mem().writeU64(retPtr, r.value!);
+      id >>>= 0;
+      const type = id & TYPE_MASK;
+      if (type !== MetricType.Counter && type !== MetricType.Gauge) return Status.BadArgument;
+      const s = byId.get(id);
+      if (!s) return Status.NotFound;
+      mem().writeU64(retPtr, s.value);
       return Status.Ok;
     },
   };

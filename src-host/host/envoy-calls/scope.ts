@@ -33,7 +33,8 @@ export class ImportScope {
 
   readonly rootOf = (contextId: number): number | null => this.vm.rootOf(contextId);
 
-  /** Returns bytes to the module through (retPtr, retLen): Ok, or InternalFailure when its malloc refuses. */
+  /** Returns bytes to the module through (retPtr, retLen): Ok, or InvalidMemoryAccess when its malloc refuses
+   *  (cpp-host wasm.h WasmBase::copyToPointerSize fails, and every exports.cc caller answers InvalidMemoryAccess). */
   readonly ret = (retPtr: number, retLen: number, value: Uint8Array | string): number =>
-    this.vm.memory.returnBytes(retPtr, retLen, value) ? Status.Ok : Status.InternalFailure;
+    this.vm.memory.returnBytes(retPtr, retLen, value) ? Status.Ok : Status.InvalidMemoryAccess;
 }

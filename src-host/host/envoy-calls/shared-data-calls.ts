@@ -12,8 +12,11 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
     "env.proxy_get_shared_data": (kPtr: number, kLen: number, retPtr: number, retLen: number, retCas: number) => {
       const r = proc.sharedData.get(vm.options.vmId, mem().readString(kPtr, kLen));
       if (r.status !== Status.Ok) return r.status;
+      // exports.cc get_shared_data: the value is copied out first; the cas is written only if that worked.
+      const copied = ret(retPtr, retLen, r.value!);
+      if (copied !== Status.Ok) return copied;
       mem().writeU32(retCas, r.cas!);
-      return ret(retPtr, retLen, r.value!);
+      return Status.Ok;
     },
     "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) =>
       proc.sharedData.set(vm.options.vmId, mem().readString(kPtr, kLen), mem().read(vPtr, vLen), cas >>> 0),
@@ -21,14 +24,23 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
       const root = rootOf(vm.effectiveContextId);
       if (root === null) return Status.BadArgument;
+      // shared_queue.cc SharedQueue::enqueue hands onQueueReady to the registering VM's call_on_thread,
+      // which Envoy's Wasm::callOnThreadFunction (wasm.cc) posts to that worker's dispatcher: a later
+      // event-loop turn, never inside the enqueue call.
       const id = proc.queues.register(vm.options.vmId, mem().readString(nPtr, nLen), {
-        onQueueReady: (queueId) => hooks().queueReady(root, queueId),
+        onQueueReady: (queueId) => {
+          vm.options.clock.after(0, () => {
+            if (!vm.shutDown) hooks().queueReady(root, queueId);
+          });
+        },
       });
       mem().writeU32(retId, id);
       return Status.Ok;
     },
     "env.proxy_resolve_shared_queue": (vPtr: number, vLen: number, nPtr: number, nLen: number, retId: number) => {
-      const id = proc.queues.resolve(mem().readString(vPtr, vLen), mem().readString(nPtr, nLen));
+      // context.cc ContextBase::lookupSharedQueue: an empty vm_id means this VM's own.
+      const vmId = mem().readString(vPtr, vLen);
+      const id = proc.queues.resolve(vmId === "" ? vm.options.vmId : vmId, mem().readString(nPtr, nLen));
       if (id === null) return Status.NotFound;
       mem().writeU32(retId, id);
       return Status.Ok;
