@@ -18,8 +18,9 @@ export function parseCliArgs<O extends Options>(tool: string, usage: string, opt
   try {
     ({ values } = parseArgs(config));
   } catch (e) {
-    // parseArgs appends advice on positionals that start with '-' to its unknown-option message; keep the first sentence.
-    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    // parseArgs appends advice on arguments that start with '-' to some messages; keep the first line, and of an
+    // unknown option the first sentence.
+    const message = (e as Error).message.split("\n")[0].replace(/\. To specify a positional argument.*$/, "").replace(/\.$/, "");
     usageError(tool, `${message}; see --help`);
   }
   if ((values as { help?: boolean }).help) {
