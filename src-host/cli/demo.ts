@@ -1,11 +1,10 @@
 // The main demo (`npm start`): simulated vLLM backends behind the local gateway, a multi-turn chat workload
 // through the official openai client, once with the KV-aware picker per plugin build and once with plain round robin.
-//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 48] [--speed 6] [--flavor both|higress|envoy]
+//   tsx src-host/cli/demo.ts [--backends 4] [--conversations 40] [--speed 6] [--flavor both|higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { parseArgs } from "node:util";
 import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
 import { demoReportHtml } from "../demo/html-report.ts";
 import { ProgressLine } from "../demo/progress-line.ts";
@@ -13,32 +12,39 @@ import { resultTable } from "../demo/result-table.ts";
 import { DEFAULT_ENGINE, FLAVOR_NAMES, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
 import type { Flavor } from "../host/vm.ts";
 import { readBuiltPlugin } from "../wasm/built-plugin.ts";
+import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
 
-const { values } = parseArgs({
-  options: {
-    backends: { type: "string" },
-    conversations: { type: "string" },
-    speed: { type: "string" },
-    flavor: { type: "string", default: "both" },
-    workers: { type: "string", default: "2" },
-    connections: { type: "string", default: "session" },
-    quick: { type: "boolean", default: false },
-    json: { type: "boolean", default: false },
-    report: { type: "string", default: "build/demo-report.html" },
-  },
-  strict: true,
+const USAGE = `usage: npm start -- [options]   (or tsx src-host/cli/demo.ts [options])
+  --backends N                  simulated vLLM backends (default 4; 2 with --quick)
+  --conversations N             scripted chat conversations (default ${DEFAULT_WORKLOAD.conversations}; ${QUICK_WORKLOAD.conversations} with --quick)
+  --speed X                     how much faster than real time the backends run (default 6; 20 with --quick)
+  --flavor both|higress|envoy   plugin builds to run the picker with (default both)
+  --workers N                   gateway worker VMs (default 2)
+  --connections session|pooled  one connection per conversation, or a shared pool (default session)
+  --quick                       a tiny run, for tests
+  --json                        print the result as JSON on stdout (progress goes to stderr)
+  --report PATH                 HTML report with the TTFT CDFs (default build/demo-report.html)
+  -h, --help                    print this text and exit`;
+
+const TOOL = "demo";
+const values = parseCliArgs(TOOL, USAGE, {
+  backends: { type: "string" },
+  conversations: { type: "string" },
+  speed: { type: "string" },
+  flavor: { type: "string", default: "both" },
+  workers: { type: "string", default: "2" },
+  connections: { type: "string", default: "session" },
+  quick: { type: "boolean", default: false },
+  json: { type: "boolean", default: false },
+  report: { type: "string", default: "build/demo-report.html" },
 });
 
 function fail(message: string): never {
-  process.stderr.write(`demo: ${message}\n`);
-  process.exit(2);
+  usageError(TOOL, message);
 }
 
 function positiveInt(name: string, v: string | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) fail(`--${name} must be a positive integer, got "${v}"`);
-  return n;
+  return v === undefined ? fallback : numberArg(TOOL, name, v, { integer: true, positive: true });
 }
 
 const quick = values.quick!;
@@ -48,8 +54,7 @@ const flavors: Flavor[] = flavor === "both" ? ["higress", "envoy"] : [flavor];
 const connections = values.connections;
 if (connections !== "session" && connections !== "pooled") fail(`--connections must be session or pooled, got "${connections}"`);
 const speedText = values.speed;
-const speed = speedText === undefined ? (quick ? 20 : 6) : Number(speedText);
-if (!(speed > 0) || !Number.isFinite(speed)) fail(`--speed must be a positive number, got "${speedText}"`);
+const speed = speedText === undefined ? (quick ? 20 : 6) : numberArg(TOOL, "speed", speedText, { positive: true });
 
 const baseWorkload = quick ? QUICK_WORKLOAD : DEFAULT_WORKLOAD;
 const settings: DemoSettings = {

@@ -9,41 +9,63 @@
 // callback becomes StopAllIteration, so the body never reaches the plugin). For the envoy flavor, a JSON object config without
 // `endpoints` gets one per upstream: {"address": "<host:port>", "metricsCluster": "metrics-<host:port>"}.
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import type { FailurePolicy } from "../host/abi.ts";
 import { startGateway, type GatewayPluginOptions } from "../gateway/gateway.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
+import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
 
-const { values } = parseArgs({
-  options: {
-    upstream: { type: "string", multiple: true, default: [] },
-    plugin: { type: "string" },
-    "no-plugin": { type: "boolean", default: false },
-    flavor: { type: "string", default: "higress" },
-    "plugin-config": { type: "string" },
-    workers: { type: "string", default: "2" },
-    port: { type: "string", default: "8080" },
-    "health-interval-ms": { type: "string", default: "1000" },
-    "health-timeout-ms": { type: "string", default: "1000" },
-    "request-timeout-ms": { type: "string", default: "300000" },
-    "buffer-limit-bytes": { type: "string", default: String(1024 * 1024) },
-    "failure-policy": { type: "string", default: "FAIL_OPEN" },
-    "allow-on-headers-stop-iteration": { type: "string", default: "true" },
-    quiet: { type: "boolean", default: false },
-  },
-  strict: true,
+const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:PORT ...] [options]
+  --upstream HOST:PORT                 an OpenAI-compatible upstream; repeat for each (at least one)
+  --plugin PATH                        plugin module (default build/<flavor>.wasm)
+  --no-plugin                          plain round robin, no plugin
+  --flavor higress|envoy               host ABI the plugin runs under (default higress)
+  --plugin-config FILE                 plugin configuration, JSON or passed as is (default {}; the envoy flavor
+                                       adds an endpoints entry per upstream when the object has none)
+  --workers N                          plugin VMs, taking streams in turn (default 2)
+  --port N                             listening port, 0 for any free one (default 8080)
+  --health-interval-ms MS              upstream health check period (default 1000)
+  --health-timeout-ms MS               health check timeout (default 1000)
+  --request-timeout-ms MS              upstream request timeout (default 300000)
+  --buffer-limit-bytes N               request body buffer limit (default 1048576)
+  --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
+  --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
+                                       headers callback into StopAllIteration (default true)
+  --quiet                              no per-request log lines
+  -h, --help                           print this text and exit`;
+
+const TOOL = "gateway";
+const values = parseCliArgs(TOOL, USAGE, {
+  upstream: { type: "string", multiple: true, default: [] },
+  plugin: { type: "string" },
+  "no-plugin": { type: "boolean", default: false },
+  flavor: { type: "string", default: "higress" },
+  "plugin-config": { type: "string" },
+  workers: { type: "string", default: "2" },
+  port: { type: "string", default: "8080" },
+  "health-interval-ms": { type: "string", default: "1000" },
+  "health-timeout-ms": { type: "string", default: "1000" },
+  "request-timeout-ms": { type: "string", default: "300000" },
+  "buffer-limit-bytes": { type: "string", default: String(1024 * 1024) },
+  "failure-policy": { type: "string", default: "FAIL_OPEN" },
+  "allow-on-headers-stop-iteration": { type: "string", default: "true" },
+  quiet: { type: "boolean", default: false },
 });
 
 function fail(message: string): never {
-  process.stderr.write(`gateway: ${message}\n`);
-  process.exit(2);
+  usageError(TOOL, message);
 }
 
-function int(name: string, v: string | undefined): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a non-negative integer, got "${v}"`);
-  return n;
+function int(name: string, v: string): number {
+  return numberArg(TOOL, name, v, { integer: true, min: 0 });
+}
+
+function read(what: string, path: string, hint = ""): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    fail(`cannot read ${what} ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})${hint}`);
+  }
 }
 
 const upstreams = values.upstream ?? [];
@@ -51,14 +73,23 @@ if (upstreams.length === 0) fail("give at least one --upstream host:port");
 const flavor = values.flavor;
 if (flavor !== "higress" && flavor !== "envoy") fail(`--flavor must be higress or envoy, got "${flavor}"`);
 const policies = ["FAIL_OPEN", "FAIL_CLOSED", "FAIL_RELOAD"];
-if (!policies.includes(values["failure-policy"]!)) fail(`--failure-policy must be one of ${policies.join(", ")}`);
+if (!policies.includes(values["failure-policy"])) fail(`--failure-policy must be one of ${policies.join(", ")}, got "${values["failure-policy"]}"`);
+const allowStop = values["allow-on-headers-stop-iteration"];
+if (allowStop !== "true" && allowStop !== "false") fail(`--allow-on-headers-stop-iteration must be true or false, got "${allowStop}"`);
+const ports = {
+  port: int("port", values.port),
+  healthIntervalMs: int("health-interval-ms", values["health-interval-ms"]),
+  healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"]),
+  requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"]),
+  bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
+};
 
 let plugin: GatewayPluginOptions | undefined;
 if (!values["no-plugin"]) {
   const wasmPath = values.plugin ?? builtPluginPath(flavor);
   let config: object | string = {};
   if (values["plugin-config"]) {
-    const text = readFileSync(values["plugin-config"], "utf8");
+    const text = read("--plugin-config", values["plugin-config"]).toString("utf8");
     try {
       config = JSON.parse(text);
     } catch {
@@ -69,12 +100,12 @@ if (!values["no-plugin"]) {
     config = { ...config, endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })) };
   }
   plugin = {
-    wasm: new Uint8Array(readFileSync(wasmPath)),
+    wasm: new Uint8Array(read(values.plugin ? "--plugin" : "the plugin module", wasmPath, values.plugin ? "" : "; run npm run build, or pass --plugin")),
     flavor,
     config,
     workers: int("workers", values.workers),
     failurePolicy: values["failure-policy"] as FailurePolicy,
-    allowOnHeadersStopIteration: values["allow-on-headers-stop-iteration"] !== "false",
+    allowOnHeadersStopIteration: allowStop !== "false",
   };
 }
 
@@ -82,10 +113,10 @@ const quiet = values.quiet;
 const gw = await startGateway({
   upstreams,
   plugin,
-  port: int("port", values.port),
-  healthCheck: { intervalMs: int("health-interval-ms", values["health-interval-ms"]), timeoutMs: int("health-timeout-ms", values["health-timeout-ms"]) },
-  requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"]),
-  bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
+  port: ports.port,
+  healthCheck: { intervalMs: ports.healthIntervalMs, timeoutMs: ports.healthTimeoutMs },
+  requestTimeoutMs: ports.requestTimeoutMs,
+  bufferLimitBytes: ports.bufferLimitBytes,
   log: (line) => {
     if (!quiet || !line.startsWith("gw req ")) process.stdout.write(line + "\n");
   },

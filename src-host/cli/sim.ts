@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
-import { parseArgs } from "node:util";
+import { numberArg, parseCliArgs } from "./cli-args.ts";
 import { htmlReport } from "../sim/html-report.ts";
 import { DEFAULT_POLICIES, policyFactory } from "../sim/policies/registry.ts";
 import { runPolicies } from "../sim/run-policies.ts";
@@ -29,7 +29,8 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))
   --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
-                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)`;
+                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)
+  -h, --help             print this text and exit`;
 
 function die(message: string): never {
   process.stderr.write(`sim: ${message}\n`);
@@ -37,36 +38,24 @@ function die(message: string): never {
 }
 
 async function main(): Promise<void> {
-  let args;
-  try {
-    args = parseArgs({
-      options: {
-        workload: { type: "string" },
-        policies: { type: "string" },
-        requests: { type: "string" },
-        scale: { type: "string" },
-        seed: { type: "string" },
-        json: { type: "boolean", default: false },
-        report: { type: "string", default: "build/sim-report.html" },
-        wasm: { type: "string", default: "build/higress.wasm" },
-        "wasm-envoy": { type: "string", default: "build/envoy.wasm" },
-        config: { type: "string" },
-        "health-check-ms": { type: "string" },
-        parallel: { type: "string" },
-        replicas: { type: "string" },
-        workers: { type: "string" },
-        "redis-rtt-ms": { type: "string" },
-        diagnose: { type: "boolean", default: false },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
-  } catch (e) {
-    die(`${(e as Error).message}\n${USAGE}`);
-  }
-  if (args.help) {
-    process.stdout.write(USAGE + "\n");
-    return;
-  }
+  const args = parseCliArgs("sim", USAGE, {
+    workload: { type: "string" },
+    policies: { type: "string" },
+    requests: { type: "string" },
+    scale: { type: "string" },
+    seed: { type: "string" },
+    json: { type: "boolean", default: false },
+    report: { type: "string", default: "build/sim-report.html" },
+    wasm: { type: "string", default: "build/higress.wasm" },
+    "wasm-envoy": { type: "string", default: "build/envoy.wasm" },
+    config: { type: "string" },
+    "health-check-ms": { type: "string" },
+    parallel: { type: "string" },
+    replicas: { type: "string" },
+    workers: { type: "string" },
+    "redis-rtt-ms": { type: "string" },
+    diagnose: { type: "boolean", default: false },
+  });
   if (!args.workload) die(`--workload is required\n${USAGE}`);
 
   let workload;
@@ -74,9 +63,10 @@ async function main(): Promise<void> {
     workload = parseWorkload(JSON.parse(readFileSync(args.workload, "utf8")), "workload");
   } catch (e) {
     if (e instanceof WorkloadError || e instanceof SyntaxError) die(`${args.workload}: ${e.message}`);
+    if (typeof (e as NodeJS.ErrnoException).code === "string") die(`cannot read --workload ${args.workload}: ${(e as Error).message}`);
     throw e;
   }
-  if (args.scale !== undefined) workload = scaleWorkload(workload, Number(args.scale));
+  if (args.scale !== undefined) workload = scaleWorkload(workload, numberArg("sim", "scale", args.scale, { positive: true }));
   if (args.seed !== undefined) {
     const seed = Number(args.seed);
     if (!(Number.isInteger(seed) && seed >= 0)) die("--seed must be a non-negative integer");
@@ -122,7 +112,14 @@ async function main(): Promise<void> {
       die(`cannot read the plugin module ${args["wasm-envoy"]} (run npm run build, or pass --wasm-envoy)`);
     }
   }
-  const pluginConfig = args.config !== undefined ? readFileSync(args.config, "utf8") : undefined;
+  let pluginConfig: string | undefined;
+  if (args.config !== undefined) {
+    try {
+      pluginConfig = readFileSync(args.config, "utf8");
+    } catch (e) {
+      die(`cannot read --config ${args.config}: ${(e as Error).message}`);
+    }
+  }
 
   const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, gatewayWorkers, redisRttMs,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
