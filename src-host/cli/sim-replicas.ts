@@ -52,6 +52,8 @@ const workloads: Workload[] = nonEmpty("workloads", list(args.workloads)).map((f
   }
 });
 const policies = ["picker", "picker-redis"];
+/** A ratio column: "-" without a 1-replica run to compare with. */
+const ratio = (x: number) => (Number.isNaN(x) ? "-" : x.toFixed(2)).padStart(11);
 
 for (const base of workloads) {
   // [policy][replicas] -> per-seed {hit, p90}
@@ -81,7 +83,7 @@ for (const base of workloads) {
       const hitRatio = one ? median(r.map((x, i) => x.hit / one[i].hit)) : NaN;
       const p90Ratio = one ? median(r.map((x, i) => x.p90 / one[i].p90)) : NaN;
       lines.push(
-        `${p.padEnd(12)}  ${String(n).padStart(8)}  ${(median(r.map((x) => x.hit)) * 100).toFixed(1).padStart(7)}%  ${hitRatio.toFixed(2).padStart(11)}  ${seconds(median(r.map((x) => x.p90)), 1).padStart(8)}  ${p90Ratio.toFixed(2).padStart(11)}`,
+        `${p.padEnd(12)}  ${String(n).padStart(8)}  ${(median(r.map((x) => x.hit)) * 100).toFixed(1).padStart(7)}%  ${ratio(hitRatio)}  ${seconds(median(r.map((x) => x.p90)), 1).padStart(8)}  ${ratio(p90Ratio)}`,
       );
     }
   }
