@@ -17,6 +17,14 @@ export function metricCalls(scope: ImportScope): HostFunctions {
   // wasm.h next_counter_metric_id_ = Counter, next_gauge_metric_id_ = Gauge, next_histogram_metric_id_ = Histogram.
   const lastId: number[] = [MetricType.Counter, MetricType.Gauge, MetricType.Histogram];
 
+  // Context::incrementMetric and getMetric: a histogram (or type-3) id is BadArgument, an unknown counter or gauge
+  // id NotFound; otherwise the stat.
+  function counterOrGauge(id: number): Stat | number {
+    const type = id & TYPE_MASK;
+    if (type !== MetricType.Counter && type !== MetricType.Gauge) return Status.BadArgument;
+    return byId.get(id) ?? Status.NotFound;
+  }
+
   return {
     // Context::defineMetric: a type past Histogram is BadArgument; every define takes a fresh id, even for a
     // name already defined (the store hands back the same stat).
@@ -29,15 +37,11 @@ export function metricCalls(scope: ImportScope): HostFunctions {
       mem().writeU32(retId, id);
       return Status.Ok;
     },
-    // Context::incrementMetric: a counter takes only offset > 0 (else BadArgument), a gauge adds or subtracts;
-    // an unknown counter or gauge id is NotFound, a histogram (or type-3) id BadArgument.
+    // Context::incrementMetric: a counter takes only offset > 0 (else BadArgument), a gauge adds or subtracts.
     "env.proxy_increment_metric": (id: number, delta: bigint) => {
-      id >>>= 0;
-      const type = id & TYPE_MASK;
-      if (type !== MetricType.Counter && type !== MetricType.Gauge) return Status.BadArgument;
-      const s = byId.get(id);
-      if (!s) return Status.NotFound;
-      if (type === MetricType.Counter && delta <= 0n) return Status.BadArgument;
+      const s = counterOrGauge(id >>> 0);
+      if (typeof s === "number") return s;
+      if (s.type === MetricType.Counter && delta <= 0n) return Status.BadArgument;
       proc.stats.add(s, delta);
       return Status.Ok;
     },
@@ -48,13 +52,10 @@ export function metricCalls(scope: ImportScope): HostFunctions {
       proc.stats.record(s, BigInt.asUintN(64, value));
       return Status.Ok;
     },
-    // Context::getMetric: counters and gauges (NotFound if not defined); a histogram or type-3 id is BadArgument.
+    // Context::getMetric: counters and gauges only.
     "env.proxy_get_metric": (id: number, retPtr: number) => {
-      id >>>= 0;
-      const type = id & TYPE_MASK;
-      if (type !== MetricType.Counter && type !== MetricType.Gauge) return Status.BadArgument;
-      const s = byId.get(id);
-      if (!s) return Status.NotFound;
+      const s = counterOrGauge(id >>> 0);
+      if (typeof s === "number") return s;
       mem().writeU64(retPtr, s.value);
       return Status.Ok;
     },
