@@ -48,7 +48,7 @@ export class Tokenizer {
       this.memo.set(text, hit);
       return hit;
     }
-    const ids = bpeEncode(text, PLAIN_TEXT);
+    const ids = encodeBounded(text);
     if (text.length <= this.memoMaxChars && this.memoEntries > 0) {
       if (this.memo.size >= this.memoEntries) {
         const oldest = this.memo.keys().next().value as string;
@@ -69,6 +69,41 @@ export class Tokenizer {
 }
 
 const EMPTY: readonly number[] = Object.freeze([]);
+
+/** Longest run of whitespace or of non-whitespace characters handed to the BPE in one piece. */
+export const MAX_RUN_CHARS = 1024;
+const LONG_RUN = new RegExp(`\\s{${MAX_RUN_CHARS + 1},}|\\S{${MAX_RUN_CHARS + 1},}`, "g");
+
+/**
+ * BPE merging is quadratic in the length of one pre-token: a prompt of a million identical letters (one
+ * "word") would hold the server's only thread for hours. Runs longer than MAX_RUN_CHARS are cut into pieces
+ * of that length counted from the run's start (so a longer text with the same beginning is cut at the same
+ * places); any other text is encoded exactly as the plain BPE does.
+ */
+function encodeBounded(text: string): number[] {
+  LONG_RUN.lastIndex = 0;
+  if (!LONG_RUN.test(text)) return bpeEncode(text, PLAIN_TEXT);
+  const out: number[] = [];
+  const push = (piece: string) => {
+    if (piece.length > 0) for (const id of bpeEncode(piece, PLAIN_TEXT)) out.push(id);
+  };
+  let at = 0;
+  LONG_RUN.lastIndex = 0;
+  for (let m = LONG_RUN.exec(text); m !== null; m = LONG_RUN.exec(text)) {
+    push(text.slice(at, m.index));
+    const end = m.index + m[0].length;
+    for (let i = m.index; i < end; ) {
+      let cut = Math.min(end, i + MAX_RUN_CHARS);
+      const before = text.charCodeAt(cut - 1);
+      if (cut < end && before >= 0xd800 && before <= 0xdbff) cut++; // never split a surrogate pair
+      push(text.slice(i, cut));
+      i = cut;
+    }
+    at = end;
+  }
+  push(text.slice(at));
+  return out;
+}
 
 /** Process-wide tokenizer for callers that do not need their own memo. */
 export const sharedTokenizer = new Tokenizer();
