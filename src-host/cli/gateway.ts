@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import type { FailurePolicy } from "../host/abi.ts";
 import { startGateway, type GatewayPluginOptions } from "../gateway/gateway.ts";
+import { ConfigRejectedError } from "../host/plugin-host.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
 import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
@@ -103,7 +104,7 @@ if (!values["no-plugin"]) {
     wasm: new Uint8Array(read(values.plugin ? "--plugin" : "the plugin module", wasmPath, values.plugin ? "" : "; run npm run build, or pass --plugin")),
     flavor,
     config,
-    workers: int("workers", values.workers),
+    workers: numberArg(TOOL, "workers", values.workers, { integer: true, positive: true }),
     failurePolicy: values["failure-policy"] as FailurePolicy,
     allowOnHeadersStopIteration: allowStop !== "false",
   };
@@ -120,6 +121,12 @@ const gw = await startGateway({
   log: (line) => {
     if (!quiet || !line.startsWith("gw req ")) process.stdout.write(line + "\n");
   },
+}).catch((e: Error & { code?: string }) => {
+  // Start-up problems a user causes (a config the plugin refuses, a bad --upstream, a busy port) are one line.
+  if (e instanceof ConfigRejectedError) fail(`${e.message} (the plugin's log line above names the bad fields)`);
+  if (e.code === "EADDRINUSE" || e.code === "EACCES") fail(`cannot listen on port ${ports.port} (${e.code})`);
+  if (/^upstream address /.test(e.message)) fail(e.message);
+  throw e;
 });
 
 const health = gw.healthChecker.hosts().map((h) => `${h.address}=${h.healthStatus}`).join(" ");

@@ -1,0 +1,47 @@
+// The gateway CLI answers start-up mistakes a user makes with one line on stderr and exit code 2, not a stack trace.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+
+const run = async (args: string[]): Promise<{ code: number; stderr: string }> => {
+  try {
+    await promisify(execFile)(process.execPath, ["--import", "tsx", "src-host/cli/gateway.ts", ...args], { encoding: "utf8", timeout: 60_000 });
+    return { code: 0, stderr: "" };
+  } catch (e) {
+    const err = e as { code?: number; stderr?: string };
+    return { code: err.code ?? -1, stderr: err.stderr ?? "" };
+  }
+};
+
+test("unreadable files, a refused config, a bad upstream, 0 workers and a busy port are one-line errors", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gateway-cli-"));
+  const badConfig = join(dir, "bad.json");
+  writeFileSync(badConfig, JSON.stringify({ weights: { queue: -1 } }));
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+  const busyPort = String((busy.address() as { port: number }).port);
+  try {
+    const up = ["--upstream", "127.0.0.1:1"];
+    const cases: [string[], RegExp][] = [
+      [[...up, "--plugin", join(dir, "none.wasm")], /^gateway: cannot read --plugin .*none\.wasm \(ENOENT\)$/m],
+      [[...up, "--plugin-config", join(dir, "none.json")], /^gateway: cannot read --plugin-config .*none\.json \(ENOENT\)$/m],
+      [[...up, "--port", "0", "--plugin-config", badConfig], /^gateway: plugin endpoint_picker rejected its configuration/m],
+      [["--upstream", "localhost", "--port", "0", "--no-plugin"], /^gateway: upstream address must be host:port, got "localhost"$/m],
+      [[...up, "--workers", "0"], /^gateway: --workers must be a positive integer, got "0"$/m],
+      [[...up, "--port", busyPort, "--no-plugin"], /^gateway: cannot listen on port \d+ \(EADDRINUSE\)$/m],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stderr } = await run(args);
+      assert.equal(code, 2, `${args.join(" ")}: exit ${code}\n${stderr}`);
+      assert.match(stderr, message, args.join(" "));
+      assert.doesNotMatch(stderr, /^\s+at /m, `${args.join(" ")}: a stack trace\n${stderr}`);
+    }
+  } finally {
+    busy.close();
+  }
+});
