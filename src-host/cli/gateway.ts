@@ -2,7 +2,7 @@
 //   tsx src-host/cli/gateway.ts --upstream 127.0.0.1:8001 --upstream 127.0.0.1:8002 \
 //     [--plugin build/higress.wasm | --no-plugin] [--flavor higress|envoy] [--plugin-config file.json] \
 //     [--workers 2] [--port 8080] [--health-interval-ms 1000] [--health-timeout-ms 1000] \
-//     [--request-timeout-ms 300000] [--buffer-limit-bytes 1048576] [--failure-policy FAIL_OPEN] \
+//     [--request-timeout-ms 300000] [--buffer-limit-bytes 5242880] [--failure-policy FAIL_OPEN] \
 //     [--allow-on-headers-stop-iteration true|false] [--quiet]
 // Without --plugin/--no-plugin it loads build/<flavor>.wasm. The failure policy defaults to FAIL_OPEN and the
 // envoy flavor models Envoy 1.35+ with allow_on_headers_stop_iteration on (false: StopIteration from the headers
@@ -28,7 +28,7 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --health-interval-ms MS              upstream health check period (default 1000)
   --health-timeout-ms MS               health check timeout (default 1000)
   --request-timeout-ms MS              upstream request timeout (default 300000)
-  --buffer-limit-bytes N               request body buffer limit (default 1048576)
+  --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
                                        headers callback into StopAllIteration (default true)
@@ -47,7 +47,7 @@ const values = parseCliArgs(TOOL, USAGE, {
   "health-interval-ms": { type: "string", default: "1000" },
   "health-timeout-ms": { type: "string", default: "1000" },
   "request-timeout-ms": { type: "string", default: "300000" },
-  "buffer-limit-bytes": { type: "string", default: String(1024 * 1024) },
+  "buffer-limit-bytes": { type: "string", default: String(5 * 1024 * 1024) },
   "failure-policy": { type: "string", default: "FAIL_OPEN" },
   "allow-on-headers-stop-iteration": { type: "string", default: "true" },
   quiet: { type: "boolean", default: false },
