@@ -170,7 +170,9 @@ export class SharedLoad {
     if (status == Status.Ok) {
       const len = <i32>shared.len;
       if (len >= HEADER) {
-        const records = min<i32>(<i32>load<u32>(shared.ptr), min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS));
+        // Compared unsigned: a count at or above 2^31 (a corrupt value) must not read as negative.
+        const room = <u32>min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS);
+        const records = <i32>min<u32>(load<u32>(shared.ptr), room);
         memory.copy(this.buffer + HEADER, shared.ptr + HEADER, <usize>(records * RECORD));
         this.count = records;
       }

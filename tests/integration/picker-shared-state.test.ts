@@ -338,3 +338,15 @@ test("the shared load stays exact when one write carries many changes to many bu
   h.clock.advanceTo(h.clock.nowMs() + 25);
   assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
 });
+
+test("a shared load value whose record count reads negative as an i32 (2^32 - 1) does not trap the worker", () => {
+  const h = new StaticClusterHarness({ workers: 1, pluginConfig: JSON.stringify({}), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  const value = new Uint8Array(4 + 24 * 2);
+  new DataView(value.buffer).setUint32(0, 0xffff_ffff, true);
+  h.host.process.sharedData.set("endpoint_picker", LOAD_KEY, value, 0);
+  const s = h.send(chat(text(7, 2000), [], "q"), { worker: 0 });
+  assert.ok(PODS.includes(h.chosen(s)!), "the request is still routed");
+  assert.equal(h.host.workers[0].failed, false, "the worker did not trap");
+});
