@@ -80,12 +80,15 @@ export class PendingCalls {
     this.inFlight--;
   }
 
-  /** An entry in flight longer than its redis.timeoutMs, or null. */
+  /** An entry in flight longer than its redis.timeoutMs, or null. One sent "later" than now is overdue too: the
+   *  wall clock stepped back, and how long it has waited is unknown. */
   overdue(nowMs: f64): PendingCall | null {
     if (this.inFlight == 0) return null;
     for (let i = 0; i < PENDING_CALLS; i++) {
       const e = unchecked(this.entries[i]);
-      if (e.inUse && nowMs - e.sentAtMs >= <f64>e.hints!.timeoutMs) return e;
+      if (!e.inUse) continue;
+      const waited = nowMs - e.sentAtMs;
+      if (waited >= <f64>e.hints!.timeoutMs || waited < 0) return e;
     }
     return null;
   }

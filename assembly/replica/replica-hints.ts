@@ -152,10 +152,12 @@ export class ReplicaHints {
     this.backoffMs = BACKOFF_FIRST_MS;
   }
 
-  /** A call whose callback reported a failure status: a timeout when it took the whole timeout. */
+  /** A call whose callback reported a failure status, or given up: a timeout when it took the whole timeout (or
+   *  the wall clock stepped back since it was sent, see PendingCalls.overdue). */
   callFailed(nowMs: f64, sentAtMs: f64): void {
     const t = this.telemetry;
-    t.count(nowMs - sentAtMs >= <f64>this.timeoutMs * 0.9 ? t.timeout : t.unavailable);
+    const waited = nowMs - sentAtMs;
+    t.count(waited >= <f64>this.timeoutMs * 0.9 || waited < 0 ? t.timeout : t.unavailable);
     this.failed(nowMs);
   }
 }
