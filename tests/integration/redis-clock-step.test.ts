@@ -64,3 +64,23 @@ test("a wall clock stepped back while a request waits for Redis still lets it go
   assert.equal(h.host.traps, 0);
   h.host.close();
 });
+
+test("a wall clock stepped back after a Redis failure does not keep Redis switched off for the length of the step", () => {
+  const { h, clock } = gateway();
+  const first = h.send(conversation(2));
+  assert.equal(first.requestState, "paused");
+  clock.pass(TIMEOUT_MS + 60);
+  assert.equal(first.requestState, "forwarded");
+  assert.equal(h.counter("redis.timeout"), 1);
+  h.complete(first);
+  clock.offsetMs -= HOUR_MS;
+  // Longer than the longest back-off (5 s).
+  clock.pass(6000);
+  const backoffBefore = h.counter("redis.backoff");
+  const next = h.send(conversation(3));
+  assert.equal(h.counter("redis.lookups"), 2, "Redis is asked again");
+  assert.equal(h.counter("redis.backoff"), backoffBefore, "not backing off");
+  assert.equal(next.requestState, "paused");
+  assert.equal(h.host.traps, 0);
+  h.host.close();
+});
