@@ -3,42 +3,20 @@
 // switched off (backing off) for as long as the step.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { VirtualClock, type Clock } from "../../src-host/host/clock.ts";
 import { tcpRedis } from "../../src-host/host/redis-client.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { SteppedWallClock } from "../support/stepped-clock.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000"];
 const TIMEOUT_MS = 30;
 const HOUR_MS = 3_600_000;
 
-/** Virtual time for the timers; the wall clock the plugin reads can be stepped apart from it. */
-class SteppedWallClock implements Clock {
-  offsetMs = 0;
-  constructor(readonly timers: VirtualClock) {}
-  nowNs(): bigint {
-    return this.timers.nowNs() + BigInt(this.offsetMs) * 1_000_000n;
-  }
-  nowMs(): number {
-    return this.timers.nowMs() + this.offsetMs;
-  }
-  every(periodMs: number, fn: () => void): () => void {
-    return this.timers.every(periodMs, fn);
-  }
-  after(delayMs: number, fn: () => void): () => void {
-    return this.timers.after(delayMs, fn);
-  }
-  /** Lets `ms` of real time pass (timers fire). */
-  pass(ms: number): void {
-    this.timers.advanceTo(this.timers.nowMs() + ms);
-  }
-}
-
 /** A Redis whose connection never comes up, with Envoy's default 5 s connect_timeout (see redis-deadline.test.ts). */
 const unreachable = () => tcpRedis(6379, "redis.blackhole.test", { connectTimeoutMs: 5000, lookup: () => {} });
 
 function gateway(): { h: PickerHarness<SteppedWallClock>; clock: SteppedWallClock } {
-  const clock = new SteppedWallClock(new VirtualClock());
+  const clock = new SteppedWallClock();
   const h = pickerHost({
     workers: 1,
     clock,
