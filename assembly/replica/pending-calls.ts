@@ -25,6 +25,8 @@ export class PendingCall {
   sentAtMs: f64 = 0;
   /** The worker's own matches per registry slot when the request paused. */
   matched: StaticArray<i32> = new StaticArray<i32>(0);
+  /** Each slot's registry generation then: a slot taken by another endpoint since has no match. */
+  generations: StaticArray<u32> = new StaticArray<u32>(0);
   /** A hot preamble was credited to every endpoint in `matched` (Decision.spreadPreamble). */
   spreadPreamble: bool = false;
   /** Then, per slot, the match from before that (PickerState.matchedBeforeSpread). */
@@ -42,6 +44,13 @@ export class PendingCall {
 export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): StaticArray<i32> {
   const out = kept.length < matches.length ? new StaticArray<i32>(matches.length) : kept;
   memory.copy(changetype<usize>(out), changetype<usize>(matches), <usize>matches.length << 2);
+  return out;
+}
+
+/** Copies per-slot generations into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
+export function keepGenerations(kept: StaticArray<u32>, generations: StaticArray<u32>): StaticArray<u32> {
+  const out = kept.length < generations.length ? new StaticArray<u32>(generations.length) : kept;
+  memory.copy(changetype<usize>(out), changetype<usize>(generations), <usize>generations.length << 2);
   return out;
 }
 
