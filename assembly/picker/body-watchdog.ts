@@ -32,12 +32,15 @@ export class BodyWatchdog {
     unchecked((this.free[this.freeCount++] = handle));
   }
 
-  /** Calls `resume` for each stream waiting longer than waitMs, and stops watching it. */
+  /** Calls `resume` for each stream waiting longer than waitMs, or watched since "later" than now (the wall clock
+   *  stepped back: how long it waited is unknown), and stops watching it. */
   expire(nowMs: f64, waitMs: f64, resume: (contextId: u32) => void): i32 {
     let n = 0;
     for (let i = 0; i < this.capacity; i++) {
       const id = unchecked(this.ids[i]);
-      if (id == 0 || nowMs - unchecked(this.since[i]) < waitMs) continue;
+      if (id == 0) continue;
+      const waited = nowMs - unchecked(this.since[i]);
+      if (waited >= 0 && waited < waitMs) continue;
       this.release(i, id);
       resume(id);
       n++;

@@ -7,7 +7,7 @@ import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
 import { isOk } from "../abi/host";
 import { HintVerdict } from "../core/hint-endpoint-check";
-import { PendingCall, PendingCalls, keepMatches } from "../replica/pending-calls";
+import { PendingCall, PendingCalls, keepGenerations, keepMatches } from "../replica/pending-calls";
 import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
 import { RespReply } from "../replica/resp";
@@ -29,6 +29,7 @@ export function askRedis(
   call.conversationKey = d.conversationKey;
   call.previousPromptChunks = d.previousPromptChunks;
   call.matched = keepMatches(call.matched, state.matched);
+  call.generations = keepGenerations(call.generations, state.registry.generationBySlot);
   call.spreadPreamble = d.spreadPreamble;
   if (d.spreadPreamble) call.matchedBeforeSpread = keepMatches(call.matchedBeforeSpread, state.matchedBeforeSpread);
   return true;
@@ -98,20 +99,23 @@ export function decideAfterRedis(
   }
   const heldBeforeSpread = call.spreadPreamble ? call.matchedBeforeSpread : null;
   decideWithReplicaHint(
-    state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, heldBeforeSpread, hintSlot, hintChunks, now,
+    state, platform, d, call.chainLength, call.sessionHash, call.modelHash, call.matched, call.generations, heldBeforeSpread,
+    hintSlot, hintChunks, now,
   );
   // The decision before the wait was reset (another request of the worker may have used it meanwhile).
   d.conversationKey = call.conversationKey;
 }
 
 /**
- * Scores again with the worker's matches from before the wait (localMatched), the endpoint Redis named credited with
+ * Scores again with the worker's matches from before the wait (localMatched, for the slots whose generation is still
+ * localGenerations': an endpoint that took a freed slot meanwhile has none), the endpoint Redis named credited with
  * hintChunks. heldBeforeSpread: when a hot preamble was spread into localMatched, the matches from before that, which
  * the counters report (as for a decision that did not wait); null otherwise.
  */
 export function decideWithReplicaHint(
   state: PickerState, platform: Platform, d: Decision, chainLength: i32, sessionHash: u64, modelHash: u64,
-  localMatched: StaticArray<i32>, heldBeforeSpread: StaticArray<i32> | null, hintSlot: i32, hintChunks: i32, nowMs: f64,
+  localMatched: StaticArray<i32>, localGenerations: StaticArray<u32>, heldBeforeSpread: StaticArray<i32> | null,
+  hintSlot: i32, hintChunks: i32, nowMs: f64,
 ): void {
   d.reset();
   d.chainLength = chainLength;
@@ -124,8 +128,11 @@ export function decideWithReplicaHint(
   d.spreadPreamble = heldBeforeSpread !== null;
   for (let i = 0; i < registry.activeCount; i++) {
     const slot = unchecked(slots[i]);
-    unchecked((matched[slot] = slot < localMatched.length ? unchecked(localMatched[slot]) : 0));
-    if (heldBeforeSpread !== null) unchecked((before[slot] = slot < heldBeforeSpread.length ? unchecked(heldBeforeSpread[slot]) : 0));
+    const same = slot < localGenerations.length && unchecked(localGenerations[slot]) == registry.generation(slot);
+    unchecked((matched[slot] = same && slot < localMatched.length ? unchecked(localMatched[slot]) : 0));
+    if (heldBeforeSpread !== null) {
+      unchecked((before[slot] = same && slot < heldBeforeSpread.length ? unchecked(heldBeforeSpread[slot]) : 0));
+    }
   }
   if (hintSlot >= 0 && registry.isActive(hintSlot)) {
     const credited = min(hintChunks, chainLength);

@@ -25,6 +25,8 @@ export class PendingCall {
   sentAtMs: f64 = 0;
   /** The worker's own matches per registry slot when the request paused. */
   matched: StaticArray<i32> = new StaticArray<i32>(0);
+  /** Each slot's registry generation then: a slot taken by another endpoint since has no match. */
+  generations: StaticArray<u32> = new StaticArray<u32>(0);
   /** A hot preamble was credited to every endpoint in `matched` (Decision.spreadPreamble). */
   spreadPreamble: bool = false;
   /** Then, per slot, the match from before that (PickerState.matchedBeforeSpread). */
@@ -42,6 +44,13 @@ export class PendingCall {
 export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): StaticArray<i32> {
   const out = kept.length < matches.length ? new StaticArray<i32>(matches.length) : kept;
   memory.copy(changetype<usize>(out), changetype<usize>(matches), <usize>matches.length << 2);
+  return out;
+}
+
+/** Copies per-slot generations into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
+export function keepGenerations(kept: StaticArray<u32>, generations: StaticArray<u32>): StaticArray<u32> {
+  const out = kept.length < generations.length ? new StaticArray<u32>(generations.length) : kept;
+  memory.copy(changetype<usize>(out), changetype<usize>(generations), <usize>generations.length << 2);
   return out;
 }
 
@@ -80,12 +89,15 @@ export class PendingCalls {
     this.inFlight--;
   }
 
-  /** An entry in flight longer than its redis.timeoutMs, or null. */
+  /** An entry in flight longer than its redis.timeoutMs, or null. One sent "later" than now is overdue too: the
+   *  wall clock stepped back, and how long it has waited is unknown. */
   overdue(nowMs: f64): PendingCall | null {
     if (this.inFlight == 0) return null;
     for (let i = 0; i < PENDING_CALLS; i++) {
       const e = unchecked(this.entries[i]);
-      if (e.inUse && nowMs - e.sentAtMs >= <f64>e.hints!.timeoutMs) return e;
+      if (!e.inUse) continue;
+      const waited = nowMs - e.sentAtMs;
+      if (waited >= <f64>e.hints!.timeoutMs || waited < 0) return e;
     }
     return null;
   }

@@ -66,7 +66,7 @@ export class ReplicaHints {
   /** Whether a call may be made now; (re)connects the client when it is not. */
   ready(nowMs: f64): bool {
     this.nowMs = nowMs;
-    if (nowMs < this.backoffUntil) {
+    if (nowMs < this.backoffEnd(nowMs)) {
       this.telemetry.count(this.telemetry.backoff);
       return false;
     }
@@ -144,18 +144,27 @@ export class ReplicaHints {
 
   /** A call failed: no call goes out for a while, longer each time until one succeeds. */
   failed(nowMs: f64): void {
-    this.backoffUntil = max(this.backoffUntil, nowMs + this.backoffMs);
+    this.backoffUntil = max(this.backoffEnd(nowMs), nowMs + this.backoffMs);
     this.backoffMs = min(this.backoffMs * 2, BACKOFF_MAX_MS);
+  }
+
+  /** When the back-off ends; forgotten when that is further ahead than any back-off reaches (the wall clock
+   *  stepped back), or Redis would stay unused for as long as the step. */
+  private backoffEnd(nowMs: f64): f64 {
+    if (this.backoffUntil - nowMs > BACKOFF_MAX_MS) this.backoffUntil = 0;
+    return this.backoffUntil;
   }
 
   succeeded(): void {
     this.backoffMs = BACKOFF_FIRST_MS;
   }
 
-  /** A call whose callback reported a failure status: a timeout when it took the whole timeout. */
+  /** A call whose callback reported a failure status, or given up: a timeout when it took the whole timeout (or
+   *  the wall clock stepped back since it was sent, see PendingCalls.overdue). */
   callFailed(nowMs: f64, sentAtMs: f64): void {
     const t = this.telemetry;
-    t.count(nowMs - sentAtMs >= <f64>this.timeoutMs * 0.9 ? t.timeout : t.unavailable);
+    const waited = nowMs - sentAtMs;
+    t.count(waited >= <f64>this.timeoutMs * 0.9 || waited < 0 ? t.timeout : t.unavailable);
     this.failed(nowMs);
   }
 }

@@ -6,6 +6,7 @@ import { ClusterRegistry, type Cluster } from "../../src-host/host/cluster.ts";
 import { chat, pickerHost, text } from "../support/picker.ts";
 import { vllmPage, type EndpointLoad } from "../../src-host/harness/vllm-page.ts";
 import { requestHeaders } from "../../src-host/harness/plugin-request.ts";
+import { SteppedWallClock } from "../support/stepped-clock.ts";
 
 const PODS = ["10.0.1.1:8000", "10.0.1.2:8000", "10.0.1.3:8000"];
 
@@ -90,6 +91,19 @@ test("without allow_on_headers_stop_iteration the body does not reach the filter
   assert.equal(new TextDecoder().decode(s.state.properties.get("endpoint_picker.fallback")), "body_not_delivered",
     "the stream, not the root context the timer runs in, carries the fallback for its access log");
   assert.ok(h.logs.some((m) => m.includes("allow_on_headers_stop_iteration")));
+  h.complete(s);
+});
+
+test("a wall clock stepped back while a request waits for its body does not keep the watchdog from resuming it", () => {
+  const states = new Map<string, EndpointLoad | "down">(PODS.map((p) => [p, { waiting: 0, running: 0, kv: 0.1 }]));
+  const clock = new SteppedWallClock();
+  const h = pickerHost({ flavor: "envoy", allowOnHeadersStopIteration: false, clock, config, clusters: metricsClusters(states, []) });
+  const s = h.send(chat(text(4, 300), [], "q"));
+  assert.equal(s.requestState, "stalled");
+  clock.offsetMs -= 3_600_000;
+  clock.pass(2500);
+  assert.equal(s.requestState, "forwarded", "not held until the wall clock catches up");
+  assert.equal(h.counter("fallback.body_not_delivered"), 1);
   h.complete(s);
 });
 

@@ -71,4 +71,11 @@ describe("BodyWatchdog", () => {
     expect(x).not.toBe(y);
     expect(w.watch(10, 0)).toBe(-1);
   });
+
+  it("a stream watched since after now (the wall clock stepped back) is resumed at once", () => {
+    const w = new BodyWatchdog(2);
+    w.watch(21, 10_000);
+    expect(w.expire(9_000, 1000, record)).toBe(1);
+    expect(resumed[0]).toBe(21);
+  });
 });
