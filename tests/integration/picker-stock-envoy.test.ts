@@ -156,5 +156,8 @@ test("the stock build also drops an endpoint's index entries when its engine res
   assert.ok(matched(prompt) > 0, "the index remembers the prompt");
   queries = 10; // a new process counts from zero
   h.clock.advanceTo(h.clock.nowMs() + 500);
+  assert.ok(matched(prompt) > 0, "one low page is not believed alone (a series missing, or cut short)");
+  queries = 40; // the next poll reads low too: a restart
+  h.clock.advanceTo(h.clock.nowMs() + 500);
   assert.equal(matched(prompt), 0, "a restarted engine holds nothing the index remembered");
 });

@@ -176,9 +176,9 @@ test("a hint for an endpoint whose engine restarted after it was published is no
   const a = replica(tcpRedis(server.port), { keyPrefix: "restart:" });
   const b = replica(tcpRedis(server.port), { keyPrefix: "restart:" }, { debug: { header: true } });
   // Every pod idle, its prefix-cache counters at `queries` (a restarted engine's start again from zero).
-  const pods = (restarted: string | null) =>
+  const pods = (restarted: string | null, restartedQueries = 10) =>
     PODS.map((address) => ({
-      address, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1, kv: 0.2 }, { metrics: { prefixCacheQueries: address === restarted ? 10 : 100_000, prefixCacheHits: 10 } }),
+      address, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1, kv: 0.2 }, { metrics: { prefixCacheQueries: address === restarted ? restartedQueries : 100_000, prefixCacheHits: 10 } }),
     }));
   a.cluster.hostList = pods(null);
   b.cluster.hostList = pods(null);
@@ -188,6 +188,9 @@ test("a hint for an endpoint whose engine restarted after it was published is no
   await settle();
   const restarted = first[0];
   b.cluster.hostList = pods(restarted);
+  await route(b, conversation(690), [], 0); // b's worker 0 reads the low counters once: not believed alone
+  await new Promise((r) => setTimeout(r, 5));
+  b.cluster.hostList = pods(restarted, 20); // a later page reads low too: the engine restarted
   const stale = b.counter("redis.stale");
   const d = debugOf(await route(b, conversation(610, 1), [], 0));
   const score = d.scores.get(restarted);

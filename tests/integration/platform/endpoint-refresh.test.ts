@@ -67,8 +67,24 @@ test("prefix-cache counters going backwards (a restart) drop the endpoint's inde
   const again = debugOf(h, h.send(PROMPT));
   assert.ok(matched(again) > 0, "the index remembers the prompt on A");
   set(10); // counters restarted from zero
+  assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "one low page is not believed alone (a series missing, or cut short)");
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(20); // the next page reads low too: a restart
   const afterRestart = debugOf(h, h.send(PROMPT));
   assert.equal(matched(afterRestart), 0, "a restarted engine holds nothing the index remembered");
+});
+
+test("a page that reads low once, then as before, keeps the endpoint's index entries", () => {
+  const h = harness();
+  const set = (queriesOfA: number) => setCounters(h, queriesOfA);
+  set(1000);
+  debugOf(h, h.send(PROMPT));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(400); // one engine's series missing from the page
+  assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "one low page does not empty A's entries");
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(2000); // the whole page again
+  assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "the index still remembers the prompt on A");
 });
 
 test("hints other workers published before an endpoint restarted do not count for it", () => {
@@ -90,6 +106,9 @@ test("hints other workers published before an endpoint restarted do not count fo
   assert.ok(matched(shared) > 0, "worker 1 knows the prompt on A from worker 0's hint");
   h.clock.advanceTo(h.clock.nowMs() + 10);
   set(10); // A's engine restarted
+  debugOf(h, h.send(PROMPT, { worker: 1 })); // worker 1's first low reading
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(20); // and a later one confirms it
   const afterRestart = debugOf(h, h.send(PROMPT, { worker: 1 }));
   assert.equal(matched(afterRestart), 0, "the hint predates the restart");
 });
@@ -114,5 +133,8 @@ test("an SGLang engine's restart (its prompt and cached token counters go back) 
   set(2000);
   assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "the index remembers the prompt on A");
   set(10);
+  debugOf(h, h.send(PROMPT)); // one low page, not believed alone
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(20);
   assert.equal(matched(debugOf(h, h.send(PROMPT))), 0, "a restarted engine holds nothing the index remembered");
 });
