@@ -44,8 +44,8 @@ export class LoadView {
     for (let i = 0; i < records; i++) {
       const slot = unchecked(recordSlots[i]);
       if (<u32>slot >= room) continue;
-      unchecked((inflight[slot] = load.inflight(i, nowMs)));
-      unchecked((pending[slot] = load.pending(i, nowMs)));
+      unchecked((inflight[slot] = load.inflight(i)));
+      unchecked((pending[slot] = load.pending(i)));
     }
     for (let k = 0; k < load.unwritten; k++) {
       const slot = activeSlotOf(registry, load.unwrittenHash(k));

@@ -5,8 +5,12 @@
 //
 // All workers share one value, updated with compare-and-swap. Records are keyed by the endpoint's address hash, so
 // workers and configurations agree whatever their registry slots; an endpoint with nothing outstanding has no
-// record, so the value stays as small as the set of busy endpoints. A record untouched for RECORD_MAX_AGE_MS (a
-// worker that died with requests outstanding) no longer counts.
+// record, so the value stays as small as the set of busy endpoints. The value belongs to an epoch (EPOCH_MS of wall
+// time) and lists its members, the owners (one per SharedLoad, a worker token) whose counts it holds: the first write
+// of a new epoch starts the records afresh from the writer's own outstanding requests (own-load.ts), and every other
+// owner adds its own when it first writes in that epoch (its tick does within LOAD_TICK_MS). A worker that died with
+// requests outstanding (a trap skips on_log) never joins again, so its counts are gone at the next epoch, however
+// busy the others keep its endpoints; a value no owner joined for a whole epoch counts for nothing.
 //
 // Shared data costs a host call (and Envoy a global lock) per access, so a busy worker batches: its own changes
 // wait in a local list, which it always counts in its own view, and go out together at most every FLUSH_MS (or
@@ -14,27 +18,45 @@
 // each request, so the view is exact at low rates and at most a few milliseconds old at high ones.
 import { getSharedData, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { Status } from "../abi/types";
+import { OwnLoad } from "./own-load";
+import { takeWorkerToken } from "./worker-token";
 
-const KEY = new Utf8("endpoint_picker/load");
+// Versioned: a VM of an older build in the same process reads and writes its own layout under another key.
+const KEY = new Utf8("endpoint_picker/load/v2");
 /** Most endpoints with outstanding requests tracked at once; more are not counted (their load reads 0). */
 export const MAX_LOAD_RECORDS: i32 = 1024;
+/** Owners listed in one epoch at most; one more does not join (its requests are not counted). */
+const MAX_MEMBERS: i32 = 256;
 /** This worker's changes not yet written, at most; one more forces a write. */
 const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
 /** Buckets of the table of deferred hashes a write builds: a power of two, twice MAX_DEFERRED. */
 const DEFERRED_TABLE: i32 = 128;
+/** Buckets of the table of record hashes a join builds: a power of two, twice MAX_LOAD_RECORDS. */
+const RECORD_TABLE: i32 = MAX_LOAD_RECORDS * 2;
 const READ_MS: f64 = 2;
 const FLUSH_MS: f64 = 5;
-/** How often an idle worker writes what it still holds back (the root context's tick). */
+/** How often an idle worker writes what it still holds back, or joins a new epoch (the root context's tick). */
 export const LOAD_TICK_MS: u32 = 20;
-const RECORD_MAX_AGE_MS: f64 = 600_000;
-// Layout: [count u32] then count × [address hash u64][changed at, ms f64][in flight i32][awaiting first byte i32].
-const HEADER: i32 = 4;
-const RECORD: i32 = 24;
-const AT_CHANGED: usize = 8;
-const AT_INFLIGHT: usize = 16;
-const AT_PENDING: usize = 20;
+/** Wall time of one epoch: how long a dead worker's counts may outlive it. */
+const EPOCH_MS: f64 = 60_000;
+// Layout: [count u32][epoch u32][members u32], members × [owner u64], then count × [address hash u64][in flight i32]
+// [awaiting first byte i32].
+const HEADER: i32 = 12;
+const MEMBER: i32 = 8;
+const RECORD: i32 = 16;
+const AT_INFLIGHT: usize = 8;
+const AT_PENDING: usize = 12;
+// The local buffer keeps the records at a fixed offset, with room before them for the header and every member.
+const RECORDS_AT: i32 = HEADER + MAX_MEMBERS * MEMBER;
+
+// @ts-ignore: decorator
+@inline
+function epochOf(nowMs: f64): u32 {
+  const e = Math.floor(nowMs / EPOCH_MS);
+  return e >= 0 && e < 4294967295 ? <u32>e : 0;
+}
 
 // @ts-ignore: decorator
 @inline
@@ -43,7 +65,7 @@ function deferredBucket(hash: u64): i32 {
 }
 
 export class SharedLoad {
-  private readonly buffer: usize = heap.alloc(<usize>(HEADER + MAX_LOAD_RECORDS * RECORD));
+  private readonly buffer: usize = heap.alloc(<usize>(RECORDS_AT + MAX_LOAD_RECORDS * RECORD));
   /** The shared value as last read (released as soon as it is copied into `buffer`). */
   private readonly shared: SharedValue = new SharedValue();
   private count: i32 = 0;
@@ -52,6 +74,16 @@ export class SharedLoad {
   private current: bool = false;
   private readAtMs: f64 = -Infinity;
   private flushedAtMs: f64 = -Infinity;
+  /** The epoch of the value as last read or written, and its members. */
+  private epoch: u32 = 0;
+  private readonly members: StaticArray<u64> = new StaticArray<u64>(MAX_MEMBERS);
+  private memberCount: i32 = 0;
+  /** This instance's worker token, the owner its counts are listed under (0 until its first write takes one). */
+  private owner: u64 = 0;
+  /** The last epoch whose value this owner wrote as a member (0: none). */
+  private joinedEpoch: u32 = 0;
+  /** This worker's own outstanding requests per endpoint, what it brings to each epoch. */
+  private readonly own: OwnLoad = new OwnLoad();
   // This worker's changes not yet in the shared value.
   private readonly deferredHash: StaticArray<u64> = new StaticArray<u64>(MAX_DEFERRED);
   private readonly deferredInflight: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
@@ -59,6 +91,8 @@ export class SharedLoad {
   private deferred: i32 = 0;
   /** Open-addressing table of the deferred hashes (deferred index + 1, 0 = empty), built for each write. */
   private readonly deferredTable: StaticArray<i32> = new StaticArray<i32>(DEFERRED_TABLE);
+  /** Open-addressing table of the record hashes (record index + 1, 0 = empty), built for each join. */
+  private readonly recordTable: StaticArray<i32> = new StaticArray<i32>(RECORD_TABLE);
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
   /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
@@ -70,7 +104,7 @@ export class SharedLoad {
     return this.count > 0 || this.deferred > 0;
   }
 
-  /** Records of the shared value as last read, and the fields of record i (0 for a record too old). */
+  /** Records of the shared value as last read (none when no owner joined it for a whole epoch), and record i's fields. */
   get records(): i32 {
     return this.count;
   }
@@ -79,14 +113,12 @@ export class SharedLoad {
     return load<u64>(this.recordAt(i));
   }
 
-  inflight(i: i32, nowMs: f64): i32 {
-    const r = this.recordAt(i);
-    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? load<i32>(r + AT_INFLIGHT) : 0;
+  inflight(i: i32): i32 {
+    return max<i32>(load<i32>(this.recordAt(i) + AT_INFLIGHT), 0);
   }
 
-  pending(i: i32, nowMs: f64): i32 {
-    const r = this.recordAt(i);
-    return nowMs - load<f64>(r + AT_CHANGED) <= RECORD_MAX_AGE_MS ? load<i32>(r + AT_PENDING) : 0;
+  pending(i: i32): i32 {
+    return max<i32>(load<i32>(this.recordAt(i) + AT_PENDING), 0);
   }
 
   /** This worker's changes not yet written: add them to the records for its own view. */
@@ -111,6 +143,7 @@ export class SharedLoad {
    * its next write. Counts never go below 0.
    */
   change(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): void {
+    this.own.change(hash, inflightDelta, pendingDelta);
     let k = 0;
     while (k < this.deferred && unchecked(this.deferredHash[k]) != hash) k++;
     if (k == this.deferred) {
@@ -129,10 +162,13 @@ export class SharedLoad {
     if (nowMs - this.flushedAtMs >= FLUSH_MS || nowMs < this.flushedAtMs) this.flush(nowMs);
   }
 
-  /** Writes this worker's unwritten changes (compare-and-swap, a few attempts); true when none remain. */
+  /** Writes this worker's unwritten changes, or joins a new epoch with its outstanding requests (compare-and-swap, a
+   *  few attempts); true when nothing remains to write. */
   flush(nowMs: f64): bool {
-    if (this.deferred == 0) return true;
+    if (this.deferred == 0 && !(this.own.live > 0 && this.joinedEpoch < epochOf(nowMs))) return true;
     this.flushedAtMs = nowMs;
+    if (this.owner == 0) this.owner = takeWorkerToken();
+    if (this.owner == 0) return false; // shared data unavailable
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       if (!this.current) {
         this.read(nowMs);
@@ -140,17 +176,45 @@ export class SharedLoad {
         if (!this.current) return false;
       }
       this.current = false;
-      this.applyDeferred(nowMs);
-      this.recordsChanged();
-      store<u32>(this.buffer, <u32>this.count);
-      if (setSharedData(KEY, this.buffer, <usize>(HEADER + this.count * RECORD), this.cas) == Status.Ok) {
+      const epoch = max<u32>(epochOf(nowMs), this.epoch); // a wall clock stepped back stays in the later epoch
+      if (epoch != this.epoch) {
+        this.epoch = epoch;
+        this.memberCount = 0;
+        this.count = 0;
+      }
+      if (this.isMember()) {
+        this.applyDeferred();
+      } else if (this.memberCount < MAX_MEMBERS) {
+        unchecked((this.members[this.memberCount++] = this.owner));
+        this.addOwn(); // the deferred changes are in it already
+      } else {
+        // No room to join: this owner's requests go uncounted this epoch (the load reads low, never high).
         this.deferred = 0;
+        this.joinedEpoch = epoch;
+        return true;
+      }
+      this.recordsChanged();
+      const start = this.buffer + <usize>(RECORDS_AT - HEADER - this.memberCount * MEMBER);
+      store<u32>(start, <u32>this.count);
+      store<u32>(start, this.epoch, 4);
+      store<u32>(start, <u32>this.memberCount, 8);
+      memory.copy(start + HEADER, changetype<usize>(this.members), <usize>(this.memberCount * MEMBER));
+      const length = HEADER + this.memberCount * MEMBER + this.count * RECORD;
+      if (setSharedData(KEY, start, <usize>length, this.cas) == Status.Ok) {
+        this.deferred = 0;
+        this.joinedEpoch = epoch;
         this.readAtMs = nowMs; // the buffer is what is now shared
         return true;
       }
     }
     this.conflicts++;
     this.readAtMs = -Infinity; // the buffer holds unwritten changes: read again before using it
+    return false;
+  }
+
+  private isMember(): bool {
+    const owner = this.owner;
+    for (let i = 0; i < this.memberCount; i++) if (unchecked(this.members[i]) == owner) return true;
     return false;
   }
 
@@ -162,6 +226,8 @@ export class SharedLoad {
   private read(nowMs: f64): void {
     this.recordsChanged();
     this.count = 0;
+    this.memberCount = 0;
+    this.epoch = 0;
     this.cas = 0;
     this.current = false;
     this.readAtMs = nowMs;
@@ -170,11 +236,18 @@ export class SharedLoad {
     if (status == Status.Ok) {
       const len = <i32>shared.len;
       if (len >= HEADER) {
-        // Compared unsigned: a count at or above 2^31 (a corrupt value) must not read as negative.
-        const room = <u32>min<i32>((len - HEADER) / RECORD, MAX_LOAD_RECORDS);
-        const records = <i32>min<u32>(load<u32>(shared.ptr), room);
-        memory.copy(this.buffer + HEADER, shared.ptr + HEADER, <usize>(records * RECORD));
-        this.count = records;
+        // Counts compared unsigned: one at or above 2^31 (a corrupt value) must not read as negative.
+        const members = <i32>min<u32>(load<u32>(shared.ptr, 8), <u32>min<i32>((len - HEADER) / MEMBER, MAX_MEMBERS));
+        const recordsLen = len - HEADER - members * MEMBER;
+        const records = <i32>min<u32>(load<u32>(shared.ptr), <u32>min<i32>(recordsLen / RECORD, MAX_LOAD_RECORDS));
+        this.epoch = load<u32>(shared.ptr, 4);
+        this.memberCount = members;
+        memory.copy(changetype<usize>(this.members), shared.ptr + HEADER, <usize>(members * MEMBER));
+        // A value no owner joined for a whole epoch holds only the counts of workers that are gone.
+        if (<u64>this.epoch + 1 >= <u64>epochOf(nowMs)) {
+          memory.copy(this.buffer + RECORDS_AT, shared.ptr + HEADER + members * MEMBER, <usize>(records * RECORD));
+          this.count = records;
+        }
       }
       this.cas = shared.cas;
       this.current = true;
@@ -186,16 +259,15 @@ export class SharedLoad {
   }
 
   private recordAt(i: i32): usize {
-    return this.buffer + <usize>(HEADER + i * RECORD);
+    return this.buffer + <usize>(RECORDS_AT + i * RECORD);
   }
 
   /**
    * Adds this worker's deferred changes to the buffer in one pass over the records (each record finds its change in
-   * a small table of the deferred hashes), dropping records that fall to zero or are too old; a change to an
-   * endpoint without a record appends one. With hundreds of busy endpoints a write costs one pass, not one per
-   * change.
+   * a small table of the deferred hashes), dropping records that fall to zero; a change to an endpoint without a
+   * record appends one. With hundreds of busy endpoints a write costs one pass, not one per change.
    */
-  private applyDeferred(nowMs: f64): void {
+  private applyDeferred(): void {
     const n = this.deferred;
     const table = this.deferredTable;
     memory.fill(changetype<usize>(table), 0, <usize>DEFERRED_TABLE << 2);
@@ -209,25 +281,61 @@ export class SharedLoad {
     while (i < this.count) {
       const r = this.recordAt(i);
       const k = this.deferredIndexOf(load<u64>(r));
-      if (k >= 0) {
-        found |= (<u64>1) << <u64>k;
-        if (this.update(r, k, nowMs)) i++;
-        else this.removeAt(i);
-      } else if (nowMs - load<f64>(r + AT_CHANGED) > RECORD_MAX_AGE_MS) {
-        this.removeAt(i);
-      } else {
+      if (k < 0) {
         i++;
+        continue;
       }
+      found |= (<u64>1) << <u64>k;
+      if (addCounts(r, unchecked(this.deferredInflight[k]), unchecked(this.deferredPending[k]))) i++;
+      else this.removeAt(i);
     }
     for (let k = 0; k < n; k++) {
       if ((found >> <u64>k) & 1) continue;
-      if ((unchecked(this.deferredInflight[k]) <= 0 && unchecked(this.deferredPending[k]) <= 0) || this.count >= MAX_LOAD_RECORDS) continue;
-      const r = this.recordAt(this.count++);
-      store<u64>(r, unchecked(this.deferredHash[k]));
-      store<i32>(r + AT_INFLIGHT, 0);
-      store<i32>(r + AT_PENDING, 0);
-      if (!this.update(r, k, nowMs)) this.count--;
+      this.append(unchecked(this.deferredHash[k]), unchecked(this.deferredInflight[k]), unchecked(this.deferredPending[k]));
     }
+  }
+
+  /** Adds this owner's outstanding requests to the records: its first write in an epoch. */
+  private addOwn(): void {
+    const table = this.recordTable;
+    memory.fill(changetype<usize>(table), 0, <usize>RECORD_TABLE << 2);
+    for (let i = 0; i < this.count; i++) {
+      let b = recordBucket(load<u64>(this.recordAt(i)));
+      while (unchecked(table[b]) != 0) b = (b + 1) & (RECORD_TABLE - 1);
+      unchecked((table[b] = i + 1));
+    }
+    const own = this.own;
+    for (let b = 0; b < own.buckets; b++) {
+      const inflight = own.inflightAtBucket(b);
+      if (inflight <= 0) continue;
+      const hash = own.hashAt(b);
+      const pending = own.pendingAtBucket(b);
+      let t = recordBucket(hash);
+      let index = -1;
+      while (true) {
+        const e = unchecked(table[t]);
+        if (e == 0) break;
+        if (load<u64>(this.recordAt(e - 1)) == hash) {
+          index = e - 1;
+          break;
+        }
+        t = (t + 1) & (RECORD_TABLE - 1);
+      }
+      if (index >= 0) addCounts(this.recordAt(index), inflight, pending);
+      else if (this.append(hash, inflight, pending)) unchecked((table[t] = this.count));
+    }
+  }
+
+  // A record for an endpoint that has none; false when there is nothing to count or no room.
+  private append(hash: u64, inflight: i32, pending: i32): bool {
+    if ((inflight <= 0 && pending <= 0) || this.count >= MAX_LOAD_RECORDS) return false;
+    const r = this.recordAt(this.count++);
+    store<u64>(r, hash);
+    store<i32>(r + AT_INFLIGHT, 0);
+    store<i32>(r + AT_PENDING, 0);
+    if (addCounts(r, inflight, pending)) return true;
+    this.count--;
+    return false;
   }
 
   // The deferred change to the endpoint with this address hash, or -1.
@@ -243,20 +351,25 @@ export class SharedLoad {
     return -1; // unreachable: the table always has empty buckets
   }
 
-  // Adds deferred change k to record r; false when its in-flight count fell to 0 (the record should go).
-  private update(r: usize, k: i32, nowMs: f64): bool {
-    const inflight = max<i32>(load<i32>(r + AT_INFLIGHT) + unchecked(this.deferredInflight[k]), 0);
-    const pending = min<i32>(max<i32>(load<i32>(r + AT_PENDING) + unchecked(this.deferredPending[k]), 0), inflight);
-    if (inflight == 0) return false;
-    store<f64>(r + AT_CHANGED, nowMs);
-    store<i32>(r + AT_INFLIGHT, inflight);
-    store<i32>(r + AT_PENDING, pending);
-    return true;
-  }
-
   private removeAt(i: i32): void {
     const last = this.count - 1;
     if (i != last) memory.copy(this.recordAt(i), this.recordAt(last), <usize>RECORD);
     this.count = last;
   }
+}
+
+// Adds the counts to record r; false when its in-flight count fell to 0 (the record should go).
+function addCounts(r: usize, inflightDelta: i32, pendingDelta: i32): bool {
+  const inflight = max<i32>(load<i32>(r + AT_INFLIGHT) + inflightDelta, 0);
+  const pending = min<i32>(max<i32>(load<i32>(r + AT_PENDING) + pendingDelta, 0), inflight);
+  if (inflight == 0) return false;
+  store<i32>(r + AT_INFLIGHT, inflight);
+  store<i32>(r + AT_PENDING, pending);
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline
+function recordBucket(hash: u64): i32 {
+  return <i32>((hash * 0x9e3779b97f4a7c15) >> 53); // the top 11 bits: RECORD_TABLE buckets
 }

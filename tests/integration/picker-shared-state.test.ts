@@ -8,7 +8,8 @@ import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harn
 import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
-const LOAD_KEY = "endpoint_picker/load";
+const LOAD_KEY = "endpoint_picker/load/v2";
+const EPOCH_MS = 60_000;
 
 test("the next turn of a conversation on another worker is credited with the whole previous turn", () => {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
@@ -301,7 +302,9 @@ function loadCounts(h: { host: PickerHarness["host"] }): Array<[number, number]>
   if (v === undefined) return [];
   const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
   const out: Array<[number, number]> = [];
-  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(4 + i * 24 + 16, true), view.getInt32(4 + i * 24 + 20, true)]);
+  // [count u32][epoch u32][members u32], members × owner u64, count × [hash u64][in flight i32][awaiting i32]
+  const records = 12 + view.getUint32(8, true) * 8;
+  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(records + i * 16 + 8, true), view.getInt32(records + i * 16 + 12, true)]);
   return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
 
@@ -343,10 +346,65 @@ test("a shared load value whose record count reads negative as an i32 (2^32 - 1)
   const h = new StaticClusterHarness({ workers: 1, pluginConfig: JSON.stringify({}), log: () => {} });
   h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
   h.clock.advanceTo(h.clock.nowMs() + 1000);
-  const value = new Uint8Array(4 + 24 * 2);
-  new DataView(value.buffer).setUint32(0, 0xffff_ffff, true);
-  h.host.process.sharedData.set("endpoint_picker", LOAD_KEY, value, 0);
-  const s = h.send(chat(text(7, 2000), [], "q"), { worker: 0 });
-  assert.ok(PODS.includes(h.chosen(s)!), "the request is still routed");
-  assert.equal(h.host.workers[0].failed, false, "the worker did not trap");
+  const epoch = Math.floor(h.clock.nowMs() / EPOCH_MS);
+  for (const [count, members] of [[0xffff_ffff, 0], [2, 0xffff_ffff], [0xffff_ffff, 0xffff_ffff]]) {
+    const value = new Uint8Array(12 + 16 * 2);
+    const view = new DataView(value.buffer);
+    view.setUint32(0, count, true);
+    view.setUint32(4, epoch, true);
+    view.setUint32(8, members, true);
+    const current = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY);
+    h.host.process.sharedData.set("endpoint_picker", LOAD_KEY, value, current.cas ?? 0);
+    const s = h.send(chat(text(7, 2000), [], "q"), { worker: 0 });
+    assert.ok(PODS.includes(h.chosen(s)!), "the request is still routed");
+    assert.equal(h.host.workers[0].failed, false, "the worker did not trap");
+    h.complete(s);
+    h.clock.advanceTo(h.clock.nowMs() + 25);
+  }
+});
+
+test("a worker that dies with requests in flight leaves no load behind, however busy the others keep its endpoints", () => {
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({}), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  for (let i = 0; i < 8; i++) h.send(chat(text(40 + i, 2000), [], "dead" + i), { worker: 0 });
+  h.clock.advanceTo(h.clock.nowMs() + 25); // worker 0 writes its load out
+  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 8);
+  h.host.workers[0].vm.failed = true; // it traps: its streams never reach on_log
+  // Worker 1 keeps every endpoint busy for a quarter of an hour, each endpoint touched every 30 s.
+  const start = h.clock.nowMs();
+  let n = 0;
+  while (h.clock.nowMs() - start < 15 * 60_000) {
+    const open = Array.from({ length: 12 }, () => h.send(chat(text(1000 + n, 600), [], "live" + n++), { worker: 1 }));
+    h.clock.advanceTo(h.clock.nowMs() + 25);
+    for (const s of open) h.complete(s);
+    h.clock.advanceTo(h.clock.nowMs() + 30_000);
+  }
+  const open = Array.from({ length: 4 }, () => h.send(chat(text(1000 + n, 600), [], "live" + n++), { worker: 1 }));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), [[1, 1], [1, 1], [1, 1], [1, 1]], "only worker 1's requests count");
+  for (const s of open) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), []);
+});
+
+test("live workers' requests keep counting across epochs, each worker's joined within a tick of the new epoch", () => {
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({}), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  const long0 = [0, 1, 2].map((i) => h.send(chat(text(40 + i, 2000), [], "w0-" + i), { worker: 0 }));
+  const long1 = [0, 1].map((i) => h.send(chat(text(80 + i, 2000), [], "w1-" + i), { worker: 1 }));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  const total = () => loadCounts(h).reduce((sum, c) => sum + c[0], 0);
+  assert.equal(total(), 5);
+  for (let minute = 0; minute < 5; minute++) {
+    // Just past the next epoch's start, then one tick later.
+    const next = (Math.floor(h.clock.nowMs() / EPOCH_MS) + 1) * EPOCH_MS;
+    h.clock.advanceTo(next + 1);
+    h.clock.advanceTo(next + 60);
+    assert.equal(total(), 5, `minute ${minute}: every live worker's requests count again`);
+  }
+  for (const s of [...long0, ...long1]) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
 });
