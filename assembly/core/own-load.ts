@@ -2,16 +2,12 @@
 // still await their first byte. The shared load (shared-load.ts) is rebuilt from every live worker's own counts once
 // per epoch, so that a worker that died with requests outstanding stops counting. Open addressing over a table twice
 // the number of endpoints tracked; entries that fall to zero stay until the table is half full, then go together.
+import { hashBucket } from "./hash-index";
 
 /** Endpoints whose counts one worker tracks at once; a change to one more is dropped (its load reads low). */
 const CAPACITY: i32 = 1024;
-const TABLE: i32 = CAPACITY * 2; // a power of two
-
-// @ts-ignore: decorator
-@inline
-function bucketOf(hash: u64): i32 {
-  return <i32>((hash * 0x9e3779b97f4a7c15) >> 53); // the top 11 bits: TABLE buckets
-}
+const TABLE_BITS: u64 = 11;
+const TABLE: i32 = 1 << <i32>TABLE_BITS; // CAPACITY * 2
 
 export class OwnLoad {
   /** Per bucket: the address hash (0: empty), and its counts. */
@@ -68,7 +64,7 @@ export class OwnLoad {
 
   // The hash's bucket, or the empty bucket where it would go.
   private find(hash: u64): i32 {
-    let b = bucketOf(hash);
+    let b = hashBucket(hash, TABLE_BITS);
     while (true) {
       const h = unchecked(this.hashes[b]);
       if (h == 0 || h == hash) return b;

@@ -18,6 +18,7 @@
 // each request, so the view is exact at low rates and at most a few milliseconds old at high ones.
 import { getSharedData, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { Status } from "../abi/types";
+import { HashIndex } from "./hash-index";
 import { OwnLoad } from "./own-load";
 import { takeWorkerToken } from "./worker-token";
 
@@ -31,10 +32,10 @@ const MAX_MEMBERS: i32 = 256;
 const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
-/** Buckets of the table of deferred hashes a write builds: a power of two, twice MAX_DEFERRED. */
-const DEFERRED_TABLE: i32 = 128;
-/** Buckets of the table of record hashes a join builds: a power of two, twice MAX_LOAD_RECORDS. */
-const RECORD_TABLE: i32 = MAX_LOAD_RECORDS * 2;
+/** Bits of the table of deferred hashes a write builds: 128 buckets, twice MAX_DEFERRED. */
+const DEFERRED_TABLE_BITS: u64 = 7;
+/** Bits of the table of record hashes a join builds: 2,048 buckets, twice MAX_LOAD_RECORDS. */
+const RECORD_TABLE_BITS: u64 = 11;
 const READ_MS: f64 = 2;
 const FLUSH_MS: f64 = 5;
 /** How often an idle worker writes what it still holds back, or joins a new epoch (the root context's tick). */
@@ -56,12 +57,6 @@ const RECORDS_AT: i32 = HEADER + MAX_MEMBERS * MEMBER;
 function epochOf(nowMs: f64): u32 {
   const e = Math.floor(nowMs / EPOCH_MS);
   return e >= 0 && e < 4294967295 ? <u32>e : 0;
-}
-
-// @ts-ignore: decorator
-@inline
-function deferredBucket(hash: u64): i32 {
-  return <i32>((hash * 0x9e3779b97f4a7c15) >> 57); // the top 7 bits: DEFERRED_TABLE buckets
 }
 
 export class SharedLoad {
@@ -89,10 +84,10 @@ export class SharedLoad {
   private readonly deferredInflight: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private readonly deferredPending: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private deferred: i32 = 0;
-  /** Open-addressing table of the deferred hashes (deferred index + 1, 0 = empty), built for each write. */
-  private readonly deferredTable: StaticArray<i32> = new StaticArray<i32>(DEFERRED_TABLE);
-  /** Open-addressing table of the record hashes (record index + 1, 0 = empty), built for each join. */
-  private readonly recordTable: StaticArray<i32> = new StaticArray<i32>(RECORD_TABLE);
+  /** The deferred changes by address hash, built for each write. */
+  private readonly deferredIndex: HashIndex = new HashIndex(DEFERRED_TABLE_BITS);
+  /** The records by address hash, built for each join. */
+  private readonly recordIndex: HashIndex = new HashIndex(RECORD_TABLE_BITS);
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
   /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
@@ -269,18 +264,14 @@ export class SharedLoad {
    */
   private applyDeferred(): void {
     const n = this.deferred;
-    const table = this.deferredTable;
-    memory.fill(changetype<usize>(table), 0, <usize>DEFERRED_TABLE << 2);
-    for (let k = 0; k < n; k++) {
-      let b = deferredBucket(unchecked(this.deferredHash[k]));
-      while (unchecked(table[b]) != 0) b = (b + 1) & (DEFERRED_TABLE - 1);
-      unchecked((table[b] = k + 1));
-    }
+    const changes = this.deferredIndex;
+    changes.clear();
+    for (let k = 0; k < n; k++) changes.put(unchecked(this.deferredHash[k]), k);
     let found: u64 = 0; // bit k: deferred change k met its record
     let i = 0;
     while (i < this.count) {
       const r = this.recordAt(i);
-      const k = this.deferredIndexOf(load<u64>(r));
+      const k = changes.get(load<u64>(r));
       if (k < 0) {
         i++;
         continue;
@@ -297,32 +288,18 @@ export class SharedLoad {
 
   /** Adds this owner's outstanding requests to the records: its first write in an epoch. */
   private addOwn(): void {
-    const table = this.recordTable;
-    memory.fill(changetype<usize>(table), 0, <usize>RECORD_TABLE << 2);
-    for (let i = 0; i < this.count; i++) {
-      let b = recordBucket(load<u64>(this.recordAt(i)));
-      while (unchecked(table[b]) != 0) b = (b + 1) & (RECORD_TABLE - 1);
-      unchecked((table[b] = i + 1));
-    }
+    const records = this.recordIndex;
+    records.clear();
+    for (let i = 0; i < this.count; i++) records.put(load<u64>(this.recordAt(i)), i);
     const own = this.own;
     for (let b = 0; b < own.buckets; b++) {
       const inflight = own.inflightAtBucket(b);
       if (inflight <= 0) continue;
       const hash = own.hashAt(b);
       const pending = own.pendingAtBucket(b);
-      let t = recordBucket(hash);
-      let index = -1;
-      while (true) {
-        const e = unchecked(table[t]);
-        if (e == 0) break;
-        if (load<u64>(this.recordAt(e - 1)) == hash) {
-          index = e - 1;
-          break;
-        }
-        t = (t + 1) & (RECORD_TABLE - 1);
-      }
+      const index = records.get(hash);
       if (index >= 0) addCounts(this.recordAt(index), inflight, pending);
-      else if (this.append(hash, inflight, pending)) unchecked((table[t] = this.count));
+      else if (this.append(hash, inflight, pending)) records.put(hash, this.count - 1);
     }
   }
 
@@ -336,19 +313,6 @@ export class SharedLoad {
     if (addCounts(r, inflight, pending)) return true;
     this.count--;
     return false;
-  }
-
-  // The deferred change to the endpoint with this address hash, or -1.
-  private deferredIndexOf(hash: u64): i32 {
-    const table = this.deferredTable;
-    let b = deferredBucket(hash);
-    while (true) {
-      const e = unchecked(table[b]);
-      if (e == 0) return -1;
-      if (unchecked(this.deferredHash[e - 1]) == hash) return e - 1;
-      b = (b + 1) & (DEFERRED_TABLE - 1);
-    }
-    return -1; // unreachable: the table always has empty buckets
   }
 
   private removeAt(i: i32): void {
@@ -366,10 +330,4 @@ function addCounts(r: usize, inflightDelta: i32, pendingDelta: i32): bool {
   store<i32>(r + AT_INFLIGHT, inflight);
   store<i32>(r + AT_PENDING, pending);
   return true;
-}
-
-// @ts-ignore: decorator
-@inline
-function recordBucket(hash: u64): i32 {
-  return <i32>((hash * 0x9e3779b97f4a7c15) >> 53); // the top 11 bits: RECORD_TABLE buckets
 }
