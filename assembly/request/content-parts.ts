@@ -123,17 +123,11 @@ export class ContentPartWriter {
   }
 
   private isThinkingPart(p: FieldSpans): bool {
-    if (p.token(P_TYPE) != JsonToken.String) return false;
-    const ts = p.start(P_TYPE) + 1;
-    const te = p.end(P_TYPE) - 1;
-    return jsonStringEquals(ts, te, "thinking") || jsonStringEquals(ts, te, "redacted_thinking");
+    return p.stringIs(P_TYPE, "thinking") || p.stringIs(P_TYPE, "redacted_thinking");
   }
 
   private isTextPart(p: FieldSpans): bool {
-    if (p.token(P_TYPE) != JsonToken.String) return false;
-    const ts = p.start(P_TYPE) + 1;
-    const te = p.end(P_TYPE) - 1;
-    return jsonStringEquals(ts, te, "text") || jsonStringEquals(ts, te, "input_text") || jsonStringEquals(ts, te, "output_text");
+    return p.stringIs(P_TYPE, "text") || p.stringIs(P_TYPE, "input_text") || p.stringIs(P_TYPE, "output_text");
   }
 
   // The part [start, end) whose members are in partSpans.

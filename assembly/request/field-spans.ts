@@ -80,6 +80,11 @@ export class FieldSpans {
     return <u32>i < <u32>this.tokens.length ? unchecked(this.tokens[i]) : 0;
   }
 
+  /** Key i's value is a string that decodes to `text`. */
+  stringIs(i: i32, text: string): bool {
+    return this.token(i) == JsonToken.String && jsonStringEquals(this.start(i) + 1, this.end(i) - 1, text);
+  }
+
   /** First byte of key i's value (the opening quote for a string). */
   start(i: i32): usize {
     return <u32>i < <u32>this.starts.length ? unchecked(this.starts[i]) : 0;

@@ -5,7 +5,6 @@
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { jsonStringEquals } from "../json/string-compare";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
@@ -90,7 +89,7 @@ export class MessageEntryWriter {
       if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
-      if (!isReasoningItem(m)) core.record("item", start, sc.pos);
+      if (!m.stringIs(M_TYPE, "reasoning")) core.record("item", start, sc.pos);
       return;
     }
     if (!contentDone) {
@@ -107,8 +106,4 @@ export class MessageEntryWriter {
     }
     core.messageEnded(role, recordStart);
   }
-}
-
-function isReasoningItem(m: FieldSpans): bool {
-  return m.token(M_TYPE) == JsonToken.String && jsonStringEquals(m.start(M_TYPE) + 1, m.end(M_TYPE) - 1, "reasoning");
 }
