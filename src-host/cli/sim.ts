@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
-import { numberArg, parseCliArgs } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
 import { htmlReport } from "../sim/html-report.ts";
 import { DEFAULT_POLICIES, policyFactory } from "../sim/policies/registry.ts";
 import { runPolicies } from "../sim/run-policies.ts";
@@ -33,8 +33,7 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   -h, --help             print this text and exit`;
 
 function die(message: string): never {
-  process.stderr.write(`sim: ${message}\n`);
-  process.exit(2);
+  usageError("sim", message);
 }
 
 async function main(): Promise<void> {

@@ -27,11 +27,9 @@ function putText(out: Uint8Array, at: number, s: string): number {
   return n;
 }
 
-/**
- * Serializes `pairs` in one pass into a reused host buffer and hands the bytes to `put`, which copies them where
- * they go (Envoy copies the map's bytes straight into the module's memory); no encoded copy of each name or value.
- */
-export function withSerializedHeaderMap<T>(pairs: HeaderList, put: (bytes: Uint8Array) => T): T {
+/** The map serialized: written in one pass into a reused host buffer (no encoded copy of each name or value), then
+ *  copied out at its exact size. */
+export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
   const n = pairs.length;
   // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
   let worst = 4 + n * 8;
@@ -50,11 +48,7 @@ export function withSerializedHeaderMap<T>(pairs: HeaderList, put: (bytes: Uint8
     putU32(out, 4 + i * 8, kl);
     putU32(out, 8 + i * 8, vl);
   }
-  return put(out.subarray(0, data));
-}
-
-export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
-  return withSerializedHeaderMap(pairs, (bytes) => bytes.slice());
+  return out.slice(0, data);
 }
 
 /** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */

@@ -1,7 +1,6 @@
 // Properties Envoy serves through proxy_get_property. The path arrives as segments split by NUL bytes
 // ("request\0path"); strings come back as their UTF-8 bytes, integers, timestamps and durations as 8-byte
 // little-endian int64 (timestamps in ns since the epoch, durations in ns), maps as serialized header maps.
-import { serializeHeaderMap } from "./header-map.ts";
 import type { StreamState } from "./stream.ts";
 import type { Flavor } from "./vm.ts";
 
@@ -59,7 +58,7 @@ export function resolveProperty(
     case "request.method":
       return str(h.get(":method"));
     case "request.headers":
-      return serializeHeaderMap(h.pairs);
+      return h.serialized();
     case "request.referer":
       return str(h.get("referer"));
     case "request.useragent":
@@ -84,7 +83,7 @@ export function resolveProperty(
       return s === undefined ? null : int64(Number(s));
     }
     case "response.headers":
-      return stream.responseHeaders ? serializeHeaderMap(stream.responseHeaders.pairs) : null;
+      return stream.responseHeaders?.serialized() ?? null;
     case "response.size":
       return int64(stream.responseBodySize);
     case "source.address":
