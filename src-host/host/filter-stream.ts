@@ -271,9 +271,8 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
-    const responseHeaders = new HeaderMap();
-    responseHeaders.set(headers, true);
-    this.state.responseHeaders = responseHeaders;
+    // Serialized when a module first reads its pairs, not on arrival (the picker reads only :status here).
+    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
     if (this.bypass) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
