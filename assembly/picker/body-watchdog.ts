@@ -2,8 +2,6 @@
 // StopIteration from the headers callback becomes StopAllIteration and the body never reaches the filter, so the
 // request would hang until its route timeout. Streams that paused for their body are tracked; if no body
 // callback came within the wait, the root context resumes them on its timer and counts the fail-open.
-import { waitedPast } from "../core/clock";
-
 export class BodyWatchdog {
   private readonly ids: StaticArray<u32>;
   private readonly since: StaticArray<f64>;
@@ -40,7 +38,9 @@ export class BodyWatchdog {
     let n = 0;
     for (let i = 0; i < this.capacity; i++) {
       const id = unchecked(this.ids[i]);
-      if (id == 0 || !waitedPast(nowMs, unchecked(this.since[i]), waitMs)) continue;
+      if (id == 0) continue;
+      const waited = nowMs - unchecked(this.since[i]);
+      if (waited >= 0 && waited < waitMs) continue;
       this.release(i, id);
       resume(id);
       n++;

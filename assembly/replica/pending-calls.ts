@@ -4,7 +4,6 @@
 // taken a request decides without Redis. A call is given up once it outlives redis.timeoutMs (overdue): Higress
 // bounds a call by that timeout only once its connection is up, and waits for the cluster's connect_timeout before
 // (envoy raw_client_impl.cc RawClientImpl: connect_or_op_timer_), so the plugin keeps its own deadline.
-import { waitedPast } from "../core/clock";
 import { ReplicaHints } from "./replica-hints";
 
 export const PENDING_CALLS: i32 = 64;
@@ -96,7 +95,9 @@ export class PendingCalls {
     if (this.inFlight == 0) return null;
     for (let i = 0; i < PENDING_CALLS; i++) {
       const e = unchecked(this.entries[i]);
-      if (e.inUse && waitedPast(nowMs, e.sentAtMs, <f64>e.hints!.timeoutMs)) return e;
+      if (!e.inUse) continue;
+      const waited = nowMs - e.sentAtMs;
+      if (waited >= <f64>e.hints!.timeoutMs || waited < 0) return e;
     }
     return null;
   }

@@ -9,7 +9,6 @@
 import { HostResult, isOk } from "../abi/host";
 import { Status } from "../abi/types";
 import { RedisConfig } from "../config/redis-config";
-import { waitedPast } from "../core/clock";
 import { RedisTransport } from "./redis-transport";
 import { RedisTelemetry } from "./redis-telemetry";
 import { RespReply, RespWriter } from "./resp";
@@ -164,7 +163,8 @@ export class ReplicaHints {
    *  the wall clock stepped back since it was sent, see PendingCalls.overdue). */
   callFailed(nowMs: f64, sentAtMs: f64): void {
     const t = this.telemetry;
-    t.count(waitedPast(nowMs, sentAtMs, <f64>this.timeoutMs * 0.9) ? t.timeout : t.unavailable);
+    const waited = nowMs - sentAtMs;
+    t.count(waited >= <f64>this.timeoutMs * 0.9 || waited < 0 ? t.timeout : t.unavailable);
     this.failed(nowMs);
   }
 }
