@@ -114,7 +114,7 @@ export class FilterStream implements PluginStreamCalls {
     const vm = (this.vm = worker.vm);
     const host = worker.host;
     this.contextId = vm.failed ? 0 : vm.allocateContextId();
-    this.state = new StreamState(this.contextId, info, host.clock.nowMs());
+    this.state = new StreamState(this.contextId, info, host.clock.nowMs(), worker.rootContextId);
     if (vm.failed) {
       // envoy source/extensions/common/wasm/wasm.cc PluginConfig::createContext on a failed VM: FAIL_OPEN
       // adds no filter; otherwise an empty Context, whose first callback fails the stream (503).
@@ -124,7 +124,7 @@ export class FilterStream implements PluginStreamCalls {
     vm.streams.set(this.contextId, this.state);
     worker.streams.set(this.contextId, this);
     // cpp-host ContextBase::onCreate: no CHECK_FAIL; a failure shows at the next HTTP callback.
-    this.invoke("proxy_on_context_create", [this.contextId, worker.rootContextId], [], false);
+    this.invoke("proxy_on_context_create", [this.contextId, this.state.rootId], [], false);
   }
 
   get localReply(): LocalReply | null {
@@ -478,6 +478,7 @@ export class FilterStream implements PluginStreamCalls {
     if (!vm.failed && vm.streams.has(this.contextId)) this.invoke("proxy_on_delete", [this.contextId], [], false);
     vm.streams.delete(this.contextId);
     this.worker.streams.delete(this.contextId);
+    this.worker.streamDeleted(vm, this.state.rootId);
   }
 }
 

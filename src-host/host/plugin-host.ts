@@ -53,6 +53,10 @@ export interface PluginHostOptions {
 
 export class ConfigRejectedError extends Error {}
 
+function bytesOf(v: string | Uint8Array | undefined): Uint8Array {
+  return v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v;
+}
+
 const defaultLog: LogSink = (level, message, vm) => {
   process.stderr.write(`[wasm ${LOG_LEVEL_NAMES[level]}] ${vm.options.rootId}: ${message}\n`);
 };
@@ -65,6 +69,8 @@ export class WorkerVm implements StreamWorker {
   reloads = 0;
   /** When this worker last (re)loaded its VM (envoy wasm.cc SinglePluginHandle last_load). */
   lastLoadMs = 0;
+  /** Root contexts of replaced configurations whose streams have not all ended. */
+  private readonly retiring = new Set<number>();
 
   constructor(
     readonly host: PluginHost,
@@ -91,6 +97,41 @@ export class WorkerVm implements StreamWorker {
       }
       throw e;
     }
+  }
+
+  /**
+   * A new plugin configuration on this worker: cpp-host wasm.cc getOrCreateThreadLocalPlugin finds the worker's VM (same
+   * vm_id and code) and WasmBase::start makes a root context for the new plugin key (root_id + configuration), with
+   * on_context_create, on_vm_start and on_configure. New streams go to it. The old root context stays until the last
+   * stream holding its plugin handle ends (envoy context.cc Context keeps plugin_handle_; ~PluginHandleBase calls
+   * WasmBase::startShutdown(plugin_key)). Returns false if the new root refuses or traps (it is then dropped).
+   */
+  replaceConfiguration(pluginConfig: Uint8Array): boolean {
+    if (this.vm.failed) return this.start(); // a failed VM is replaced whole, with the new configuration
+    const vm = this.vm;
+    const old = this.rootContextId;
+    let root = 0;
+    try {
+      root = vm.createRootContext(pluginConfig);
+      if (vm.vmStart(root) && vm.configure(root)) {
+        this.rootContextId = root;
+        this.retiring.add(old);
+        this.streamDeleted(vm, old);
+        return true;
+      }
+    } catch (e) {
+      if (!(e instanceof WasmTrap)) throw e;
+      this.host.log(LogLevel.Critical, e.message, vm);
+    }
+    if (root !== 0) vm.retireRoot(root);
+    return false;
+  }
+
+  streamDeleted(vm: WasmVm, rootId: number): void {
+    if (vm !== this.vm || !this.retiring.has(rootId)) return;
+    for (const s of vm.streams.values()) if (s.rootId === rootId) return;
+    this.retiring.delete(rootId);
+    vm.retireRoot(rootId);
   }
 
   /** FAIL_RELOAD as envoy wasm.cc PluginConfig::maybeReloadHandleIfNeeded does it when a stream starts: a VM
@@ -171,6 +212,8 @@ export class PluginHost {
   traps = 0;
   private readonly jitter = new SeededRandom(0x2545f491);
   private nextWorker = 0;
+  /** The plugin configuration in force (replaceConfiguration changes it). */
+  private pluginConfig: Uint8Array;
 
   private constructor(readonly options: PluginHostOptions) {
     this.module = options.wasm instanceof WebAssembly.Module ? options.wasm : new WebAssembly.Module(options.wasm as Uint8Array<ArrayBuffer>);
@@ -184,6 +227,7 @@ export class PluginHost {
     // PluginConfig: fail_open true is FAIL_OPEN.
     if (this.legacyFailOpen) this.failurePolicy = "FAIL_OPEN";
     this.reloadBackoffBaseMs = options.reloadBackoffBaseMs ?? 1000;
+    this.pluginConfig = bytesOf(options.pluginConfig);
   }
 
   /** A deterministic 32-bit random number, Envoy's Random::RandomGenerator for the backoff. */
@@ -221,7 +265,6 @@ export class PluginHost {
 
   createVm(hooks: () => VmHooks): WasmVm {
     const o = this.options;
-    const bytes = (v: string | Uint8Array | undefined) => (v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v);
     const builders: ImportBuilder[] = [(vm) => envoyImports(vm, hooks)];
     if (o.flavor === "higress") builders.push(higressImports, (vm) => redisImports(vm, hooks));
     builders.push(...(o.extraImports ?? []));
@@ -232,8 +275,8 @@ export class PluginHost {
         vmId: o.vmId ?? "endpoint_picker",
         rootId: this.rootId,
         pluginName: o.pluginName ?? this.rootId,
-        vmConfig: bytes(o.vmConfig),
-        pluginConfig: bytes(o.pluginConfig),
+        vmConfig: bytesOf(o.vmConfig),
+        pluginConfig: this.pluginConfig,
         process: this.process,
         clock: this.clock,
         clusters: this.clusters,
@@ -244,6 +287,27 @@ export class PluginHost {
       },
       builders,
     );
+  }
+
+  /**
+   * An update of the plugin's configuration (Envoy: a listener update whose Wasm filter has new `configuration`). A
+   * canary VM checks it first (cpp-host createWasm: a new plugin key has no canary result yet); if it refuses, the
+   * update is rejected (ConfigRejectedError) and the old configuration stays. Then every worker takes it
+   * (WorkerVm.replaceConfiguration); streams already running finish under the old one.
+   */
+  replaceConfiguration(pluginConfig: string | Uint8Array): void {
+    const previous = this.pluginConfig;
+    this.pluginConfig = bytesOf(pluginConfig);
+    const canary = new WorkerVm(this, -1);
+    const accepted = canary.start();
+    canary.vm?.shutdown();
+    if (!accepted) {
+      this.pluginConfig = previous;
+      throw new ConfigRejectedError(`plugin ${this.rootId} rejected its new configuration`);
+    }
+    this.workers.forEach((w, i) => {
+      if (!w.replaceConfiguration(this.pluginConfig)) throw new ConfigRejectedError(`plugin ${this.rootId} failed to take its new configuration on worker ${i}`);
+    });
   }
 
   /** Starts a stream on the given worker, or on the next one in turn (connections spread over workers). */

@@ -109,6 +109,8 @@ export class StreamState {
     readonly contextId: number,
     readonly info: StreamInfo,
     nowMs: number,
+    /** The root context this stream was created under (its plugin's, cpp-host ContextBase::root_context_id_). */
+    readonly rootId = 0,
   ) {
     this.startedMs = nowMs;
   }

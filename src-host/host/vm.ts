@@ -76,6 +76,9 @@ export interface VmOptions {
 
 export interface RootState {
   id: number;
+  /** The plugin configuration this root context was created for (cpp-host PluginBase: one root context per plugin
+   *  key, root_id + configuration, in a VM: wasm.cc WasmBase::start). */
+  pluginConfig: Uint8Array;
   cancelTick: (() => void) | null;
   tickPeriodMs: number;
   /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
@@ -208,9 +211,9 @@ export class WasmVm {
     else if (this.hasExport("_start")) this.call("_start", []);
   }
 
-  createRootContext(): number {
+  createRootContext(pluginConfig: Uint8Array = this.options.pluginConfig): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, cancelTick: null, tickPeriodMs: 0, statusCode: 0, statusMessage: "" });
+    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, statusCode: 0, statusMessage: "" });
     this.call("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -220,7 +223,13 @@ export class WasmVm {
   }
 
   configure(rootId: number): boolean {
-    return this.call("proxy_on_configure", [rootId, this.options.pluginConfig.length], rootId, [BufferType.PluginConfiguration]) !== 0;
+    const config = this.roots.get(rootId)?.pluginConfig ?? this.options.pluginConfig;
+    return this.call("proxy_on_configure", [rootId, config.length], rootId, [BufferType.PluginConfiguration]) !== 0;
+  }
+
+  /** The configuration of the context's root (what get_buffer_bytes PluginConfiguration reads in on_configure). */
+  pluginConfigOf(contextId: number): Uint8Array {
+    return this.roots.get(this.rootOf(contextId) ?? -1)?.pluginConfig ?? this.options.pluginConfig;
   }
 
   setTickPeriod(rootId: number, periodMs: number, onTick: () => void): void {
@@ -235,7 +244,8 @@ export class WasmVm {
   /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */
   rootOf(contextId: number): number | null {
     if (this.roots.has(contextId)) return contextId;
-    return this.streams.has(contextId) ? (this.roots.keys().next().value ?? null) : null;
+    const stream = this.streams.get(contextId);
+    return stream !== undefined && this.roots.has(stream.rootId) ? stream.rootId : null;
   }
 
   /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
@@ -268,8 +278,18 @@ export class WasmVm {
    *  shutdown) and a failing one is failed. Then shutdown(). */
   startShutdown(): void {
     if (this.shutDown) return;
-    for (const id of [...this.roots.keys()]) {
-      if (this.failed) break;
+    for (const id of [...this.roots.keys()]) this.retireRoot(id);
+    this.shutdown();
+  }
+
+  /** cpp-host wasm.cc WasmBase::startShutdown(plugin_key), run when a plugin's last handle on this worker goes
+   *  (~PluginHandleBase: a configuration replaced, once the streams that hold it end): its root context gets on_done
+   *  and, if that returned true, on_delete, and leaves the VM; the VM and its other root contexts go on. Its timer
+   *  stops with it (WasmBase::tick finds no context) and so do its HTTP calls (Context::~Context cancels them). */
+  retireRoot(id: number): void {
+    const root = this.roots.get(id);
+    if (root === undefined) return;
+    if (!this.failed) {
       try {
         if (this.call("proxy_on_done", [id], id) !== 0) this.call("proxy_on_delete", [id], id);
       } catch (e) {
@@ -277,7 +297,14 @@ export class WasmVm {
         this.options.log(LogLevel.Critical, e.message, this);
       }
     }
-    this.shutdown();
+    if (this.shutDown) return;
+    root.cancelTick?.();
+    this.roots.delete(id);
+    for (const [callId, call] of this.pendingCalls) {
+      if (call.rootId !== id) continue;
+      call.cancelTimeout();
+      this.pendingCalls.delete(callId);
+    }
   }
 
   /** Stops timers; the instance is dropped with this object. Calls still in flight never call back (envoy

@@ -258,3 +258,43 @@ test("root contexts get on_done then on_delete when the plugin's VMs shut down, 
   const order = h.checks.map(([n]) => n).filter((n) => n === "root_on_done" || n === "root_on_delete");
   assert.deepEqual(order, ["root_on_done", "root_on_delete", "root_on_done", "root_on_delete"]);
 });
+
+test("a replaced configuration gets a new root context in each worker's VM; the old one is done when its last stream ends (cpp-host WasmBase::start, ~PluginHandleBase)", async () => {
+  const h = await conformanceHost({ workers: 2 });
+  const oldRoots = h.host.workers.map((w) => w.rootContextId);
+  const vms = h.host.workers.map((w) => w.vm);
+  const open = h.host.newStream({ clusterName: "backends" }, 0);
+  open.decodeHeaders(request("normal"), false);
+  h.host.replaceConfiguration("conformance-2");
+  // The canary, then each worker's new root context, read the new configuration; the VMs are the same.
+  assert.deepEqual(h.values("plugin_config"), ["conformance", "conformance", "conformance", "conformance-2", "conformance-2", "conformance-2"]);
+  assert.deepEqual(h.host.workers.map((w) => w.vm), vms, "the workers keep their VMs");
+  const newRoots = h.host.workers.map((w) => w.rootContextId);
+  assert.ok(newRoots.every((r, i) => r !== oldRoots[i]));
+  // Worker 1's old root holds no stream: it goes at once. Worker 0's waits for its stream.
+  assert.deepEqual(h.values("root_on_done"), [String(oldRoots[1])]);
+  assert.deepEqual(h.values("root_on_delete"), [String(oldRoots[1])]);
+  const next = h.host.newStream({ clusterName: "backends" }, 0);
+  next.decodeHeaders(request("normal"), false);
+  assert.equal(next.calls[0], "proxy_on_context_create");
+  open.decodeData(enc.encode("x"), true);
+  open.encodeHeaders([[":status", "200"]], true);
+  open.finish();
+  assert.deepEqual(h.values("root_on_done"), [String(oldRoots[1]), String(oldRoots[0])], "the old root goes with its last stream");
+  assert.deepEqual(h.values("root_on_delete"), [String(oldRoots[1]), String(oldRoots[0])]);
+  assert.deepEqual([...vms[0].roots.keys()], [newRoots[0]]);
+  next.decodeData(enc.encode("y"), true);
+  next.encodeHeaders([[":status", "200"]], true);
+  next.finish();
+  assert.deepEqual(h.values("root_on_done").length, 2, "the new root stays");
+  h.host.close();
+  assert.deepEqual(h.values("root_on_done").slice(2), newRoots.map(String));
+});
+
+test("a replacement configuration the canary refuses is rejected and the old one stays in force", async () => {
+  const h = await conformanceHost({ workers: 1 });
+  const root = h.host.workers[0].rootContextId;
+  assert.throws(() => h.host.replaceConfiguration("reject"), ConfigRejectedError);
+  assert.equal(h.host.workers[0].rootContextId, root);
+  assert.deepEqual(h.values("root_on_done"), []);
+});

@@ -29,7 +29,7 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
       case BufferType.VmConfiguration:
         return vm.options.vmConfig;
       case BufferType.PluginConfiguration:
-        return vm.options.pluginConfig;
+        return vm.pluginConfigOf(vm.effectiveContextId);
       case 9:
         return vm.redisCallResponse;
     }
