@@ -42,8 +42,6 @@ export class PickerState {
   /** How much of the recent traffic shares each preamble (decide.ts spreads a hot one). */
   readonly preambleHeat: PreambleHeat = new PreambleHeat();
   readonly rateWindow: RateLimitWindow;
-  /** Process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled). */
-  readonly load: SharedLoad | null;
   /** Endpoints whose engine restarted (their prefix-cache counters went backwards) lose their index entries. */
   readonly restarts: RestartDetector;
   /** How long each endpoint's cache keeps an untouched block, from its counters (bounds the hints' credit). */
@@ -71,7 +69,9 @@ export class PickerState {
   /** UTF-8 name of the Higress-compatible target metric ("" when unused). */
   readonly targetMetric: ArrayBuffer;
 
-  constructor(readonly config: PickerConfig, readonly telemetry: Telemetry) {
+  /** `load`: process-wide in-flight and awaiting-first-byte counts per endpoint (null when disabled), the VM's, which
+   *  every configuration of the worker shares. */
+  constructor(readonly config: PickerConfig, readonly telemetry: Telemetry, readonly load: SharedLoad | null) {
     const n = config.maxEndpoints;
     // The canonical stream never needs more than maxChunks full chunks of up to 4 UTF-8 bytes per character.
     const streamCap = <i64>config.chunkChars * <i64>config.maxChunks * 4;
@@ -92,7 +92,6 @@ export class PickerState {
     this.candidateSlot = new StaticArray<i32>(n);
     this.appliedCapacity = new StaticArray<i32>(n);
     this.targetMetric = String.UTF8.encode(config.targetMetric);
-    this.load = config.shareLoadAcrossWorkers ? new SharedLoad() : null;
     const restarts = new RestartDetector(n);
     const horizon = new CacheHorizon(n);
     this.restarts = restarts;

@@ -18,7 +18,7 @@ import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
 import { WorkerPickers } from "./worker-pickers";
 import { streamById } from "../abi/context";
-import { LOAD_TICK_MS } from "../core/shared-load";
+import { LOAD_TICK_MS, SharedLoad } from "../core/shared-load";
 import { PendingCall, PendingCalls } from "../replica/pending-calls";
 import { RedisTelemetry } from "../replica/redis-telemetry";
 import { ReplicaHints } from "../replica/replica-hints";
@@ -30,6 +30,16 @@ const WATCHED_STREAMS: i32 = 4096;
 
 /** Makes the platform of one configuration: ruleIndex is -1 for the default configuration. */
 export type PlatformFactory = (ruleIndex: i32) => Platform;
+
+// One shared load per VM, not per configuration: the shared value lists one member per VM, and whichever root context
+// ticks writes what the others held back, a replaced configuration's included (its root context goes when its last
+// stream ends, and with it its tick).
+let vmLoad: SharedLoad | null = null;
+
+function loadOfThisVm(): SharedLoad {
+  if (vmLoad === null) vmLoad = new SharedLoad();
+  return vmLoad!;
+}
 
 function resumeStream(contextId: u32): void {
   const s = streamById(contextId);
@@ -112,7 +122,7 @@ export class PickerRoot extends WorkerPickers {
   private gateway: GatewayIdentity | null = null;
 
   private makePicker(config: PickerConfig, ruleIndex: i32): ConfiguredPicker | null {
-    const state = new PickerState(config, this.telemetry!);
+    const state = new PickerState(config, this.telemetry!, config.shareLoadAcrossWorkers ? loadOfThisVm() : null);
     const platform = this.makePlatform(ruleIndex);
     const warningsBefore = config.warnings.length;
     const platformError = platform.configure(state);
@@ -181,6 +191,7 @@ export class PickerRoot extends WorkerPickers {
     // Resuming a stream makes it the effective context: the tick's own host calls act on the root again after.
     if (watchdog !== null && watchdog.expire(now, BODY_WAIT_MS, resumeStream) > 0) setEffectiveContext(this.id);
     this.expireRedisCalls(now, this.id);
+    if (vmLoad !== null) vmLoad!.flush(now);
     const p = this.defaultPicker;
     if (p !== null) this.tickPicker(p, now);
     for (let i = 0; i < this.rulePickers.length; i++) {
@@ -191,13 +202,17 @@ export class PickerRoot extends WorkerPickers {
 
   // The root timer runs at the shortest period of all configurations; each runs its platform's at its own.
   private tickPicker(p: ConfiguredPicker, now: f64): void {
-    const load = p.state.load;
-    if (load !== null) load.flush(now);
     const own = <f64>p.platform.tickPeriodMs(p.state);
     if (own <= 0) return;
     if (now - p.lastTickMs < own - <f64>this.tickPeriod / 2) return;
     p.lastTickMs = now;
     p.platform.onTick(p.state, now);
+  }
+
+  /** The configuration goes (replaced, once its last stream ended, or the VM shuts down): write what is held back. */
+  onDone(): bool {
+    if (vmLoad !== null) vmLoad!.flush(nowMs());
+    return true;
   }
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {

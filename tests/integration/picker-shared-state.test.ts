@@ -408,3 +408,39 @@ test("live workers' requests keep counting across epochs, each worker's joined w
   h.clock.advanceTo(h.clock.nowMs() + 25);
   assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
 });
+
+test("requests that end after their configuration was replaced take their load out of the shared value at once", () => {
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({}), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  const open = Array.from({ length: 4 }, (_, i) => h.send(chat(text(40 + i, 2000), [], "q" + i), { worker: 0 }));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
+  // A new configuration: new streams go to the new root contexts, these four finish under the old ones, at one
+  // instant (a worker writes the first end and holds the others back for a few milliseconds), and then the old
+  // root contexts go.
+  h.host.replaceConfiguration(JSON.stringify({ debug: { header: true } }));
+  for (const s of open) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), [], "no load is left behind by the old configuration");
+  const probe = h.send(chat(text(99, 2000), [], "probe"), { worker: 1 });
+  const d = debugOf(probe);
+  for (const addr of PODS) assert.equal((d.scores.get(addr) as { i: number }).i, 1, `${addr} has nothing in flight`);
+});
+
+test("every configuration of a worker, its rules' included, counts its load as one member of the shared value", () => {
+  const rules = [{ _match_domain_: ["a.example"], debug: { header: true } }, { _match_domain_: ["b.example"], debug: { header: true } }];
+  const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({ _rules_: rules }), log: () => {} });
+  h.setEndpoints(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  const open = ["a.example", "b.example", "b.example", "a.example"].map((domain, i) =>
+    h.send(chat(text(40 + i, 2000), [], "q" + i), { worker: i >> 1, headers: [[":authority", domain]] }));
+  assert.ok(open.every((s) => h.chosen(s) !== null));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value!;
+  assert.equal(new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(8, true), 2, "one member per worker");
+  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
+  for (const s of open) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  assert.deepEqual(loadCounts(h), []);
+});
