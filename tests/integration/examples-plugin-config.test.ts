@@ -13,6 +13,9 @@ import { ConfigRejectedError, PluginHost } from "../../src-host/host/plugin-host
 import type { Flavor } from "../../src-host/host/vm.ts";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import { tcpRedis, type RedisTarget } from "../../src-host/host/redis-client.ts";
+import { vllmPage } from "../../src-host/harness/vllm-page.ts";
+import { SimRedis } from "../../src-host/sim/sim-redis.ts";
+import { chat, pickerHost, text } from "../support/picker.ts";
 
 type Obj = Record<string, any>;
 
@@ -147,5 +150,40 @@ test("the build outputs carry the host functions of their gateway", () => {
   for (const name of higressOnly) {
     assert.ok(imports("higress").has(name), `higress.wasm imports ${name}`);
     assert.ok(!imports("envoy").has(name), `envoy.wasm does not import ${name} (stock Envoy lacks it)`);
+  }
+});
+
+// A rule's configuration replaces the default one (docs/config.md, "Per-route, per-domain and per-service
+// configuration"), so a `redis` key only in defaultConfig shares nothing for requests a rule matches. Part 4 of
+// the example (the Redis Deployment, onlyPushRouteCluster=false) exists so that its LLM traffic shares hints:
+// requests to its Service must reach Redis whichever rule they match — the per-route rule (through the example's
+// Ingress) or the per-service rule (another route to the same Service).
+test("Higress: requests to the example's Service share hints through the example's Redis, whichever rule matches", () => {
+  const docs = loadDocs("examples/higress/wasmplugin.yaml");
+  const svc = docs.find((d) => d.kind === "Service" && d.spec.clusterIP === "None")!;
+  const ing = docs.find((d) => d.kind === "Ingress")!;
+  const redisCluster: string = wasmPlugin.spec.defaultConfig.redis.cluster;
+  const vllmCluster = `outbound|${svc.spec.ports[0].port}||${svc.metadata.name}.${svc.metadata.namespace}.svc.cluster.local`;
+  const pods = ["10.1.0.1:8000", "10.1.0.2:8000", "10.1.0.3:8000"];
+  for (const routeName of [`${ing.metadata.namespace}/${ing.metadata.name}`, "llm/another-route-to-vllm"]) {
+    const clock = new VirtualClock();
+    const clusters = new ClusterRegistry();
+    clusters.add(new StaticCluster(vllmCluster, pods.map((address) => ({ address, healthStatus: "Healthy", metrics: vllmPage({ waiting: 0, running: 1, kv: 0.2 }) }))));
+    const h = pickerHost({ config: higressDeliveredConfig(wasmPlugin.spec), clusters, clock, redis: new Map([[redisCluster, new SimRedis(clock, 0.2)]]) });
+    assert.deepEqual(h.logs.filter((l) => /invalid plugin config/.test(l)), []);
+    for (let i = 0; i < 3; i++) {
+      const body = new TextEncoder().encode(JSON.stringify(chat(text(1, 2000), [], "question " + i)));
+      const s = h.host.newStream({ clusterName: vllmCluster, routeName });
+      s.decodeHeaders([[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "llm.example.com"], [":scheme", "http"],
+        ["content-type", "application/json"], ["content-length", String(body.length)]], false);
+      s.decodeData(body, true);
+      clock.advanceTo(clock.nowMs() + 5);
+      h.complete(s);
+    }
+    assert.equal(h.host.traps, 0);
+    const lookups = h.counter("redis.lookups");
+    const publishes = h.counter("redis.publishes");
+    assert.ok(lookups + publishes > 0,
+      `route ${routeName}: the requests never reached Redis (lookups ${lookups}, publishes ${publishes}); the matchRules config that matches them lacks a redis key`);
   }
 });
