@@ -240,6 +240,7 @@ export class PickerStream extends LeaseHoldingStream {
 
   onLog(): void {
     stageEnter(Stage.Response);
+    this.redisWaiting = false;
     this.releaseLease(this.activeState);
     stageLeave();
   }
@@ -247,6 +248,8 @@ export class PickerStream extends LeaseHoldingStream {
   onDone(): bool {
     stageEnter(Stage.Response);
     this.stopWatching();
+    // The stream stays findable until on_delete: a Redis reply (it goes to the root) must not route it after its end.
+    this.redisWaiting = false;
     this.releaseLease(this.activeState);
     stageLeave();
     return true;
