@@ -11,6 +11,10 @@ export class PrometheusParser {
   private prefixHitsSum: f64 = 0;
   private hasPrefixQueries: bool = false;
   private hasPrefixHits: bool = false;
+  private prefixQueriesLegacySum: f64 = 0;
+  private prefixHitsLegacySum: f64 = 0;
+  private hasPrefixQueriesLegacy: bool = false;
+  private hasPrefixHitsLegacy: bool = false;
   private runningSum: f64 = 0;
   private kvMax: f64 = 0;
   private kvLegacyMax: f64 = 0;
@@ -85,6 +89,10 @@ export class PrometheusParser {
     this.prefixHitsSum = 0;
     this.hasPrefixQueries = false;
     this.hasPrefixHits = false;
+    this.prefixQueriesLegacySum = 0;
+    this.prefixHitsLegacySum = 0;
+    this.hasPrefixQueriesLegacy = false;
+    this.hasPrefixHitsLegacy = false;
     this.runningSum = 0;
     this.kvMax = 0;
     this.kvLegacyMax = 0;
@@ -119,9 +127,14 @@ export class PrometheusParser {
       out.kvUsage = this.kvLegacyMax;
       out.hasKv = true;
     }
+    // A pair is taken whole, the current names first (the same counts under both names on one page).
     if (this.hasPrefixQueries && this.hasPrefixHits) {
       out.prefixQueries = this.prefixQueriesSum;
       out.prefixHits = this.prefixHitsSum;
+      out.hasPrefixCounters = true;
+    } else if (this.hasPrefixQueriesLegacy && this.hasPrefixHitsLegacy) {
+      out.prefixQueries = this.prefixQueriesLegacySum;
+      out.prefixHits = this.prefixHitsLegacySum;
       out.hasPrefixCounters = true;
     }
     out.hasLora = this.hasLora;
@@ -244,6 +257,18 @@ export class PrometheusParser {
         if (!isCount(v)) return false;
         this.prefixHitsSum += v;
         this.hasPrefixHits = true;
+        break;
+      }
+      case Family.PrefixQueriesLegacy: {
+        if (!isCount(v)) return false;
+        this.prefixQueriesLegacySum += v;
+        this.hasPrefixQueriesLegacy = true;
+        break;
+      }
+      case Family.PrefixHitsLegacy: {
+        if (!isCount(v)) return false;
+        this.prefixHitsLegacySum += v;
+        this.hasPrefixHitsLegacy = true;
         break;
       }
       case Family.CacheConfig: {

@@ -132,6 +132,42 @@ describe("parsePrometheus prefix cache counters", () => {
     expect(metrics.prefixQueries).toBe(1500.0);
     expect(metrics.prefixHits).toBe(350.0);
   });
+
+  it("reads vLLM 0.8's gpu_prefix_cache counters when the current names are absent", () => {
+    // vLLM 0.8 V1 named them vllm:gpu_prefix_cache_queries / _hits; 0.9 and 0.10 write both names with the same
+    // values ("Deprecated in 0.9 - Renamed as vllm:prefix_cache_queries", vllm/v1/metrics/loggers.py).
+    const v08 =
+      "# TYPE vllm:gpu_prefix_cache_queries_total counter\n" +
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:gpu_prefix_cache_queries_total{engine="1",model_name="m"} 500.0\n' +
+      "# TYPE vllm:gpu_prefix_cache_hits_total counter\n" +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="1",model_name="m"} 100.0\n' +
+      'vllm:gpu_prefix_cache_hits_created{engine="1",model_name="m"} 1.7e9\n';
+    expect(parse(v08)).toBe(true);
+    expect(metrics.engine).toBe(Engine.Vllm);
+    expect(metrics.hasPrefixCounters).toBe(true);
+    expect(metrics.prefixQueries).toBe(1500.0);
+    expect(metrics.prefixHits).toBe(350.0);
+    // Both names on one page: the current ones, never the sum of the two.
+    const v010 =
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 999.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 99.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n';
+    expect(parse(v010)).toBe(true);
+    expect(metrics.prefixQueries).toBe(1000.0);
+    expect(metrics.prefixHits).toBe(250.0);
+    // A pair is taken whole: current queries without current hits fall back to the old pair.
+    const cut =
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n';
+    expect(parse(cut)).toBe(true);
+    expect(metrics.hasPrefixCounters).toBe(true);
+    expect(metrics.prefixQueries).toBe(1000.0);
+    expect(metrics.prefixHits).toBe(250.0);
+  });
 });
 
 describe("parsePrometheus families", () => {
