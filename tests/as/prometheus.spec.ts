@@ -98,14 +98,23 @@ describe("parsePrometheus on a vLLM v0.10 page", () => {
     expect<i32>(metrics.cacheEngines).toBe(1);
   });
 
-  it("counts the engines of a data-parallel server and keeps the largest engine's cache size", () => {
+  it("counts the engines of a data-parallel server and reads one engine's share of the server's cache size", () => {
+    // vLLM's front end adds up the engines' num_gpu_blocks ("Sum values from all engines in DP case",
+    // vllm/v1/engine/utils.py wait_for_engine_startup) and writes that one cache_config for every engine's series
+    // (vllm/v1/metrics/loggers.py, PrometheusStatLogger.log_metrics_info): each series carries the server's total.
     parse(
-      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="9000"} 1.0\n' +
-        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="9500"} 1.0\n' +
-        'vllm:cache_config_info{block_size="16",engine="2",num_gpu_blocks="None"} 1.0\n',
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="55820"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="55820"} 1.0\n',
     );
-    expect<i64>(metrics.numGpuBlocks).toBe(9500);
-    expect<i32>(metrics.cacheEngines).toBe(2, "a series without figures is not an engine with a cache size");
+    expect<i64>(metrics.numGpuBlocks).toBe(27910, "one engine's blocks");
+    expect<i32>(metrics.cacheEngines).toBe(2);
+    expect<i64>(metrics.numGpuBlocks * <i64>metrics.blockSize * <i64>metrics.cacheEngines).toBe(55820 * 16, "the server's");
+    parse(
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="27910"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="None"} 1.0\n',
+    );
+    expect<i64>(metrics.numGpuBlocks).toBe(27910);
+    expect<i32>(metrics.cacheEngines).toBe(1, "a series without figures is not an engine with a cache size");
   });
 
   it("resets the previous result before parsing", () => {
