@@ -83,7 +83,7 @@ export class PrometheusParser {
       this.parseLine(p, lineEnd, out);
       p = lineEnd + 1;
     }
-    this.writeSums(out);
+    this.writeSums(out, !truncated && p >= end);
     return this.recognized;
   }
 
@@ -118,7 +118,8 @@ export class PrometheusParser {
     this.hasTargetSample = false;
   }
 
-  private writeSums(out: EndpointMetrics): void {
+  /** `whole`: every line of the page was read (it was not cut, and the line budget reached its end). */
+  private writeSums(out: EndpointMetrics, whole: bool): void {
     if (this.hasWaiting) {
       out.waiting = this.waitingSum;
       out.hasWaiting = true;
@@ -142,6 +143,12 @@ export class PrometheusParser {
     } else if (this.hasPrefixQueriesLegacy && this.hasPrefixHitsLegacy) {
       out.prefixQueries = this.prefixQueriesLegacySum;
       out.prefixHits = this.prefixHitsLegacySum;
+      out.hasPrefixCounters = true;
+    } else if (this.hasPrefixQueries && whole && this.engine == Engine.Sglang) {
+      // SGLang creates a cached_tokens_total series at the first cached token
+      // (python/sglang/srt/metrics/collector.py, observe_one_finished_request): none on a whole page is none yet.
+      out.prefixQueries = this.prefixQueriesSum;
+      out.prefixHits = 0;
       out.hasPrefixCounters = true;
     }
     // Every engine's series carries the server's total (vLLM's front end adds up its engines' num_gpu_blocks,

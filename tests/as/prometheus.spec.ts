@@ -266,10 +266,33 @@ describe("parsePrometheus families", () => {
     expect<bool>(parse(queues)).toBe(true);
     expect<f64>(metrics.waiting).toBe(6);
     expect<f64>(metrics.running).toBe(7);
-    // Without the pool size or one of the counters, neither is known.
-    expect<bool>(parse("sglang:prompt_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
+    // Without the pool size or the prompt tokens, neither is known.
+    expect<bool>(parse("sglang:cached_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
     expect<bool>(metrics.hasPrefixCounters).toBe(false);
     expect<bool>(metrics.hasCacheConfig).toBe(false);
+  });
+
+  it("reads no SGLang cached_tokens_total series as no cached tokens yet, on a whole page", () => {
+    // SGLang creates a cached_tokens_total series at a request's first cached token ("if cached_tokens > 0:
+    // self.cached_tokens_total.labels(**labels).inc(cached_tokens)", python/sglang/srt/metrics/collector.py,
+    // TokenizerMetricsCollector.observe_one_finished_request): a started or restarted server has none yet.
+    const page =
+      "# TYPE sglang:prompt_tokens_total counter\n" +
+      'sglang:prompt_tokens_total{model_name="m"} 812.0\n' +
+      'sglang:max_total_num_tokens{model_name="m",pp_rank="0",tp_rank="0"} 412000.0\n' +
+      'sglang:num_queue_reqs{model_name="m",pp_rank="0",tp_rank="0"} 0.0\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(true);
+    expect<f64>(metrics.prefixQueries).toBe(812.0);
+    expect<f64>(metrics.prefixHits).toBe(0.0);
+    // A page cut short (by the caller, or the line budget) may have lost the series: nothing is known.
+    expect<bool>(parse(page + 'sglang:num_running_reqs{model_name="m"} 1', true)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    expect<bool>(parse(page, false, 3)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    // vLLM creates both of its counters at start: one missing is a page missing a series.
+    expect<bool>(parse('vllm:prefix_cache_queries_total{engine="0",model_name="m"} 812.0\n')).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
   });
 
   it("counts SGLang's priority totals, not their per-priority shares too", () => {
