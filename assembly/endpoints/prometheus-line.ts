@@ -20,6 +20,9 @@ export enum Family {
   PrefixHits = 8,
   /** SGLang's KV pool size in tokens (max_total_num_tokens): its cache size, as vLLM's cache_config_info. */
   KvTokens = 9,
+  /** vLLM 0.8's names of the prefix-cache counters (0.9 and 0.10 write both names), read when the current are not. */
+  PrefixQueriesLegacy = 10,
+  PrefixHitsLegacy = 11,
 }
 
 enum Label {
@@ -98,6 +101,8 @@ export class MetricLine {
         if (this.nameIs(s, end, "kv_cache_usage_perc")) return Family.KvUsage;
       } else if (first == 0x67 /* g */) {
         if (this.nameIs(s, end, "gpu_cache_usage_perc")) return Family.KvUsageLegacy;
+        if (this.nameIs(s, end, "gpu_prefix_cache_queries_total")) return Family.PrefixQueriesLegacy;
+        if (this.nameIs(s, end, "gpu_prefix_cache_hits_total")) return Family.PrefixHitsLegacy;
       } else if (first == 0x6c /* l */) {
         if (this.nameIs(s, end, "lora_requests_info")) return Family.LoraInfo;
       } else if (first == 0x63 /* c */) {

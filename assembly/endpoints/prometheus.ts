@@ -11,6 +11,10 @@ export class PrometheusParser {
   private prefixHitsSum: f64 = 0;
   private hasPrefixQueries: bool = false;
   private hasPrefixHits: bool = false;
+  private prefixQueriesLegacySum: f64 = 0;
+  private prefixHitsLegacySum: f64 = 0;
+  private hasPrefixQueriesLegacy: bool = false;
+  private hasPrefixHitsLegacy: bool = false;
   private runningSum: f64 = 0;
   private kvMax: f64 = 0;
   private kvLegacyMax: f64 = 0;
@@ -20,6 +24,10 @@ export class PrometheusParser {
   private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
   private hasLora: bool = false;
+  // vLLM's cache_config_info: the largest num_gpu_blocks (with its block_size) and how many engines' series gave one.
+  private vllmBlocks: i64 = 0;
+  private vllmBlockSize: i32 = 0;
+  private vllmCacheSeries: i32 = 0;
   // The SGLang data-parallel ranks whose KV pool was counted on this page (bit r for dp_rank r).
   private poolDpRanks: u64 = 0;
   // The same for the request counts: the tensor-parallel ranks of one engine run one batch and report the same queue.
@@ -75,7 +83,7 @@ export class PrometheusParser {
       this.parseLine(p, lineEnd, out);
       p = lineEnd + 1;
     }
-    this.writeSums(out);
+    this.writeSums(out, !truncated && p >= end);
     return this.recognized;
   }
 
@@ -85,6 +93,10 @@ export class PrometheusParser {
     this.prefixHitsSum = 0;
     this.hasPrefixQueries = false;
     this.hasPrefixHits = false;
+    this.prefixQueriesLegacySum = 0;
+    this.prefixHitsLegacySum = 0;
+    this.hasPrefixQueriesLegacy = false;
+    this.hasPrefixHitsLegacy = false;
     this.runningSum = 0;
     this.kvMax = 0;
     this.kvLegacyMax = 0;
@@ -94,6 +106,9 @@ export class PrometheusParser {
     this.hasKvLegacy = false;
     this.loraBestStamp = 0;
     this.hasLora = false;
+    this.vllmBlocks = 0;
+    this.vllmBlockSize = 0;
+    this.vllmCacheSeries = 0;
     this.poolDpRanks = 0;
     this.waitingDpRanks = 0;
     this.runningDpRanks = 0;
@@ -103,7 +118,8 @@ export class PrometheusParser {
     this.hasTargetSample = false;
   }
 
-  private writeSums(out: EndpointMetrics): void {
+  /** `whole`: every line of the page was read (it was not cut, and the line budget reached its end). */
+  private writeSums(out: EndpointMetrics, whole: bool): void {
     if (this.hasWaiting) {
       out.waiting = this.waitingSum;
       out.hasWaiting = true;
@@ -119,11 +135,27 @@ export class PrometheusParser {
       out.kvUsage = this.kvLegacyMax;
       out.hasKv = true;
     }
+    // A pair is taken whole, the current names first (the same counts under both names on one page).
     if (this.hasPrefixQueries && this.hasPrefixHits) {
       out.prefixQueries = this.prefixQueriesSum;
       out.prefixHits = this.prefixHitsSum;
       out.hasPrefixCounters = true;
+    } else if (this.hasPrefixQueriesLegacy && this.hasPrefixHitsLegacy) {
+      out.prefixQueries = this.prefixQueriesLegacySum;
+      out.prefixHits = this.prefixHitsLegacySum;
+      out.hasPrefixCounters = true;
+    } else if (this.hasPrefixQueries && whole && this.engine == Engine.Sglang) {
+      // SGLang creates a cached_tokens_total series at the first cached token
+      // (python/sglang/srt/metrics/collector.py, observe_one_finished_request): none on a whole page is none yet.
+      out.prefixQueries = this.prefixQueriesSum;
+      out.prefixHits = 0;
+      out.hasPrefixCounters = true;
     }
+    // Every engine's series carries the server's total (vLLM's front end adds up its engines' num_gpu_blocks,
+    // vllm/v1/engine/utils.py wait_for_engine_startup, and writes that one figure for each engine,
+    // vllm/v1/metrics/loggers.py PrometheusStatLogger.log_metrics_info): one engine holds its share.
+    const series = this.vllmCacheSeries;
+    if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
     out.hasLora = this.hasLora;
     out.engine = this.engine;
     if (this.hasTargetSample) {
@@ -246,11 +278,27 @@ export class PrometheusParser {
         this.hasPrefixHits = true;
         break;
       }
+      case Family.PrefixQueriesLegacy: {
+        if (!isCount(v)) return false;
+        this.prefixQueriesLegacySum += v;
+        this.hasPrefixQueriesLegacy = true;
+        break;
+      }
+      case Family.PrefixHitsLegacy: {
+        if (!isCount(v)) return false;
+        this.prefixHitsLegacySum += v;
+        this.hasPrefixHitsLegacy = true;
+        break;
+      }
       case Family.CacheConfig: {
         const blocks = parseInteger(line.blocksStart, line.blocksEnd);
         const blockSize = parseInteger(line.blockSizeStart, line.blockSizeEnd);
         if (blocks <= 0 || blockSize <= 0 || blockSize > i32.MAX_VALUE) return false;
-        noteCacheSize(out, blocks, <i32>blockSize);
+        if (this.vllmCacheSeries == 0 || blocks > this.vllmBlocks) {
+          this.vllmBlocks = blocks;
+          this.vllmBlockSize = <i32>blockSize;
+        }
+        if (this.vllmCacheSeries < 255) this.vllmCacheSeries++;
         break;
       }
       case Family.KvTokens: {
@@ -259,7 +307,7 @@ export class PrometheusParser {
         if (line.repeatsEngine(this.poolDpRanks)) return true;
         this.poolDpRanks |= dpRankBit(line.dpRank);
         // A pool of tokens: blocks of one token.
-        noteCacheSize(out, <i64>v, 1);
+        noteCacheSize(out, <i64>v, 1, 1);
         break;
       }
       default:
@@ -277,15 +325,15 @@ function dpRankBit(dpRank: i32): u64 {
   return dpRank >= 0 && dpRank < DP_RANK_OTHER ? <u64>1 << <u64>dpRank : 0;
 }
 
-// One engine's cache size. With several engines (data parallel) they are counted and the per-engine figure of the
-// largest is kept.
-function noteCacheSize(out: EndpointMetrics, blocks: i64, blockSize: i32): void {
+// The cache size of `engines` engines of `blocks` blocks each. With several engines (data parallel) they are
+// counted and the per-engine figure of the largest is kept.
+function noteCacheSize(out: EndpointMetrics, blocks: i64, blockSize: i32, engines: i32): void {
   if (!out.hasCacheConfig || blocks > out.numGpuBlocks) {
     out.numGpuBlocks = blocks;
     out.blockSize = blockSize;
   }
   out.hasCacheConfig = true;
-  if (out.cacheEngines < 255) out.cacheEngines++;
+  out.cacheEngines = min(out.cacheEngines + engines, 255);
 }
 
 // @ts-ignore: decorator

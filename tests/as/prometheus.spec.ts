@@ -98,14 +98,23 @@ describe("parsePrometheus on a vLLM v0.10 page", () => {
     expect<i32>(metrics.cacheEngines).toBe(1);
   });
 
-  it("counts the engines of a data-parallel server and keeps the largest engine's cache size", () => {
+  it("counts the engines of a data-parallel server and reads one engine's share of the server's cache size", () => {
+    // vLLM's front end adds up the engines' num_gpu_blocks ("Sum values from all engines in DP case",
+    // vllm/v1/engine/utils.py wait_for_engine_startup) and writes that one cache_config for every engine's series
+    // (vllm/v1/metrics/loggers.py, PrometheusStatLogger.log_metrics_info): each series carries the server's total.
     parse(
-      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="9000"} 1.0\n' +
-        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="9500"} 1.0\n' +
-        'vllm:cache_config_info{block_size="16",engine="2",num_gpu_blocks="None"} 1.0\n',
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="55820"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="55820"} 1.0\n',
     );
-    expect<i64>(metrics.numGpuBlocks).toBe(9500);
-    expect<i32>(metrics.cacheEngines).toBe(2, "a series without figures is not an engine with a cache size");
+    expect<i64>(metrics.numGpuBlocks).toBe(27910, "one engine's blocks");
+    expect<i32>(metrics.cacheEngines).toBe(2);
+    expect<i64>(metrics.numGpuBlocks * <i64>metrics.blockSize * <i64>metrics.cacheEngines).toBe(55820 * 16, "the server's");
+    parse(
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="27910"} 1.0\n' +
+        'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="None"} 1.0\n',
+    );
+    expect<i64>(metrics.numGpuBlocks).toBe(27910);
+    expect<i32>(metrics.cacheEngines).toBe(1, "a series without figures is not an engine with a cache size");
   });
 
   it("resets the previous result before parsing", () => {
@@ -131,6 +140,42 @@ describe("parsePrometheus prefix cache counters", () => {
     expect(metrics.hasPrefixCounters).toBe(true);
     expect(metrics.prefixQueries).toBe(1500.0);
     expect(metrics.prefixHits).toBe(350.0);
+  });
+
+  it("reads vLLM 0.8's gpu_prefix_cache counters when the current names are absent", () => {
+    // vLLM 0.8 V1 named them vllm:gpu_prefix_cache_queries / _hits; 0.9 and 0.10 write both names with the same
+    // values ("Deprecated in 0.9 - Renamed as vllm:prefix_cache_queries", vllm/v1/metrics/loggers.py).
+    const v08 =
+      "# TYPE vllm:gpu_prefix_cache_queries_total counter\n" +
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:gpu_prefix_cache_queries_total{engine="1",model_name="m"} 500.0\n' +
+      "# TYPE vllm:gpu_prefix_cache_hits_total counter\n" +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="1",model_name="m"} 100.0\n' +
+      'vllm:gpu_prefix_cache_hits_created{engine="1",model_name="m"} 1.7e9\n';
+    expect(parse(v08)).toBe(true);
+    expect(metrics.engine).toBe(Engine.Vllm);
+    expect(metrics.hasPrefixCounters).toBe(true);
+    expect(metrics.prefixQueries).toBe(1500.0);
+    expect(metrics.prefixHits).toBe(350.0);
+    // Both names on one page: the current ones, never the sum of the two.
+    const v010 =
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 999.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 99.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n';
+    expect(parse(v010)).toBe(true);
+    expect(metrics.prefixQueries).toBe(1000.0);
+    expect(metrics.prefixHits).toBe(250.0);
+    // A pair is taken whole: current queries without current hits fall back to the old pair.
+    const cut =
+      'vllm:gpu_prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n' +
+      'vllm:gpu_prefix_cache_hits_total{engine="0",model_name="m"} 250.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0\n';
+    expect(parse(cut)).toBe(true);
+    expect(metrics.hasPrefixCounters).toBe(true);
+    expect(metrics.prefixQueries).toBe(1000.0);
+    expect(metrics.prefixHits).toBe(250.0);
   });
 });
 
@@ -221,10 +266,33 @@ describe("parsePrometheus families", () => {
     expect<bool>(parse(queues)).toBe(true);
     expect<f64>(metrics.waiting).toBe(6);
     expect<f64>(metrics.running).toBe(7);
-    // Without the pool size or one of the counters, neither is known.
-    expect<bool>(parse("sglang:prompt_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
+    // Without the pool size or the prompt tokens, neither is known.
+    expect<bool>(parse("sglang:cached_tokens_total 5\nsglang:max_total_num_tokens 0\nsglang:num_queue_reqs 1\n")).toBe(true);
     expect<bool>(metrics.hasPrefixCounters).toBe(false);
     expect<bool>(metrics.hasCacheConfig).toBe(false);
+  });
+
+  it("reads no SGLang cached_tokens_total series as no cached tokens yet, on a whole page", () => {
+    // SGLang creates a cached_tokens_total series at a request's first cached token ("if cached_tokens > 0:
+    // self.cached_tokens_total.labels(**labels).inc(cached_tokens)", python/sglang/srt/metrics/collector.py,
+    // TokenizerMetricsCollector.observe_one_finished_request): a started or restarted server has none yet.
+    const page =
+      "# TYPE sglang:prompt_tokens_total counter\n" +
+      'sglang:prompt_tokens_total{model_name="m"} 812.0\n' +
+      'sglang:max_total_num_tokens{model_name="m",pp_rank="0",tp_rank="0"} 412000.0\n' +
+      'sglang:num_queue_reqs{model_name="m",pp_rank="0",tp_rank="0"} 0.0\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(true);
+    expect<f64>(metrics.prefixQueries).toBe(812.0);
+    expect<f64>(metrics.prefixHits).toBe(0.0);
+    // A page cut short (by the caller, or the line budget) may have lost the series: nothing is known.
+    expect<bool>(parse(page + 'sglang:num_running_reqs{model_name="m"} 1', true)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    expect<bool>(parse(page, false, 3)).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    // vLLM creates both of its counters at start: one missing is a page missing a series.
+    expect<bool>(parse('vllm:prefix_cache_queries_total{engine="0",model_name="m"} 812.0\n')).toBe(true);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
   });
 
   it("counts SGLang's priority totals, not their per-priority shares too", () => {

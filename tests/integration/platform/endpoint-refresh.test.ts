@@ -138,3 +138,30 @@ test("an SGLang engine's restart (its prompt and cached token counters go back) 
   set(20);
   assert.equal(matched(debugOf(h, h.send(PROMPT))), 0, "a restarted engine holds nothing the index remembered");
 });
+
+test("a restarted SGLang engine is noticed before its first cached token (it has no cached_tokens_total series yet)", () => {
+  const h = harness();
+  // SGLang creates the cached_tokens_total series at the first cached token: a restarted server's page lacks it.
+  const sglang = (waiting: number, prompt: number, cached: boolean) =>
+    `sglang:num_queue_reqs{model_name="m"} ${waiting}\nsglang:num_running_reqs{model_name="m"} 0\n` +
+    `sglang:token_usage{model_name="m"} 0.1\nsglang:prompt_tokens_total{model_name="m"} ${prompt}\n` +
+    (cached ? `sglang:cached_tokens_total{model_name="m",cache_source="device"} ${prompt / 2}\n` : "") +
+    `sglang:max_total_num_tokens{model_name="m"} 400000\n`;
+  const set = (promptOfA: number, cached: boolean) => {
+    h.cluster.hostList = [
+      { address: A, healthStatus: "Healthy", metrics: sglang(0, promptOfA, cached) },
+      { address: B, healthStatus: "Healthy", metrics: sglang(3, 5000, true) },
+    ];
+  };
+  set(1000, true);
+  const first = h.send(PROMPT);
+  assert.equal(h.chosen(first), A);
+  debugOf(h, first);
+  set(2000, true);
+  assert.ok(matched(debugOf(h, h.send(PROMPT))) > 0, "the index remembers the prompt on A");
+  set(10, false);
+  debugOf(h, h.send(PROMPT)); // one low page, not believed alone
+  h.clock.advanceTo(h.clock.nowMs() + 1000);
+  set(20, false);
+  assert.equal(matched(debugOf(h, h.send(PROMPT))), 0, "a restarted engine holds nothing the index remembered");
+});
