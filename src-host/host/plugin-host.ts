@@ -53,6 +53,9 @@ export interface PluginHostOptions {
 
 export class ConfigRejectedError extends Error {}
 
+/** Higress's envoy fork, source/extensions/common/wasm/wasm.cc MIN_RECOVER_INTERVAL_SECONDS. */
+const HIGRESS_RECOVER_INTERVAL_MS = 5000;
+
 function bytesOf(v: string | Uint8Array | undefined): Uint8Array {
   return v === undefined ? new Uint8Array(0) : typeof v === "string" ? enc.encode(v) : v;
 }
@@ -71,6 +74,9 @@ export class WorkerVm implements StreamWorker {
   lastLoadMs = 0;
   /** Root contexts of replaced configurations whose streams have not all ended. */
   private readonly retiring = new Set<number>();
+  /** Higress: recoveries of a failed VM tried, and when the last was (wasm.h last_recover_time_, never at first). */
+  recoveries = 0;
+  private lastRecoverMs = -Infinity;
 
   constructor(
     readonly host: PluginHost,
@@ -84,6 +90,7 @@ export class WorkerVm implements StreamWorker {
   /** Creates the VM, the root context, then vm_start and configure. Returns false if either refuses or traps. */
   start(): boolean {
     this.lastLoadMs = this.host.clock.nowMs();
+    this.retiring.clear(); // root ids of the VM being replaced
     this.vm = this.host.createVm(this.hooks());
     try {
       this.vm.initialize();
@@ -151,6 +158,27 @@ export class WorkerVm implements StreamWorker {
       this.vm.shutdown();
       this.vm = failed;
       this.lastLoadMs = now;
+    }
+  }
+
+  /**
+   * Higress (its envoy fork, wasm_filter.h FilterConfig::createFilter under HIGRESS, and wasm.cc
+   * PluginHandleSharedPtrThreadLocal::recover): a stream that finds the worker's VM failed first recovers it, a new VM
+   * and plugin handle from the same code and configuration, at most once per MIN_RECOVER_INTERVAL_SECONDS (5 s); the
+   * first try is at once, and a failed try counts toward the interval too. Whatever the failure policy.
+   */
+  maybeRecover(): void {
+    if (!this.vm.failed) return;
+    const now = this.host.clock.nowMs();
+    if (now - this.lastRecoverMs < HIGRESS_RECOVER_INTERVAL_MS) return;
+    this.lastRecoverMs = now;
+    this.recoveries++;
+    const failed = this.vm;
+    if (this.start()) {
+      failed.shutdown();
+    } else {
+      this.vm.shutdown();
+      this.vm = failed;
     }
   }
 
@@ -314,6 +342,7 @@ export class PluginHost {
   newStream(info: StreamInfo = {}, workerIndex?: number): FilterStream {
     const index = workerIndex ?? this.nextWorker++ % this.workers.length;
     const worker = this.workers[index % this.workers.length];
+    if (worker.failed && this.flavor === "higress") worker.maybeRecover();
     if (worker.failed && this.failurePolicy === "FAIL_RELOAD") worker.maybeReload();
     return new FilterStream(worker, info);
   }

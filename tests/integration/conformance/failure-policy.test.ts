@@ -24,8 +24,9 @@ function request(scenario: string): HeaderList {
   return [[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "gateway"], ["content-type", "application/json"], ["x-scenario", scenario]];
 }
 
+// Stock Envoy: Higress's fork recovers a failed VM first (the last tests below).
 async function host(options: Partial<PluginHostOptions>) {
-  return conformanceHost({ log: () => {}, ...options });
+  return conformanceHost({ flavor: "envoy", allowOnHeadersStopIteration: true, log: () => {}, ...options });
 }
 
 for (const where of ["trap-headers", "trap-body"]) {
@@ -89,7 +90,7 @@ for (const where of ["trap-headers", "trap-body"]) {
 
 test("FAIL_RELOAD: the trapping stream gets 503; new streams get 503 until [1 s, 1.5 s) after the VM's last load, then a fresh VM (envoy wasm.cc maybeReloadHandleIfNeeded, backoff_strategy.cc JitteredLowerBoundBackOffStrategy)", async () => {
   const logs: string[] = [];
-  const h = await conformanceHost({ failurePolicy: "FAIL_RELOAD", log: (_l, m) => logs.push(m) });
+  const h = await conformanceHost({ flavor: "envoy", allowOnHeadersStopIteration: true, failurePolicy: "FAIL_RELOAD", log: (_l, m) => logs.push(m) });
   const loadedAt = h.clock.nowMs();
   const s = h.host.newStream({}, 0);
   s.decodeHeaders(request("trap-headers"), false);
@@ -114,7 +115,7 @@ test("FAIL_RELOAD: the trapping stream gets 503; new streams get 503 until [1 s,
 });
 
 test("FAIL_RELOAD: a VM that traps again right after a reload waits a full backoff from that reload", async () => {
-  const h = await conformanceHost({ failurePolicy: "FAIL_RELOAD", log: () => {} });
+  const h = await conformanceHost({ flavor: "envoy", allowOnHeadersStopIteration: true, failurePolicy: "FAIL_RELOAD", log: () => {} });
   const trap = () => {
     const s = h.host.newStream({}, 0);
     s.decodeHeaders(request("trap-headers"), false);
@@ -131,3 +132,48 @@ test("FAIL_RELOAD: a VM that traps again right after a reload waits a full backo
   assert.equal(s.localReply?.status, 503);
   assert.equal(h.host.workers[0].reloads, 1);
 });
+
+for (const legacyFailOpen of [false, true]) {
+  test(`Higress${legacyFailOpen ? ", fail_open" : ""}: a new stream that finds the VM failed recovers it at once, then at most every 5 s; between tries the failed VM ${legacyFailOpen ? "is skipped" : "answers 503"} (wasm_filter.h createFilter under HIGRESS, wasm.cc PluginHandleSharedPtrThreadLocal::recover)`, async () => {
+    const logs: string[] = [];
+    const h = await conformanceHost({ flavor: "higress", legacyFailOpen, log: (_l, m) => logs.push(m) });
+    const configured = () => logs.filter((m) => m === "CHECK plugin_config conformance").length;
+    const trap = () => {
+      const s = h.host.newStream({}, 0);
+      s.decodeHeaders(request("trap-headers"), false);
+      s.finish();
+    };
+    const normal = () => {
+      const s = h.host.newStream({}, 0);
+      s.decodeHeaders(request("normal"), false);
+      s.decodeData(enc.encode("fine"), true);
+      return s;
+    };
+    trap();
+    assert.ok(h.host.workers[0].failed);
+    const before = configured();
+    const first = normal();
+    assert.equal(h.host.workers[0].recoveries, 1, "the first recovery is at once");
+    assert.equal(first.requestState, "forwarded");
+    assert.equal(first.localReply, null);
+    assert.deepEqual(first.calls.slice(0, 2), ["proxy_on_context_create", "proxy_on_request_headers"], "the recovered VM runs the filter");
+    assert.equal(configured(), before + 1, "the new VM was configured");
+    // It traps again: within 5 s of the last try there is no recovery.
+    const recoveredAt = h.clock.nowMs();
+    trap();
+    h.clock.advanceTo(recoveredAt + 4999);
+    const waiting = normal();
+    assert.equal(h.host.workers[0].recoveries, 1);
+    if (legacyFailOpen) {
+      assert.equal(waiting.bypass, true, "fail_open: no filter on the failed VM");
+      assert.equal(waiting.requestState, "forwarded");
+    } else {
+      assert.equal(waiting.localReply?.status, 503, "the failed VM's empty Context");
+    }
+    h.clock.advanceTo(recoveredAt + 5000);
+    const later = normal();
+    assert.equal(h.host.workers[0].recoveries, 2);
+    assert.equal(later.localReply, null);
+    assert.equal(later.requestState, "forwarded");
+  });
+}
