@@ -444,3 +444,31 @@ test("every configuration of a worker, its rules' included, counts its load as o
   h.clock.advanceTo(h.clock.nowMs() + 25);
   assert.deepEqual(loadCounts(h), []);
 });
+
+test("conversations keep their endpoints across a configuration replaced mid-conversation: the new root contexts find them in the shared hints", () => {
+  const pods = Array.from({ length: 8 }, (_, i) => `10.0.0.${i + 1}:8000`);
+  const run = (shareAcrossWorkers: boolean) => {
+    const h = pickerHost({ workers: 2, config: { debug: { header: true }, prefix: { shareAcrossWorkers } } });
+    h.setPods(pods.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+    const convs = Array.from({ length: 24 }, (_, c) => ({ history: [] as Array<[string, string]>, system: text(c % 4, 3000), endpoint: "" }));
+    let credited = 0;
+    for (let turn = 0; turn < 4; turn++) {
+      // A new configuration (another seed) before the third turn: new, empty root contexts take every later request.
+      if (turn === 2) h.host.replaceConfiguration(JSON.stringify({ debug: { header: true }, prefix: { shareAcrossWorkers }, seed: 3 }));
+      convs.forEach((c, i) => {
+        const question = `question ${i}.${turn} ` + text(i * 100 + turn, 1500);
+        const s = h.send(chat(c.system, c.history, question), [], { worker: (i + turn) % 2 });
+        const d = debugOf(s);
+        const score = d.scores.get(c.endpoint);
+        if (turn >= 2 && d.endpoint === c.endpoint && score !== undefined && score !== "excluded" && score.m >= d.chain - 4) credited++;
+        c.endpoint = d.endpoint;
+        c.history.push([question, text(i * 7 + turn, 600)]);
+        h.complete(s);
+        h.clock.advanceTo(h.clock.nowMs() + 50);
+      });
+    }
+    return credited;
+  };
+  assert.equal(run(true), 48, "every later turn goes where its history is, credited with it");
+  assert.ok(run(false) < 24, "without the shared hints the new configuration starts from nothing");
+});
