@@ -19,6 +19,8 @@ export class RootContext {
 }
 
 export class HttpContext {
+  /** The stream reached the filter (its request headers came); set by the ABI layer. */
+  reachedFilter: bool = false;
   constructor(readonly id: u32, readonly root: RootContext) {}
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 { return HeadersAction.Continue; }
   onRequestBody(bodySize: u32, endOfStream: bool): i32 { return DataAction.Continue; }

@@ -51,7 +51,9 @@ export function proxy_on_http_call_response(rootContextId: u32, callId: u32, num
 
 export function proxy_on_request_headers(contextId: u32, numHeaders: u32, endOfStream: bool): i32 {
   const s = streamById(contextId);
-  return s === null ? HeadersAction.Continue : s.onRequestHeaders(numHeaders, endOfStream);
+  if (s === null) return HeadersAction.Continue;
+  s.reachedFilter = true;
+  return s.onRequestHeaders(numHeaders, endOfStream);
 }
 
 export function proxy_on_request_body(contextId: u32, bodySize: u32, endOfStream: bool): i32 {
@@ -83,6 +85,15 @@ export function proxy_on_log(contextId: u32): void {
   const s = streamById(contextId);
   if (s !== null) {
     s.onLog();
+    // A stream that never reached the filter (an earlier filter answered it, or it was reset first) is created in the
+    // VM only to be logged (envoy context.cc Context::log). An HTTP/3 stream is logged after its filters went (envoy
+    // conn_manager_impl.cc doDeferredStreamDestroy), so no on_done or on_delete follows: it ends here. Elsewhere they
+    // follow and find nothing.
+    if (!s.reachedFilter) {
+      s.onDone();
+      s.onDelete();
+      deleteContext(contextId);
+    }
     return;
   }
   const r = rootById(contextId);

@@ -1,6 +1,7 @@
 // A long run of short requests through the Higress build with endpoints coming and going, overlapping streams
-// that end every way a stream can (200, 5xx, reset before or after the body, a 413 local reply, an invalid body),
-// to show that leases always come back and memory stays flat. Used by tests/integration/leases-soak.test.ts and the
+// that end every way a stream can (200, 5xx, reset before or after the body, a 413 local reply, an invalid body, an
+// earlier filter's answer before the stream reached this one), a quarter of them on HTTP/3 (logged after their
+// filters go), to show that leases always come back and memory stays flat. Used by tests/integration/leases-soak.test.ts and the
 // `--soak` mode of the fuzz CLI.
 import type { StaticCluster } from "../host/cluster.ts";
 import type { FilterStream } from "../host/filter-stream.ts";
@@ -97,8 +98,16 @@ export function runLeaseSoak(o: SoakOptions): SoakResult {
       s.reset();
       continue;
     }
+    const protocol = rng.chance(0.25) ? "HTTP/3" : "HTTP/2";
+    if (kind === 3) {
+      // An earlier filter answers it (a 401): it never reaches this one, which only logs it.
+      s = host.newStream({ clusterName: "backends", protocol });
+      s.encodeHeaders([[":status", "401"]], true);
+      s.finish();
+      continue;
+    }
     const body = kind === 1 ? BIG : kind === 2 ? INVALID : BODIES[rng.int(BODIES.length)];
-    s = sendBody(host, body);
+    s = sendBody(host, body, { protocol });
     if (s.requestState === "local-reply" || s.requestState === "reset") {
       s.finish();
       continue;

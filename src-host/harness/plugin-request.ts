@@ -13,6 +13,8 @@ export interface RequestOptions {
   chunks?: number;
   /** The stream's route cluster (default none: the stock build names its endpoints itself). */
   clusterName?: string;
+  /** The downstream protocol (request.protocol); "HTTP/3" streams are logged after their filters go. */
+  protocol?: string;
 }
 
 /** A JSON POST's request headers as a client sends them; `extra` replace the defaults of the same name. */
@@ -31,7 +33,7 @@ export function requestHeaders(length: number, extra: HeaderList = [], path = "/
 
 /** Sends the request headers, then the body (nothing after a local reply); the stream then holds the decision. */
 export function sendRequest(host: PluginHost, headers: HeaderList, body: Uint8Array, o: RequestOptions = {}): FilterStream {
-  const s = host.newStream(o.clusterName === undefined ? {} : { clusterName: o.clusterName }, o.worker);
+  const s = host.newStream({ clusterName: o.clusterName, protocol: o.protocol }, o.worker);
   s.decodeHeaders(headers, body.length === 0);
   const chunks = Math.max(1, Math.min(o.chunks ?? 1, body.length));
   const step = Math.ceil(body.length / chunks);

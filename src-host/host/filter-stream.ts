@@ -106,6 +106,8 @@ export class FilterStream implements PluginStreamCalls {
   private deferredReply: LocalReply | null = null;
   // The VM this stream started on; a FAIL_RELOAD may give the worker a new one meanwhile.
   private readonly vm: WasmVm;
+  /** envoy context.h in_vm_context_created_. */
+  private createdInVm = false;
 
   constructor(
     private readonly worker: StreamWorker,
@@ -123,7 +125,14 @@ export class FilterStream implements PluginStreamCalls {
     }
     vm.streams.set(this.contextId, this.state);
     worker.streams.set(this.contextId, this);
-    // cpp-host ContextBase::onCreate: no CHECK_FAIL; a failure shows at the next HTTP callback.
+  }
+
+  /** envoy context.cc: the VM learns of the stream when it reaches the filter (Context::decodeHeaders calls onCreate)
+   *  or, for a stream that never did, when it is logged (Context::log). cpp-host ContextBase::onCreate: no CHECK_FAIL;
+   *  a failure shows at the next HTTP callback. */
+  private createInVm(): void {
+    if (this.createdInVm) return;
+    this.createdInVm = true;
     this.invoke("proxy_on_context_create", [this.contextId, this.state.rootId], [], false);
   }
 
@@ -153,6 +162,7 @@ export class FilterStream implements PluginStreamCalls {
       this.requestState = "forwarded";
       return;
     }
+    this.createInVm();
     const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
     const status = headersStatus(r, this.stopIterationAllowed());
@@ -273,7 +283,9 @@ export class FilterStream implements PluginStreamCalls {
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     // Serialized when a module first reads its pairs, not on arrival (the picker reads only :status here).
     this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
-    if (this.bypass) return;
+    // context.cc Context::encodeHeaders / encodeData / encodeTrailers: Continue, without the VM, for a stream the VM
+    // does not know (an earlier filter answered it before it reached this one).
+    if (this.bypass || !this.createdInVm) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
@@ -289,7 +301,7 @@ export class FilterStream implements PluginStreamCalls {
   /** Runs the response body callback and returns the bytes to send downstream now. */
   encodeData(chunk: Uint8Array, endOfStream: boolean): Uint8Array {
     this.state.responseBodySize += chunk.length;
-    if (this.bypass) return chunk;
+    if (this.bypass || !this.createdInVm) return chunk;
     this.state.responseBody = concat(this.state.responseBody, chunk);
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
@@ -311,15 +323,35 @@ export class FilterStream implements PluginStreamCalls {
     if (this.finished) return;
     this.finished = true;
     if (this.contextId === 0) return;
-    const vm = this.vm;
-    if (!vm.failed && vm.streams.has(this.contextId)) {
-      // Context::log runs in the access-log phase: reads see the access log's request and response headers.
-      this.state.accessLogPhase = true;
-      this.invoke("proxy_on_log", [this.contextId], [], false);
-      this.state.accessLogPhase = false;
-      this.invoke("proxy_on_done", [this.contextId], [], false);
+    // conn_manager_impl.cc doDeferredStreamDestroy: HTTP/3 streams are logged later, once the response is acknowledged
+    // (deferHeadersAndTrailers, QuicStatsGatherer::maybeDoDeferredLog), after destroyFilters; the access-log handler
+    // keeps the Context alive for that. Others are logged before their filters go.
+    if (this.state.info.protocol === "HTTP/3") {
+      this.destroy();
+      this.log();
+    } else {
+      this.log();
+      this.destroy();
     }
-    this.delete();
+    this.forget();
+  }
+
+  /** context.cc Context::log: creates the stream in the VM if it never reached the filter, then on_log in the
+   *  access-log phase (reads see the access log's request and response headers). */
+  private log(): void {
+    if (this.vm.failed) return;
+    this.createInVm();
+    this.state.accessLogPhase = true;
+    this.invoke("proxy_on_log", [this.contextId], [], false);
+    this.state.accessLogPhase = false;
+  }
+
+  /** context.cc Context::onDestroy: on_done then on_delete (cpp-host ContextBase::onDone, onDelete), only for a stream
+   *  the VM knows. */
+  private destroy(): void {
+    if (!this.createdInVm || this.vm.failed) return;
+    this.invoke("proxy_on_done", [this.contextId], [], false);
+    this.invoke("proxy_on_delete", [this.contextId], [], false);
   }
 
   /** A downstream or upstream reset: Envoy still writes the access log, so the teardown is the same. */
@@ -472,10 +504,9 @@ export class FilterStream implements PluginStreamCalls {
     this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: 14 });
   }
 
-  private delete(): void {
-    if (this.contextId === 0) return;
+  /** The host's own record of the stream goes (Envoy's Context object goes with its last holder). */
+  private forget(): void {
     const vm = this.vm;
-    if (!vm.failed && vm.streams.has(this.contextId)) this.invoke("proxy_on_delete", [this.contextId], [], false);
     vm.streams.delete(this.contextId);
     this.worker.streams.delete(this.contextId);
     this.worker.streamDeleted(vm, this.state.rootId);

@@ -298,3 +298,33 @@ test("a replacement configuration the canary refuses is rejected and the old one
   assert.equal(h.host.workers[0].rootContextId, root);
   assert.deepEqual(h.values("root_on_done"), []);
 });
+
+test("the VM learns of a stream when it reaches the filter; one an earlier filter answered is created only to be logged, and its response callbacks skip the VM (envoy context.cc Context::decodeHeaders, encodeHeaders, log, onDestroy)", async () => {
+  const h = await conformanceHost();
+  const reached = h.host.newStream({ clusterName: "backends" });
+  assert.deepEqual(reached.calls, [], "nothing before the request headers reach the filter");
+  reached.decodeHeaders(request("normal"), true);
+  reached.encodeHeaders([[":status", "200"]], true);
+  reached.finish();
+  assert.deepEqual(reached.calls, ["proxy_on_context_create", "proxy_on_request_headers", "proxy_on_response_headers", "proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+  const answered = h.host.newStream({ clusterName: "backends" });
+  answered.encodeHeaders([[":status", "401"]], false);
+  answered.encodeData(enc.encode("no"), true);
+  answered.finish();
+  assert.deepEqual(answered.calls, ["proxy_on_context_create", "proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+  assert.equal(h.host.workers[0].vm.streams.size, 0);
+});
+
+test("HTTP/3: the filters go before the deferred access log, so on_log comes after on_done and on_delete, and a stream that never reached the filter gets no on_done or on_delete (conn_manager_impl.cc doDeferredStreamDestroy)", async () => {
+  const h = await conformanceHost();
+  const reached = h.host.newStream({ clusterName: "backends", protocol: "HTTP/3" });
+  reached.decodeHeaders(request("normal"), true);
+  reached.encodeHeaders([[":status", "200"]], true);
+  reached.finish();
+  assert.deepEqual(reached.calls, ["proxy_on_context_create", "proxy_on_request_headers", "proxy_on_response_headers", "proxy_on_done", "proxy_on_delete", "proxy_on_log"]);
+  const answered = h.host.newStream({ clusterName: "backends", protocol: "HTTP/3" });
+  answered.encodeHeaders([[":status", "401"]], true);
+  answered.finish();
+  assert.deepEqual(answered.calls, ["proxy_on_context_create", "proxy_on_log"]);
+  assert.equal(h.host.workers[0].vm.streams.size, 0, "the host forgets both");
+});

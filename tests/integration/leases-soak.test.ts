@@ -1,6 +1,7 @@
 // Leases and memory over a long run: 1,000,000 short requests through the Higress build on two workers, with
 // endpoints coming and going every few thousand requests, up to 40 overlapping streams ending in random order
-// (200, 5xx, resets before and after the body, 413 local replies, invalid bodies). Afterwards the inflight gauge
+// (200, 5xx, resets before and after the body, 413 local replies, invalid bodies, answers from an earlier filter; a
+// quarter on HTTP/3, whose filters go before the access log). Afterwards the inflight gauge
 // is 0, and per endpoint and worker no lease is left (held-open requests spread exactly evenly under
 // inflight-only scoring); linear memory does not grow after the first tenth of the run.
 import { test } from "node:test";
@@ -59,3 +60,29 @@ test("a lease on a departed endpoint is released without corrupting its successo
   assert.equal(open().at, B);
   assert.equal(pickerCounters(h).get("inflight"), 4);
 });
+
+test("HTTP/3 streams that never reached the filter, logged after their filters went, leave nothing behind in the plugin", () => {
+  // An earlier filter answers each one (a 401): Envoy creates it in the VM only for its deferred access log, and no
+  // on_done or on_delete follows (conn_manager_impl.cc doDeferredStreamDestroy, context.cc Context::log).
+  const harness = new StaticClusterHarness({ workers: 1, pluginConfig: "{}", log: () => {} });
+  harness.setEndpoints([{ address: "10.7.1.1:8000", waiting: 0, running: 0, kv: 0.1 }]);
+  const h = harness.host;
+  const answeredEarlier = (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const s = h.newStream({ clusterName: harness.cluster.name, protocol: "HTTP/3" }, 0);
+      s.encodeHeaders([[":status", "401"]], true);
+      s.finish();
+    }
+  };
+  answeredEarlier(5000);
+  const before = h.workers[0].vm.linearMemoryBytes();
+  answeredEarlier(100_000);
+  assert.equal(h.workers[0].vm.linearMemoryBytes(), before, "linear memory grew");
+  // And a request after them is decided and leaves nothing in flight.
+  const s = sendBody(h, BODY_FOR_H3);
+  assert.equal(chosenEndpoint(h, s), "10.7.1.1:8000");
+  completeStream(s);
+  assert.equal(pickerCounters(h).get("inflight"), 0);
+});
+
+const BODY_FOR_H3 = new TextEncoder().encode(JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello there" }] }));
