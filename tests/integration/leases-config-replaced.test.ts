@@ -6,28 +6,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { pickerCounters } from "../../src-host/fuzz/picker-driver.ts";
-import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
+import { chat, pickerHost, sharedLoadCounts, text } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
-const LOAD_KEY = "endpoint_picker/load/v2";
-
-/** The shared load value as records: per record [in flight, awaiting a first byte], sorted. */
-function loadCounts(h: PickerHarness): Array<[number, number]> {
-  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
-  if (v === undefined) return [];
-  const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
-  const out: Array<[number, number]> = [];
-  const records = 12 + view.getUint32(8, true) * 8;
-  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(records + i * 16 + 8, true), view.getInt32(records + i * 16 + 12, true)]);
-  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-}
 
 test("requests in flight when the configuration is replaced give their leases and load back to the old one", () => {
   const h = pickerHost({ workers: 2 });
   h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
   const open = Array.from({ length: 8 }, (_, i) => h.send(chat(text(40 + i, 2000), [], "q" + i), [], { worker: i % 2 }));
   h.clock.advanceTo(h.clock.nowMs() + 25); // every worker writes its load out
-  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 8);
+  assert.equal(sharedLoadCounts(h).reduce((sum, c) => sum + c[0], 0), 8);
   const oldRoots = h.host.workers.map((w) => w.rootContextId);
 
   h.host.replaceConfiguration(JSON.stringify({ scoring: { shareLoadAcrossWorkers: true }, seed: 7 }));
@@ -46,10 +34,10 @@ test("requests in flight when the configuration is replaced give their leases an
   assert.deepEqual(oldRoots.map((id, w) => h.host.workers[w].vm.roots.has(id)), [false, false], "the old root contexts are gone");
   assert.equal(pickerCounters(h.host).get("inflight"), 1, "only the new request is in flight");
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [[1, 1]], "only the new request counts in the shared load");
+  assert.deepEqual(sharedLoadCounts(h), [[1, 1]], "only the new request counts in the shared load");
   h.complete(fresh);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
+  assert.deepEqual(sharedLoadCounts(h), [], "finished requests leave no load behind");
   assert.equal(pickerCounters(h.host).get("inflight"), 0);
   assert.equal(h.host.traps, 0);
 });

@@ -5,10 +5,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { StaticClusterHarness } from "../../src-host/harness/static-cluster-harness.ts";
-import { chat, debugOf, pickerHost, setCountingPods, text, type PickerHarness } from "../support/picker.ts";
+import { chat, debugOf, pickerHost, setCountingPods, SHARED_LOAD_KEY, sharedLoadCounts, text, type PickerHarness } from "../support/picker.ts";
 
 const PODS = ["10.0.0.1:8000", "10.0.0.2:8000", "10.0.0.3:8000", "10.0.0.4:8000"];
-const LOAD_KEY = "endpoint_picker/load/v2";
 const EPOCH_MS = 60_000;
 
 test("the next turn of a conversation on another worker is credited with the whole previous turn", () => {
@@ -234,7 +233,7 @@ test("an engine starts evicting a request's blocks when the request ends: the hi
 });
 
 function loadRecords(h: PickerHarness): number {
-  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
+  const v = h.host.process.sharedData.get("endpoint_picker", SHARED_LOAD_KEY).value;
   return v === undefined ? 0 : new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(0, true);
 }
 
@@ -296,17 +295,6 @@ test("a worker's view of the shared load follows the endpoints, not their regist
   assert.ok(scoreOf(fresh).i >= Math.max(...others), `the departed endpoint's requests are not counted on the new one: ${JSON.stringify([...d.scores])}`);
 });
 
-/** The shared load value as records: per record [in flight, awaiting a first byte], sorted. */
-function loadCounts(h: { host: PickerHarness["host"] }): Array<[number, number]> {
-  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value;
-  if (v === undefined) return [];
-  const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
-  const out: Array<[number, number]> = [];
-  // [count u32][epoch u32][members u32], members × owner u64, count × [hash u64][in flight i32][awaiting i32]
-  const records = 12 + view.getUint32(8, true) * 8;
-  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(records + i * 16 + 8, true), view.getInt32(records + i * 16 + 12, true)]);
-  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-}
 
 test("the shared load stays exact when one write carries many changes to many busy endpoints", () => {
   const pods = Array.from({ length: 96 }, (_, i) => `10.1.${i >> 8}.${i & 255}:8000`);
@@ -332,14 +320,14 @@ test("the shared load stays exact when one write carries many changes to many bu
     return [...per.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   };
   h.clock.advanceTo(h.clock.nowMs() + 25); // both workers write what they still hold back
-  assert.deepEqual(loadCounts(h), expected(open));
+  assert.deepEqual(sharedLoadCounts(h), expected(open));
   const finished = open.filter((_, i) => i % 2 === 0);
   for (const s of finished) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), expected(open.filter((_, i) => i % 2 === 1)));
+  assert.deepEqual(sharedLoadCounts(h), expected(open.filter((_, i) => i % 2 === 1)));
   for (const s of open.filter((_, i) => i % 2 === 1)) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
+  assert.deepEqual(sharedLoadCounts(h), [], "finished requests leave no load behind");
 });
 
 test("a shared load value whose record count reads negative as an i32 (2^32 - 1) does not trap the worker", () => {
@@ -353,8 +341,8 @@ test("a shared load value whose record count reads negative as an i32 (2^32 - 1)
     view.setUint32(0, count, true);
     view.setUint32(4, epoch, true);
     view.setUint32(8, members, true);
-    const current = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY);
-    h.host.process.sharedData.set("endpoint_picker", LOAD_KEY, value, current.cas ?? 0);
+    const current = h.host.process.sharedData.get("endpoint_picker", SHARED_LOAD_KEY);
+    h.host.process.sharedData.set("endpoint_picker", SHARED_LOAD_KEY, value, current.cas ?? 0);
     const s = h.send(chat(text(7, 2000), [], "q"), { worker: 0 });
     assert.ok(PODS.includes(h.chosen(s)!), "the request is still routed");
     assert.equal(h.host.workers[0].failed, false, "the worker did not trap");
@@ -369,7 +357,7 @@ test("a worker that dies with requests in flight leaves no load behind, however 
   h.clock.advanceTo(h.clock.nowMs() + 1000);
   for (let i = 0; i < 8; i++) h.send(chat(text(40 + i, 2000), [], "dead" + i), { worker: 0 });
   h.clock.advanceTo(h.clock.nowMs() + 25); // worker 0 writes its load out
-  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 8);
+  assert.equal(sharedLoadCounts(h).reduce((sum, c) => sum + c[0], 0), 8);
   h.host.workers[0].vm.failed = true; // it traps: its streams never reach on_log
   // Worker 1 keeps every endpoint busy for a quarter of an hour, each endpoint touched every 30 s.
   const start = h.clock.nowMs();
@@ -382,10 +370,10 @@ test("a worker that dies with requests in flight leaves no load behind, however 
   }
   const open = Array.from({ length: 4 }, () => h.send(chat(text(1000 + n, 600), [], "live" + n++), { worker: 1 }));
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [[1, 1], [1, 1], [1, 1], [1, 1]], "only worker 1's requests count");
+  assert.deepEqual(sharedLoadCounts(h), [[1, 1], [1, 1], [1, 1], [1, 1]], "only worker 1's requests count");
   for (const s of open) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), []);
+  assert.deepEqual(sharedLoadCounts(h), []);
 });
 
 test("live workers' requests keep counting across epochs, each worker's joined within a tick of the new epoch", () => {
@@ -395,7 +383,7 @@ test("live workers' requests keep counting across epochs, each worker's joined w
   const long0 = [0, 1, 2].map((i) => h.send(chat(text(40 + i, 2000), [], "w0-" + i), { worker: 0 }));
   const long1 = [0, 1].map((i) => h.send(chat(text(80 + i, 2000), [], "w1-" + i), { worker: 1 }));
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  const total = () => loadCounts(h).reduce((sum, c) => sum + c[0], 0);
+  const total = () => sharedLoadCounts(h).reduce((sum, c) => sum + c[0], 0);
   assert.equal(total(), 5);
   for (let minute = 0; minute < 5; minute++) {
     // Just past the next epoch's start, then one tick later.
@@ -406,7 +394,7 @@ test("live workers' requests keep counting across epochs, each worker's joined w
   }
   for (const s of [...long0, ...long1]) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [], "finished requests leave no load behind");
+  assert.deepEqual(sharedLoadCounts(h), [], "finished requests leave no load behind");
 });
 
 test("requests that end after their configuration was replaced take their load out of the shared value at once", () => {
@@ -415,14 +403,14 @@ test("requests that end after their configuration was replaced take their load o
   h.clock.advanceTo(h.clock.nowMs() + 1000);
   const open = Array.from({ length: 4 }, (_, i) => h.send(chat(text(40 + i, 2000), [], "q" + i), { worker: 0 }));
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
+  assert.equal(sharedLoadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
   // A new configuration: new streams go to the new root contexts, these four finish under the old ones, at one
   // instant (a worker writes the first end and holds the others back for a few milliseconds), and then the old
   // root contexts go.
   h.host.replaceConfiguration(JSON.stringify({ debug: { header: true } }));
   for (const s of open) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), [], "no load is left behind by the old configuration");
+  assert.deepEqual(sharedLoadCounts(h), [], "no load is left behind by the old configuration");
   const probe = h.send(chat(text(99, 2000), [], "probe"), { worker: 1 });
   const d = debugOf(probe);
   for (const addr of PODS) assert.equal((d.scores.get(addr) as { i: number }).i, 1, `${addr} has nothing in flight`);
@@ -437,12 +425,12 @@ test("every configuration of a worker, its rules' included, counts its load as o
     h.send(chat(text(40 + i, 2000), [], "q" + i), { worker: i >> 1, headers: [[":authority", domain]] }));
   assert.ok(open.every((s) => h.chosen(s) !== null));
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  const v = h.host.process.sharedData.get("endpoint_picker", LOAD_KEY).value!;
+  const v = h.host.process.sharedData.get("endpoint_picker", SHARED_LOAD_KEY).value!;
   assert.equal(new DataView(v.buffer, v.byteOffset, v.byteLength).getUint32(8, true), 2, "one member per worker");
-  assert.equal(loadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
+  assert.equal(sharedLoadCounts(h).reduce((sum, c) => sum + c[0], 0), 4);
   for (const s of open) h.complete(s);
   h.clock.advanceTo(h.clock.nowMs() + 25);
-  assert.deepEqual(loadCounts(h), []);
+  assert.deepEqual(sharedLoadCounts(h), []);
 });
 
 test("conversations keep their endpoints across a configuration replaced mid-conversation: the new root contexts find them in the shared hints", () => {

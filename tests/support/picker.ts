@@ -90,3 +90,18 @@ export function debugOf(s: FilterStream) {
   s.encodeHeaders([[":status", "200"]], false);
   return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
 }
+
+/** The process-wide load's shared-data key (assembly/core/shared-load.ts). */
+export const SHARED_LOAD_KEY = "endpoint_picker/load/v2";
+
+/** The shared load value as records: per record [in flight, awaiting a first byte], sorted. */
+export function sharedLoadCounts(h: { host: PickerHarness["host"] }): Array<[number, number]> {
+  const v = h.host.process.sharedData.get("endpoint_picker", SHARED_LOAD_KEY).value;
+  if (v === undefined) return [];
+  const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
+  const out: Array<[number, number]> = [];
+  // [count u32][epoch u32][members u32], members × owner u64, count × [hash u64][in flight i32][awaiting i32]
+  const records = 12 + view.getUint32(8, true) * 8;
+  for (let i = 0; i < view.getUint32(0, true); i++) out.push([view.getInt32(records + i * 16 + 8, true), view.getInt32(records + i * 16 + 12, true)]);
+  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
