@@ -19,9 +19,10 @@
 //                                                      input_file: file_id, file_data, filename
 //             | US json                               any other part
 //   text     := the decoded string; decoded bytes 0x1A..0x1F are written as ESC, byte + 0x40
-//   json     := the value re-emitted minified: no whitespace, keys in given order, strings with their
-//               original escapes, numbers as written; members named cache_control are left out at any depth
-//               (prompt-caching breakpoints, which clients move to the newest message every turn)
+//   json     := the value re-emitted minified: no whitespace, keys in given order, strings escaped in one
+//               canonical way (CANONICAL_ESCAPES: \u00e9 and é, \/ and / alike), numbers as written; members
+//               named cache_control are left out at any depth (prompt-caching breakpoints, which clients move to
+//               the newest message every turn)
 //   role, attr values, fields: text if a string, json otherwise; missing fields are empty.
 // Raw JSON strings cannot contain bytes below 0x20, so separators in the stream are always structural.
 

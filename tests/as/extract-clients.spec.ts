@@ -360,3 +360,30 @@ describe("Anthropic messages, agent with tools, thinking and cache breakpoints",
     expectSameStream(a, b);
   });
 });
+
+// ---- Spellings of one JSON value ----
+
+describe("JSON values written as JSON (tools, tool calls, tool results) read the same however they are escaped", () => {
+  it("escaped and raw non-ASCII, escaped solidus, \\u spellings of short escapes", () => {
+    const tools = (d: string): string =>
+      '{"model":"m","tools":[{"type":"function","function":{"name":"lire","description":"' + d + '","parameters":{}}}],' +
+      '"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function",' +
+      '"function":{"name":"lire","arguments":"{\\"p\\":\\"' + d + '\\"}"}}]}]}';
+    // Python's json.dumps (ensure_ascii) escapes non-ASCII, JavaScript's JSON.stringify does not, PHP escapes "/".
+    expectSameStream(tools("Lit un fichier \\u00e9crit \\ud83d\\ude00"), tools("Lit un fichier écrit 😀"));
+    expectSameStream(tools("a\\/b"), tools("a/b"));
+    expectSameStream(tools("x\\u000ay\\u0022\\u005c"), tools('x\\ny\\"\\\\'));
+    expectSameStream(tools("tab\\u0009\\u001f"), tools("tab\\t\\u001F"));
+    // Different text still differs.
+    const a = streamFor(tools("a/b"));
+    const b = streamFor(tools("a\\\\b"));
+    expect(a == b).toBe(false);
+  });
+
+  it("in Anthropic tool_use input and tool_result content", () => {
+    const body = (s: string): string =>
+      '{"model":"c","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"q":"' + s +
+      '"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"' + s + '"}]}]}';
+    expectSameStream(body("caf\\u00e9 \\/"), body("café /"));
+  });
+});
