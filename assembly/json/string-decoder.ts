@@ -2,8 +2,13 @@
 import { copyPlainAscii } from "./string-runs";
 import { REPLACEMENT_CHAR, copySequence, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength, sequenceLength } from "./utf8";
 
-/** Copy escape sequences verbatim instead of unescaping them (invalid UTF-8 is still replaced). */
-export const KEEP_ESCAPES: i32 = 1;
+/**
+ * Keep the output a JSON string body, escaped in one canonical way whatever the input's spelling: '"' and '\\' as
+ * \" and \\, the control characters with a short escape (\b \t \n \f \r) as such and the others as \u00xx (lower
+ * case hex), every other character unescaped (so \u00e9, \/ and \ud83d\ude00 read as the characters themselves).
+ * Raw JSON string bytes are never '"', '\\' or controls, so they stay as they are (ill-formed UTF-8 is replaced).
+ */
+export const CANONICAL_ESCAPES: i32 = 1;
 /**
  * Write decoded control bytes 0x1A..0x1F as two bytes 0x1B, byte + 0x40, so that they can serve as
  * unambiguous separators in the output. Raw JSON strings never contain them; only \u escapes can.
@@ -111,6 +116,46 @@ export function putCodePoint(d: usize, dEnd: usize, cp: u32, flags: i32): usize 
   return d + n;
 }
 
+const HEX_DIGITS = "0123456789abcdef";
+
+/** The letter of the short escape for the control character or quote cp, or 0 if it has none. */
+function shortEscapeLetter(cp: u32): u32 {
+  switch (cp) {
+    case 0x22: return 0x22; // "
+    case 0x5c: return 0x5c; // \
+    case 0x08: return 0x62; // b
+    case 0x09: return 0x74; // t
+    case 0x0a: return 0x6e; // n
+    case 0x0c: return 0x66; // f
+    case 0x0d: return 0x72; // r
+  }
+  return 0;
+}
+
+// Bytes of cp in its canonical JSON spelling (CANONICAL_ESCAPES).
+function canonicalLength(cp: u32): usize {
+  if (shortEscapeLetter(cp) != 0) return 2;
+  return cp < 0x20 ? 6 : <usize>encodedLength(cp);
+}
+
+// Writes cp in its canonical JSON spelling at d, as far as it fits before dEnd; returns the new write position.
+function putCanonical(d: usize, dEnd: usize, cp: u32): usize {
+  const letter = shortEscapeLetter(cp);
+  if (letter == 0 && cp >= 0x20) return putCodePoint(d, dEnd, cp, 0);
+  let e = d;
+  if (e < dEnd) store<u8>(e++, 0x5c);
+  if (letter != 0) {
+    if (e < dEnd) store<u8>(e++, <u8>letter);
+    return e;
+  }
+  if (e < dEnd) store<u8>(e++, 0x75);
+  if (e < dEnd) store<u8>(e++, 0x30);
+  if (e < dEnd) store<u8>(e++, 0x30);
+  if (e < dEnd) store<u8>(e++, <u8>HEX_DIGITS.charCodeAt(<i32>(cp >> 4)));
+  if (e < dEnd) store<u8>(e++, <u8>HEX_DIGITS.charCodeAt(<i32>(cp & 0xf)));
+  return e;
+}
+
 /** Length of the well-formed escape sequence at p (which holds a backslash): 2, 6, or 0 if malformed. */
 export function escapeLength(p: usize, end: usize): usize {
   if (p + 1 >= end) return 0;
@@ -123,12 +168,12 @@ export function escapeLength(p: usize, end: usize): usize {
  * Decodes JSON string content [src, srcEnd) into UTF-8 at dst, writing at most cap bytes and never a partial
  * character (nor half of an escaped separator pair). Returns the number of bytes written when it decoded
  * everything, or ~written when it stopped early at the cap (read it with decodedBytes / stoppedAtCap).
- * flags: KEEP_ESCAPES | ESCAPE_SEPARATOR_BYTES.
+ * flags: CANONICAL_ESCAPES | ESCAPE_SEPARATOR_BYTES.
  */
 export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32, flags: i32): i32 {
   let stopped = false;
   const dEnd = dst + <usize>max(cap, 0);
-  const keepEscapes = (flags & KEEP_ESCAPES) != 0;
+  const canonical = (flags & CANONICAL_ESCAPES) != 0;
   let s = src;
   let d = dst;
   while (s < srcEnd) {
@@ -161,21 +206,18 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
         continue;
       }
     }
-    if (c == 0x5c && keepEscapes) {
-      const n = escapeLength(s, srcEnd);
-      if (n > 0) {
-        // Kept escapes are ASCII: like any ASCII text they may be cut at the cap.
-        if (d + n > dEnd) {
-          memory.copy(d, s, dEnd - d);
-          d = dEnd;
-          stopped = true;
-          break;
-        }
-        memory.copy(d, s, n);
-        s += n;
-        d += n;
-        continue;
+    if (c == 0x5c && canonical && escapeLength(s, srcEnd) > 0) {
+      const r = readJsonCodePoint(s, srcEnd);
+      const cp = <u32>r;
+      if (d + canonicalLength(cp) > dEnd) {
+        // An escape is ASCII and may be cut at the cap like any ASCII text; a character is not.
+        if (cp < 0x20 || shortEscapeLetter(cp) != 0) d = putCanonical(d, dEnd, cp);
+        stopped = true;
+        break;
       }
+      d = putCanonical(d, dEnd, cp);
+      s += <usize>(r >> 32);
+      continue;
     }
     const r = readJsonCodePoint(s, srcEnd);
     const next = putCodePoint(d, dEnd, <u32>r, flags);

@@ -24,6 +24,7 @@ export const MODEL_CAP_BYTES: i32 = 256;
 
 const TOP_KEYS: StaticArray<string> = [
   "model", "messages", "tools", "functions", "prompt", "input", "instructions", "system", "anthropic_version",
+  "cache_salt", "extra_key", "lora_path",
 ];
 const K_MODEL = 0;
 const K_MESSAGES = 1;
@@ -34,8 +35,15 @@ const K_INPUT = 5;
 const K_INSTRUCTIONS = 6;
 const K_SYSTEM = 7;
 const K_ANTHROPIC_VERSION = 8;
+// Fields that namespace the engine's prefix cache (vLLM and SGLang cache_salt, SGLang extra_key and lora_path):
+// requests that differ in them share no cached block, so their streams must part at the start.
+const K_CACHE_SALT = 9;
+const K_EXTRA_KEY = 10;
+const K_LORA_PATH = 11;
 // Canonical order of the stream's sections.
-const SECTION_ORDER: StaticArray<i32> = [K_TOOLS, K_FUNCTIONS, K_SYSTEM, K_INSTRUCTIONS, K_MESSAGES, K_INPUT, K_PROMPT];
+const SECTION_ORDER: StaticArray<i32> = [
+  K_CACHE_SALT, K_EXTRA_KEY, K_LORA_PATH, K_TOOLS, K_FUNCTIONS, K_SYSTEM, K_INSTRUCTIONS, K_MESSAGES, K_INPUT, K_PROMPT,
+];
 
 export class RequestExtractor {
   /** Decoded model name (in a buffer owned by the extractor, valid until the next extract). */
@@ -241,7 +249,8 @@ export class RequestExtractor {
     const start = s.start(k);
     const end = s.end(k);
     const t = s.token(k);
-    if (k == K_TOOLS) e.record("tools", start, end);
+    if (k == K_CACHE_SALT || k == K_EXTRA_KEY || k == K_LORA_PATH) e.field(unchecked(TOP_KEYS[k]), start, end, t);
+    else if (k == K_TOOLS) e.record("tools", start, end);
     else if (k == K_FUNCTIONS) e.record("functions", start, end);
     else if (k == K_SYSTEM || k == K_INSTRUCTIONS) e.message("system", start, end, t);
     else if (k == K_PROMPT) e.promptAt(start, end, t);

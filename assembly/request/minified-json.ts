@@ -1,6 +1,6 @@
-// Re-emits one JSON value as minified JSON: no whitespace, members in their given order, strings with
-// their original escapes, numbers as written, members named cache_control left out. Deterministic for a given
-// input value.
+// Re-emits one JSON value as minified JSON: no whitespace, members in their given order, strings escaped in
+// one canonical spelling (\u00e9 and é, \/ and / alike), numbers as written, members named cache_control left
+// out. Deterministic for a given input value, and the same for every spelling of its strings.
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { jsonStringEquals } from "../json/string-compare";
 import { StreamWriter } from "./stream-writer";
@@ -43,7 +43,7 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
         needComma = false;
       } else if (t == JsonToken.String) {
         w.byte(0x22);
-        w.escapedText(sc.start, sc.end);
+        w.canonicalJsonText(sc.start, sc.end);
         w.byte(0x22);
         if (sc.isKey) w.byte(0x3a);
         needComma = !sc.isKey;

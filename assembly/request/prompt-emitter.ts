@@ -143,6 +143,12 @@ export class PromptEmitter {
     this.core.record(tag, start, end);
   }
 
+  /** FS tag US value: the text of a string value, minified JSON otherwise. */
+  field(tag: string, start: usize, end: usize, token: i32): void {
+    this.core.recordHead(tag);
+    this.core.value(start, end, token);
+  }
+
   /** RS role US content for the content value [start, end) whose first token is token. */
   message(role: string, start: usize, end: usize, token: i32): void {
     const recordStart = this.core.writer.len;

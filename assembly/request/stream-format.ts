@@ -1,7 +1,9 @@
 // Bytes that structure the canonical prompt stream. The stream is UTF-8 text; records are concatenated
 // without terminators, so the stream of a conversation is a prefix of the stream of its continuation.
 //
-//   stream   := [FS "tools" US json] [FS "functions" US json]
+//   stream   := [FS "cache_salt" US value] [FS "extra_key" US value] [FS "lora_path" US value]
+//                                                    (fields that namespace the engine's prefix cache)
+//               [FS "tools" US json] [FS "functions" US json]
 //               [message("system", system)]          Anthropic top-level system
 //               [message("system", instructions)]    Responses instructions
 //               entry* (from messages, or Responses input; a string input is message("user", input))
@@ -19,10 +21,11 @@
 //                                                      input_file: file_id, file_data, filename
 //             | US json                               any other part
 //   text     := the decoded string; decoded bytes 0x1A..0x1F are written as ESC, byte + 0x40
-//   json     := the value re-emitted minified: no whitespace, keys in given order, strings with their
-//               original escapes, numbers as written; members named cache_control are left out at any depth
-//               (prompt-caching breakpoints, which clients move to the newest message every turn)
-//   role, attr values, fields: text if a string, json otherwise; missing fields are empty.
+//   json     := the value re-emitted minified: no whitespace, keys in given order, strings escaped in one
+//               canonical way (CANONICAL_ESCAPES: \u00e9 and é, \/ and / alike), numbers as written; members
+//               named cache_control are left out at any depth (prompt-caching breakpoints, which clients move to
+//               the newest message every turn)
+//   value, role, attr values, fields: text if a string, json otherwise; missing fields are empty.
 // Raw JSON strings cannot contain bytes below 0x20, so separators in the stream are always structural.
 
 export const SUB: u8 = 0x1a; // starts a message attribute

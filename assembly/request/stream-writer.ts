@@ -2,7 +2,7 @@
 // full and ignores every later write, so its content is always the longest prefix of the unbounded stream
 // that fits and ends on a unit boundary (units: UTF-8 characters and ESC pairs).
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { ESCAPE_SEPARATOR_BYTES, KEEP_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
+import { ESCAPE_SEPARATOR_BYTES, CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { ESC } from "./stream-format";
 
 export class StreamWriter {
@@ -62,9 +62,9 @@ export class StreamWriter {
     this.decode(start, end, ESCAPE_SEPARATOR_BYTES);
   }
 
-  /** Writes JSON string content [start, end) with its escapes kept (ill-formed UTF-8 still replaced). */
-  escapedText(start: usize, end: usize): void {
-    this.decode(start, end, KEEP_ESCAPES);
+  /** Writes JSON string content [start, end) as a JSON string body escaped canonically (CANONICAL_ESCAPES). */
+  canonicalJsonText(start: usize, end: usize): void {
+    this.decode(start, end, CANONICAL_ESCAPES);
   }
 
   /**

@@ -360,3 +360,74 @@ describe("Anthropic messages, agent with tools, thinking and cache breakpoints",
     expectSameStream(a, b);
   });
 });
+
+// ---- Fields that namespace the engine's KV cache ----
+
+function expectStreamsDifferInFirstBytes(a: string, b: string): void {
+  const sa = streamFor(a);
+  const sb = streamFor(b);
+  let same = 0;
+  while (same < sa.length && same < sb.length && sa.charCodeAt(same) == sb.charCodeAt(same)) same++;
+  // Both streams are far longer than the few bytes of their namespace record: they must part there.
+  if (same > 40) throw new Error("streams share " + same.toString() + " characters:\n  " + printable(sa) + "\n  " + printable(sb));
+}
+
+describe("request fields that namespace the engine's prefix cache", () => {
+  const LONG = "You are a careful coding agent. Read the files before you change them, and run the tests afterwards.";
+  const chat = (extra: string, turn: i32): string => {
+    let messages = '{"role":"system","content":"' + LONG + '"},{"role":"user","content":"first"}';
+    if (turn > 0) messages += ',{"role":"assistant","content":"done"},{"role":"user","content":"second"}';
+    return '{"model":"m",' + extra + '"messages":[' + messages + "]}";
+  };
+
+  it("vLLM and SGLang cache_salt: different salts share nothing, one salt extends turn by turn", () => {
+    expectStreamsDifferInFirstBytes(chat('"cache_salt":"tenant-a",', 0), chat('"cache_salt":"tenant-b",', 0));
+    expectStreamsDifferInFirstBytes(chat('"cache_salt":"tenant-a",', 0), chat("", 0));
+    expectEachTurnExtendsThePrevious([chat('"cache_salt":"tenant-a",', 0), chat('"cache_salt":"tenant-a",', 1)]);
+    // Wherever the member comes, and on the other APIs.
+    expectSameStream(chat('"cache_salt":"s",', 1), chat("", 1).replace('"model":"m",', '"model":"m","cache_salt":"s",'));
+    expectStreamsDifferInFirstBytes(
+      '{"model":"m","cache_salt":"a","prompt":"' + LONG + '"}', '{"model":"m","cache_salt":"b","prompt":"' + LONG + '"}',
+    );
+    expectStreamsDifferInFirstBytes(
+      '{"model":"m","input":"' + LONG + '","cache_salt":"a"}', '{"model":"m","input":"' + LONG + '","cache_salt":"b"}',
+    );
+  });
+
+  it("SGLang extra_key and lora_path namespace the cache too", () => {
+    expectStreamsDifferInFirstBytes(chat('"extra_key":"a",', 0), chat('"extra_key":"b",', 0));
+    expectStreamsDifferInFirstBytes(chat('"lora_path":"sql-lora",', 0), chat("", 0));
+    expectEachTurnExtendsThePrevious([chat('"lora_path":"sql-lora",', 0), chat('"lora_path":"sql-lora",', 1)]);
+  });
+
+  it("a null namespace field is an absent one", () => {
+    expectSameStream(chat('"cache_salt":null,"lora_path":null,', 1), chat("", 1));
+  });
+});
+
+// ---- Spellings of one JSON value ----
+
+describe("JSON values written as JSON (tools, tool calls, tool results) read the same however they are escaped", () => {
+  it("escaped and raw non-ASCII, escaped solidus, \\u spellings of short escapes", () => {
+    const tools = (d: string): string =>
+      '{"model":"m","tools":[{"type":"function","function":{"name":"lire","description":"' + d + '","parameters":{}}}],' +
+      '"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function",' +
+      '"function":{"name":"lire","arguments":"{\\"p\\":\\"' + d + '\\"}"}}]}]}';
+    // Python's json.dumps (ensure_ascii) escapes non-ASCII, JavaScript's JSON.stringify does not, PHP escapes "/".
+    expectSameStream(tools("Lit un fichier \\u00e9crit \\ud83d\\ude00"), tools("Lit un fichier écrit 😀"));
+    expectSameStream(tools("a\\/b"), tools("a/b"));
+    expectSameStream(tools("x\\u000ay\\u0022\\u005c"), tools('x\\ny\\"\\\\'));
+    expectSameStream(tools("tab\\u0009\\u001f"), tools("tab\\t\\u001F"));
+    // Different text still differs.
+    const a = streamFor(tools("a/b"));
+    const b = streamFor(tools("a\\\\b"));
+    expect(a == b).toBe(false);
+  });
+
+  it("in Anthropic tool_use input and tool_result content", () => {
+    const body = (s: string): string =>
+      '{"model":"c","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"q":"' + s +
+      '"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"' + s + '"}]}]}';
+    expectSameStream(body("caf\\u00e9 \\/"), body("café /"));
+  });
+});

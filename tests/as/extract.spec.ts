@@ -79,12 +79,12 @@ describe("chat completions", () => {
     );
   });
 
-  it("puts tools first as minified JSON with the original string escapes", () => {
+  it("puts tools first as minified JSON with its strings escaped canonically", () => {
     const tools =
       '[ { "type": "function", "function": { "name": "f", "description": "say \\"hi\\" \\u00e9",\n' +
       '   "parameters": { "type": "object", "properties": { "n": { "type": "number", "minimum": -1.5e3 } } } } } ]';
     const minified =
-      '[{"type":"function","function":{"name":"f","description":"say \\"hi\\" \\u00e9",' +
+      '[{"type":"function","function":{"name":"f","description":"say \\"hi\\" é",' +
       '"parameters":{"type":"object","properties":{"n":{"type":"number","minimum":-1.5e3}}}}}]';
     const s = streamFor('{"model":"m","messages":[{"role":"user","content":"Hi"}],"tools":' + tools + "}");
     expect(s).toBe(FS + "tools" + US + minified + msg("user", "Hi"));

@@ -1,5 +1,5 @@
 import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
-import { decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
+import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
 import { parseNumberF64 } from "../../assembly/json/number";
 
 function decodeJsonStringForTest(sc: JsonScanner, dst: usize, cap: i32, flags: i32): i32 {
@@ -311,6 +311,46 @@ describe("JsonScanner string decoding", () => {
       const next = full.charCodeAt(part.length);
       const nextLen = part.length >= full.length ? 0 : next >= 0xd800 && next < 0xdc00 ? 4 : next >= 0x800 ? 3 : next >= 0x80 ? 2 : 1;
       if (part.length < full.length) expect(String.UTF8.byteLength(part) + nextLen > cap).toBe(true);
+    }
+  });
+});
+
+/** The string at the start of doc, written with CANONICAL_ESCAPES into at most cap bytes. */
+function canonicalFirst(doc: string, cap: i32): string {
+  const sc = new JsonScanner(4);
+  setDoc(sc, doc);
+  sc.next();
+  const out = new ArrayBuffer(max(cap, 1));
+  const r = decodeJsonString(sc.start, sc.end, changetype<usize>(out), cap, CANONICAL_ESCAPES);
+  return String.UTF8.decodeUnsafe(changetype<usize>(out), <usize>decodedBytes(r));
+}
+
+describe("JSON string bodies escaped canonically", () => {
+  it("gives every spelling of a string one spelling", () => {
+    const canonical = 'a\\"b\\\\c/d\\be\\ff\\ng\\rh\\ti\\u0000\\u001f\u007f é€😀';
+    expect(canonicalFirst('"a\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti\\u0000\\u001F\u007f \\u00e9\\u20ac\\ud83d\\ude00"', 200)).toBe(canonical);
+    expect(canonicalFirst('"\\u0061\\u0022b\\u005Cc/d\\u0008e\\u000cf\\u000Ag\\u000dh\\u0009i\\u0000\\u001f\\u007F é€😀"', 200))
+      .toBe(canonical);
+    // Lone surrogates read as U+FFFD, as when decoding.
+    expect(canonicalFirst('"\\ud83d\\u0041"', 100)).toBe("\uFFFDA");
+  });
+
+  it("stops at the cap with a prefix of the whole, cutting escapes but no character", () => {
+    const doc = '"é\\u00e9\\n\\u0001\\/x😀\\""';
+    const full = canonicalFirst(doc, 200);
+    expect(full).toBe('éé\\n\\u0001/x😀\\"');
+    const fullBytes = String.UTF8.byteLength(full);
+    for (let cap = 0; cap <= fullBytes + 1; cap++) {
+      const part = canonicalFirst(doc, cap);
+      const n = String.UTF8.byteLength(part);
+      expect(n <= cap).toBe(true);
+      // Short of the cap only before a multi-byte character that does not fit (escapes are ASCII, cut anywhere).
+      if (n < min(cap, fullBytes)) {
+        const next = full.charCodeAt(part.length);
+        expect(next >= 0x80).toBe(true);
+        expect(n + (next >= 0xd800 && next < 0xdc00 ? 4 : next >= 0x800 ? 3 : 2) > cap).toBe(true);
+      }
+      expect(full.startsWith(part)).toBe(true);
     }
   });
 });
