@@ -8,17 +8,20 @@ import { FS, RS, US } from "./stream-format";
 import { WrittenSpan } from "./written-span";
 import { equalsExactly } from "../text/ascii";
 
-/** The roles whose message records the stream marks. */
+/** The roles the stream tells apart: user and assistant records are marked, system ones lead the conversation. */
 export enum MessageRole {
   Other = 0,
   User = 1,
   Assistant = 2,
+  /** system or developer */
+  System = 3,
 }
 
 /** The role named by the bytes [ptr, ptr + len). */
 export function messageRole(ptr: usize, len: usize): MessageRole {
   if (equalsExactly(ptr, len, "user")) return MessageRole.User;
-  return equalsExactly(ptr, len, "assistant") ? MessageRole.Assistant : MessageRole.Other;
+  if (equalsExactly(ptr, len, "assistant")) return MessageRole.Assistant;
+  return equalsExactly(ptr, len, "system") || equalsExactly(ptr, len, "developer") ? MessageRole.System : MessageRole.Other;
 }
 
 /** Why emission stopped early. */
@@ -35,8 +38,15 @@ export class EmitCore {
   writer: StreamWriter;
   /** The stream buffer. */
   readonly main: StreamWriter;
-  /** Sections that precede an inline one, written after the scan and then put in front of main. */
+  /**
+   * Sections written apart from main, then put where they belong by assemble(): those that precede an inline
+   * section in front of main, and the tools, from toolsFrom on, where main's leading system records end.
+   */
   readonly head: StreamWriter;
+  /** Where the tools records start in head (-1: none written). */
+  private toolsFrom: i32 = -1;
+  /** Where main's first record that is not a system one starts (-1: none yet): the tools go there. */
+  private conversationAt: i32 = -1;
   /** EmitHalt code once emission stopped early. */
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
@@ -66,13 +76,51 @@ export class EmitCore {
     this.sawAnthropicBlock = false;
     this.firstUser.clear();
     this.lastAssistant.clear();
+    this.toolsFrom = -1;
+    this.conversationAt = -1;
   }
 
-  /** Puts the sections written into head in front of main, where they belong in the stream. */
-  putHeadInFront(): void {
-    this.main.prepend(this.head);
-    this.firstUser.moveBehind(this.head.len);
-    this.lastAssistant.moveBehind(this.head.len);
+  /** FS tag US json into head, where assemble() takes it to follow the leading system records. */
+  toolsRecord(tag: string, start: usize, end: usize): void {
+    const w = this.writer;
+    const halt = this.halt;
+    if (this.toolsFrom < 0) this.toolsFrom = this.head.len;
+    this.writer = this.head;
+    this.record(tag, start, end);
+    this.writer = w;
+    // A full head ends the tools, not the stream: the system records that lead them may still come (assemble cuts).
+    if (halt == EmitHalt.None && this.halt == EmitHalt.StreamFull) this.halt = EmitHalt.None;
+  }
+
+  /** A record that is not a system one starts at `at` in the writer: the conversation proper begins there. */
+  conversationStarts(at: i32): void {
+    if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = at;
+  }
+
+  /**
+   * Puts head's sections where they belong in the stream: the leading ones (an inline section came first in main)
+   * in front, then the tools after the leading system records, as the chat templates of vLLM's and SGLang's model
+   * families render a system prompt before the tools (Qwen, Llama 3, DeepSeek, gpt-oss): requests that share tools
+   * but not a system prompt share no prefix in the engine, and those that share a system prompt do.
+   */
+  assemble(leadingInHead: bool): void {
+    const head = this.head;
+    const main = this.main;
+    const toolsFrom = this.toolsFrom >= 0 ? this.toolsFrom : head.len;
+    const mainWasFull = main.full;
+    const conversationAt = this.conversationAt >= 0 ? this.conversationAt : main.len;
+    let lead = 0;
+    let tools = -1;
+    if (leadingInHead) {
+      const cutInLead = head.full && toolsFrom == head.len;
+      lead = max(main.insert(0, head, 0, toolsFrom, cutInLead), 0);
+    }
+    // Nothing more when the stream ends in the leading part, or main was cut inside its leading system records (the
+    // tools come after the cut).
+    const cutBefore = (leadingInHead && head.full && toolsFrom == head.len) || (this.conversationAt < 0 && mainWasFull);
+    if (toolsFrom < head.len && !cutBefore) tools = main.insert(lead + conversationAt, head, toolsFrom, head.len, head.full);
+    this.firstUser.place(lead, toolsFrom, max(tools, 0));
+    this.lastAssistant.place(lead, toolsFrom, max(tools, 0));
   }
 
   /**
@@ -80,7 +128,7 @@ export class EmitCore {
    * last "assistant" one are kept.
    */
   messageEnded(role: MessageRole, start: i32): void {
-    if (role == MessageRole.Other || this.stopped()) return;
+    if (role == MessageRole.Other || role == MessageRole.System || this.stopped()) return;
     if (role == MessageRole.User && this.firstUser.marked) return;
     const span = role == MessageRole.User ? this.firstUser : this.lastAssistant;
     span.mark(start, this.writer.len, this.writer === this.head);

@@ -40,9 +40,10 @@ const K_ANTHROPIC_VERSION = 8;
 const K_CACHE_SALT = 9;
 const K_EXTRA_KEY = 10;
 const K_LORA_PATH = 11;
-// Canonical order of the stream's sections.
+// Canonical order of the stream's sections. The tools are written apart and go after the leading system records,
+// the top-level system (Anthropic) or instructions (Responses) and any system messages (emit-core.ts assemble).
 const SECTION_ORDER: StaticArray<i32> = [
-  K_CACHE_SALT, K_EXTRA_KEY, K_LORA_PATH, K_TOOLS, K_FUNCTIONS, K_SYSTEM, K_INSTRUCTIONS, K_MESSAGES, K_INPUT, K_PROMPT,
+  K_CACHE_SALT, K_EXTRA_KEY, K_LORA_PATH, K_SYSTEM, K_INSTRUCTIONS, K_TOOLS, K_FUNCTIONS, K_MESSAGES, K_INPUT, K_PROMPT,
 ];
 
 export class RequestExtractor {
@@ -215,8 +216,9 @@ export class RequestExtractor {
     return -1;
   }
 
-  // Writes the sections not written inline: those before the inline one into the head (then put in front
-  // of the stream), those after it appended. Returns the EmitHalt that ends the stream.
+  // Writes the sections not written inline: those before the inline one into the head (then put in front of the
+  // stream, the tools after its leading system records), those after it appended. Returns the EmitHalt that ends the
+  // stream.
   private emitRest(): i32 {
     const e = this.emitter;
     const inlineHalt = e.halt;
@@ -228,9 +230,9 @@ export class RequestExtractor {
     e.writer = this.inlineKey >= 0 ? e.head : e.main;
     for (let i = 0; i < inlineAt && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
     let halt = e.halt;
-    if (this.inlineKey < 0) return halt;
     e.writer = e.main;
-    e.putHeadInFront();
+    e.assemble(this.inlineKey >= 0);
+    if (this.inlineKey < 0) return halt;
     if (halt != EmitHalt.None && halt != EmitHalt.StreamFull) return halt;
     e.halt = EmitHalt.None;
     for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
@@ -250,8 +252,8 @@ export class RequestExtractor {
     const end = s.end(k);
     const t = s.token(k);
     if (k == K_CACHE_SALT || k == K_EXTRA_KEY || k == K_LORA_PATH) e.field(unchecked(TOP_KEYS[k]), start, end, t);
-    else if (k == K_TOOLS) e.record("tools", start, end);
-    else if (k == K_FUNCTIONS) e.record("functions", start, end);
+    else if (k == K_TOOLS) e.toolsRecord("tools", start, end);
+    else if (k == K_FUNCTIONS) e.toolsRecord("functions", start, end);
     else if (k == K_SYSTEM || k == K_INSTRUCTIONS) e.message("system", start, end, t);
     else if (k == K_PROMPT) e.promptAt(start, end, t);
     else if (t == JsonToken.ArrStart) e.entriesAt(start, end);

@@ -40,6 +40,7 @@ export class MessageEntryWriter {
       } else {
         const start = sc.tokenStart;
         if (!core.ok(sc.skipValue())) return;
+        core.conversationStarts(core.writer.len);
         core.record("item", start, sc.pos);
       }
       if (core.stopped()) return;
@@ -71,6 +72,7 @@ export class MessageEntryWriter {
         const roleAt = w.len;
         core.inlineValue(sc, w.nextDecoded(sc));
         if (!w.full) role = messageRole(w.ptr + <usize>roleAt, <usize>(w.len - roleAt));
+        if (role != MessageRole.System) core.conversationStarts(recordStart);
         w.byte(US);
         headDone = true;
         if (core.stopped()) return;
@@ -89,7 +91,10 @@ export class MessageEntryWriter {
       if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
-      if (!m.stringIs(M_TYPE, "reasoning")) core.record("item", start, sc.pos);
+      if (!m.stringIs(M_TYPE, "reasoning")) {
+        core.conversationStarts(w.len);
+        core.record("item", start, sc.pos);
+      }
       return;
     }
     if (!contentDone) {

@@ -77,9 +77,14 @@ export class PromptEmitter {
     return this.core.lastAssistant;
   }
 
-  /** Puts the sections written into head in front of main. */
-  putHeadInFront(): void {
-    this.core.putHeadInFront();
+  /** Puts the sections written into head where they belong (EmitCore.assemble). */
+  assemble(leadingInHead: bool): void {
+    this.core.assemble(leadingInHead);
+  }
+
+  /** FS tag US json for a tools section, written apart (EmitCore.toolsRecord). */
+  toolsRecord(tag: string, start: usize, end: usize): void {
+    this.core.toolsRecord(tag, start, end);
   }
 
   reset(): void {
@@ -115,6 +120,7 @@ export class PromptEmitter {
     this.inline = t == JsonToken.String || t == JsonToken.ArrStart;
     // An input array holds messages with their own heads; the prompt head stays for prompt strings.
     if (!this.inline || (t == JsonToken.ArrStart && section == Section.Input)) w.truncate(mark, markFull);
+    else core.conversationStarts(mark);
     return t;
   }
 
@@ -138,8 +144,9 @@ export class PromptEmitter {
 
   // ---- Sections from recorded spans (after the scan) ----
 
-  /** FS tag US json: the value [start, end) minified. */
+  /** FS tag US json: the value [start, end) minified, a record of the conversation. */
   record(tag: string, start: usize, end: usize): void {
+    this.core.conversationStarts(this.core.writer.len);
     this.core.record(tag, start, end);
   }
 
@@ -152,9 +159,11 @@ export class PromptEmitter {
   /** RS role US content for the content value [start, end) whose first token is token. */
   message(role: string, start: usize, end: usize, token: i32): void {
     const recordStart = this.core.writer.len;
+    const r = role == "user" ? MessageRole.User : role == "system" ? MessageRole.System : MessageRole.Other;
+    if (r != MessageRole.System) this.core.conversationStarts(recordStart);
     this.core.messageHead(role);
     this.content.contentAt(this.spanScanner, start, end, token);
-    this.core.messageEnded(role == "user" ? MessageRole.User : MessageRole.Other, recordStart);
+    this.core.messageEnded(r, recordStart);
   }
 
   /** One entry per element of the array [start, end): messages, or Responses input items. */
@@ -172,6 +181,7 @@ export class PromptEmitter {
       core.halt = EmitHalt.TokenArray;
       return;
     }
+    core.conversationStarts(core.writer.len);
     core.recordHead("prompt");
     if (token != JsonToken.ArrStart) {
       core.value(start, end, token);

@@ -3,10 +3,12 @@
 //
 //   stream   := [FS "cache_salt" US value] [FS "extra_key" US value] [FS "lora_path" US value]
 //                                                    (fields that namespace the engine's prefix cache)
-//               [FS "tools" US json] [FS "functions" US json]
 //               [message("system", system)]          Anthropic top-level system
 //               [message("system", instructions)]    Responses instructions
-//               entry* (from messages, or Responses input; a string input is message("user", input))
+//               entry* (from messages, or Responses input; a string input is message("user", input)), with
+//               [FS "tools" US json] [FS "functions" US json] after the entries that lead them with role system or
+//                                                    developer (the chat templates of vLLM's and SGLang's model
+//                                                    families render the system prompt before the tools)
 //               [FS "prompt" US text (GS text)*]     completions prompt
 //   entry    := message | FS "item" US json          (array elements that have no "role"; Responses
 //                                                      reasoning items are left out)

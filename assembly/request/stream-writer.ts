@@ -82,30 +82,33 @@ export class StreamWriter {
   }
 
   /**
-   * Puts head's content in front of this content, keeping the cap: the result is what writing head's
-   * stream and then this stream into one writer would have produced.
+   * Puts src's bytes [from, to) at offset `at` of this content, keeping the cap: the result is what writing this
+   * content up to `at`, then those bytes, then the rest of this content into one writer would have produced. With
+   * `cut`, the stream ends after the inserted bytes (src was cut there). False when `at` lies past the end of a full
+   * writer (that part of the stream was cut off already): nothing changes then. Returns how many bytes went in, or -1.
    */
-  prepend(head: StreamWriter): void {
-    const h = min(head.len, this.cap);
-    if (head.full) {
-      memory.copy(this.ptr, head.ptr, <usize>h);
-      this.len = h;
+  insert(at: i32, src: StreamWriter, from: i32, to: i32, cut: bool): i32 {
+    if (at > this.len || (at == this.len && this.full)) return -1;
+    const n = to - from;
+    const room = this.cap - at;
+    if (cut || n > room) {
+      const take = n > room ? unitBoundary(src.ptr + <usize>from, room) : n;
+      memory.copy(this.ptr + <usize>at, src.ptr + <usize>from, <usize>take);
+      this.len = at + take;
       this.full = true;
-      return;
+      return take;
     }
-    if (h == 0) return;
-    let keep = min(this.len, this.cap - h);
-    if (keep < this.len) {
+    if (n == 0) return 0;
+    const tail = this.len - at;
+    let keep = min(tail, room - n);
+    if (keep < tail) {
       this.full = true;
-      // Back to a unit boundary: not inside a UTF-8 sequence, not between ESC and its byte.
-      const p = this.ptr;
-      while (keep > 0 && ((load<u8>(p + <usize>keep) & 0xc0) == 0x80 || load<u8>(p + <usize>(keep - 1)) == ESC)) {
-        keep--;
-      }
+      keep = unitBoundary(this.ptr + <usize>at, keep);
     }
-    memory.copy(this.ptr + <usize>h, this.ptr, <usize>keep);
-    memory.copy(this.ptr, head.ptr, <usize>h);
-    this.len = h + keep;
+    memory.copy(this.ptr + <usize>(at + n), this.ptr + <usize>at, <usize>keep);
+    memory.copy(this.ptr + <usize>at, src.ptr + <usize>from, <usize>n);
+    this.len = at + n + keep;
+    return n;
   }
 
   private decode(start: usize, end: usize, flags: i32): void {
@@ -114,4 +117,12 @@ export class StreamWriter {
     this.len += decodedBytes(r);
     if (stoppedAtCap(r)) this.full = true;
   }
+}
+
+// The longest length up to `len` of the bytes at p that ends on a unit boundary: not inside a UTF-8 sequence, not
+// between ESC and its byte.
+function unitBoundary(p: usize, len: i32): i32 {
+  let keep = len;
+  while (keep > 0 && ((load<u8>(p + <usize>keep) & 0xc0) == 0x80 || load<u8>(p + <usize>(keep - 1)) == ESC)) keep--;
+  return keep;
 }

@@ -58,7 +58,7 @@ describe("lastAssistantStart / lastAssistantEnd", () => {
     expect<bool>(streamText(ex.lastAssistantStart, ex.lastAssistantEnd).endsWith("in euros.")).toBe(true);
     expect<i32>(ex.lastAssistantEnd).toBe(ex.streamLen);
     extract('{"messages":[{"content":"hi","role":"user"},{"role":"assistant","content":"hello"}],"model":"m","tools":[{"type":"function"}]}');
-    expect<bool>(streamText(0, ex.lastAssistantStart).includes("function")).toBe(true); // the tools come first
+    expect<bool>(streamText(0, ex.lastAssistantStart).includes("function")).toBe(true); // the tools come before the conversation
     expect<string>(streamText(ex.lastAssistantStart, ex.lastAssistantEnd)).toBe("\x1eassistant\x1fhello");
     extract('{"model":"m","messages":[{"role":"assistants","content":"no"},{"role":"user","content":"me"}]}');
     expect<i32>(ex.lastAssistantStart).toBe(-1);
