@@ -10,7 +10,8 @@
 //   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
 //   so the engine cannot deadlock.
 // - Step duration = (stepOverheadMs + decodePerSeqMs * decoding sequences + prefill tokens /
-//   prefillTokensPerSec) / speed. Effects of a step (tokens, cache registration) land at its end.
+//   prefillTokensPerSec) / speed. Full blocks are cached as they are scheduled (vLLM allocate_slots); the
+//   other effects of a step (tokens, finishing) land at its end.
 import { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH } from "./block-hash.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
 import { PrefixCache } from "./prefix-cache.ts";
@@ -393,6 +394,7 @@ export class Engine {
       seq.stepTokens = n;
       budget -= n;
       scheduled.push(seq);
+      this.cacheScheduledBlocks(seq);
       if (n === 1 && seq.outputs.length > 0 && seq.numComputed === seq.numTokens - 1) decodeSeqs++;
       else prefillTokens += n;
     }
@@ -422,6 +424,7 @@ export class Engine {
         prefillTokens += n;
         this.running.push(seq);
         scheduled.push(seq);
+        this.cacheScheduledBlocks(seq);
       }
     }
 
@@ -441,7 +444,6 @@ export class Engine {
     const now = this.stepEnd;
     this.inStep = false;
     this.stepEnd = Infinity;
-    const bs = this.config.blockSize;
     let anyRetired = false;
     for (const seq of this.scheduled) {
       if (seq.aborted) {
@@ -450,12 +452,6 @@ export class Engine {
         continue;
       }
       seq.numComputed += seq.stepTokens;
-      const full = Math.floor(seq.numComputed / bs);
-      if (seq.committedBlocks < full) {
-        this.extendHashes(seq, seq.numComputed);
-        for (let b = seq.committedBlocks; b < full; b++) this.cache.cacheBlock(seq.blocks[b], seq.hashes[b]);
-        seq.committedBlocks = full;
-      }
       if (seq.numComputed < seq.numTokens) continue;
       const k = seq.outputs.length;
       const token = seq.given !== undefined ? seq.given[k] : pseudoToken(this.config.seed, seq.serial, k);
@@ -509,6 +505,18 @@ export class Engine {
     this.countLora(this.runningLoras, seq.lora, -1);
     this.countLora(this.waitingLoras, seq.lora, 1);
     this.waiting.unshift(seq);
+  }
+
+  /**
+   * Caches the full blocks this step fills for the sequence as it is scheduled, not when the step ends: a request
+   * admitted later in the same step hits them (each layer writes the batch's KV before attending over it).
+   */
+  private cacheScheduledBlocks(seq: Sequence): void {
+    const full = Math.floor((seq.numComputed + seq.stepTokens) / this.config.blockSize);
+    if (seq.committedBlocks >= full) return;
+    this.extendHashes(seq, full * this.config.blockSize);
+    for (let b = seq.committedBlocks; b < full; b++) this.cache.cacheBlock(seq.blocks[b], seq.hashes[b]);
+    seq.committedBlocks = full;
   }
 
   /** Extends the sequence's hash chain to cover the full blocks of its first `numTokens` tokens. */

@@ -214,3 +214,16 @@ test("LoRA adapters of waiting and running requests are tracked", () => {
   drain(engine);
   assert.deepEqual(engine.metrics().runningLoraAdapters, []);
 });
+
+test("blocks are cached when they are scheduled, so a request admitted in the same step hits them (vLLM allocate_slots)", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(64, 3);
+  engine.submit({ id: "a", promptTokens: prompt, maxTokens: 2 }, 0);
+  engine.submit({ id: "b", promptTokens: prompt, maxTokens: 2 }, 0);
+  const done = finished(drain(engine));
+  assert.equal(done.get("a")!.usage.cachedTokens, 0);
+  // Both are admitted in the first step; b's lookup comes after a's allocation, which cached a's four blocks.
+  // The hit stops one block short, as the last token is always recomputed.
+  assert.equal(done.get("b")!.usage.cachedTokens, 48);
+  assert.equal(engine.metrics().prefixCacheHits, 48);
+});
