@@ -405,7 +405,8 @@ export class Engine {
         const numTokens = seq.numTokens;
         this.extendHashes(seq, numTokens);
         const firstAdmission = seq.firstScheduledTime < 0;
-        const hit = cache.admit(seq.hashes, numTokens, budget, seq.blocks, firstAdmission);
+        // Lookups of preempted requests go to vLLM's separate preempted counters, which /metrics leaves out.
+        const hit = cache.admit(seq.hashes, numTokens, budget, seq.blocks, seq.preemptions === 0);
         if (hit < 0) break;
         this.waiting.shift();
         this.countLora(this.waitingLoras, seq.lora, -1);

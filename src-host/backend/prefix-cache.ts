@@ -18,7 +18,7 @@ const NO_HASH = -1;
 export class PrefixCache {
   readonly blockSize: number;
   readonly numBlocks: number;
-  /** Prompt tokens looked up at admission (vllm:prefix_cache_queries). */
+  /** Prompt tokens looked up at admission attempts (vllm:prefix_cache_queries). */
   queriesTotal = 0;
   /** Of those, tokens served from cache (vllm:prefix_cache_hits). */
   hitsTotal = 0;
@@ -95,7 +95,7 @@ export class PrefixCache {
    * Starts a request of `numTokens` tokens: pins its cached prefix blocks and allocates blocks for the
    * tokens it computes next (the uncached rest, at most `maxNewTokens`), appending block ids to `blocks`.
    * Returns the cached token count, or -1 when there are not enough free blocks (nothing is changed
-   * then). Counts queries and hits when `recordStats`.
+   * then). Counts queries and hits when `recordStats`, whether or not the request fits.
    */
   admit(
     hashes: ArrayLike<number>,
@@ -112,6 +112,12 @@ export class PrefixCache {
     }
     const bs = this.blockSize;
     const needed = Math.ceil((hit * bs + tokensToCompute) / bs) - hit;
+    // vLLM counts the lookup before it tries to allocate: a request refused for lack of blocks counts again
+    // at every retry.
+    if (recordStats) {
+      this.queriesTotal += numTokens;
+      this.hitsTotal += hit * bs;
+    }
     if (this.free - hitUnreferenced < needed) return -1;
     for (let i = 0; i < hit; i++) {
       const b = this.hashToBlock.get(hashes[i]);
@@ -123,10 +129,6 @@ export class PrefixCache {
       blocks.push(b);
     }
     for (let i = 0; i < needed; i++) blocks.push(this.takeFree());
-    if (recordStats) {
-      this.queriesTotal += numTokens;
-      this.hitsTotal += hit * bs;
-    }
     return hit * bs;
   }
 

@@ -227,3 +227,18 @@ test("blocks are cached when they are scheduled, so a request admitted in the sa
   assert.equal(done.get("b")!.usage.cachedTokens, 48);
   assert.equal(engine.metrics().prefixCacheHits, 48);
 });
+
+test("prefix-cache counters count every lookup of a new request, failed admissions included (vLLM get_computed_blocks)", () => {
+  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b needs 4 and waits.
+  const engine = new Engine({ ...CONFIG, kvTokens: 160, maxModelLen: 160 });
+  engine.submit({ id: "a", promptTokens: tokens(100, 1), maxTokens: 20 }, 0);
+  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 1 }, 0);
+  const done = finished(drain(engine));
+  assert.equal(done.size, 2);
+  // a runs 20 steps (its prefill with the first token, then 19 decodes); b is looked up and refused in each of
+  // them, and looked up once more in the step that admits it.
+  const m = engine.metrics();
+  assert.equal(m.prefixCacheQueries, 100 + 21 * 64);
+  assert.equal(m.prefixCacheHits, 0);
+  assert.equal(m.preemptionsTotal, 0);
+});
