@@ -12,7 +12,7 @@
 // - Step duration = (stepOverheadMs + decodePerSeqMs * decoding sequences + prefill tokens /
 //   prefillTokensPerSec) / speed. Full blocks are cached as they are scheduled (vLLM allocate_slots); the
 //   other effects of a step (tokens, finishing) land at its end.
-import { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH } from "./block-hash.ts";
+import { computeBlockHashes, hashBlock, rootBlockHash } from "./block-hash.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { RequestQueue } from "./request-queue.ts";
@@ -105,7 +105,10 @@ export interface EngineRequest {
    * answer hit the blocks the answer filled, as in vLLM.
    */
   outputTokens?: ArrayLike<number>;
-  /** Precomputed computeBlockHashes(promptTokens, blockSize); read only, saves rehashing per pod. */
+  /**
+   * Precomputed computeBlockHashes(promptTokens, blockSize), from rootBlockHash(lora) for an adapter; read only,
+   * saves rehashing per pod.
+   */
   blockHashes?: readonly number[];
   /** Emit a "token" event per output token (live streaming). Off by default to keep simulations light. */
   streamTokens?: boolean;
@@ -193,6 +196,7 @@ class Sequence {
   aborted = false;
   stepTokens = 0;
   readonly promptLen: number;
+  readonly rootHash: number;
 
   constructor(
     readonly id: RequestId,
@@ -206,6 +210,7 @@ class Sequence {
     hashes: readonly number[] | undefined,
   ) {
     this.promptLen = prompt.length;
+    this.rootHash = rootBlockHash(lora);
     this.hashes = hashes ? hashes.slice() : [];
   }
 
@@ -526,9 +531,9 @@ export class Engine {
     const full = Math.floor(numTokens / bs);
     const promptBlocks = Math.floor(seq.promptLen / bs);
     if (seq.hashes.length < Math.min(full, promptBlocks)) {
-      computeBlockHashes(seq.prompt, bs, seq.hashes, Math.min(full, promptBlocks) * bs);
+      computeBlockHashes(seq.prompt, bs, seq.hashes, Math.min(full, promptBlocks) * bs, seq.rootHash);
     }
-    let parent = seq.hashes.length > 0 ? seq.hashes[seq.hashes.length - 1] : ROOT_BLOCK_HASH;
+    let parent = seq.hashes.length > 0 ? seq.hashes[seq.hashes.length - 1] : seq.rootHash;
     const scratch = this.scratch;
     for (let b = seq.hashes.length; b < full; b++) {
       const start = b * bs;

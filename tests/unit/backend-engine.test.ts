@@ -242,3 +242,22 @@ test("prefix-cache counters count every lookup of a new request, failed admissio
   assert.equal(m.prefixCacheHits, 0);
   assert.equal(m.preemptionsTotal, 0);
 });
+
+test("a LoRA adapter's blocks are keyed by its name: only requests for the same adapter hit them (vLLM extra keys)", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(200, 11);
+  const events = simulate(engine, [
+    { at: 0, req: { id: "base", promptTokens: prompt, maxTokens: 1 } },
+    { at: 1000, req: { id: "a1", promptTokens: prompt, maxTokens: 1, lora: "a" } },
+    { at: 2000, req: { id: "b", promptTokens: prompt, maxTokens: 1, lora: "b" } },
+    { at: 3000, req: { id: "a2", promptTokens: prompt, maxTokens: 1, lora: "a" } },
+    { at: 4000, req: { id: "base2", promptTokens: prompt, maxTokens: 1 } },
+  ]);
+  const done = finished(events);
+  const cached = (id: string) => done.get(id)!.usage.cachedTokens;
+  assert.equal(cached("base"), 0);
+  assert.equal(cached("a1"), 0, "the base model's KV is not the adapter's");
+  assert.equal(cached("b"), 0);
+  assert.equal(cached("a2"), 192);
+  assert.equal(cached("base2"), 192);
+});
