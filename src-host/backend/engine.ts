@@ -235,6 +235,8 @@ export class Engine {
   private lastTime = -Infinity;
   private serial = 0;
   private readonly scratch: number[];
+  /** Hashes first cached by the step in flight: vLLM publishes their KV events after its forward pass. */
+  private readonly unannounced = new Set<number>();
 
   private promptTokensTotal = 0;
   private generationTokensTotal = 0;
@@ -448,6 +450,7 @@ export class Engine {
 
   private completeStep(): void {
     const now = this.stepEnd;
+    this.unannounced.clear();
     this.inStep = false;
     this.stepEnd = Infinity;
     let anyRetired = false;
@@ -521,8 +524,24 @@ export class Engine {
     const full = Math.floor((seq.numComputed + seq.stepTokens) / this.config.blockSize);
     if (seq.committedBlocks >= full) return;
     this.extendHashes(seq, full * this.config.blockSize);
-    for (let b = seq.committedBlocks; b < full; b++) this.cache.cacheBlock(seq.blocks[b], seq.hashes[b]);
+    for (let b = seq.committedBlocks; b < full; b++) {
+      const h = seq.hashes[b];
+      if (!this.cache.isCached(h)) this.unannounced.add(h);
+      this.cache.cacheBlock(seq.blocks[b], h);
+    }
     seq.committedBlocks = full;
+  }
+
+  /**
+   * Cached tokens of a sequence as an index fed by vLLM's KV events knows them: the blocks first cached by the step
+   * in flight are left out until it ends. No side effects, no stats.
+   */
+  announcedCachedTokens(hashes: ArrayLike<number>, numTokens: number): number {
+    const n = this.cache.countHitBlocks(hashes, numTokens);
+    let k = 0;
+    if (this.unannounced.size === 0) k = n;
+    else while (k < n && !this.unannounced.has(hashes[k])) k++;
+    return k * this.config.blockSize;
   }
 
   /** Extends the sequence's hash chain to cover the full blocks of its first `numTokens` tokens. */

@@ -261,3 +261,16 @@ test("a LoRA adapter's blocks are keyed by its name: only requests for the same 
   assert.equal(cached("a2"), 192);
   assert.equal(cached("base2"), 192);
 });
+
+test("blocks cached by the step in flight are announced when it ends, as vLLM publishes KV events after the forward pass", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(200, 21);
+  const hashes = computeBlockHashes(prompt, 16);
+  engine.submit({ id: "a", promptTokens: prompt, maxTokens: 2 }, 0);
+  engine.advance(0);
+  assert.ok(engine.nextEventTime() > 0, "a's prefill step is in flight");
+  assert.equal(engine.cache.peekCachedTokens(hashes, 200), 192, "the engine itself already hits them");
+  assert.equal(engine.announcedCachedTokens(hashes, 200), 0);
+  engine.advance(engine.nextEventTime());
+  assert.equal(engine.announcedCachedTokens(hashes, 200), 192);
+});
