@@ -2,7 +2,8 @@
 // block is only reusable when every token before it matches too. Hashes are 53-bit integers (two 32-bit
 // lanes) so they stay exact as JS numbers and Map keys, and collisions are negligible at simulator scale.
 // The root seed is the same for every pod, so one request's hashes can be computed once and looked up in
-// every pod's cache.
+// every pod's cache. A LoRA adapter's chains start from a root keyed by its name: vLLM adds the adapter name
+// to every block's extra keys, so an adapter never shares KV with the base model or another adapter.
 
 export const ROOT_BLOCK_HASH = 0x1f3d_5b79;
 
@@ -37,6 +38,13 @@ export function hashBlock(parent: number, tokens: ArrayLike<number>, start: numb
   return a * TWO_POW_21 + (b >>> 11);
 }
 
+/** Root of the hash chains of requests served by `lora` (the base model's when absent). */
+export function rootBlockHash(lora?: string): number {
+  if (lora === undefined) return ROOT_BLOCK_HASH;
+  const codes = Array.from(lora, (c) => c.codePointAt(0)!);
+  return hashBlock(ROOT_BLOCK_HASH, codes, 0, codes.length);
+}
+
 /**
  * Hashes of the full blocks of `tokens`, appended to `out` starting after the blocks `out` already holds
  * (so a caller can extend a chain as a sequence grows). Partial trailing blocks are never hashed.
@@ -46,9 +54,10 @@ export function computeBlockHashes(
   blockSize: number,
   out: number[] = [],
   numTokens: number = tokens.length,
+  root: number = ROOT_BLOCK_HASH,
 ): number[] {
   const full = Math.floor(numTokens / blockSize);
-  let parent = out.length > 0 ? out[out.length - 1] : ROOT_BLOCK_HASH;
+  let parent = out.length > 0 ? out[out.length - 1] : root;
   for (let blk = out.length; blk < full; blk++) {
     parent = hashBlock(parent, tokens, blk * blockSize, blockSize);
     out.push(parent);

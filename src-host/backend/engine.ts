@@ -10,8 +10,9 @@
 //   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
 //   so the engine cannot deadlock.
 // - Step duration = (stepOverheadMs + decodePerSeqMs * decoding sequences + prefill tokens /
-//   prefillTokensPerSec) / speed. Effects of a step (tokens, cache registration) land at its end.
-import { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH } from "./block-hash.ts";
+//   prefillTokensPerSec) / speed. Full blocks are cached as they are scheduled (vLLM allocate_slots); the
+//   other effects of a step (tokens, finishing) land at its end.
+import { computeBlockHashes, hashBlock, rootBlockHash } from "./block-hash.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { RequestQueue } from "./request-queue.ts";
@@ -104,7 +105,10 @@ export interface EngineRequest {
    * answer hit the blocks the answer filled, as in vLLM.
    */
   outputTokens?: ArrayLike<number>;
-  /** Precomputed computeBlockHashes(promptTokens, blockSize); read only, saves rehashing per pod. */
+  /**
+   * Precomputed computeBlockHashes(promptTokens, blockSize), from rootBlockHash(lora) for an adapter; read only,
+   * saves rehashing per pod.
+   */
   blockHashes?: readonly number[];
   /** Emit a "token" event per output token (live streaming). Off by default to keep simulations light. */
   streamTokens?: boolean;
@@ -192,6 +196,7 @@ class Sequence {
   aborted = false;
   stepTokens = 0;
   readonly promptLen: number;
+  readonly rootHash: number;
 
   constructor(
     readonly id: RequestId,
@@ -205,6 +210,7 @@ class Sequence {
     hashes: readonly number[] | undefined,
   ) {
     this.promptLen = prompt.length;
+    this.rootHash = rootBlockHash(lora);
     this.hashes = hashes ? hashes.slice() : [];
   }
 
@@ -229,6 +235,8 @@ export class Engine {
   private lastTime = -Infinity;
   private serial = 0;
   private readonly scratch: number[];
+  /** Hashes first cached by the step in flight: vLLM publishes their KV events after its forward pass. */
+  private readonly unannounced = new Set<number>();
 
   private promptTokensTotal = 0;
   private generationTokensTotal = 0;
@@ -393,6 +401,7 @@ export class Engine {
       seq.stepTokens = n;
       budget -= n;
       scheduled.push(seq);
+      this.cacheScheduledBlocks(seq);
       if (n === 1 && seq.outputs.length > 0 && seq.numComputed === seq.numTokens - 1) decodeSeqs++;
       else prefillTokens += n;
     }
@@ -403,7 +412,8 @@ export class Engine {
         const numTokens = seq.numTokens;
         this.extendHashes(seq, numTokens);
         const firstAdmission = seq.firstScheduledTime < 0;
-        const hit = cache.admit(seq.hashes, numTokens, budget, seq.blocks, firstAdmission);
+        // Lookups of preempted requests go to vLLM's separate preempted counters, which /metrics leaves out.
+        const hit = cache.admit(seq.hashes, numTokens, budget, seq.blocks, seq.preemptions === 0);
         if (hit < 0) break;
         this.waiting.shift();
         this.countLora(this.waitingLoras, seq.lora, -1);
@@ -422,6 +432,7 @@ export class Engine {
         prefillTokens += n;
         this.running.push(seq);
         scheduled.push(seq);
+        this.cacheScheduledBlocks(seq);
       }
     }
 
@@ -439,9 +450,9 @@ export class Engine {
 
   private completeStep(): void {
     const now = this.stepEnd;
+    this.unannounced.clear();
     this.inStep = false;
     this.stepEnd = Infinity;
-    const bs = this.config.blockSize;
     let anyRetired = false;
     for (const seq of this.scheduled) {
       if (seq.aborted) {
@@ -450,12 +461,6 @@ export class Engine {
         continue;
       }
       seq.numComputed += seq.stepTokens;
-      const full = Math.floor(seq.numComputed / bs);
-      if (seq.committedBlocks < full) {
-        this.extendHashes(seq, seq.numComputed);
-        for (let b = seq.committedBlocks; b < full; b++) this.cache.cacheBlock(seq.blocks[b], seq.hashes[b]);
-        seq.committedBlocks = full;
-      }
       if (seq.numComputed < seq.numTokens) continue;
       const k = seq.outputs.length;
       const token = seq.given !== undefined ? seq.given[k] : pseudoToken(this.config.seed, seq.serial, k);
@@ -511,15 +516,43 @@ export class Engine {
     this.waiting.unshift(seq);
   }
 
+  /**
+   * Caches the full blocks this step fills for the sequence as it is scheduled, not when the step ends: a request
+   * admitted later in the same step hits them (each layer writes the batch's KV before attending over it).
+   */
+  private cacheScheduledBlocks(seq: Sequence): void {
+    const full = Math.floor((seq.numComputed + seq.stepTokens) / this.config.blockSize);
+    if (seq.committedBlocks >= full) return;
+    this.extendHashes(seq, full * this.config.blockSize);
+    for (let b = seq.committedBlocks; b < full; b++) {
+      const h = seq.hashes[b];
+      if (!this.cache.isCached(h)) this.unannounced.add(h);
+      this.cache.cacheBlock(seq.blocks[b], h);
+    }
+    seq.committedBlocks = full;
+  }
+
+  /**
+   * Cached tokens of a sequence as an index fed by vLLM's KV events knows them: the blocks first cached by the step
+   * in flight are left out until it ends. No side effects, no stats.
+   */
+  announcedCachedTokens(hashes: ArrayLike<number>, numTokens: number): number {
+    const n = this.cache.countHitBlocks(hashes, numTokens);
+    let k = 0;
+    if (this.unannounced.size === 0) k = n;
+    else while (k < n && !this.unannounced.has(hashes[k])) k++;
+    return k * this.config.blockSize;
+  }
+
   /** Extends the sequence's hash chain to cover the full blocks of its first `numTokens` tokens. */
   private extendHashes(seq: Sequence, numTokens: number): void {
     const bs = this.config.blockSize;
     const full = Math.floor(numTokens / bs);
     const promptBlocks = Math.floor(seq.promptLen / bs);
     if (seq.hashes.length < Math.min(full, promptBlocks)) {
-      computeBlockHashes(seq.prompt, bs, seq.hashes, Math.min(full, promptBlocks) * bs);
+      computeBlockHashes(seq.prompt, bs, seq.hashes, Math.min(full, promptBlocks) * bs, seq.rootHash);
     }
-    let parent = seq.hashes.length > 0 ? seq.hashes[seq.hashes.length - 1] : ROOT_BLOCK_HASH;
+    let parent = seq.hashes.length > 0 ? seq.hashes[seq.hashes.length - 1] : seq.rootHash;
     const scratch = this.scratch;
     for (let b = seq.hashes.length; b < full; b++) {
       const start = b * bs;

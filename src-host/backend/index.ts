@@ -1,5 +1,5 @@
 // Public surface of the simulated vLLM backend.
-export { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH } from "./block-hash.ts";
+export { computeBlockHashes, hashBlock, ROOT_BLOCK_HASH, rootBlockHash } from "./block-hash.ts";
 export { renderChatPrompt, renderCompletionPrompt, segmentsToText, segmentsToTokens, type PromptSegment } from "./chat-template.ts";
 export {
   DEFAULT_ENGINE_CONFIG, Engine, EngineRequestError, resolveEngineConfig,

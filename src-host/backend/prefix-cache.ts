@@ -1,6 +1,8 @@
 // A vLLM-style paged KV block pool with automatic prefix caching.
 // - Capacity is a fixed number of blocks of `blockSize` tokens.
-// - A full block that has been computed is registered under its chain hash (see block-hash.ts).
+// - A full block that has been computed is registered under its chain hash (see block-hash.ts). Two requests
+//   that compute the same block side by side both register it, as vLLM does not deduplicate: the hash stays
+//   cached while either copy does, and a lookup takes the copy registered first.
 // - Blocks referenced by a request are pinned (ref count > 0) and never evicted.
 // - Unreferenced blocks sit in a free queue in LRU order; a cached one keeps its content until it is
 //   reallocated, so a later request can still hit it. Allocation takes the least recently freed block.
@@ -14,17 +16,21 @@ export interface PrefixCacheOptions {
 }
 
 const NO_HASH = -1;
+const NO_BLOCK = -1;
 
 export class PrefixCache {
   readonly blockSize: number;
   readonly numBlocks: number;
-  /** Prompt tokens looked up at admission (vllm:prefix_cache_queries). */
+  /** Prompt tokens looked up at admission attempts (vllm:prefix_cache_queries). */
   queriesTotal = 0;
   /** Of those, tokens served from cache (vllm:prefix_cache_hits). */
   hitsTotal = 0;
 
   private readonly refCount: Int32Array;
   private readonly blockHash: Float64Array;
+  /** Next block registered under the same hash (NO_BLOCK: none); the index holds the first. */
+  private readonly sameHashNext: Int32Array;
+  private registered = 0;
   // Doubly linked free queue over block ids; index `numBlocks` is the sentinel. Head = least recent.
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
@@ -42,6 +48,7 @@ export class PrefixCache {
     this.hashToBlock = new BlockHashIndex(n);
     this.refCount = new Int32Array(n);
     this.blockHash = new Float64Array(n).fill(NO_HASH);
+    this.sameHashNext = new Int32Array(n).fill(NO_BLOCK);
     this.prev = new Int32Array(n + 1);
     this.next = new Int32Array(n + 1);
     this.sentinel = n;
@@ -60,9 +67,9 @@ export class PrefixCache {
     return this.numBlocks - this.free;
   }
 
-  /** Blocks whose content is registered and reusable. */
+  /** Blocks whose content is registered and reusable (a block computed twice counts twice). */
   get cachedBlocks(): number {
-    return this.hashToBlock.size;
+    return this.registered;
   }
 
   usage(): number {
@@ -95,7 +102,7 @@ export class PrefixCache {
    * Starts a request of `numTokens` tokens: pins its cached prefix blocks and allocates blocks for the
    * tokens it computes next (the uncached rest, at most `maxNewTokens`), appending block ids to `blocks`.
    * Returns the cached token count, or -1 when there are not enough free blocks (nothing is changed
-   * then). Counts queries and hits when `recordStats`.
+   * then). Counts queries and hits when `recordStats`, whether or not the request fits.
    */
   admit(
     hashes: ArrayLike<number>,
@@ -112,6 +119,12 @@ export class PrefixCache {
     }
     const bs = this.blockSize;
     const needed = Math.ceil((hit * bs + tokensToCompute) / bs) - hit;
+    // vLLM counts the lookup before it tries to allocate: a request refused for lack of blocks counts again
+    // at every retry.
+    if (recordStats) {
+      this.queriesTotal += numTokens;
+      this.hitsTotal += hit * bs;
+    }
     if (this.free - hitUnreferenced < needed) return -1;
     for (let i = 0; i < hit; i++) {
       const b = this.hashToBlock.get(hashes[i]);
@@ -123,10 +136,6 @@ export class PrefixCache {
       blocks.push(b);
     }
     for (let i = 0; i < needed; i++) blocks.push(this.takeFree());
-    if (recordStats) {
-      this.queriesTotal += numTokens;
-      this.hitsTotal += hit * bs;
-    }
     return hit * bs;
   }
 
@@ -143,11 +152,19 @@ export class PrefixCache {
     return true;
   }
 
-  /** Registers a computed full block under its chain hash; a hash already present keeps its block. */
+  /** Registers a computed full block under its chain hash, beside any other copy already registered. */
   cacheBlock(block: number, hash: number): void {
-    if (this.blockHash[block] !== NO_HASH || this.hashToBlock.has(hash)) return;
-    this.hashToBlock.set(hash, block);
+    if (this.blockHash[block] !== NO_HASH) return;
     this.blockHash[block] = hash;
+    this.registered++;
+    const first = this.hashToBlock.get(hash);
+    if (first === NO_BLOCK) {
+      this.hashToBlock.set(hash, block);
+    } else {
+      let last = first;
+      while (this.sameHashNext[last] !== NO_BLOCK) last = this.sameHashNext[last];
+      this.sameHashNext[last] = block;
+    }
   }
 
   /**
@@ -178,13 +195,27 @@ export class PrefixCache {
     if (b === this.sentinel) throw new Error("no free KV block");
     this.unlink(b);
     this.free--;
-    const h = this.blockHash[b];
-    if (h !== NO_HASH) {
-      if (this.hashToBlock.get(h) === b) this.hashToBlock.delete(h);
-      this.blockHash[b] = NO_HASH;
-    }
+    if (this.blockHash[b] !== NO_HASH) this.uncache(b);
     this.refCount[b] = 1;
     return b;
+  }
+
+  /** Evicts a block's content: its hash stays cached if another copy holds it. */
+  private uncache(b: number): void {
+    const h = this.blockHash[b];
+    const first = this.hashToBlock.get(h);
+    const rest = this.sameHashNext[b];
+    if (first === b) {
+      if (rest === NO_BLOCK) this.hashToBlock.delete(h);
+      else this.hashToBlock.set(h, rest);
+    } else {
+      let p = first;
+      while (this.sameHashNext[p] !== b) p = this.sameHashNext[p];
+      this.sameHashNext[p] = rest;
+    }
+    this.sameHashNext[b] = NO_BLOCK;
+    this.blockHash[b] = NO_HASH;
+    this.registered--;
   }
 
   private pushTail(b: number): void {

@@ -66,8 +66,11 @@ export class SimPod {
     return this.engine.kvUsage();
   }
 
-  /** Tokens of this prompt the pod's prefix cache holds now (never the whole prompt). */
+  /**
+   * Tokens of this prompt the pod's prefix cache holds (never the whole prompt), as its KV events have announced
+   * them: the precise index of llm-d sees blocks when vLLM publishes them, after the step that fills them.
+   */
   cachedTokens(blockHashes: readonly number[], promptLen: number): number {
-    return this.engine.cache.peekCachedTokens(blockHashes, promptLen);
+    return this.engine.announcedCachedTokens(blockHashes, promptLen);
   }
 }

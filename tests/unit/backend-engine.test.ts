@@ -214,3 +214,63 @@ test("LoRA adapters of waiting and running requests are tracked", () => {
   drain(engine);
   assert.deepEqual(engine.metrics().runningLoraAdapters, []);
 });
+
+test("blocks are cached when they are scheduled, so a request admitted in the same step hits them (vLLM allocate_slots)", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(64, 3);
+  engine.submit({ id: "a", promptTokens: prompt, maxTokens: 2 }, 0);
+  engine.submit({ id: "b", promptTokens: prompt, maxTokens: 2 }, 0);
+  const done = finished(drain(engine));
+  assert.equal(done.get("a")!.usage.cachedTokens, 0);
+  // Both are admitted in the first step; b's lookup comes after a's allocation, which cached a's four blocks.
+  // The hit stops one block short, as the last token is always recomputed.
+  assert.equal(done.get("b")!.usage.cachedTokens, 48);
+  assert.equal(engine.metrics().prefixCacheHits, 48);
+});
+
+test("prefix-cache counters count every lookup of a new request, failed admissions included (vLLM get_computed_blocks)", () => {
+  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b needs 4 and waits.
+  const engine = new Engine({ ...CONFIG, kvTokens: 160, maxModelLen: 160 });
+  engine.submit({ id: "a", promptTokens: tokens(100, 1), maxTokens: 20 }, 0);
+  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 1 }, 0);
+  const done = finished(drain(engine));
+  assert.equal(done.size, 2);
+  // a runs 20 steps (its prefill with the first token, then 19 decodes); b is looked up and refused in each of
+  // them, and looked up once more in the step that admits it.
+  const m = engine.metrics();
+  assert.equal(m.prefixCacheQueries, 100 + 21 * 64);
+  assert.equal(m.prefixCacheHits, 0);
+  assert.equal(m.preemptionsTotal, 0);
+});
+
+test("a LoRA adapter's blocks are keyed by its name: only requests for the same adapter hit them (vLLM extra keys)", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(200, 11);
+  const events = simulate(engine, [
+    { at: 0, req: { id: "base", promptTokens: prompt, maxTokens: 1 } },
+    { at: 1000, req: { id: "a1", promptTokens: prompt, maxTokens: 1, lora: "a" } },
+    { at: 2000, req: { id: "b", promptTokens: prompt, maxTokens: 1, lora: "b" } },
+    { at: 3000, req: { id: "a2", promptTokens: prompt, maxTokens: 1, lora: "a" } },
+    { at: 4000, req: { id: "base2", promptTokens: prompt, maxTokens: 1 } },
+  ]);
+  const done = finished(events);
+  const cached = (id: string) => done.get(id)!.usage.cachedTokens;
+  assert.equal(cached("base"), 0);
+  assert.equal(cached("a1"), 0, "the base model's KV is not the adapter's");
+  assert.equal(cached("b"), 0);
+  assert.equal(cached("a2"), 192);
+  assert.equal(cached("base2"), 192);
+});
+
+test("blocks cached by the step in flight are announced when it ends, as vLLM publishes KV events after the forward pass", () => {
+  const engine = new Engine(CONFIG);
+  const prompt = tokens(200, 21);
+  const hashes = computeBlockHashes(prompt, 16);
+  engine.submit({ id: "a", promptTokens: prompt, maxTokens: 2 }, 0);
+  engine.advance(0);
+  assert.ok(engine.nextEventTime() > 0, "a's prefill step is in flight");
+  assert.equal(engine.cache.peekCachedTokens(hashes, 200), 192, "the engine itself already hits them");
+  assert.equal(engine.announcedCachedTokens(hashes, 200), 0);
+  engine.advance(engine.nextEventTime());
+  assert.equal(engine.announcedCachedTokens(hashes, 200), 192);
+});

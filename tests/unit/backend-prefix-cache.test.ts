@@ -128,14 +128,20 @@ test("admission pins hit blocks, shares them between requests and counts queries
 
 /** A deliberately naive model of the same policy, for randomized comparison. */
 class NaiveCache {
-  blocks: { ref: number; hash: number | null }[];
+  // `order`: when the block was registered; a hash held by several blocks is found in the first registered.
+  blocks: { ref: number; hash: number | null; order: number }[];
   free: number[] = []; // LRU order, head evicted first
+  registrations = 0;
   constructor(n: number, readonly bs: number) {
-    this.blocks = Array.from({ length: n }, () => ({ ref: 0, hash: null }));
+    this.blocks = Array.from({ length: n }, () => ({ ref: 0, hash: null, order: 0 }));
     for (let i = 0; i < n; i++) this.free.push(i);
   }
   find(h: number): number {
-    return this.blocks.findIndex((b) => b.hash === h);
+    let found = -1;
+    this.blocks.forEach((b, i) => {
+      if (b.hash === h && (found < 0 || b.order < this.blocks[found].order)) found = i;
+    });
+    return found;
   }
   hitBlocks(hashes: number[], numTokens: number): number {
     let n = 0;
@@ -155,13 +161,13 @@ class NaiveCache {
     }
     for (let i = 0; i < needed; i++) {
       const b = this.free.shift()!;
-      this.blocks[b] = { ref: 1, hash: null };
+      this.blocks[b] = { ref: 1, hash: null, order: 0 };
       out.push(b);
     }
     return hit * this.bs;
   }
   cache(b: number, h: number): void {
-    if (this.blocks[b].hash === null && this.find(h) < 0) this.blocks[b].hash = h;
+    if (this.blocks[b].hash === null) this.blocks[b] = { ref: this.blocks[b].ref, hash: h, order: ++this.registrations };
   }
   release(bs: number[]): void {
     for (let i = bs.length - 1; i >= 0; i--) if (--this.blocks[bs[i]].ref === 0) this.free.push(bs[i]);
@@ -232,4 +238,29 @@ test("the block hash index agrees with a Map under random inserts and deletes", 
     if (i % 97 === 0) for (const key of keys) assert.equal(index.get(key), oracle.get(key) ?? -1);
   }
   assert.equal(index.size, oracle.size);
+});
+
+test("a block computed twice is cached twice: the hash stays while either copy does (vLLM BlockHashToBlockMap)", () => {
+  const cache = new PrefixCache({ numBlocks: 4, blockSize: 4 });
+  const tokens = seq(8);
+  const hashes = computeBlockHashes(tokens, 4);
+  // Two requests prefill the same 8 tokens side by side; neither saw the other's blocks at admission.
+  const first: number[] = [];
+  const second: number[] = [];
+  assert.equal(cache.admit(hashes, 8, 8, first), 0);
+  assert.equal(cache.admit(hashes, 8, 8, second), 0);
+  hashes.forEach((h, i) => cache.cacheBlock(first[i], h));
+  hashes.forEach((h, i) => cache.cacheBlock(second[i], h));
+  cache.release(first);
+  // Both free blocks are first's; taking them evicts first's copies, second's (still running) remain.
+  const other: number[] = [];
+  assert.equal(cache.admit(computeBlockHashes(seq(8, 100), 4), 8, 8, other), 0);
+  assert.deepEqual(other.sort(), first.slice().sort());
+  assert.ok(cache.isCached(hashes[0]) && cache.isCached(hashes[1]));
+  assert.equal(cache.lookup(seq(9)), 8);
+  // A new request hits second's copies.
+  const third: number[] = [];
+  cache.release(other);
+  assert.equal(cache.admit(hashes, 9, 9, third), 8);
+  assert.deepEqual(third.slice(0, 2), second);
 });
