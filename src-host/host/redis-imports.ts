@@ -14,8 +14,8 @@
 //    closes).
 //  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's event
 //    loop, never inside proxy_redis_call (a failure caused during a module call, when proxy_redis_init closes the
-//    connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status
-//    RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the callback, RedisStatus::NetworkError (1) a
+//    connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the
+//    callback (empty, never missing, otherwise: buffer-calls.ts), RedisStatus::NetworkError (1) a
 //    failed call with no reply (higress-group/proxy-wasm-cpp-sdk proxy_wasm_enums.h RedisStatus; context.cc
 //    Context::onRedisCallSuccess / onRedisCallFailure). A failure also sets the root context's status, read by
 //    proxy_get_status, to BrokenConnection with the message "reset" during the callback (Context::onRedisCallFailure).
@@ -97,7 +97,7 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
           if (vm.failed || vm.shutDown) return;
           const root = vm.roots.get(rootId);
           if (!root) return;
-          vm.redisCallResponse = reply;
+          vm.redisCallResponse = reply === null ? null : { rootId, reply };
           if (reply === null) {
             root.statusCode = Status.BrokenConnection;
             root.statusMessage = "reset";
