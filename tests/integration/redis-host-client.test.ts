@@ -263,3 +263,37 @@ test("the reply buffer (type 9) is always there: empty outside the callback and 
   assert.deepEqual([failed.status, failed.read, failed.reply], [1, 0, ""], "a failure's callback reads an empty reply");
   p.close();
 });
+
+test("a call made while a closing connection fails its calls goes on that connection and fails with it", { skip }, async () => {
+  // raw_client_impl.cc RawClientImpl::onEvent(LocalClose/RemoteClose) calls each pending request's onFailure, and
+  // Context::onRedisCallFailure runs the callback at once outside a module call; the cluster's client still maps
+  // the host to this RawClient (AsyncClientImpl::ThreadLocalActiveClient::onEvent, registered after it, runs
+  // later), so AsyncClientImpl::send puts a call made in that callback on the closing connection, where the same
+  // loop fails it.
+  const p = new Plugin(tcpRedis(server.port));
+  assert.equal(p.init(CLUSTER + "?buffer_flush_timeout=0&max_buffer_size_before_flush=0", 300), 0);
+  await p.reply(p.call(CLUSTER, "PING")); // connected
+  p.callAgainOnFailure(CLUSTER, "PING");
+  const head = await p.reply(p.call(CLUSTER, "BLPOP", "host-client:never", "10"));
+  assert.equal(head.status, 1);
+  const retry = /^RETRY (\d+)$/.exec(p.lines.find((l) => l.startsWith("RETRY ")) ?? "");
+  assert.ok(retry, "the callback called again");
+  const again = await p.reply(Number(retry[1]));
+  assert.deepEqual([again.status, again.reply], [1, ""], "the call made in the failure's callback failed too");
+  assert.ok(again.at - head.at < 50, `and at once (${again.at - head.at} ms later)`);
+  // The next call opens a new connection.
+  assert.equal((await p.reply(p.call(CLUSTER, "PING"))).reply, "+PONG\r\n");
+
+  // A close made by proxy_redis_init is inside a module call: its failures come after the call returns, when the
+  // client no longer maps the host (onRedisCallFailure defers while current_context_ is set), so a call made in
+  // their callback goes out on a new connection.
+  p.lines.length = 0;
+  p.callAgainOnFailure(CLUSTER, "PING");
+  const dropped = p.call(CLUSTER, "BLPOP", "host-client:never", "10");
+  assert.equal(p.init(CLUSTER + "?buffer_flush_timeout=0&max_buffer_size_before_flush=0&db=1", 300), 0);
+  assert.equal((await p.reply(dropped)).status, 1);
+  const retry2 = /^RETRY (\d+)$/.exec(p.lines.find((l) => l.startsWith("RETRY ")) ?? "");
+  assert.ok(retry2);
+  assert.deepEqual((await p.reply(Number(retry2[1]))).reply, "+PONG\r\n");
+  p.close();
+});
