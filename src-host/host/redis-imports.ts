@@ -44,6 +44,9 @@ function baseCluster(name: string): string {
 }
 
 export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, WebAssembly.ImportValue> {
+  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks registers redis_init and redis_call
+  // for the 0.2.1 and 0.2.100 ABIs only: a 0.1.0 or 0.2.0 module importing them fails to load.
+  if (vm.abiVersion !== "0.2.1" && vm.abiVersion !== "0.2.100") return {};
   const clients = new Map<string, ClusterClient>();
   let lastToken = 3;
   const mem = () => vm.memory;
