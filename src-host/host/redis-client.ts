@@ -147,7 +147,11 @@ export class RedisClusterClient implements RedisConnection {
   ) {}
 
   send(query: Uint8Array, onReply: RedisReplyCallback): void {
-    if (this.raw === null || this.raw.closed) this.raw = new RawClient(this.options, this.connectTimeoutMs, this.open);
+    // AsyncClientImpl::threadLocalActiveClient: the host's client stays in client_map_ until its
+    // ThreadLocalActiveClient::onEvent(close), which the connection raises after RawClientImpl::onEvent (callbacks
+    // run in the order they were added: RawClientImpl::create adds the RawClientImpl first). So a call made while
+    // the closing client fails its requests (from a failure's callback) goes on that client, and fails with them.
+    if (this.raw === null || (this.raw.closed && !this.raw.failingRequests)) this.raw = new RawClient(this.options, this.connectTimeoutMs, this.open);
     this.raw.makeRawRequest(query, onReply);
   }
 
@@ -160,6 +164,8 @@ export class RedisClusterClient implements RedisConnection {
 /** raw_client_impl.cc RawClientImpl: one connection, its requests answered in order. */
 class RawClient {
   closed = false;
+  /** onClose is failing the pending requests (RawClientImpl::onEvent's loop). */
+  failingRequests = false;
   private connected = false;
   /** Callbacks in request order; null for initialize's requests (null_raw_client_callbacks). */
   private readonly pending: Array<RedisReplyCallback | null> = [];
@@ -268,14 +274,19 @@ class RawClient {
     else this.enableConnectOrOpTimer(this.o.opTimeoutMs);
   }
 
-  /** RawClientImpl::onEvent(RemoteClose / LocalClose): every pending request fails, in order. */
+  /** RawClientImpl::onEvent(RemoteClose / LocalClose): every pending request fails, in order, including one added
+   *  by a failure's callback (`while (!pending_requests_.empty())`); then the connect-or-op timer stops. */
   private onClose(): void {
     if (this.closed) return;
     this.closed = true;
+    this.failingRequests = true;
+    try {
+      while (this.pending.length > 0) this.pending.shift()?.(null);
+    } finally {
+      this.failingRequests = false;
+    }
     this.disableConnectOrOpTimer();
     this.cancelFlushTimer?.();
     this.cancelFlushTimer = null;
-    const failed = this.pending.splice(0);
-    for (const onReply of failed) onReply?.(null);
   }
 }

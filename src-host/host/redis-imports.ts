@@ -12,10 +12,11 @@
 //    the client was already initialised with the same one (higress-group/envoy envoy-1.36
 //    source/common/redis/async_client_impl.cc AsyncClientImpl::initialize, currentConfigEquals; envoy-1.27 always
 //    closes).
-//  - the reply reaches proxy_on_redis_call_response(root, token, status, size) on a later turn of the worker's event
-//    loop, never inside proxy_redis_call (a failure caused during a module call, when proxy_redis_init closes the
-//    connection, when that call returns); none comes once the VM is shut down (Context::~Context cancels); status
-//    RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the callback, RedisStatus::NetworkError (1) a
+//  - the reply reaches proxy_on_redis_call_response(root, token, status, size) from the event that ends the call (the
+//    reply read, the connection closed), never inside a module call (a failure caused during one, when
+//    proxy_redis_init closes the connection, comes when that call returns); none comes once the VM is shut down
+//    (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the
+//    callback (empty, never missing, otherwise: buffer-calls.ts), RedisStatus::NetworkError (1) a
 //    failed call with no reply (higress-group/proxy-wasm-cpp-sdk proxy_wasm_enums.h RedisStatus; context.cc
 //    Context::onRedisCallSuccess / onRedisCallFailure). A failure also sets the root context's status, read by
 //    proxy_get_status, to BrokenConnection with the message "reset" during the callback (Context::onRedisCallFailure).
@@ -43,6 +44,9 @@ function baseCluster(name: string): string {
 }
 
 export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, WebAssembly.ImportValue> {
+  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks registers redis_init and redis_call
+  // for the 0.2.1 and 0.2.100 ABIs only: a 0.1.0 or 0.2.0 module importing them fails to load.
+  if (vm.abiVersion !== "0.2.1" && vm.abiVersion !== "0.2.100") return {};
   const clients = new Map<string, ClusterClient>();
   let lastToken = 3;
   const mem = () => vm.memory;
@@ -97,7 +101,7 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
           if (vm.failed || vm.shutDown) return;
           const root = vm.roots.get(rootId);
           if (!root) return;
-          vm.redisCallResponse = reply;
+          vm.redisCallResponse = reply === null ? null : { rootId, reply };
           if (reply === null) {
             root.statusCode = Status.BrokenConnection;
             root.statusMessage = "reset";
@@ -109,10 +113,11 @@ export function redisImports(vm: WasmVm, hooks: () => VmHooks): Record<string, W
             root.statusMessage = "";
           }
         };
-        // Context::onRedisCallSuccess / onRedisCallFailure: an end that comes during a module call (requests that
-        // proxy_redis_init failed by closing their connection) is delivered when the call returns.
-        if (vm.inVmCall) vm.addAfterVmCallAction(deliver);
-        else vm.options.clock.after(0, deliver);
+        // Context::onRedisCallSuccess / onRedisCallFailure: the callback runs at once, from the client's event (a reply
+        // read, a close: raw_client_impl.cc RawClientImpl::onRawResponse / onEvent), unless that comes during a
+        // module call (proxy_redis_init closing the connection: current_context_ is set), when it runs after the
+        // call returns (wasm()->addAfterVmCallAction). WasmVm.addAfterVmCallAction does both.
+        vm.addAfterVmCallAction(deliver);
       });
       return Status.Ok;
     }) as WebAssembly.ImportValue,

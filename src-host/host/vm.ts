@@ -106,8 +106,9 @@ export class WasmVm {
   readableBuffers: readonly number[] = [];
   /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
-  /** The Redis reply being delivered, during proxy_on_redis_call_response. */
-  redisCallResponse: Uint8Array | null = null;
+  /** The Redis reply being delivered and the root context it goes to, during proxy_on_redis_call_response (envoy
+   *  context.cc Context::onRedisCallSuccess keeps it in that root context's redis_call_response_). */
+  redisCallResponse: { rootId: number; reply: Uint8Array } | null = null;
   /** Redis connections this VM's proxy_redis_init opened. */
   readonly redisConnections = new Set<RedisConnection>();
   /** cpp-host wasm.h next_http_call_id_: starts at CalloutType::HttpCall (0) and each call adds

@@ -22,7 +22,7 @@ const REQUIRED_EXPORTS = [
 
 /** The import names each gateway provides, read from the host's own import tables. */
 function provided(flavor: "envoy" | "higress"): Set<string> {
-  const fakeVm = { options: {} } as unknown as WasmVm;
+  const fakeVm = { options: {}, abiVersion: flavor === "higress" ? "0.2.100" : "0.2.1" } as unknown as WasmVm;
   const names = Object.keys(envoyImports(fakeVm, () => ({}) as any));
   if (flavor === "higress") names.push(...Object.keys(higressImports(fakeVm)), ...Object.keys(redisImports(fakeVm, () => ({}) as any)));
   return new Set(names);
@@ -83,4 +83,27 @@ test("a module that imports env.abort (AssemblyScript's default) fails to load, 
 test("the conformance fixture compiles with the plugin's asconfig (no env.abort)", async () => {
   const mod = new WebAssembly.Module(await compileFixture("tests/guest/conformance-plugin.ts"));
   assert.ok(!WebAssembly.Module.imports(mod).some((i) => i.name === "abort"));
+});
+
+test("Higress links proxy_redis_init and proxy_redis_call for the 0.2.1 and 0.2.100 ABIs only", () => {
+  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks: redis_init and redis_call are
+  // registered under `abiVersion() == ProxyWasm_0_2_1 || ProxyWasm_0_2_100`; for 0.1.0 and 0.2.0 the module's
+  // imports of them find nothing and it fails to load.
+  const REDIS = ["env.proxy_redis_init", "env.proxy_redis_call"];
+  for (const version of ["0_1_0", "0_2_0", "0_2_1", "0_2_100"]) {
+    const m = new binaryen.Module();
+    for (const name of REDIS) m.addFunctionImport(name, "env", name.slice("env.".length), binaryen.none, binaryen.none);
+    m.addFunction(`proxy_abi_version_${version}`, binaryen.none, binaryen.none, [], m.nop());
+    m.addFunctionExport(`proxy_abi_version_${version}`, `proxy_abi_version_${version}`);
+    const wasm = m.emitBinary();
+    m.dispose();
+    let error: unknown = null;
+    try {
+      PluginHost.create({ wasm, flavor: "higress", pluginConfig: "{}" });
+    } catch (e) {
+      error = e;
+    }
+    const refused = error instanceof MissingImportsError && REDIS.every((n) => (error as Error).message.includes(n));
+    assert.equal(refused, version === "0_1_0" || version === "0_2_0", `ABI ${version}: ${String(error)}`);
+  }
 });

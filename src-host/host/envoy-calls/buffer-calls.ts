@@ -21,6 +21,14 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
         return s ? s.requestBody : NO_BODY;
       case BufferType.HttpResponseBody:
         return s ? s.responseBody : NO_BODY;
+      case 9: {
+        // Higress's envoy context.cc Context::getBuffer: buffer_.set(rootContext()->redis_call_response_), never
+        // null. The string is the reply while proxy_on_redis_call_response runs on that root context
+        // (Context::onRedisCallSuccess) and empty otherwise: before any reply, after the callback (an after-VM-call
+        // action clears it), in a failed call's callback (onRedisCallFailure sets nothing), on another root.
+        const r = vm.redisCallResponse;
+        return r !== null && r.rootId === vm.rootOf(vm.effectiveContextId) ? r.reply : NO_BODY;
+      }
     }
     if (!vm.readableBuffers.includes(type)) return null;
     switch (type) {
@@ -30,8 +38,6 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
         return vm.options.vmConfig;
       case BufferType.PluginConfiguration:
         return vm.pluginConfigOf(vm.effectiveContextId);
-      case 9:
-        return vm.redisCallResponse;
     }
     return null;
   }
