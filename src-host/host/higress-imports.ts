@@ -13,6 +13,9 @@ export function upstreamHostsPayload(hosts: Array<{ address: string; healthStatu
 }
 
 export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportValue> {
+  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks registers both for the 0.2.1 and 0.2.100
+  // ABIs only: a 0.1.0 or 0.2.0 module importing them fails to load.
+  if (vm.abiVersion !== "0.2.1" && vm.abiVersion !== "0.2.100") return {};
   return {
     "env.proxy_get_upstream_hosts": guarded(vm, "proxy_get_upstream_hosts", (retPtr: number, retLen: number) => {
       const stream = vm.streams.get(vm.effectiveContextId);

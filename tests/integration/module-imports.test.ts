@@ -85,11 +85,11 @@ test("the conformance fixture compiles with the plugin's asconfig (no env.abort)
   assert.ok(!WebAssembly.Module.imports(mod).some((i) => i.name === "abort"));
 });
 
-test("Higress links proxy_redis_init and proxy_redis_call for the 0.2.1 and 0.2.100 ABIs only", () => {
-  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks: redis_init and redis_call are
-  // registered under `abiVersion() == ProxyWasm_0_2_1 || ProxyWasm_0_2_100`; for 0.1.0 and 0.2.0 the module's
-  // imports of them find nothing and it fails to load.
-  const REDIS = ["env.proxy_redis_init", "env.proxy_redis_call"];
+test("Higress links its own host calls (Redis, upstream hosts, override host) for the 0.2.1 and 0.2.100 ABIs only", () => {
+  // higress-group/proxy-wasm-cpp-host src/wasm.cc WasmBase::registerCallbacks: redis_init, redis_call,
+  // set_upstream_override_host and get_upstream_hosts are registered under `abiVersion() == ProxyWasm_0_2_1 ||
+  // ProxyWasm_0_2_100`; for 0.1.0 and 0.2.0 the module's imports of them find nothing and it fails to load.
+  const REDIS = ["env.proxy_redis_init", "env.proxy_redis_call", "env.proxy_get_upstream_hosts", "env.proxy_set_upstream_override_host"];
   for (const version of ["0_1_0", "0_2_0", "0_2_1", "0_2_100"]) {
     const m = new binaryen.Module();
     for (const name of REDIS) m.addFunctionImport(name, "env", name.slice("env.".length), binaryen.none, binaryen.none);

@@ -14,7 +14,7 @@ test("an empty host list is Ok with a null pointer and size 0 (higress-group/pro
   let next = 1024;
   const mem = new GuestMemory(memory, (n) => ((next += n), next - n));
   const clusters = new ClusterRegistry().add(new StaticCluster("backends", []));
-  const vm = { memory: mem, effectiveContextId: 7, streams: new Map([[7, { info: { clusterName: "backends" } }]]), options: { clusters } } as unknown as WasmVm;
+  const vm = { abiVersion: "0.2.1", memory: mem, effectiveContextId: 7, streams: new Map([[7, { info: { clusterName: "backends" } }]]), options: { clusters } } as unknown as WasmVm;
   const get = higressImports(vm)["env.proxy_get_upstream_hosts"] as (p: number, l: number) => number;
   const view = new DataView(memory.buffer);
   view.setUint32(16, 0xdead, true);
