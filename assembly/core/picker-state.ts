@@ -21,6 +21,7 @@ import { SharedLoad } from "./shared-load";
 import { LoadView } from "./load-view";
 import { RestartDetector } from "./restart-detector";
 import { CacheHorizon } from "./cache-horizon";
+import { KnownCacheSizes } from "./known-cache-sizes";
 import { HintEndpointCheck } from "./hint-endpoint-check";
 import { SessionAffinity } from "./session-affinity";
 import { Telemetry } from "./telemetry";
@@ -46,6 +47,8 @@ export class PickerState {
   readonly restarts: RestartDetector;
   /** How long each endpoint's cache keeps an untouched block, from its counters (bounds the hints' credit). */
   readonly horizon: CacheHorizon;
+  /** Each endpoint's KV cache size as last reported, for pages cut before it. */
+  readonly cacheSizes: KnownCacheSizes;
   /** When a Redis reply last carried another gateway replica's hint (-Infinity: never). */
   otherReplicaSeenAtMs: f64 = -Infinity;
   readonly hintCheck: HintEndpointCheck;
@@ -96,6 +99,7 @@ export class PickerState {
     const horizon = new CacheHorizon(n);
     this.restarts = restarts;
     this.horizon = horizon;
+    this.cacheSizes = new KnownCacheSizes(n);
     this.hintCheck = new HintEndpointCheck(registry, restarts, horizon, telemetry);
     this.loadView = new LoadView(n);
     this.hints = config.shareAcrossWorkers ? new SharedPrefixHints(config.sharedHintBuckets, <f64>config.sharedHintMaxAgeMs) : null;
@@ -135,6 +139,7 @@ export class PickerState {
     this.rateWindow.forget(slot);
     this.restarts.forget(slot);
     this.horizon.forget(slot);
+    this.cacheSizes.forget(slot);
     unchecked((this.appliedCapacity[slot] = 0));
   }
 }

@@ -63,11 +63,15 @@ test("a second turn on another worker finds its first turn by the conversation, 
 // tokens a second into 16,000 tokens of KV cache (a metrics page and a short request each second). Without
 // `counters` the pages carry no prefix-cache counters, so the worker cannot tell how long the cache keeps a block.
 // Returns the chunks credited to the first turn's endpoint, the first turn's chain, and the hints refused as expired.
-function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boolean) {
+// With `grow`, every page after the first three (each worker has read a whole one) has grown past the 64 KiB Higress
+// keeps, cut before vllm:cache_config_info (vLLM writes it last).
+function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boolean, grow = false) {
   const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
   let queries = 0;
+  let pages = 0;
   const page = () => {
     setCountingPods(h, PODS, queries, counters);
+    if (grow && ++pages > 3) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: grownAndCut(host.metrics!) }));
     queries += tokensPerS;
   };
   page();
@@ -86,6 +90,22 @@ function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boo
   h.complete(late);
   return { credited: score === undefined || score === "excluded" ? 0 : score.m, chain: one.chain, expired: h.counter("shared_hints_expired") };
 }
+
+/** The page with 70 KB more series before vllm:cache_config_info, cut at 64 KiB as Higress's store_metrics keeps it. */
+function grownAndCut(page: string): string {
+  const at = page.indexOf("# HELP vllm:cache_config_info");
+  assert.ok(at > 0);
+  const filler = Array.from({ length: 1400 }, (_, i) => `vllm:filler_total{engine="0",i="${i}"} 1.0\n`).join("");
+  const grown = page.slice(0, at) + filler + page.slice(at);
+  assert.ok(grown.length > 65536);
+  return grown.slice(0, 65536);
+}
+
+test("an endpoint's cache size stands when its page grows past what the gateway keeps: the turn is still credited as long as the cache keeps it", () => {
+  const cut = conversationTurnAfter(45, 100, true, true);
+  assert.equal(cut.credited, cut.chain, "45 s later the cache still holds it: credited whole");
+  assert.equal(cut.expired, 0);
+});
 
 test("a conversation's turn is credited as long as its endpoint's cache keeps it, or 30 s where that is not known", () => {
   // 100 computed tokens a second into 16,000 tokens of cache: a released block stays for about two minutes, so a user
