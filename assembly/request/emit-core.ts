@@ -6,7 +6,7 @@ import { writeMinifiedJson } from "./minified-json";
 import { StreamWriter } from "./stream-writer";
 import { FS, RS, US } from "./stream-format";
 import { WrittenSpan } from "./written-span";
-import { equalsExactly } from "../text/ascii";
+import { jsonStringEquals } from "../json/string-compare";
 
 /** The roles the stream tells apart: user and assistant records are marked, system ones lead the conversation. */
 export enum MessageRole {
@@ -17,11 +17,11 @@ export enum MessageRole {
   System = 3,
 }
 
-/** The role named by the bytes [ptr, ptr + len). */
-export function messageRole(ptr: usize, len: usize): MessageRole {
-  if (equalsExactly(ptr, len, "user")) return MessageRole.User;
-  if (equalsExactly(ptr, len, "assistant")) return MessageRole.Assistant;
-  return equalsExactly(ptr, len, "system") || equalsExactly(ptr, len, "developer") ? MessageRole.System : MessageRole.Other;
+/** The role named by the JSON string content [start, end) (escapes allowed). */
+export function messageRole(start: usize, end: usize): MessageRole {
+  if (jsonStringEquals(start, end, "user")) return MessageRole.User;
+  if (jsonStringEquals(start, end, "assistant")) return MessageRole.Assistant;
+  return jsonStringEquals(start, end, "system") || jsonStringEquals(start, end, "developer") ? MessageRole.System : MessageRole.Other;
 }
 
 /** Why emission stopped early. */

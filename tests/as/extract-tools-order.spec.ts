@@ -109,3 +109,17 @@ describe("tools in a stream cut at its cap", () => {
     }
   });
 });
+
+describe("tools in a stream cut inside a system message's role", () => {
+  // The role is read from the body, not from the bytes the cap left: a system message cut in its role still leads
+  // the tools, so the cut stream is the uncut one's prefix (the tools used to take that record's place).
+  it("is the uncut stream's prefix at every cap", () => {
+    const body = '{"model":"m","tools":' + TOOLS + ',"messages":[{"role":"system","content":"S"},{"role":"developer","content":"D"},' +
+      '{"role":"user","content":"Hi"}]}';
+    const whole = streamWith(new RequestExtractor(1 << 16, 64), body);
+    for (let cap = 1; cap <= whole.length + 1; cap++) {
+      const s = streamWith(new RequestExtractor(cap, 64), body);
+      expect(s).toBe(whole.substring(0, min(cap, whole.length)), "cap " + cap.toString());
+    }
+  });
+});
