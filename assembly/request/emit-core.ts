@@ -51,9 +51,9 @@ export class EmitCore {
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
   sawAnthropicBlock: bool = false;
-  /** The first whole "user" message record (in the stream once putHeadInFront ran). */
+  /** The first whole "user" message record (stream offsets once assemble ran). */
   readonly firstUser: WrittenSpan = new WrittenSpan();
-  /** The last whole "assistant" message record (in the stream once putHeadInFront ran). */
+  /** The last whole "assistant" message record (stream offsets once assemble ran). */
   readonly lastAssistant: WrittenSpan = new WrittenSpan();
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
@@ -95,6 +95,11 @@ export class EmitCore {
   /** A record that is not a system one starts at `at` in the writer: the conversation proper begins there. */
   conversationStarts(at: i32): void {
     if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = at;
+  }
+
+  /** The first conversation section written into main ended: if it held only system records, the tools follow it. */
+  conversationEnds(): void {
+    if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = this.main.len;
   }
 
   /**

@@ -123,3 +123,26 @@ describe("tools in a stream cut inside a system message's role", () => {
     }
   });
 });
+
+describe("tools in a body with two conversation sections", () => {
+  // No API takes both, but member order must not matter: the tools follow the leading system records of the first
+  // section in canonical order (messages, input, prompt), at its end at the latest, whichever was read first.
+  it("land in the same place whichever section comes first in the body", () => {
+    const m = '"messages":[{"role":"system","content":"S"},{"role":"user","content":"Hi"}]';
+    const sysOnly = '"messages":[{"role":"system","content":"S"}]';
+    const i = '"input":[{"role":"developer","content":"D"},{"role":"user","content":"I"}]';
+    const p = '"prompt":"P"';
+    const pairs: string[][] = [[m, i], [m, p], [i, p], [sysOnly, i], [sysOnly, p]];
+    for (let n = 0; n < pairs.length; n++) {
+      const a = pairs[n][0];
+      const b = pairs[n][1];
+      const first = streamFor('{"model":"m","tools":' + TOOLS + "," + a + "," + b + "}");
+      expect(streamFor('{"model":"m",' + b + ',"tools":' + TOOLS + "," + a + "}")).toBe(first, a + " " + b);
+      expect(streamFor('{"model":"m",' + b + "," + a + ',"tools":' + TOOLS + "}")).toBe(first, a + " " + b);
+    }
+    expect(streamFor('{"model":"m","input":[{"role":"user","content":"I"}],"tools":' + TOOLS + "," + m + "}"))
+      .toBe(msg("system", "S") + TOOLS_RECORD + msg("user", "Hi") + msg("user", "I"));
+    expect(streamFor('{"model":"m","prompt":"P","tools":' + TOOLS + "," + sysOnly + "}"))
+      .toBe(msg("system", "S") + TOOLS_RECORD + FS + "prompt" + US + "P");
+  });
+});
