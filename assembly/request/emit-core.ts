@@ -6,7 +6,7 @@ import { writeMinifiedJson } from "./minified-json";
 import { StreamWriter } from "./stream-writer";
 import { FS, RS, US } from "./stream-format";
 import { WrittenSpan } from "./written-span";
-import { equalsExactly } from "../text/ascii";
+import { jsonStringEquals } from "../json/string-compare";
 
 /** The roles the stream tells apart: user and assistant records are marked, system ones lead the conversation. */
 export enum MessageRole {
@@ -17,11 +17,11 @@ export enum MessageRole {
   System = 3,
 }
 
-/** The role named by the bytes [ptr, ptr + len). */
-export function messageRole(ptr: usize, len: usize): MessageRole {
-  if (equalsExactly(ptr, len, "user")) return MessageRole.User;
-  if (equalsExactly(ptr, len, "assistant")) return MessageRole.Assistant;
-  return equalsExactly(ptr, len, "system") || equalsExactly(ptr, len, "developer") ? MessageRole.System : MessageRole.Other;
+/** The role named by the JSON string content [start, end) (escapes allowed). */
+export function messageRole(start: usize, end: usize): MessageRole {
+  if (jsonStringEquals(start, end, "user")) return MessageRole.User;
+  if (jsonStringEquals(start, end, "assistant")) return MessageRole.Assistant;
+  return jsonStringEquals(start, end, "system") || jsonStringEquals(start, end, "developer") ? MessageRole.System : MessageRole.Other;
 }
 
 /** Why emission stopped early. */
@@ -51,9 +51,9 @@ export class EmitCore {
   halt: i32 = EmitHalt.None;
   /** A content block only the Anthropic Messages API has (image source, tool_use, tool_result) was seen. */
   sawAnthropicBlock: bool = false;
-  /** The first whole "user" message record (in the stream once putHeadInFront ran). */
+  /** The first whole "user" message record (stream offsets once assemble ran). */
   readonly firstUser: WrittenSpan = new WrittenSpan();
-  /** The last whole "assistant" message record (in the stream once putHeadInFront ran). */
+  /** The last whole "assistant" message record (stream offsets once assemble ran). */
   readonly lastAssistant: WrittenSpan = new WrittenSpan();
   readonly budget: StepBudget;
   /** Reads minified values and the small objects inside parts; free again once each such read ends. */
@@ -95,6 +95,11 @@ export class EmitCore {
   /** A record that is not a system one starts at `at` in the writer: the conversation proper begins there. */
   conversationStarts(at: i32): void {
     if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = at;
+  }
+
+  /** The first conversation section written into main ended: if it held only system records, the tools follow it. */
+  conversationEnds(): void {
+    if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = this.main.len;
   }
 
   /**

@@ -4,10 +4,11 @@
 // One validating scan over the body records where the top-level values are and writes the first
 // conversation section (messages, input or prompt) inline. The other sections are then written from their
 // spans in canonical order (stream-format.ts), those that precede the inline one into a head buffer that is
-// put in front, so member order never matters. Everything draws from one step budget: one step per token,
-// plus one per token of tools, functions, system and instructions, plus re-reads of the rare members that
-// come before the one they depend on (content before role, text before type). Nothing is allocated per
-// request.
+// put in front (the tools after the leading system records), so member order never matters; a body whose inline
+// section is not its first conversation section is written again from the spans. Everything draws from one step
+// budget: one step per token, plus one per token of tools, functions, system and instructions, plus re-reads of the
+// rare members that come before the one they depend on (content before role, text before type). Nothing is allocated
+// per request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { EmitHalt } from "./emit-core";
@@ -225,10 +226,26 @@ export class RequestExtractor {
     if (inlineHalt == EmitHalt.TokenArray || inlineHalt == EmitHalt.Budget || inlineHalt == EmitHalt.InvalidJson) {
       return inlineHalt;
     }
+    // The tools go after the leading system records of the first conversation section in canonical order. When a
+    // body has two (messages and input, or either and prompt) and the one written inline is not that first one, the
+    // stream is written again from the spans, so that member order does not matter (rare bodies: no API takes both).
+    if (this.inlineKey >= 0 && this.firstConversationKey() != this.inlineKey) {
+      e.reset();
+      this.inlineKey = -1;
+    }
     const inlineAt = this.inlineKey >= 0 ? this.orderOf(this.inlineKey) : SECTION_ORDER.length;
     e.halt = EmitHalt.None;
     e.writer = this.inlineKey >= 0 ? e.head : e.main;
-    for (let i = 0; i < inlineAt && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
+    let conversationOpen = true;
+    for (let i = 0; i < inlineAt && !e.stopped(); i++) {
+      const k = unchecked(SECTION_ORDER[i]);
+      this.emitSection(k);
+      // As when the first one is inline: the tools go at its end at the latest, not among a later section's records.
+      if (conversationOpen && this.present(k) && (k == K_MESSAGES || k == K_INPUT || k == K_PROMPT)) {
+        conversationOpen = false;
+        e.conversationEnds();
+      }
+    }
     let halt = e.halt;
     e.writer = e.main;
     e.assemble(this.inlineKey >= 0);
@@ -237,6 +254,13 @@ export class RequestExtractor {
     e.halt = EmitHalt.None;
     for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
     return e.halt;
+  }
+
+  // The first conversation section present, in canonical order, or -1.
+  private firstConversationKey(): i32 {
+    if (this.present(K_MESSAGES)) return K_MESSAGES;
+    if (this.present(K_INPUT)) return K_INPUT;
+    return this.present(K_PROMPT) ? K_PROMPT : -1;
   }
 
   private orderOf(k: i32): i32 {

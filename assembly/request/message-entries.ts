@@ -69,9 +69,11 @@ export class MessageEntryWriter {
       if (i == M_ROLE && !headDone) {
         recordStart = w.len;
         w.byte(RS);
-        const roleAt = w.len;
-        core.inlineValue(sc, w.nextDecoded(sc));
-        if (!w.full) role = messageRole(w.ptr + <usize>roleAt, <usize>(w.len - roleAt));
+        const t = w.nextDecoded(sc);
+        // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still
+        // is a system one or not, and the tools go after it or before it (EmitCore.assemble).
+        if (t == JsonToken.String) role = messageRole(sc.start, sc.end);
+        core.inlineValue(sc, t);
         if (role != MessageRole.System) core.conversationStarts(recordStart);
         w.byte(US);
         headDone = true;

@@ -23,7 +23,7 @@ export enum Section {
 export class PromptEmitter {
   /** The stream buffer. */
   readonly main: StreamWriter;
-  /** Sections that precede an inline one, written after the scan and then put in front of main. */
+  /** Sections written apart from main: those that precede an inline one, and the tools (EmitCore.assemble). */
   readonly head: StreamWriter;
   /** openInline accepted the section: continue it with finishInline. */
   inline: bool = false;
@@ -67,12 +67,12 @@ export class PromptEmitter {
     return this.core.sawAnthropicBlock;
   }
 
-  /** The first whole "user" message record in the stream (after putHeadInFront). */
+  /** The first whole "user" message record in the stream (after assemble). */
   get firstUser(): WrittenSpan {
     return this.core.firstUser;
   }
 
-  /** The last whole "assistant" message record in the stream (after putHeadInFront). */
+  /** The last whole "assistant" message record in the stream (after assemble). */
   get lastAssistant(): WrittenSpan {
     return this.core.lastAssistant;
   }
@@ -80,6 +80,11 @@ export class PromptEmitter {
   /** Puts the sections written into head where they belong (EmitCore.assemble). */
   assemble(leadingInHead: bool): void {
     this.core.assemble(leadingInHead);
+  }
+
+  /** The first conversation section ended (EmitCore.conversationEnds). */
+  conversationEnds(): void {
+    this.core.conversationEnds();
   }
 
   /** FS tag US json for a tools section, written apart (EmitCore.toolsRecord). */

@@ -2,7 +2,7 @@
 // in front of main and its tools where main's conversation starts (emit-core.ts assemble), so a span written into
 // main moves by both; one written into head's leading part is already at its stream offset.
 export class WrittenSpan {
-  /** Offsets [start, end) (stream offsets once moveBehind ran), or -1 when nothing is marked. */
+  /** Offsets [start, end) (stream offsets once place ran), or -1 when nothing is marked. */
   start: i32 = -1;
   end: i32 = -1;
   private inHead: bool = false;

@@ -109,3 +109,40 @@ describe("tools in a stream cut at its cap", () => {
     }
   });
 });
+
+describe("tools in a stream cut inside a system message's role", () => {
+  // The role is read from the body, not from the bytes the cap left: a system message cut in its role still leads
+  // the tools, so the cut stream is the uncut one's prefix (the tools used to take that record's place).
+  it("is the uncut stream's prefix at every cap", () => {
+    const body = '{"model":"m","tools":' + TOOLS + ',"messages":[{"role":"system","content":"S"},{"role":"developer","content":"D"},' +
+      '{"role":"user","content":"Hi"}]}';
+    const whole = streamWith(new RequestExtractor(1 << 16, 64), body);
+    for (let cap = 1; cap <= whole.length + 1; cap++) {
+      const s = streamWith(new RequestExtractor(cap, 64), body);
+      expect(s).toBe(whole.substring(0, min(cap, whole.length)), "cap " + cap.toString());
+    }
+  });
+});
+
+describe("tools in a body with two conversation sections", () => {
+  // No API takes both, but member order must not matter: the tools follow the leading system records of the first
+  // section in canonical order (messages, input, prompt), at its end at the latest, whichever was read first.
+  it("land in the same place whichever section comes first in the body", () => {
+    const m = '"messages":[{"role":"system","content":"S"},{"role":"user","content":"Hi"}]';
+    const sysOnly = '"messages":[{"role":"system","content":"S"}]';
+    const i = '"input":[{"role":"developer","content":"D"},{"role":"user","content":"I"}]';
+    const p = '"prompt":"P"';
+    const pairs: string[][] = [[m, i], [m, p], [i, p], [sysOnly, i], [sysOnly, p]];
+    for (let n = 0; n < pairs.length; n++) {
+      const a = pairs[n][0];
+      const b = pairs[n][1];
+      const first = streamFor('{"model":"m","tools":' + TOOLS + "," + a + "," + b + "}");
+      expect(streamFor('{"model":"m",' + b + ',"tools":' + TOOLS + "," + a + "}")).toBe(first, a + " " + b);
+      expect(streamFor('{"model":"m",' + b + "," + a + ',"tools":' + TOOLS + "}")).toBe(first, a + " " + b);
+    }
+    expect(streamFor('{"model":"m","input":[{"role":"user","content":"I"}],"tools":' + TOOLS + "," + m + "}"))
+      .toBe(msg("system", "S") + TOOLS_RECORD + msg("user", "Hi") + msg("user", "I"));
+    expect(streamFor('{"model":"m","prompt":"P","tools":' + TOOLS + "," + sysOnly + "}"))
+      .toBe(msg("system", "S") + TOOLS_RECORD + FS + "prompt" + US + "P");
+  });
+});

@@ -33,6 +33,9 @@ test("requests in flight when the configuration is replaced give their leases an
   }
   assert.deepEqual(oldRoots.map((id, w) => h.host.workers[w].vm.roots.has(id)), [false, false], "the old root contexts are gone");
   assert.equal(pickerCounters(h.host).get("inflight"), 1, "only the new request is in flight");
+  // Before any tick: the old root contexts wrote what they held back as they went (PickerRoot.onDone); without that the
+  // new root's next tick would write it anyway, so only this assertion sees the flush.
+  assert.deepEqual(sharedLoadCounts(h), [[1, 1]], "the old root contexts wrote what they held back as they went");
   h.clock.advanceTo(h.clock.nowMs() + 25);
   assert.deepEqual(sharedLoadCounts(h), [[1, 1]], "only the new request counts in the shared load");
   h.complete(fresh);
