@@ -325,8 +325,9 @@ export class FilterStream implements PluginStreamCalls {
     if (this.contextId === 0) return;
     // conn_manager_impl.cc doDeferredStreamDestroy: HTTP/3 streams are logged later, once the response is acknowledged
     // (deferHeadersAndTrailers, QuicStatsGatherer::maybeDoDeferredLog), after destroyFilters; the access-log handler
-    // keeps the Context alive for that. Others are logged before their filters go.
-    if (this.state.info.protocol === "HTTP/3") {
+    // keeps the Context alive for that. Others, and a stream the client reset (sawDownstreamReset), are logged before
+    // their filters go.
+    if (this.state.info.protocol === "HTTP/3" && this.requestState !== "reset") {
       this.destroy();
       this.log();
     } else {

@@ -315,7 +315,7 @@ test("the VM learns of a stream when it reaches the filter; one an earlier filte
   assert.equal(h.host.workers[0].vm.streams.size, 0);
 });
 
-test("HTTP/3: the filters go before the deferred access log, so on_log comes after on_done and on_delete, and a stream that never reached the filter gets no on_done or on_delete (conn_manager_impl.cc doDeferredStreamDestroy)", async () => {
+test("HTTP/3: the filters go before the deferred access log, so on_log comes after on_done and on_delete, and a stream that never reached the filter gets no on_done or on_delete; a client reset is logged at once (conn_manager_impl.cc doDeferredStreamDestroy)", async () => {
   const h = await conformanceHost();
   const reached = h.host.newStream({ clusterName: "backends", protocol: "HTTP/3" });
   reached.decodeHeaders(request("normal"), true);
@@ -326,5 +326,10 @@ test("HTTP/3: the filters go before the deferred access log, so on_log comes aft
   answered.encodeHeaders([[":status", "401"]], true);
   answered.finish();
   assert.deepEqual(answered.calls, ["proxy_on_context_create", "proxy_on_log"]);
-  assert.equal(h.host.workers[0].vm.streams.size, 0, "the host forgets both");
+  // A stream the client reset is logged at once, before its filters go.
+  const reset = h.host.newStream({ clusterName: "backends", protocol: "HTTP/3" });
+  reset.decodeHeaders(request("normal"), false);
+  reset.reset();
+  assert.deepEqual(reset.calls, ["proxy_on_context_create", "proxy_on_request_headers", "proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+  assert.equal(h.host.workers[0].vm.streams.size, 0, "the host forgets them");
 });
