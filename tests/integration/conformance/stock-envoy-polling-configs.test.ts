@@ -1,0 +1,52 @@
+// The stock-Envoy build's polling lease and metrics records (assembly/platform/metrics-poller.ts) when more than one
+// configuration lives in a VM. Envoy keeps a replaced configuration's root context, and its tick, until its last stream
+// ends (cpp-host wasm.cc WasmBase::startShutdown runs only when the last plugin handle goes; envoy context.h
+// Context::plugin_handle_), and filters with the same vm_config share one VM whatever their `configuration`: the root
+// contexts of different configurations live side by side, and shared data is one map per vm_id (cpp-host
+// shared_data.cc). A configuration's lease must not keep another configuration's endpoints from being polled.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../../src-host/host/cluster.ts";
+import { chat, pickerHost, text } from "../../support/picker.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
+
+const OLD = ["10.0.3.1:8000", "10.0.3.2:8000"];
+const NEW = ["10.0.3.1:8000", "10.0.3.9:8000"];
+const INTERVAL = 200;
+
+function clusters(polls: Map<string, number>): ClusterRegistry {
+  const registry = new ClusterRegistry();
+  for (const address of new Set([...OLD, ...NEW])) {
+    const cluster: Cluster = {
+      name: `metrics-${address}`,
+      hosts: () => [],
+      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+        polls.set(address, (polls.get(address) ?? 0) + 1);
+        const page = vllmPage({ waiting: 0, running: 1, kv: 0.1 });
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+      },
+    };
+    registry.add(cluster);
+  }
+  return registry;
+}
+
+const configOf = (pods: string[]) => ({
+  endpoints: pods.map((address) => ({ address, metricsCluster: `metrics-${address}` })),
+  metrics: { pollIntervalMs: INTERVAL, pollTimeoutMs: 150, snapshotTtlMs: 50 },
+});
+
+test("a configuration replaced while a stream runs on the old one: the new configuration's endpoints are polled from its first ticks, not once the old root context is gone", () => {
+  const polls = new Map<string, number>();
+  const h = pickerHost({ flavor: "envoy", workers: 2, config: configOf(OLD), clusters: clusters(polls) });
+  h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
+  assert.ok((polls.get(OLD[1]) ?? 0) >= 2, "the old configuration polls");
+  // A long answer keeps the old root context (and its tick) alive on worker 0.
+  const open = h.send(chat(text(1, 600), [], "q"), [], { worker: 0 });
+  h.host.replaceConfiguration(JSON.stringify(configOf(NEW)));
+  h.clock.advanceTo(h.clock.nowMs() + 2 * INTERVAL + 10);
+  assert.ok((polls.get(NEW[1]) ?? 0) >= 1, `the added endpoint was polled ${polls.get(NEW[1]) ?? 0} times in two intervals`);
+  h.clock.advanceTo(h.clock.nowMs() + 20 * INTERVAL);
+  assert.ok((polls.get(NEW[1]) ?? 0) >= 15, `the added endpoint is polled every interval (${polls.get(NEW[1]) ?? 0} polls)`);
+  h.complete(open);
+});
