@@ -107,7 +107,10 @@ export class MetricsPoller {
       const expires = ok ? load<f64>(lease.ptr, 8) : 0;
       cas = lease.cas;
       lease.release();
-      if (owner != this.token && expires > nowMs) return false;
+      // Another worker's lease stands until it expires, unless it ends further ahead than a renewal sets it: the
+      // wall clock (proxy_get_current_time_nanoseconds) stepped back since it was written, and a holder that died
+      // then would keep it for as long as the step. (Every holder of this key renews alike: endpointKey.)
+      if (owner != this.token && expires > nowMs && expires - nowMs <= this.leaseMs) return false;
     }
     store<u64>(this.leaseValue, this.token);
     store<f64>(this.leaseValue, nowMs + this.leaseMs, 8);

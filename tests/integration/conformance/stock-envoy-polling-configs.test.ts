@@ -50,3 +50,23 @@ test("a configuration replaced while a stream runs on the old one: the new confi
   assert.ok((polls.get(NEW[1]) ?? 0) >= 15, `the added endpoint is polled every interval (${polls.get(NEW[1]) ?? 0} polls)`);
   h.complete(open);
 });
+
+test("a lease that ends further ahead than any renewal writes (the wall clock stepped back after its holder wrote it) does not stop the polling", () => {
+  // proxy_get_current_time_nanoseconds is the wall clock (envoy context.cc Context::getCurrentTimeNanoseconds:
+  // systemTime), which may step back; a holder that dies then leaves a lease that looks valid for as long as the step.
+  const polls = new Map<string, number>();
+  const h = pickerHost({ flavor: "envoy", workers: 2, config: configOf(OLD), clusters: clusters(polls) });
+  h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
+  const shared = h.host.process.sharedData;
+  const leases = shared.keys("endpoint_picker").filter((k) => k.endsWith("/poller"));
+  assert.equal(leases.length, OLD.length, leases.join(", "));
+  // What a holder that died wrote one hour of wall time "later" than now.
+  const lease = new Uint8Array(16);
+  const view = new DataView(lease.buffer);
+  view.setBigUint64(0, 999_999n, true);
+  view.setFloat64(8, h.clock.nowMs() + 3_600_000, true);
+  for (const k of leases) shared.set("endpoint_picker", k, lease, 0);
+  const before = polls.get(OLD[0]) ?? 0;
+  h.clock.advanceTo(h.clock.nowMs() + 10 * INTERVAL);
+  assert.ok((polls.get(OLD[0]) ?? 0) - before >= 8, `${(polls.get(OLD[0]) ?? 0) - before} polls in ten intervals`);
+});
