@@ -130,6 +130,13 @@ export function addressProblem(s: string): string {
   return "";
 }
 
+/** Whether a valid endpoint address names its host by name rather than by IP address. */
+export function isHostNameAddress(s: string): bool {
+  if (s.startsWith("[")) return false;
+  const colon = s.lastIndexOf(":");
+  return colon > 0 && !looksNumeric(s.substring(0, colon));
+}
+
 /** The form under which two addresses count as the same endpoint (host names are case-insensitive). */
 export function addressKey(s: string): string {
   return s.toLowerCase();

@@ -62,3 +62,17 @@ test("the stock build stops naming an endpoint once a poll failed, on every work
   h.clock.advanceTo(h.clock.nowMs() + 100 + 60);
   assert.equal(h.chosen(h.send(chat(text(630, 400), [], "q"))), pods[0]);
 });
+
+test("an endpoint named by host name is reported at configure time: override_host matches hosts by ip:port only (envoy load_balancer.cc findHost: crossPriorityHostMap is keyed by address()->asString(), a DNS cluster's hosts by their resolved IPs)", () => {
+  const config = {
+    endpoints: [
+      { address: "10.0.9.1:8000", metricsCluster: "m0" },
+      { address: "vllm-1.vllm.default.svc.cluster.local:8000", metricsCluster: "m1" },
+    ],
+  };
+  const h = pickerHost({ flavor: "envoy", workers: 1, config, clusters: new ClusterRegistry() });
+  const warnings = h.logs.filter((m) => m.includes("host name"));
+  assert.ok(warnings.length >= 1, h.logs.join("\n"));
+  assert.match(warnings[0], /endpoints\[1\]\.address: "vllm-1\.vllm\.default\.svc\.cluster\.local:8000" is a host name/);
+  assert.ok(!h.logs.some((m) => m.includes("10.0.9.1:8000") && m.includes("host name")));
+});
