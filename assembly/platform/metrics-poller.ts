@@ -16,6 +16,7 @@ import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { encodeMetricsRecord } from "../endpoints/metrics-record";
 import { PickerState } from "../core/picker-state";
 import { takeWorkerToken } from "../core/worker-token";
+import { KnownCacheSizes } from "../core/known-cache-sizes";
 import { hashNameString } from "../endpoints/name-hash";
 import { PickerConfig } from "../config/picker-config";
 
@@ -68,6 +69,8 @@ export class MetricsPoller {
   private readonly failures: StaticArray<i32>;
   private readonly lastSuccessMs: StaticArray<f64>;
   private readonly metrics: Array<EndpointMetrics> = [];
+  /** Per endpoint, the KV cache size its last page that had one reported (for pages cut before it). */
+  private readonly cacheSizes: KnownCacheSizes;
   private readonly headers: HeaderMapWriter = new HeaderMapWriter();
   private readonly record: ArrayBuffer = new ArrayBuffer(4096);
   private readonly leaseValue: usize = memory.data(16);
@@ -84,6 +87,7 @@ export class MetricsPoller {
     this.pendingCall = new StaticArray<u32>(endpoints.length);
     this.failures = new StaticArray<i32>(endpoints.length);
     this.lastSuccessMs = new StaticArray<f64>(endpoints.length);
+    this.cacheSizes = new KnownCacheSizes(endpoints.length);
     for (let i = 0; i < endpoints.length; i++) {
       const e = endpoints[i];
       const key = endpointKey(config, i);
@@ -158,6 +162,10 @@ export class MetricsPoller {
     if (!parsed) {
       this.state.telemetry.add(this.state.telemetry.metricsParseErrors, 1);
       m.reset();
+    } else {
+      // vLLM writes cache_config_info last: a page longer than MAX_BODY lost it, and without the size the readers'
+      // index share fell back to the default and their cache horizon started over at every such page.
+      this.cacheSizes.fillIn(i, m, bodySize > take);
     }
     unchecked((this.failures[i] = 0));
     unchecked((this.lastSuccessMs[i] = nowMs));

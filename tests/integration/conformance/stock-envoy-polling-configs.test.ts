@@ -70,3 +70,40 @@ test("a lease that ends further ahead than any renewal writes (the wall clock st
   h.clock.advanceTo(h.clock.nowMs() + 10 * INTERVAL);
   assert.ok((polls.get(OLD[0]) ?? 0) - before >= 8, `${(polls.get(OLD[0]) ?? 0) - before} polls in ten intervals`);
 });
+
+test("an endpoint's cache size stands in its published record when its page grows past the 256 KiB the poller reads (vLLM writes cache_config_info last; Envoy's async client takes up to 32 MiB: async_client_impl.h kBufferLimitForResponse)", () => {
+  let grow = false;
+  const registry = new ClusterRegistry();
+  for (const address of OLD) {
+    registry.add({
+      name: `metrics-${address}`,
+      hosts: () => [],
+      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+        let page = vllmPage({ waiting: 0, running: 1, kv: 0.1, numGpuBlocks: 1000, blockSize: 16 });
+        if (grow) {
+          const at = page.indexOf("# HELP vllm:cache_config_info");
+          assert.ok(at > 0);
+          const filler = Array.from({ length: 6000 }, (_, i) => `vllm:filler_total{engine="0",i="${i}"} 1.0\n`).join("");
+          page = page.slice(0, at) + filler + page.slice(at);
+          assert.ok(page.length > 262144);
+        }
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+      },
+    });
+  }
+  const h = pickerHost({ flavor: "envoy", workers: 2, config: configOf(OLD), clusters: registry });
+  const shared = h.host.process.sharedData;
+  const blocks = () => {
+    const key = shared.keys("endpoint_picker").find((k) => k.endsWith(`/${OLD[0]}/metrics`));
+    assert.ok(key, shared.keys("endpoint_picker").join(", "));
+    const v = shared.get("endpoint_picker", key).value!;
+    const view = new DataView(v.buffer, v.byteOffset, v.byteLength);
+    const hasCacheConfig = (v[2] & 32) !== 0;
+    return hasCacheConfig ? Number(view.getBigInt64(48, true)) : 0;
+  };
+  h.clock.advanceTo(h.clock.nowMs() + 2 * INTERVAL);
+  assert.equal(blocks(), 1000, "a whole page");
+  grow = true;
+  h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
+  assert.equal(blocks(), 1000, "a page cut before cache_config_info keeps the size last read");
+});
