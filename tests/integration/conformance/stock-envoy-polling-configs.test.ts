@@ -107,3 +107,20 @@ test("an endpoint's cache size stands in its published record when its page grow
   h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
   assert.equal(blocks(), 1000, "a page cut before cache_config_info keeps the size last read");
 });
+
+test("every worker's VM failed and reloaded (FAIL_RELOAD): the new VMs, with new worker tokens, poll again from their first ticks; the dead ones' leases have expired by then", () => {
+  const polls = new Map<string, number>();
+  const h = pickerHost({ flavor: "envoy", workers: 2, config: configOf(OLD), clusters: clusters(polls), failurePolicy: "FAIL_RELOAD" });
+  h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
+  for (const w of h.host.workers) w.vm.failed = true; // as a trap leaves it (vm.ts WasmVm.call)
+  const before = polls.get(OLD[0]) ?? 0;
+  h.clock.advanceTo(h.clock.nowMs() + 1600); // past the reload backoff, [1 s, 1.5 s)
+  assert.equal(polls.get(OLD[0]) ?? 0, before, "a failed VM does not tick");
+  for (const worker of [0, 1]) h.complete(h.send(chat(text(worker, 600), [], "q"), [], { worker }));
+  assert.ok(h.host.workers.every((w) => !w.vm.failed), "both VMs were reloaded");
+  h.clock.advanceTo(h.clock.nowMs() + INTERVAL + 10);
+  assert.ok((polls.get(OLD[0]) ?? 0) - before >= 1, "polled within one interval of the reload");
+  h.clock.advanceTo(h.clock.nowMs() + 10 * INTERVAL);
+  const n = (polls.get(OLD[0]) ?? 0) - before;
+  assert.ok(n >= 10 && n <= 12, `one worker polls: ${n} polls in eleven intervals`);
+});
