@@ -2,7 +2,7 @@
 import { JsonToken } from "../json/scanner";
 import { EndpointConfig, PickerConfig } from "./picker-config";
 import { ParseContext, childPath } from "./parse-context";
-import { addressKey, addressProblem, isHostNameAddress } from "./endpoint-address";
+import { addressKey, addressProblem, envoyAddressName, isHostNameAddress } from "./endpoint-address";
 import { isAuthority, isHttpPath } from "./string-formats";
 import { currentString, printable } from "./scanner-values";
 
@@ -99,7 +99,7 @@ function parseEndpoint(ctx: ParseContext, at: string, e: EndpointConfig, explici
       } else {
         const problem = addressProblem(s);
         if (problem.length != 0) ctx.error(path, "\"" + printable(s) + "\" is not \"ip:port\", \"[ipv6]:port\" or \"host:port\": " + problem);
-        else e.address = s;
+        else e.address = envoyAddressName(s); // what the override header must say: see envoyAddressName
       }
     } else if (key == "metricsCluster") {
       hasCluster = true;
