@@ -65,6 +65,8 @@ export class MetricsPoller {
   private readonly clusters: Array<Utf8> = [];
   private readonly paths: Array<string> = [];
   private readonly authorities: Array<string> = [];
+  /** Per endpoint, its pending call's id + 1, or 0. (Ids step by 4 from 4 and wrap to 0 after 2^30 calls: cpp-host
+   *  wasm.h nextHttpCallId. Id 0 must not read as "no call", or its answer goes to the first endpoint without one.) */
   private readonly pendingCall: StaticArray<u32>;
   private readonly failures: StaticArray<i32>;
   private readonly lastSuccessMs: StaticArray<f64>;
@@ -128,7 +130,7 @@ export class MetricsPoller {
       if (!this.lead(i, nowMs) || unchecked(this.pendingCall[i]) != 0) continue;
       this.headers.clear().add(":method", "GET").add(":path", this.paths[i]).add(":authority", this.authorities[i]).add("accept", "text/plain");
       const call = dispatchHttpCall(this.clusters[i], this.headers, null, timeout);
-      if (isOk(call)) unchecked((this.pendingCall[i] = <u32>call));
+      if (isOk(call)) unchecked((this.pendingCall[i] = <u32>call + 1));
       else this.failed(i);
     }
   }
@@ -136,7 +138,7 @@ export class MetricsPoller {
   onResponse(callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {
     let i = -1;
     for (let k = 0; k < this.keys.length; k++) {
-      if (unchecked(this.pendingCall[k]) == callId) {
+      if (unchecked(this.pendingCall[k]) == callId + 1) {
         i = k;
         break;
       }

@@ -124,3 +124,27 @@ test("every worker's VM failed and reloaded (FAIL_RELOAD): the new VMs, with new
   const n = (polls.get(OLD[0]) ?? 0) - before;
   assert.ok(n >= 10 && n <= 12, `one worker polls: ${n} polls in eleven intervals`);
 });
+
+test("the call id after 0xfffffffc is 0 (cpp-host wasm.h nextHttpCallId adds 4 to a u32): its answer goes to the endpoint it was for, not to one with no call pending", () => {
+  const registry = new ClusterRegistry();
+  OLD.forEach((address, i) => registry.add({
+    name: `metrics-${address}`,
+    hosts: () => [],
+    dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+      const page = vllmPage(i === 0 ? { waiting: 0, running: 0, kv: 0.01 } : { waiting: 30, running: 60, kv: 0.95 });
+      respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+    },
+  }));
+  const h = pickerHost({ flavor: "envoy", workers: 1, config: configOf(OLD), clusters: registry });
+  // The VM has made 2^30 - 2 calls: the first endpoint's next call is 0xfffffffc, the second's 0.
+  (h.host.workers[0].vm as unknown as { lastHttpCallId: number }).lastHttpCallId = 0xfffffff8;
+  h.clock.advanceTo(h.clock.nowMs() + INTERVAL + 1);
+  const shared = h.host.process.sharedData;
+  const running = (address: string) => {
+    const key = shared.keys("endpoint_picker").find((k) => k.endsWith(`/${address}/metrics`))!;
+    const v = shared.get("endpoint_picker", key).value!;
+    return new DataView(v.buffer, v.byteOffset, v.byteLength).getFloat64(24, true);
+  };
+  assert.equal(running(OLD[0]), 0, "the idle endpoint's record holds its own page");
+  assert.equal(running(OLD[1]), 60);
+});
