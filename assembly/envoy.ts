@@ -8,4 +8,4 @@ import { PickerRoot } from "./picker/picker-root";
 import { EnvoyPlatform } from "./platform/envoy-platform";
 import { Platform } from "./core/platform";
 
-setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform(ruleIndex)));
+setRootContextFactory((id: u32): RootContext => new PickerRoot(id, (ruleIndex: i32): Platform => new EnvoyPlatform()));

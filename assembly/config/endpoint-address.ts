@@ -130,6 +130,87 @@ export function addressProblem(s: string): string {
   return "";
 }
 
+// The values of a colon-separated run of groups validated by ipv6Groups (an IPv4 tail gives two).
+function groupValues(s: string, out: Array<u32>): void {
+  if (s.length == 0) return;
+  const parts = s.split(":");
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p.includes(".")) {
+      const o = p.split(".");
+      out.push((<u32>I32.parseInt(o[0]) << 8) | <u32>I32.parseInt(o[1]));
+      out.push((<u32>I32.parseInt(o[2]) << 8) | <u32>I32.parseInt(o[3]));
+    } else {
+      out.push(<u32>I32.parseInt(p, 16));
+    }
+  }
+}
+
+/**
+ * A valid IPv6 address (isIpv6) as inet_ntop writes it (glibc resolv/inet_ntop.c): lower-case hex without leading
+ * zeros, the first longest run of two or more zero groups written "::", and an IPv4 tail for ::a.b.c.d and
+ * ::ffff:a.b.c.d.
+ */
+export function inetNtopIpv6(s: string): string {
+  const words = new StaticArray<u32>(8);
+  const gap = s.indexOf("::");
+  const left = new Array<u32>();
+  const right = new Array<u32>();
+  groupValues(gap < 0 ? s : s.substring(0, gap), left);
+  if (gap >= 0) groupValues(s.substring(gap + 2), right);
+  for (let i = 0; i < left.length; i++) words[i] = left[i];
+  for (let i = 0; i < right.length; i++) words[8 - right.length + i] = right[i];
+  let bestBase = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (words[i] != 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && words[j] == 0) j++;
+    if (j - i > bestLen) {
+      bestBase = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  if (bestLen < 2) bestBase = -1;
+  let out = "";
+  for (let i = 0; i < 8; i++) {
+    if (bestBase >= 0 && i >= bestBase && i < bestBase + bestLen) {
+      if (i == bestBase) out += ":";
+      continue;
+    }
+    if (i != 0) out += ":";
+    if (i == 6 && bestBase == 0 && (bestLen == 6 || (bestLen == 5 && words[5] == 0xffff))) {
+      out += (words[6] >> 8).toString() + "." + (words[6] & 0xff).toString() + "." + (words[7] >> 8).toString() + "." + (words[7] & 0xff).toString();
+      return out;
+    }
+    out += words[i].toString(16);
+  }
+  if (bestBase >= 0 && bestBase + bestLen == 8) out += ":";
+  return out;
+}
+
+/**
+ * A valid endpoint address as Envoy names that host: an IPv6 address in inet_ntop's form ("[" + inet_ntop + "]:port",
+ * envoy source/common/network/address_impl.cc Ipv6Instance), anything else as given. Envoy's override_host policy
+ * looks the header's value up by that name, so "[FD00:0::1]:80" would never match the host "[fd00::1]:80".
+ */
+export function envoyAddressName(s: string): string {
+  if (!s.startsWith("[")) return s;
+  const close = s.indexOf("]");
+  return "[" + inetNtopIpv6(s.substring(1, close)) + s.substring(close);
+}
+
+/** Whether a valid endpoint address names its host by name rather than by IP address. */
+export function isHostNameAddress(s: string): bool {
+  if (s.startsWith("[")) return false;
+  const colon = s.lastIndexOf(":");
+  return colon > 0 && !looksNumeric(s.substring(0, colon));
+}
+
 /** The form under which two addresses count as the same endpoint (host names are case-insensitive). */
 export function addressKey(s: string): string {
   return s.toLowerCase();

@@ -2,7 +2,7 @@
 import { JsonToken } from "../json/scanner";
 import { EndpointConfig, PickerConfig } from "./picker-config";
 import { ParseContext, childPath } from "./parse-context";
-import { addressKey, addressProblem } from "./endpoint-address";
+import { addressKey, addressProblem, envoyAddressName, isHostNameAddress } from "./endpoint-address";
 import { isAuthority, isHttpPath } from "./string-formats";
 import { currentString, printable } from "./scanner-values";
 
@@ -54,6 +54,15 @@ export function parseEndpoints(
         firstIndexOfAddress.set(key, endpoints.length);
       }
     }
+    // Envoy's override_host policy looks the header's value up among the cluster's hosts by their address as
+    // ip:port (load_balancer.cc findHost, crossPriorityHostMap keyed by address()->asString()); a DNS cluster's hosts
+    // are its resolved IPs, so a host name never matches and every request goes to the fallback policy.
+    if (isHostNameAddress(e.address)) {
+      out.warnings.push(
+        at + ".address: \"" + printable(e.address) + "\" is a host name: Envoy's override_host policy matches hosts by " +
+          "ip:port only, so requests the plugin sends there go to the fallback policy",
+      );
+    }
     endpoints.push(e);
     explicitMetricsPath.push(explicit[0]);
   }
@@ -90,7 +99,7 @@ function parseEndpoint(ctx: ParseContext, at: string, e: EndpointConfig, explici
       } else {
         const problem = addressProblem(s);
         if (problem.length != 0) ctx.error(path, "\"" + printable(s) + "\" is not \"ip:port\", \"[ipv6]:port\" or \"host:port\": " + problem);
-        else e.address = s;
+        else e.address = envoyAddressName(s); // what the override header must say: see envoyAddressName
       }
     } else if (key == "metricsCluster") {
       hasCluster = true;

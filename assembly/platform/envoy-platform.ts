@@ -9,7 +9,7 @@ import { addressHash } from "../endpoints/endpoint-registry";
 import { applyEngineState } from "./endpoint-refresh";
 import { PickerState } from "../core/picker-state";
 import { OVERRIDE_HEADER } from "../core/override-header";
-import { MetricsPoller, metricsKey, sharedKeyPrefix } from "./metrics-poller";
+import { MetricsPoller, metricsKey } from "./metrics-poller";
 import { Platform } from "../core/platform";
 
 export class EnvoyPlatform extends Platform {
@@ -20,13 +20,6 @@ export class EnvoyPlatform extends Platform {
   /** One endpoint's record as read from shared data (released once decoded). */
   private readonly published: SharedValue = new SharedValue();
   private poller: MetricsPoller | null = null;
-  private readonly keyPrefix: string;
-
-  /** ruleIndex: -1 for the default configuration, else the Higress-style rule it serves. */
-  constructor(ruleIndex: i32 = -1) {
-    super();
-    this.keyPrefix = sharedKeyPrefix(ruleIndex);
-  }
 
   get name(): string {
     return "envoy";
@@ -43,10 +36,10 @@ export class EnvoyPlatform extends Platform {
       if (slot < 0) return "endpoints[" + i.toString() + "]: cannot track endpoint " + endpoints[i].address;
       registry.setHealthy(slot, true);
       this.slots.push(slot);
-      this.keys.push(new Utf8(metricsKey(this.keyPrefix, endpoints[i].address)));
+      this.keys.push(new Utf8(metricsKey(state.config, i)));
     }
     registry.endRefresh(state.evicted);
-    this.poller = new MetricsPoller(state, this.keyPrefix);
+    this.poller = new MetricsPoller(state);
     return "";
   }
 

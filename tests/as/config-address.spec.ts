@@ -1,4 +1,4 @@
-import { addressKey, addressProblem, isHostName, isIpv4, isIpv6 } from "../../assembly/config/endpoint-address";
+import { addressKey, addressProblem, envoyAddressName, isHostName, isIpv4, isIpv6 } from "../../assembly/config/endpoint-address";
 import { isAuthority, isHeaderName, isHttpPath, isMetricName } from "../../assembly/config/string-formats";
 
 function expectAll(values: string[], check: (s: string) => bool, expected: bool): void {
@@ -69,5 +69,30 @@ describe("string formats", () => {
   it("metric names follow the Prometheus grammar", () => {
     expectAll(["vllm:num_requests_waiting", "_x", ":x", "a1"], isMetricName, true);
     expectAll(["", "1a", "a-b", "a b", "a.b"], isMetricName, false);
+  });
+});
+
+describe("envoyAddressName", () => {
+  it("writes IPv6 as inet_ntop does; leaves IPv4 and host names as given", () => {
+    const cases: string[][] = [
+      ["[FD00:0:0:0:0:0:0:1]:8000", "[fd00::1]:8000"],
+      ["[fd00::1]:8000", "[fd00::1]:8000"],
+      ["[2001:0db8:0000:0000:0001:0000:0000:0001]:80", "[2001:db8::1:0:0:1]:80"],
+      ["[2001:db8:0:1:1:1:1:1]:80", "[2001:db8:0:1:1:1:1:1]:80"],
+      ["[1:0:0:2:0:0:0:3]:80", "[1:0:0:2::3]:80"],
+      ["[1:0:0:2:0:0:3:4]:80", "[1::2:0:0:3:4]:80"],
+      ["[0:0:0:0:0:0:0:0]:80", "[::]:80"],
+      ["[::1]:80", "[::1]:80"],
+      ["[1::]:80", "[1::]:80"],
+      ["[::ffff:10.0.0.1]:80", "[::ffff:10.0.0.1]:80"],
+      ["[::FFFF:a00:1]:80", "[::ffff:10.0.0.1]:80"],
+      ["[::a00:1]:80", "[::10.0.0.1]:80"],
+      ["[::2]:80", "[::2]:80"],
+      ["[0:0:0:0:0:1:0:0]:80", "[::1:0:0]:80"],
+      ["[64:ff9b::10.0.0.1]:80", "[64:ff9b::a00:1]:80"],
+      ["10.0.0.1:80", "10.0.0.1:80"],
+      ["Vllm-0.local:80", "Vllm-0.local:80"],
+    ];
+    for (let i = 0; i < cases.length; i++) expect(envoyAddressName(cases[i][0])).toBe(cases[i][1], cases[i][0]);
   });
 });

@@ -62,3 +62,34 @@ test("the stock build stops naming an endpoint once a poll failed, on every work
   h.clock.advanceTo(h.clock.nowMs() + 100 + 60);
   assert.equal(h.chosen(h.send(chat(text(630, 400), [], "q"))), pods[0]);
 });
+
+test("an endpoint named by host name is reported at configure time: override_host matches hosts by ip:port only (envoy load_balancer.cc findHost: crossPriorityHostMap is keyed by address()->asString(), a DNS cluster's hosts by their resolved IPs)", () => {
+  const config = {
+    endpoints: [
+      { address: "10.0.9.1:8000", metricsCluster: "m0" },
+      { address: "vllm-1.vllm.default.svc.cluster.local:8000", metricsCluster: "m1" },
+    ],
+  };
+  const h = pickerHost({ flavor: "envoy", workers: 1, config, clusters: new ClusterRegistry() });
+  const warnings = h.logs.filter((m) => m.includes("host name"));
+  assert.ok(warnings.length >= 1, h.logs.join("\n"));
+  assert.match(warnings[0], /endpoints\[1\]\.address: "vllm-1\.vllm\.default\.svc\.cluster\.local:8000" is a host name/);
+  assert.ok(!h.logs.some((m) => m.includes("10.0.9.1:8000") && m.includes("host name")));
+});
+
+test("an IPv6 endpoint is named in the header as Envoy names the host, \"[\" + inet_ntop + \"]:port\" (envoy address_impl.cc Ipv6Instance), however the configuration wrote it", () => {
+  const pods = ["[FD00:0:0:0:0:0:0:0A]:8000", "[fd00::b]:8000"];
+  const registry = new ClusterRegistry();
+  pods.forEach((_, i) => registry.add({
+    name: `m${i}`,
+    hosts: () => [],
+    dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+      const page = vllmPage(i === 0 ? { waiting: 0, running: 0, kv: 0.01 } : { waiting: 30, running: 60, kv: 0.95 });
+      respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+    },
+  }));
+  const config = { endpoints: pods.map((address, i) => ({ address, metricsCluster: `m${i}` })), metrics: { pollIntervalMs: 200, snapshotTtlMs: 50 } };
+  const h = pickerHost({ flavor: "envoy", workers: 1, config, clusters: registry });
+  h.clock.advanceTo(h.clock.nowMs() + 3 * 200);
+  assert.equal(h.chosen(h.send(chat(text(7, 600), [], "q"))), "[fd00::a]:8000");
+});
