@@ -7,7 +7,7 @@ import { PickerState } from "../core/picker-state";
 import { Platform } from "../core/platform";
 import { isOk } from "../abi/host";
 import { HintVerdict } from "../core/hint-endpoint-check";
-import { PendingCall, PendingCalls, keepGenerations, keepMatches } from "../replica/pending-calls";
+import { PendingCall, PendingCalls, keepPerSlot } from "../replica/pending-calls";
 import { ReplicaHints } from "../replica/replica-hints";
 import { TAIL_PROBES } from "../replica/replica-positions";
 import { RespReply } from "../replica/resp";
@@ -28,10 +28,10 @@ export function askRedis(
   call.modelHash = state.modelHash;
   call.conversationKey = d.conversationKey;
   call.previousPromptChunks = d.previousPromptChunks;
-  call.matched = keepMatches(call.matched, state.matched);
-  call.generations = keepGenerations(call.generations, state.registry.generationBySlot);
+  call.matched = keepPerSlot<i32>(call.matched, state.matched);
+  call.generations = keepPerSlot<u32>(call.generations, state.registry.generationBySlot);
   call.spreadPreamble = d.spreadPreamble;
-  if (d.spreadPreamble) call.matchedBeforeSpread = keepMatches(call.matchedBeforeSpread, state.matchedBeforeSpread);
+  if (d.spreadPreamble) call.matchedBeforeSpread = keepPerSlot<i32>(call.matchedBeforeSpread, state.matchedBeforeSpread);
   return true;
 }
 

@@ -40,17 +40,10 @@ export class PendingCall {
   }
 }
 
-/** Copies per-slot matches into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
-export function keepMatches(kept: StaticArray<i32>, matches: StaticArray<i32>): StaticArray<i32> {
-  const out = kept.length < matches.length ? new StaticArray<i32>(matches.length) : kept;
-  memory.copy(changetype<usize>(out), changetype<usize>(matches), <usize>matches.length << 2);
-  return out;
-}
-
-/** Copies per-slot generations into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
-export function keepGenerations(kept: StaticArray<u32>, generations: StaticArray<u32>): StaticArray<u32> {
-  const out = kept.length < generations.length ? new StaticArray<u32>(generations.length) : kept;
-  memory.copy(changetype<usize>(out), changetype<usize>(generations), <usize>generations.length << 2);
+/** Copies per-slot values into `kept`, or into a new array once when `kept` is shorter; returns the copy. */
+export function keepPerSlot<T>(kept: StaticArray<T>, values: StaticArray<T>): StaticArray<T> {
+  const out = kept.length < values.length ? new StaticArray<T>(values.length) : kept;
+  memory.copy(changetype<usize>(out), changetype<usize>(values), <usize>values.length * sizeof<T>());
   return out;
 }
 

@@ -114,15 +114,13 @@ export class EmitCore {
     const toolsFrom = this.toolsFrom >= 0 ? this.toolsFrom : head.len;
     const mainWasFull = main.full;
     const conversationAt = this.conversationAt >= 0 ? this.conversationAt : main.len;
+    const cutInLead = leadingInHead && head.full && toolsFrom == head.len;
     let lead = 0;
     let tools = -1;
-    if (leadingInHead) {
-      const cutInLead = head.full && toolsFrom == head.len;
-      lead = max(main.insert(0, head, 0, toolsFrom, cutInLead), 0);
-    }
+    if (leadingInHead) lead = max(main.insert(0, head, 0, toolsFrom, cutInLead), 0);
     // Nothing more when the stream ends in the leading part, or main was cut inside its leading system records (the
     // tools come after the cut).
-    const cutBefore = (leadingInHead && head.full && toolsFrom == head.len) || (this.conversationAt < 0 && mainWasFull);
+    const cutBefore = cutInLead || (this.conversationAt < 0 && mainWasFull);
     if (toolsFrom < head.len && !cutBefore) tools = main.insert(lead + conversationAt, head, toolsFrom, head.len, head.full);
     this.firstUser.place(lead, toolsFrom, max(tools, 0));
     this.lastAssistant.place(lead, toolsFrom, max(tools, 0));

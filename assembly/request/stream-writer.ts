@@ -84,8 +84,8 @@ export class StreamWriter {
   /**
    * Puts src's bytes [from, to) at offset `at` of this content, keeping the cap: the result is what writing this
    * content up to `at`, then those bytes, then the rest of this content into one writer would have produced. With
-   * `cut`, the stream ends after the inserted bytes (src was cut there). False when `at` lies past the end of a full
-   * writer (that part of the stream was cut off already): nothing changes then. Returns how many bytes went in, or -1.
+   * `cut`, the stream ends after the inserted bytes (src was cut there). Returns how many of those bytes went in, or -1
+   * when `at` lies past the end of a full writer (that part of the stream was cut off already): nothing changes then.
    */
   insert(at: i32, src: StreamWriter, from: i32, to: i32, cut: bool): i32 {
     if (at > this.len || (at == this.len && this.full)) return -1;

@@ -150,15 +150,8 @@ export class WorkerVm implements StreamWorker {
     const interval = base + (this.host.random() % Math.max(1, Math.floor(base / 2)));
     const now = this.host.clock.nowMs();
     if (now - this.lastLoadMs < interval) return;
-    const failed = this.vm;
     this.reloads++;
-    if (this.start()) {
-      failed.shutdown();
-    } else {
-      this.vm.shutdown();
-      this.vm = failed;
-      this.lastLoadMs = now;
-    }
+    this.replaceFailedVm();
   }
 
   /**
@@ -173,6 +166,11 @@ export class WorkerVm implements StreamWorker {
     if (now - this.lastRecoverMs < HIGRESS_RECOVER_INTERVAL_MS) return;
     this.lastRecoverMs = now;
     this.recoveries++;
+    this.replaceFailedVm();
+  }
+
+  /** A new VM in place of the failed one, kept only if it starts (start() dates the try: lastLoadMs). */
+  private replaceFailedVm(): void {
     const failed = this.vm;
     if (this.start()) {
       failed.shutdown();
