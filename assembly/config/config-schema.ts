@@ -62,6 +62,7 @@ const FIXED_FIELDS: Array<FieldSpec> = [
   integerField("metrics.pollIntervalMs", 50, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollIntervalMs = <i32>v.number; }),
   integerField("metrics.pollTimeoutMs", 10, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollTimeoutMs = <i32>v.number; }),
   textField("metrics.path", TextFormat.HttpPath, (c: PickerConfig, v: FieldValue): void => { c.metricsPath = v.text; }),
+  integerField("metrics.kvCacheTokens", 0, 1099511627776, (c: PickerConfig, v: FieldValue): void => { c.kvCacheTokens = <i64>v.number; }),
 
   integerField("limits.maxRequestBodyBytes", 1, 67108864, (c: PickerConfig, v: FieldValue): void => { c.maxRequestBodyBytes = <i32>v.number; }),
   integerField("limits.maxScanSteps", 1000, 100000000, (c: PickerConfig, v: FieldValue): void => { c.maxScanSteps = <i32>v.number; }),

@@ -64,6 +64,8 @@ export class PickerConfig {
   pollIntervalMs: i32 = 1000;
   pollTimeoutMs: i32 = 800;
   metricsPath: string = "/metrics";
+  /** metrics.kvCacheTokens: one engine's KV cache in tokens, for endpoints whose metrics do not say; 0 = unknown. */
+  kvCacheTokens: i64 = 0;
 
   endpoints: Array<EndpointConfig> = [];
 
@@ -112,6 +114,7 @@ export class PickerConfig {
     this.ewmaAlpha = o.ewmaAlpha;
     this.snapshotTtlMs = o.snapshotTtlMs;
     this.staleAfterMs = o.staleAfterMs;
+    this.kvCacheTokens = o.kvCacheTokens;
     this.pollIntervalMs = o.pollIntervalMs;
     this.pollTimeoutMs = o.pollTimeoutMs;
     this.metricsPath = o.metricsPath;

@@ -40,3 +40,16 @@ export class KnownCacheSizes {
     unchecked((this.engines[slot] = 0));
   }
 }
+
+/**
+ * Gives metrics that carry no cache size the configured one (`metrics.kvCacheTokens`, one engine's tokens; 0 leaves
+ * them unknown): for a worker that never saw a whole page, and engines that export none. The engine count is not
+ * known then, so the cache horizon counts one engine.
+ */
+export function fillInConfiguredCacheSize(m: EndpointMetrics, tokens: i64): void {
+  if (m.hasCacheConfig || tokens <= 0) return;
+  m.numGpuBlocks = tokens;
+  m.blockSize = 1;
+  m.cacheEngines = 1;
+  m.hasCacheConfig = true;
+}

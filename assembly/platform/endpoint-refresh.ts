@@ -3,6 +3,7 @@
 // endpoint's index share from its KV cache when known.
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { PickerState } from "../core/picker-state";
+import { fillInConfiguredCacheSize } from "../core/known-cache-sizes";
 
 const MAX_LINES: i32 = 20000;
 
@@ -33,6 +34,7 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
  * entries, the cache horizon follows its counters, and its index share its cache size.
  */
 export function applyEngineState(state: PickerState, slot: i32, m: EndpointMetrics, atMs: f64): void {
+  fillInConfiguredCacheSize(m, state.config.kvCacheTokens);
   // A restarted engine holds nothing the index remembers. (Cleared metrics carry no counters: no restart.)
   if (state.restarts.restarted(slot, m, atMs)) state.index.purge(slot);
   state.horizon.observe(slot, m, atMs);
@@ -40,7 +42,10 @@ export function applyEngineState(state: PickerState, slot: i32, m: EndpointMetri
 }
 
 export function applyCapacity(state: PickerState, slot: i32, m: EndpointMetrics): void {
-  const cap = m.hasCacheConfig ? state.derivedCapacity(m.numGpuBlocks, m.blockSize) : state.config.capacityPerEndpoint;
+  const configured = state.config.kvCacheTokens;
+  const cap = m.hasCacheConfig
+    ? state.derivedCapacity(m.numGpuBlocks, m.blockSize)
+    : configured > 0 ? state.derivedCapacity(configured, 1) : state.config.capacityPerEndpoint;
   if (unchecked(state.appliedCapacity[slot]) != cap) {
     state.index.setCapacity(slot, cap);
     unchecked((state.appliedCapacity[slot] = cap));

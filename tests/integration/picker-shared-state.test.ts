@@ -63,15 +63,15 @@ test("a second turn on another worker finds its first turn by the conversation, 
 // tokens a second into 16,000 tokens of KV cache (a metrics page and a short request each second). Without
 // `counters` the pages carry no prefix-cache counters, so the worker cannot tell how long the cache keeps a block.
 // Returns the chunks credited to the first turn's endpoint, the first turn's chain, and the hints refused as expired.
-// With `grow`, every page after the first three (each worker has read a whole one) has grown past the 64 KiB Higress
-// keeps, cut before vllm:cache_config_info (vLLM writes it last).
-function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boolean, grow = false) {
-  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+// With `grow`, every page after the first `wholePages` (3: each worker has read a whole one) has grown past the 64 KiB
+// Higress keeps, cut before vllm:cache_config_info (vLLM writes it last). `metrics` adds to the picker's metrics keys.
+function conversationTurnAfter(laterS: number, tokensPerS: number, counters: boolean, grow = false, wholePages = 3, metrics = {}) {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true }, metrics } });
   let queries = 0;
   let pages = 0;
   const page = () => {
     setCountingPods(h, PODS, queries, counters);
-    if (grow && ++pages > 3) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: grownAndCut(host.metrics!) }));
+    if (grow && ++pages > wholePages) h.cluster.hostList = h.cluster.hostList.map((host) => ({ ...host, metrics: grownAndCut(host.metrics!) }));
     queries += tokensPerS;
   };
   page();
@@ -105,6 +105,20 @@ test("an endpoint's cache size stands when its page grows past what the gateway 
   const cut = conversationTurnAfter(45, 100, true, true);
   assert.equal(cut.credited, cut.chain, "45 s later the cache still holds it: credited whole");
   assert.equal(cut.expired, 0);
+});
+
+test("metrics.kvCacheTokens sizes the cache of an endpoint whose page is always cut before its size", () => {
+  // No worker ever reads a whole page: without the key the turn's hint counts for 30 s only.
+  const unknown = conversationTurnAfter(45, 100, true, true, 0);
+  assert.ok(unknown.credited < unknown.chain, `size unknown: credited ${unknown.credited} of ${unknown.chain}`);
+  assert.ok(unknown.expired >= 1);
+  // The pods' 16,000 tokens, configured: 100 tokens a second keep the turn for minutes.
+  const configured = conversationTurnAfter(45, 100, true, true, 0, { kvCacheTokens: 16000 });
+  assert.equal(configured.credited, configured.chain, "45 s later the cache still holds it: credited whole");
+  assert.equal(configured.expired, 0);
+  // Configured far smaller than the traffic: 4,000 tokens turn over in 40 s.
+  const small = conversationTurnAfter(45, 100, true, true, 0, { kvCacheTokens: 4000 });
+  assert.ok(small.credited < small.chain, `small cache: credited ${small.credited} of ${small.chain}`);
 });
 
 test("a conversation's turn is credited as long as its endpoint's cache keeps it, or 30 s where that is not known", () => {
