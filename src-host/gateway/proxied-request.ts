@@ -241,7 +241,8 @@ export class ProxiedRequest {
       r.resume();
       return;
     }
-    this.clearTimer();
+    // The route timeout keeps running until the response is complete (router.cc Filter::onUpstreamComplete disables
+    // response_timeout_), so a response that streams past it is cut (onTimeout).
     this.responding = true;
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
@@ -386,8 +387,11 @@ export class ProxiedRequest {
 
   private onTimeout(): void {
     this.timer = null;
-    if (this.completed || this.responding) return;
-    this.sendLocal(504, "upstream request timeout", "UT");
+    if (this.completed) return;
+    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout): once the upstream response
+    // started, sendLocalReply resets the downstream stream instead.
+    if (this.responding) this.resetClient("UT");
+    else this.sendLocal(504, "upstream request timeout", "UT");
   }
 
   private onClientClose(): void {
