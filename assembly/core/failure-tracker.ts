@@ -1,4 +1,4 @@
-// Per-endpoint EWMA of failed responses (5xx, resets, local replies), fed when a lease is given back.
+// Per-endpoint EWMA of failed requests (what counts: picker/response-outcome.ts), fed when a lease is given back.
 import { updateEwma } from "../scheduling/failure-ewma";
 
 export class FailureTracker {

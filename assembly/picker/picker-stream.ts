@@ -218,18 +218,24 @@ export class PickerStream extends LeaseHoldingStream {
     stageEnter(Stage.Response);
     const state = this.activeState;
     if (state !== null && state.tracksFailures) {
-      const status = responseStatus(this.picker.scratch.header);
+      const scratch = this.picker.scratch.header;
+      const status = responseStatus(scratch);
       if (status != NO_STATUS) this.responseStatus = status;
+      this.noteServingHost(state, scratch);
     }
     const text = this.debugText;
     if (text !== null) setDebugHeader(text);
     else if (this.fallback != Fallback.None && this.active !== null && this.active!.state.config.debugHeader) setFallbackDebugHeader(this.fallback);
-    if (endOfStream) this.firstByteArrived(state);
+    if (endOfStream) {
+      this.responseEnded = true;
+      this.firstByteArrived(state);
+    }
     stageLeave();
     return HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
+    if (endOfStream) this.responseEnded = true;
     if (this.isAwaitingFirstByte && (bodySize > 0 || endOfStream)) {
       stageEnter(Stage.Response);
       this.firstByteArrived(this.activeState);
@@ -238,10 +244,16 @@ export class PickerStream extends LeaseHoldingStream {
     return DataAction.Continue;
   }
 
+  /** Trailers end the response. */
+  onResponseTrailers(numTrailers: u32): i32 {
+    this.responseEnded = true;
+    return HeadersAction.Continue;
+  }
+
   onLog(): void {
     stageEnter(Stage.Response);
     this.redisWaiting = false;
-    this.releaseLease(this.activeState);
+    this.releaseLease(this.activeState, this.picker.scratch.header);
     stageLeave();
   }
 
@@ -250,7 +262,7 @@ export class PickerStream extends LeaseHoldingStream {
     this.stopWatching();
     // The stream stays findable until on_delete: a Redis reply (it goes to the root) must not route it after its end.
     this.redisWaiting = false;
-    this.releaseLease(this.activeState);
+    this.releaseLease(this.activeState, this.picker.scratch.header);
     stageLeave();
     return true;
   }

@@ -7,6 +7,8 @@ import { HttpContext, RootContext } from "../abi/context";
 import { nowMs } from "../core/clock";
 import { PickerState } from "../core/picker-state";
 import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+import { Returned } from "../abi/memory";
+import { Outcome, responseOutcome, servedByAnotherEndpoint } from "./response-outcome";
 
 /** A conversation hint is re-stamped with its request's end when that end is this far from the one expected. */
 const HINT_END_TOLERANCE_MS: f64 = 1000;
@@ -22,6 +24,10 @@ export abstract class LeaseHoldingStream extends HttpContext {
   private leaseTakenMs: f64 = 0;
   /** The response's HTTP status, 0 until response headers arrive. */
   protected responseStatus: i32 = 0;
+  /** The response's end came through the filter (end of stream on its headers, a body chunk or its trailers). */
+  protected responseEnded: bool = false;
+  /** Another endpoint than the leased one answered (a retry, or the override refused). */
+  private servedElsewhere: bool = false;
   // The conversation hint published for this request (shared-hints.ts): its key (0: none), chain and expected end.
   private hintKey: u64 = 0;
   private hintChunks: i32 = 0;
@@ -69,15 +75,20 @@ export abstract class LeaseHoldingStream extends HttpContext {
     if (state !== null && state.load !== null) state.load!.change(this.loadAddressHash, 0, -1, nowMs());
   }
 
-  protected releaseLease(state: PickerState | null): void {
+  /** The response headers arrived: notes whether the host that answered is the leased endpoint. */
+  protected noteServingHost(state: PickerState, scratch: Returned): void {
+    if (this.leaseHeld) this.servedElsewhere = servedByAnotherEndpoint(state.registry, this.leaseSlot, scratch);
+  }
+
+  protected releaseLease(state: PickerState | null, scratch: Returned): void {
     if (!this.leaseHeld) return;
     this.leaseHeld = false;
     if (state === null) return;
     state.leases.release(this.leaseSlot, this.leaseGeneration);
     const now = nowMs();
     // An engine frees a request's blocks, and starts counting them toward eviction, when it ends.
-    // Only while the slot still holds the endpoint the request went to.
-    if (state.registry.generation(this.leaseSlot) == this.leaseGeneration) {
+    // Only while the slot still holds the endpoint the request went to, and that endpoint served it.
+    if (state.registry.generation(this.leaseSlot) == this.leaseGeneration && !this.servedElsewhere) {
       state.horizon.requestEnded(this.leaseSlot, now - this.leaseTakenMs);
       // The next turn, on whichever worker, reads when this one's blocks were released, not when they were expected
       // to be.
@@ -100,8 +111,8 @@ export abstract class LeaseHoldingStream extends HttpContext {
     }
     state.telemetry.add(state.telemetry.inflight, -1);
     if (!state.tracksFailures) return;
-    // No response headers (reset) or a 5xx counts as a failure of the endpoint.
-    const failed = this.responseStatus == 0 || this.responseStatus >= 500;
-    state.failures.record(this.leaseSlot, this.leaseGeneration, failed, state.config.ewmaAlpha);
+    const outcome = responseOutcome(this.responseStatus, this.servedElsewhere, this.responseEnded, scratch);
+    if (outcome == Outcome.Unknown) return;
+    state.failures.record(this.leaseSlot, this.leaseGeneration, outcome == Outcome.Failed, state.config.ewmaAlpha);
   }
 }

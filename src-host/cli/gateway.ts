@@ -27,7 +27,7 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --port N                             listening port, 0 for any free one (default 8080)
   --health-interval-ms MS              upstream health check period (default 1000)
   --health-timeout-ms MS               health check timeout (default 1000)
-  --request-timeout-ms MS              upstream request timeout (default 300000)
+  --request-timeout-ms MS              route timeout, until the response is complete (default 300000)
   --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the

@@ -40,7 +40,8 @@ export interface GatewayOptions {
   plugin?: GatewayPluginOptions;
   /** Default { intervalMs: 1000, timeoutMs: 1000 }. */
   healthCheck?: HealthCheckOptions;
-  /** How long a request may wait for the upstream's response headers (incl. time held by the plugin). Default 300 s. */
+  /** The route timeout: how long a request may take until its response is complete (incl. time held by the plugin); a
+   *  response that started is then cut (Envoy's route timeout). Default 300 s. */
   requestTimeoutMs?: number;
   /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;

@@ -7,6 +7,7 @@ import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
+import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
 import { splitAddress } from "./health-checker.ts";
 import type { RequestRecord } from "./request-log.ts";
 import type { Router } from "./router.ts";
@@ -175,6 +176,7 @@ export class ProxiedRequest {
     }
     this.endpoint = route.host.address;
     this.route = route.reason;
+    if (this.stream) this.stream.state.upstreamAddress = route.host.address;
     const headers = this.stream ? this.stream.requestHeaders : this.plainHeaders;
     let method = "GET";
     let path = "/";
@@ -239,7 +241,8 @@ export class ProxiedRequest {
       r.resume();
       return;
     }
-    this.clearTimer();
+    // The route timeout keeps running until the response is complete (router.cc Filter::onUpstreamComplete disables
+    // response_timeout_), so a response that streams past it is cut (onTimeout).
     this.responding = true;
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
@@ -348,7 +351,7 @@ export class ProxiedRequest {
     if (!reply) return;
     this.clearTimer();
     this.responding = true;
-    this.flags = "LR";
+    this.setFlags("LR");
     this.upstreamStatus = reply.status;
     this.writeHeaders();
     this.writeBody(reply.body);
@@ -360,7 +363,7 @@ export class ProxiedRequest {
   private sendLocal(status: number, text: string, flags: string): void {
     this.clearTimer();
     this.responding = true;
-    this.flags = flags;
+    this.setFlags(flags);
     this.upstreamStatus = status;
     this.cancelUpstream();
     const body = enc.encode(text);
@@ -384,14 +387,17 @@ export class ProxiedRequest {
 
   private onTimeout(): void {
     this.timer = null;
-    if (this.completed || this.responding) return;
-    this.sendLocal(504, "upstream request timeout", "UT");
+    if (this.completed) return;
+    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout): once the upstream response
+    // started, sendLocalReply resets the downstream stream instead.
+    if (this.responding) this.resetClient("UT");
+    else this.sendLocal(504, "upstream request timeout", "UT");
   }
 
   private onClientClose(): void {
     if (this.completed) return;
     if (this.res.writableFinished) return;
-    this.flags = "DC";
+    this.setFlags("DC");
     this.stream?.reset();
     // Completed first: destroying the upstream side emits its abort events synchronously.
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
@@ -401,11 +407,17 @@ export class ProxiedRequest {
   /** Resets the downstream stream: the client sees its connection close. */
   private resetClient(flags: string): void {
     if (this.completed) return;
-    this.flags = flags;
+    this.setFlags(flags);
     this.stream?.reset();
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
     this.cancelUpstream();
     this.res.destroy();
+  }
+
+  /** The request log's flags, and the stream's `response.flags` bits for those Envoy has. */
+  private setFlags(flags: string): void {
+    this.flags = flags;
+    if (this.stream) this.stream.state.responseFlags |= RESPONSE_FLAG_BITS[flags] ?? 0;
   }
 
   // ---- the end ----

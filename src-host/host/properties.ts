@@ -86,6 +86,11 @@ export function resolveProperty(
       return stream.responseHeaders?.serialized() ?? null;
     case "response.size":
       return int64(stream.responseBodySize);
+    // filters/common/expr/context.cc: Flags is always an int64; upstream.address only once a host was chosen.
+    case "response.flags":
+      return int64(stream.responseFlags);
+    case "upstream.address":
+      return str(stream.upstreamAddress ?? undefined);
     case "source.address":
       return stream.info.sourceAddress ? enc.encode(`${stream.info.sourceAddress}:${stream.info.sourcePort ?? 0}`) : null;
     case "source.port":

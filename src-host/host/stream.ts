@@ -91,6 +91,11 @@ export class StreamState {
   localReply: LocalReply | null = null;
   /** Higress: the host named by proxy_set_upstream_override_host. */
   overrideHost: string | null = null;
+  /** The host the router sent the request to, its last attempt's (`upstream.address`: upstreamInfo's upstreamHost,
+   *  set per attempt by router.cc Filter::onUpstreamHostSelected); null before any. */
+  upstreamAddress: string | null = null;
+  /** Envoy's response flags so far (response-flags.ts). */
+  responseFlags = 0;
   readonly startedMs: number;
   requestBodySize = 0;
   responseBodySize = 0;

@@ -134,6 +134,38 @@ test("an upstream reset after the response started resets the client", async () 
   assert.equal(counters["fixture.on_done"], 1);
 });
 
+test("a response still streaming at the route timeout is cut: the client is reset, flag UT", async () => {
+  let release: () => void = () => {};
+  const slow = await upstream("slow", (req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.write("data: first\n\n");
+    // Ends only when the test is done with it (an Envoy-like gateway cuts it first).
+    release = () => res.end("data: [DONE]\n\n");
+  });
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [slow.address], requestTimeoutMs: 300, plugin: { wasm: await higressFixture(), flavor: "higress", config: {} } }, logs);
+  const outcome = new Promise<string>((resolve) => {
+    const req = request(`${g.url}/v1/chat/completions`, { method: "POST", headers: { "content-length": 2 }, agent: false }, (res) => {
+      res.on("data", () => {});
+      res.on("end", () => resolve("end"));
+      res.on("aborted", () => resolve("aborted"));
+      res.on("error", () => resolve("aborted"));
+    });
+    req.on("error", () => resolve("aborted"));
+    req.end("{}");
+  });
+  const line = await Promise.race([logs.waitFor((l) => l.startsWith("gw req ")), new Promise<string>((r) => setTimeout(() => r("none"), 3000))]);
+  release();
+  assert.equal(await outcome, "aborted", "router.cc onResponseTimeout resets a started response");
+  const f = parseRequestLine(line === "none" ? await logs.waitFor((l) => l.startsWith("gw req ")) : line)!;
+  assert.equal(f.flags, "UT");
+  assert.equal(f.status, "200");
+  const counters = g.host!.stats() as Record<string, number>;
+  assert.equal(counters["fixture.on_log"], 1);
+  assert.equal(counters["fixture.on_done"], 1);
+});
+
 test("a local reply from the plugin is sent as the plugin built it", async () => {
   const a = await upstream("a");
   const g = await gateway({ upstreams: [a.address], plugin: { wasm: await compileFixture("tests/guest/conformance-plugin.ts"), flavor: "higress", config: "conformance", logLevel: 5 } });

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { resolveProperty } from "../../src-host/host/properties.ts";
 import { StreamState } from "../../src-host/host/stream.ts";
+import { RESPONSE_FLAG_BITS } from "../../src-host/host/response-flags.ts";
 
 const plugin = { pluginName: "p", rootId: "r", vmId: "v" };
 const text = (v: Uint8Array | null) => (v === null ? null : new TextDecoder().decode(v));
@@ -21,4 +22,16 @@ test("stock Envoy serves the route and cluster names only under xds; Higress at 
   assert.equal(answer(["route_name"], "higress"), "llm/chat");
   assert.equal(answer(["cluster_name"], "higress"), "outbound|8000||vllm");
   assert.equal(answer(["xds", "route_name"], "higress"), "llm/chat");
+});
+
+test("response.flags is Envoy's int64 bit mask, 0 until a flag is set; upstream.address only once a host was chosen", () => {
+  const stream = new StreamState(2, {}, 0);
+  const flags = () => new DataView(resolveProperty(["response", "flags"], plugin, stream, 0, new Map(), "envoy")!.buffer).getBigInt64(0, true);
+  const upstream = () => text(resolveProperty(["upstream", "address"], plugin, stream, 0, new Map(), "higress"));
+  assert.equal(flags(), 0n);
+  assert.equal(upstream(), null);
+  stream.responseFlags |= RESPONSE_FLAG_BITS.UC;
+  stream.upstreamAddress = "10.0.0.1:8000";
+  assert.equal(flags(), 0x40n, "stream_info.h UpstreamConnectionTermination");
+  assert.equal(upstream(), "10.0.0.1:8000");
 });
