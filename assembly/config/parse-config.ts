@@ -29,6 +29,13 @@ function isBlank(ptr: usize, len: usize): bool {
   return true;
 }
 
+/** For a dotted key naming a nested one (`"prefix.chunkChars"`), how to write it; else "". */
+function nestingHint(path: string): string {
+  if (findField(path) === null) return "";
+  const dot = path.indexOf(".");
+  return " (a key holds no dots: write {\"" + path.substring(0, dot) + "\": {\"" + path.substring(dot + 1) + "\": ...}})";
+}
+
 class ConfigParser {
   private readonly value: FieldValue = new FieldValue();
   /** Schema paths ("limits.maxEndpoints") whose value was rejected; cross-field checks skip them. */
@@ -130,7 +137,14 @@ class ConfigParser {
           this.hasConfigKeys = true;
           this.plainTopKeys.push(shown);
         }
-        ok = this.parseKey(schemaPrefix.length == 0 ? key : schemaPrefix + "." + key, shownRoot, shown);
+        const path = schemaPrefix.length == 0 ? key : schemaPrefix + "." + key;
+        if (key.includes(".")) {
+          // Not an alias of the nested key: it would slip past the duplicate check and the build's refusals.
+          ctx.error(shown, "unknown key" + nestingHint(path));
+          ok = ctx.skipValue();
+        } else {
+          ok = this.parseKey(path, shownRoot, shown);
+        }
       }
       if (!ok) return false;
     }

@@ -45,6 +45,6 @@ export class ParseContext {
 
 /** The displayed path of key under parent: `parent.key`, or `key` at the top. */
 export function childPath(parent: string, key: string): string {
-  const shown = printable(key);
+  const shown = key.length == 0 ? '""' : printable(key);
   return parent.length == 0 ? shown : parent + "." + shown;
 }

@@ -321,6 +321,28 @@ describe("parseConfig errors", () => {
     expect(msg).toBe("invalid plugin config: extra: unknown key");
   });
 
+  it("rejects a dotted key instead of reading it as the nested one", () => {
+    // A dotted key slipped past the duplicate check and the stock build's refusal of redis.
+    const c = new PluginConfig();
+    let msg = higress('{"prefix": {"chunkChars": 32}, "prefix.chunkChars": 16}', c);
+    expect(msg).toBe(
+      'invalid plugin config: prefix.chunkChars: unknown key (a key holds no dots: write {"prefix": {"chunkChars": ...}})',
+    );
+    msg = stock('{' + ONE_ENDPOINT + ', "redis.cluster": "outbound|6379||redis"}');
+    expectMentions(msg, "redis.cluster: unknown key");
+    msg = higress('{"weights": {"prefix.lambda": 1}}');
+    expect(msg).toBe("invalid plugin config: weights.prefix.lambda: unknown key");
+    msg = higress('{"_rules_": [{"_match_route_": ["r"], "weights.queue": 5}]}');
+    expectMentions(msg, "_rules_[0].weights.queue: unknown key");
+    msg = higress('{"lb_policy": "endpoint_metrics", "lb_config": {"limits.maxEndpoints": 8}}');
+    expectMentions(msg, "lb_config.limits.maxEndpoints: unknown key");
+  });
+
+  it("shows an empty key as \"\"", () => {
+    expect(higress('{"": 1}')).toBe('invalid plugin config: "": unknown key');
+    expect(higress('{"prefix": {"": 1}}')).toBe('invalid plugin config: prefix."": unknown key');
+  });
+
   it("rejects duplicate keys", () => {
     const msg = higress('{"weights": {"queue": 1, "queue": 2}}');
     expect(msg).toBe("invalid plugin config: weights.queue: duplicate key");
