@@ -313,6 +313,22 @@ class ConfigParser {
       );
     }
 
+    // Polled metrics reach pollIntervalMs of age before the next poll lands (metrics-poller.ts stamps them
+    // with the answer's time; envoy-platform.ts drops them past staleAfterMs).
+    if (
+      this.isStockEnvoy &&
+      out.staleAfterMs <= out.pollIntervalMs &&
+      !rejected.has("metrics") &&
+      !rejected.has("metrics.staleAfterMs") &&
+      !rejected.has("metrics.pollIntervalMs")
+    ) {
+      ctx.error(
+        shownPrefix + "metrics.staleAfterMs",
+        out.staleAfterMs.toString() + " is not more than metrics.pollIntervalMs (" + out.pollIntervalMs.toString() +
+          "): each endpoint's metrics would be ignored for part of every poll interval",
+      );
+    }
+
     if (
       !rejected.has("limits.maxEndpoints") &&
       !rejected.has("prefix.capacityPerEndpoint") &&

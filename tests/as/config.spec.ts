@@ -1,6 +1,6 @@
 import { EndpointConfig, MetricPolicy, PickerConfig } from "../../assembly/config/picker-config";
 import { PluginConfig } from "../../assembly/config/plugin-config";
-import { ONE_ENDPOINT, expectInvalid, expectMentions, higress, stock } from "./support/config-parse";
+import { ONE_ENDPOINT, expectInvalid, expectMentions, expectNotMentions, higress, stock } from "./support/config-parse";
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 
 /** The documented defaults (docs/config.md), written out independently of the class initializers. */
@@ -347,6 +347,26 @@ describe("parseConfig errors", () => {
     const msg = higress('{"weights": {"queue": 1, "queue": 2}}');
     expect(msg).toBe("invalid plugin config: weights.queue: duplicate key");
     expectMentions(higress('{"seed": 1, "seed": 1}'), "seed: duplicate key");
+  });
+
+  it("stock build: requires metrics.staleAfterMs above metrics.pollIntervalMs", () => {
+    // Metrics fetched every pollIntervalMs reach that age before the next fetch: a shorter staleAfterMs would
+    // drop every endpoint's metrics for part of each interval.
+    let msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 500}}');
+    expect(msg).toBe(
+      "invalid plugin config: metrics.staleAfterMs: 500 is not more than metrics.pollIntervalMs (1000): each endpoint's " +
+        "metrics would be ignored for part of every poll interval",
+    );
+    msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 200, "pollIntervalMs": 200}}');
+    expectMentions(msg, "metrics.staleAfterMs: 200 is not more than metrics.pollIntervalMs (200)");
+    msg = stock('{"_rules_": [{"_match_route_": ["r"], ' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 20000}}]}');
+    expectMentions(msg, "_rules_[0].metrics.staleAfterMs: 10000 is not more than metrics.pollIntervalMs (20000)");
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 201, "pollIntervalMs": 200}}')).toBe("");
+    // A rejected value is named once, without the relation.
+    msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 50}}');
+    expectNotMentions(msg, "pollIntervalMs (");
+    // The Higress build does not poll: neither key is used there.
+    expect(higress('{"metrics": {"staleAfterMs": 500}}')).toBe("");
   });
 
   it("rejects all weights zero", () => {
