@@ -8,7 +8,7 @@ import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
 import { PluginConfig } from "./plugin-config";
 import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
-import { FieldKind, FieldSpec, FieldValue, TextFormat } from "./field-spec";
+import { FieldKind, FieldSpec, FieldValue, TextFormat, formatNumber } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
 import { REDIS_SECTION } from "./redis-section";
@@ -280,6 +280,23 @@ class ConfigParser {
 
     if (!rejected.has("weights") && out.scoring.weightSum() == 0) {
       ctx.error(shownPrefix + "weights", "all weights are 0; at least one must be positive");
+    }
+
+    // The session signal reads only session.header (picker-stream.ts readSessionHash).
+    const sessionWeight = out.scoring.weight("session");
+    const sessionHeaderKnown = !rejected.has("session") && !rejected.has("session.header");
+    if (sessionWeight > 0 && out.sessionHeader.length == 0 && sessionHeaderKnown) {
+      ctx.error(
+        shownPrefix + "weights.session",
+        formatNumber(sessionWeight) + " has no effect without session.header (the request header that names the session)",
+      );
+    }
+    // Warnings are logged only when the configuration is accepted, so a rejected value never shows here.
+    if (sessionWeight == 0 && out.sessionHeader.length > 0) {
+      out.warnings.push(shownPrefix + "session.header: unused while weights.session is 0 (set weights.session to use session affinity)");
+    }
+    if (out.metricPolicy == MetricPolicy.Default && out.targetMetric.length > 0) {
+      out.warnings.push(shownPrefix + "target_metric: unused while metric_policy is \"default\" (set \"least\" or \"most\")");
     }
 
     if (

@@ -199,7 +199,7 @@ describe("parseConfig round trip", () => {
 
   it("lower-cases header names and accepts every token character", () => {
     const c = new PluginConfig();
-    expect(higress('{"prefix": {"saltHeader": "X-Cache-SALT"}, "session": {"header": "Az09!#$%&\'*+-.^_`|~"}}', c)).toBe("");
+    expect(higress('{"prefix": {"saltHeader": "X-Cache-SALT"}, "session": {"header": "Az09!#$%&\'*+-.^_`|~"}, "weights": {"session": 1}}', c)).toBe("");
     expect(c.saltHeader).toBe("x-cache-salt");
     expect(c.sessionHeader).toBe("az09!#$%&'*+-.^_`|~");
   });
@@ -369,12 +369,41 @@ describe("parseConfig errors", () => {
     expect(higress('{"metrics": {"staleAfterMs": 500}}')).toBe("");
   });
 
+  it("pairs weights.session with session.header", () => {
+    // The session signal reads only session.header: a weight without it could never count.
+    let msg = higress('{"weights": {"session": 2}}');
+    expect(msg).toBe(
+      "invalid plugin config: weights.session: 2 has no effect without session.header (the request header that names the session)",
+    );
+    msg = higress('{"_rules_": [{"_match_route_": ["r"], "weights": {"session": 1}}]}');
+    expectMentions(msg, "_rules_[0].weights.session: 1 has no effect without session.header");
+    // A header without a weight is a setting switched off by its weight: accepted, with a warning.
+    const c = new PluginConfig();
+    expect(higress('{"session": {"header": "x-session-id"}}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe("session.header: unused while weights.session is 0 (set weights.session to use session affinity)");
+    const d = new PluginConfig();
+    expect(higress('{"session": {"header": "x-session-id"}, "weights": {"session": 1}}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
+    // A rejected header is not named twice.
+    msg = higress('{"session": {"header": "a b"}, "weights": {"session": 1}}');
+    expectNotMentions(msg, "has no effect");
+  });
+
+  it("warns about target_metric while metric_policy is \"default\"", () => {
+    const c = new PluginConfig();
+    expect(higress('{"target_metric": "vllm:num_requests_running"}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe('target_metric: unused while metric_policy is "default" (set "least" or "most")');
+    const d = new PluginConfig();
+    expect(higress('{"target_metric": "vllm:num_requests_running", "metric_policy": "least"}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
+  });
+
   it("rejects all weights zero", () => {
     const msg = higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0}}');
     expectInvalid(msg);
     expectMentions(msg, "weights: all weights are 0");
     // One positive weight is enough.
-    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "session": 0.5}}')).toBe("");
+    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "failure": 0.5}}')).toBe("");
   });
 
   it("requires target_metric for metric_policy least and most", () => {
