@@ -19,6 +19,16 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.saltHeader).toBe("");
   expect(c.scoring.value("prefix.lambda")).toBe(0.5);
   expect(c.scoring.value("prefix.lengthCreditChars")).toBe(8192);
+  expect(c.shareAcrossWorkers).toBe(true);
+  expect(c.creditAnswers).toBe(true);
+  expect(c.spreadHotPreambles).toBe(true);
+  expect(c.sharedHintBuckets).toBe(65536);
+  expect(c.sharedHintMaxAgeMs).toBe(600000);
+  expect(c.scoring.value("scoring.queueSpan")).toBe(4);
+  expect(c.scoring.value("scoring.inflightSpan")).toBe(4);
+  expect(c.scoring.value("scoring.queueRelativeSpan")).toBe(16);
+  expect(c.scoring.value("scoring.inflightRelativeSpan")).toBe(16);
+  expect(c.shareLoadAcrossWorkers).toBe(true);
   expect(c.guardFactor).toBe(2);
   expect(c.guardSlack).toBe(2);
   expect(c.sessionHeader).toBe("");
