@@ -74,7 +74,7 @@ class ConfigParser {
     const t = sc.next();
     if (t >= JsonToken.End) return false;
     if (t != JsonToken.ObjStart) {
-      this.ctx.errors.push("the configuration must be a JSON object, got " + describeCurrentValue(sc));
+      this.ctx.problem("the configuration must be a JSON object, got " + describeCurrentValue(sc));
       this.notAnObject = true;
       return true;
     }
@@ -214,9 +214,9 @@ class ConfigParser {
       return ctx.skipValue();
     }
     if (path == ENDPOINTS_KEY) {
-      const errorsBefore = ctx.errors.length;
+      const errorsBefore = ctx.errorCount;
       const ok = parseEndpoints(ctx, shown, this.isStockEnvoy, this.out, this.explicitMetricsPath);
-      if (ctx.errors.length != errorsBefore) this.endpointsRejected = true;
+      if (ctx.errorCount != errorsBefore) this.endpointsRejected = true;
       return ok;
     }
     const field = findField(path);
@@ -421,10 +421,9 @@ export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: Plu
     if (!out.hasDefault && out.rules.length == 0) {
       ctx.error(RULES_KEY, "no rules and no default configuration: the picker would apply to no request");
     }
-    if (ctx.errors.length == 0) checkTotalIndexSize(ctx, out);
+    if (ctx.errorCount == 0) checkTotalIndexSize(ctx, out);
   }
-  const errors = ctx.errors;
-  return errors.length == 0 ? "" : ERROR_PREFIX + errors.join("; ");
+  return ctx.errorCount == 0 ? "" : ERROR_PREFIX + ctx.message();
 }
 
 /**

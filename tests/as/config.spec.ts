@@ -572,6 +572,19 @@ describe("parseConfig errors", () => {
     expect(parts[5].startsWith("target_metric: required")).toBe(true, msg);
   });
 
+  it("names the first 20 bad fields and counts the rest", () => {
+    // A generated config with thousands of bad keys must not become a log line of megabytes.
+    let keys = "";
+    for (let i = 0; i < 5000; i++) keys += (i > 0 ? ", " : "") + '"k' + i.toString() + '": 1';
+    const msg = higress('{"weights": {' + keys + '}, "seed": -1}');
+    expectInvalid(msg);
+    const parts = msg.substring("invalid plugin config: ".length).split("; ");
+    expect(parts.length).toBe(21, msg.substring(0, 200));
+    expect(parts[0]).toBe("weights.k0: unknown key");
+    expect(parts[19]).toBe("weights.k19: unknown key");
+    expect(parts[20]).toBe("and 4981 more");
+  });
+
   it("keeps messages on one line whatever the input holds", () => {
     const msg = higress('{"bad\\nkey": 1, "session": {"header": "a\\u0000b\\r\\n"}}');
     expectInvalid(msg);
