@@ -7,7 +7,7 @@ import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
 import { PluginConfig } from "./plugin-config";
-import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
+import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, STOCK_ONLY_KEYS, findField } from "./config-schema";
 import { FieldKind, FieldSpec, FieldValue, TextFormat, formatNumber } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
@@ -250,6 +250,9 @@ class ConfigParser {
     if (accepted) {
       v.target = field.target;
       field.set(this.out, v);
+      if (!this.isStockEnvoy && STOCK_ONLY_KEYS.includes(field.path)) {
+        this.out.warnings.push(shown + ": ignored by the Higress build, whose metrics come from the gateway's health check");
+      }
     } else {
       // A credential is never echoed.
       if (kind == FieldKind.Text && field.format == TextFormat.Credential) ctx.error(shown, "expected " + field.expectation() + " (value not shown)");

@@ -484,6 +484,24 @@ describe("parseConfig errors", () => {
     expect(msg).toBe("invalid plugin config: endpoints[1].address: required");
   });
 
+  it("the Higress build warns about the stock build's polling keys, which it ignores", () => {
+    const c = new PluginConfig();
+    expect(higress('{"metrics": {"pollIntervalMs": 200, "path": "/stats", "snapshotTtlMs": 100}}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe(
+      "metrics.pollIntervalMs: ignored by the Higress build, whose metrics come from the gateway's health check|" +
+        "metrics.path: ignored by the Higress build, whose metrics come from the gateway's health check",
+    );
+    const r = new PluginConfig();
+    expect(higress('{"_rules_": [{"_match_route_": ["r"], "metrics": {"staleAfterMs": 5000, "pollTimeoutMs": 100}}]}', r)).toBe("");
+    expect(r.rules[0].config.warnings.join("|")).toBe(
+      "_rules_[0].metrics.staleAfterMs: ignored by the Higress build, whose metrics come from the gateway's health check|" +
+        "_rules_[0].metrics.pollTimeoutMs: ignored by the Higress build, whose metrics come from the gateway's health check",
+    );
+    const d = new PluginConfig();
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 200, "path": "/stats"}}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
+  });
+
   it("the Higress build ignores endpoints with a warning", () => {
     const c = new PluginConfig();
     expect(higress("{" + ONE_ENDPOINT + "}", c)).toBe("");
