@@ -23,6 +23,11 @@ export const CONFIG_SECTIONS: Array<string> = [
 /** The array of endpoint objects, parsed on its own. */
 export const ENDPOINTS_KEY = "endpoints";
 
+/** Keys of the stock build's own /metrics polling; the Higress build reads metrics its health check fetched. */
+export const STOCK_ONLY_KEYS: Array<string> = [
+  "metrics.staleAfterMs", "metrics.pollIntervalMs", "metrics.pollTimeoutMs", "metrics.path",
+];
+
 /** Order matches MetricPolicy. */
 export const METRIC_POLICY_NAMES: Array<string> = ["default", "least", "most"];
 

@@ -7,8 +7,8 @@ import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
 import { MetricPolicy, PickerConfig } from "./picker-config";
 import { PluginConfig } from "./plugin-config";
-import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, findField } from "./config-schema";
-import { FieldKind, FieldSpec, FieldValue, TextFormat } from "./field-spec";
+import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, STOCK_ONLY_KEYS, findField } from "./config-schema";
+import { FieldKind, FieldSpec, FieldValue, TextFormat, formatNumber } from "./field-spec";
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
 import { REDIS_SECTION } from "./redis-section";
@@ -27,6 +27,13 @@ function isBlank(ptr: usize, len: usize): bool {
     if (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09) return false;
   }
   return true;
+}
+
+/** For a dotted key naming a nested one (`"prefix.chunkChars"`), how to write it; else "". */
+function nestingHint(path: string): string {
+  if (findField(path) === null) return "";
+  const dot = path.indexOf(".");
+  return " (a key holds no dots: write {\"" + path.substring(0, dot) + "\": {\"" + path.substring(dot + 1) + "\": ...}})";
 }
 
 class ConfigParser {
@@ -67,7 +74,7 @@ class ConfigParser {
     const t = sc.next();
     if (t >= JsonToken.End) return false;
     if (t != JsonToken.ObjStart) {
-      this.ctx.errors.push("the configuration must be a JSON object, got " + describeCurrentValue(sc));
+      this.ctx.problem("the configuration must be a JSON object, got " + describeCurrentValue(sc));
       this.notAnObject = true;
       return true;
     }
@@ -130,7 +137,14 @@ class ConfigParser {
           this.hasConfigKeys = true;
           this.plainTopKeys.push(shown);
         }
-        ok = this.parseKey(schemaPrefix.length == 0 ? key : schemaPrefix + "." + key, shownRoot, shown);
+        const path = schemaPrefix.length == 0 ? key : schemaPrefix + "." + key;
+        if (key.includes(".")) {
+          // Not an alias of the nested key: it would slip past the duplicate check and the build's refusals.
+          ctx.error(shown, "unknown key" + nestingHint(path));
+          ok = ctx.skipValue();
+        } else {
+          ok = this.parseKey(path, shownRoot, shown);
+        }
       }
       if (!ok) return false;
     }
@@ -200,9 +214,9 @@ class ConfigParser {
       return ctx.skipValue();
     }
     if (path == ENDPOINTS_KEY) {
-      const errorsBefore = ctx.errors.length;
+      const errorsBefore = ctx.errorCount;
       const ok = parseEndpoints(ctx, shown, this.isStockEnvoy, this.out, this.explicitMetricsPath);
-      if (ctx.errors.length != errorsBefore) this.endpointsRejected = true;
+      if (ctx.errorCount != errorsBefore) this.endpointsRejected = true;
       return ok;
     }
     const field = findField(path);
@@ -236,6 +250,9 @@ class ConfigParser {
     if (accepted) {
       v.target = field.target;
       field.set(this.out, v);
+      if (!this.isStockEnvoy && STOCK_ONLY_KEYS.includes(field.path)) {
+        this.out.warnings.push(shown + ": ignored by the Higress build, whose metrics come from the gateway's health check");
+      }
     } else {
       // A credential is never echoed.
       if (kind == FieldKind.Text && field.format == TextFormat.Credential) ctx.error(shown, "expected " + field.expectation() + " (value not shown)");
@@ -268,6 +285,23 @@ class ConfigParser {
       ctx.error(shownPrefix + "weights", "all weights are 0; at least one must be positive");
     }
 
+    // The session signal reads only session.header (picker-stream.ts readSessionHash).
+    const sessionWeight = out.scoring.weight("session");
+    const sessionHeaderKnown = !rejected.has("session") && !rejected.has("session.header");
+    if (sessionWeight > 0 && out.sessionHeader.length == 0 && sessionHeaderKnown) {
+      ctx.error(
+        shownPrefix + "weights.session",
+        formatNumber(sessionWeight) + " has no effect without session.header (the request header that names the session)",
+      );
+    }
+    // Warnings are logged only when the configuration is accepted, so a rejected value never shows here.
+    if (sessionWeight == 0 && out.sessionHeader.length > 0) {
+      out.warnings.push(shownPrefix + "session.header: unused while weights.session is 0 (set weights.session to use session affinity)");
+    }
+    if (out.metricPolicy == MetricPolicy.Default && out.targetMetric.length > 0) {
+      out.warnings.push(shownPrefix + "target_metric: unused while metric_policy is \"default\" (set \"least\" or \"most\")");
+    }
+
     if (
       out.metricPolicy != MetricPolicy.Default &&
       out.targetMetric.length == 0 &&
@@ -296,6 +330,22 @@ class ConfigParser {
       ctx.error(
         shownPrefix + ENDPOINTS_KEY,
         endpointCount.toString() + " endpoints exceed limits.maxEndpoints (" + out.maxEndpoints.toString() + ")",
+      );
+    }
+
+    // Polled metrics reach pollIntervalMs of age before the next poll lands (metrics-poller.ts stamps them
+    // with the answer's time; envoy-platform.ts drops them past staleAfterMs).
+    if (
+      this.isStockEnvoy &&
+      out.staleAfterMs <= out.pollIntervalMs &&
+      !rejected.has("metrics") &&
+      !rejected.has("metrics.staleAfterMs") &&
+      !rejected.has("metrics.pollIntervalMs")
+    ) {
+      ctx.error(
+        shownPrefix + "metrics.staleAfterMs",
+        out.staleAfterMs.toString() + " is not more than metrics.pollIntervalMs (" + out.pollIntervalMs.toString() +
+          "): each endpoint's metrics would be ignored for part of every poll interval",
       );
     }
 
@@ -374,10 +424,9 @@ export function parseConfig(ptr: usize, len: usize, isStockEnvoy: bool, out: Plu
     if (!out.hasDefault && out.rules.length == 0) {
       ctx.error(RULES_KEY, "no rules and no default configuration: the picker would apply to no request");
     }
-    if (ctx.errors.length == 0) checkTotalIndexSize(ctx, out);
+    if (ctx.errorCount == 0) checkTotalIndexSize(ctx, out);
   }
-  const errors = ctx.errors;
-  return errors.length == 0 ? "" : ERROR_PREFIX + errors.join("; ");
+  return ctx.errorCount == 0 ? "" : ERROR_PREFIX + ctx.message();
 }
 
 /**

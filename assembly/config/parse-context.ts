@@ -6,13 +6,31 @@ import { currentString, describeCurrentValue, printable } from "./scanner-values
 export const CONFIG_MAX_STEPS: i32 = 1000000;
 export const CONFIG_MAX_DEPTH: i32 = 64;
 
+/** Bad fields named in the message; the rest are counted, so a huge bad document is not a huge log line. */
+export const REPORTED_ERRORS: i32 = 20;
+
 export class ParseContext {
   readonly sc: JsonScanner = new JsonScanner(CONFIG_MAX_DEPTH);
-  /** "path: problem" per bad field, in document order. */
+  /** "path: problem" of the first REPORTED_ERRORS bad fields, in document order. */
   readonly errors: Array<string> = [];
+  /** Bad fields found so far, named or not. */
+  errorCount: i32 = 0;
+
   /** Adds "path: problem". */
   error(path: string, problem: string): void {
-    this.errors.push(path + ": " + problem);
+    this.problem(path + ": " + problem);
+  }
+
+  /** Adds a problem of the whole document. */
+  problem(text: string): void {
+    if (this.errorCount < REPORTED_ERRORS) this.errors.push(text);
+    this.errorCount++;
+  }
+
+  /** The problems as one line ("" if none). */
+  message(): string {
+    const more = this.errorCount - this.errors.length;
+    return this.errors.join("; ") + (more > 0 ? "; and " + more.toString() + " more" : "");
   }
 
   /** Adds "path: expected <what>, got <current value>". */
@@ -45,6 +63,6 @@ export class ParseContext {
 
 /** The displayed path of key under parent: `parent.key`, or `key` at the top. */
 export function childPath(parent: string, key: string): string {
-  const shown = printable(key);
+  const shown = key.length == 0 ? '""' : printable(key);
   return parent.length == 0 ? shown : parent + "." + shown;
 }

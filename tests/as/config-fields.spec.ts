@@ -26,7 +26,8 @@ function docSetting(path: string, valueJson: string): string {
     return '{"prefix": {' + setting + '}, "limits": {"maxEndpoints": 1, "maxIndexBytes": 1073741824}}';
   }
   if (section == "prefix") return '{"prefix": {"capacityPerEndpoint": 1, ' + setting + "}}";
-  const small = '"prefix": {"capacityPerEndpoint": 1}';
+  // weights.session counts only with session.header.
+  const small = '"prefix": {"capacityPerEndpoint": 1}' + (path == "weights.session" ? ', "session": {"header": "x-s"}' : "");
   if (section.length == 0) return "{" + small + ", " + setting + "}";
   return "{" + small + ', "' + section + '": {' + setting + "}}";
 }

@@ -1,6 +1,6 @@
 import { EndpointConfig, MetricPolicy, PickerConfig } from "../../assembly/config/picker-config";
 import { PluginConfig } from "../../assembly/config/plugin-config";
-import { ONE_ENDPOINT, expectInvalid, expectMentions, higress, stock } from "./support/config-parse";
+import { ONE_ENDPOINT, expectInvalid, expectMentions, expectNotMentions, higress, stock } from "./support/config-parse";
 import { PrefixIndex } from "../../assembly/prefix/prefix-index";
 
 /** The documented defaults (docs/config.md), written out independently of the class initializers. */
@@ -19,6 +19,16 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.saltHeader).toBe("");
   expect(c.scoring.value("prefix.lambda")).toBe(0.5);
   expect(c.scoring.value("prefix.lengthCreditChars")).toBe(8192);
+  expect(c.shareAcrossWorkers).toBe(true);
+  expect(c.creditAnswers).toBe(true);
+  expect(c.spreadHotPreambles).toBe(true);
+  expect(c.sharedHintBuckets).toBe(65536);
+  expect(c.sharedHintMaxAgeMs).toBe(600000);
+  expect(c.scoring.value("scoring.queueSpan")).toBe(4);
+  expect(c.scoring.value("scoring.inflightSpan")).toBe(4);
+  expect(c.scoring.value("scoring.queueRelativeSpan")).toBe(16);
+  expect(c.scoring.value("scoring.inflightRelativeSpan")).toBe(16);
+  expect(c.shareLoadAcrossWorkers).toBe(true);
   expect(c.guardFactor).toBe(2);
   expect(c.guardSlack).toBe(2);
   expect(c.sessionHeader).toBe("");
@@ -199,7 +209,7 @@ describe("parseConfig round trip", () => {
 
   it("lower-cases header names and accepts every token character", () => {
     const c = new PluginConfig();
-    expect(higress('{"prefix": {"saltHeader": "X-Cache-SALT"}, "session": {"header": "Az09!#$%&\'*+-.^_`|~"}}', c)).toBe("");
+    expect(higress('{"prefix": {"saltHeader": "X-Cache-SALT"}, "session": {"header": "Az09!#$%&\'*+-.^_`|~"}, "weights": {"session": 1}}', c)).toBe("");
     expect(c.saltHeader).toBe("x-cache-salt");
     expect(c.sessionHeader).toBe("az09!#$%&'*+-.^_`|~");
   });
@@ -321,10 +331,81 @@ describe("parseConfig errors", () => {
     expect(msg).toBe("invalid plugin config: extra: unknown key");
   });
 
+  it("rejects a dotted key instead of reading it as the nested one", () => {
+    // A dotted key slipped past the duplicate check and the stock build's refusal of redis.
+    const c = new PluginConfig();
+    let msg = higress('{"prefix": {"chunkChars": 32}, "prefix.chunkChars": 16}', c);
+    expect(msg).toBe(
+      'invalid plugin config: prefix.chunkChars: unknown key (a key holds no dots: write {"prefix": {"chunkChars": ...}})',
+    );
+    msg = stock('{' + ONE_ENDPOINT + ', "redis.cluster": "outbound|6379||redis"}');
+    expectMentions(msg, "redis.cluster: unknown key");
+    msg = higress('{"weights": {"prefix.lambda": 1}}');
+    expect(msg).toBe("invalid plugin config: weights.prefix.lambda: unknown key");
+    msg = higress('{"_rules_": [{"_match_route_": ["r"], "weights.queue": 5}]}');
+    expectMentions(msg, "_rules_[0].weights.queue: unknown key");
+    msg = higress('{"lb_policy": "endpoint_metrics", "lb_config": {"limits.maxEndpoints": 8}}');
+    expectMentions(msg, "lb_config.limits.maxEndpoints: unknown key");
+  });
+
+  it("shows an empty key as \"\"", () => {
+    expect(higress('{"": 1}')).toBe('invalid plugin config: "": unknown key');
+    expect(higress('{"prefix": {"": 1}}')).toBe('invalid plugin config: prefix."": unknown key');
+  });
+
   it("rejects duplicate keys", () => {
     const msg = higress('{"weights": {"queue": 1, "queue": 2}}');
     expect(msg).toBe("invalid plugin config: weights.queue: duplicate key");
     expectMentions(higress('{"seed": 1, "seed": 1}'), "seed: duplicate key");
+  });
+
+  it("stock build: requires metrics.staleAfterMs above metrics.pollIntervalMs", () => {
+    // Metrics fetched every pollIntervalMs reach that age before the next fetch: a shorter staleAfterMs would
+    // drop every endpoint's metrics for part of each interval.
+    let msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 500}}');
+    expect(msg).toBe(
+      "invalid plugin config: metrics.staleAfterMs: 500 is not more than metrics.pollIntervalMs (1000): each endpoint's " +
+        "metrics would be ignored for part of every poll interval",
+    );
+    msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 200, "pollIntervalMs": 200}}');
+    expectMentions(msg, "metrics.staleAfterMs: 200 is not more than metrics.pollIntervalMs (200)");
+    msg = stock('{"_rules_": [{"_match_route_": ["r"], ' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 20000}}]}');
+    expectMentions(msg, "_rules_[0].metrics.staleAfterMs: 10000 is not more than metrics.pollIntervalMs (20000)");
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 201, "pollIntervalMs": 200}}')).toBe("");
+    // A rejected value is named once, without the relation.
+    msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 50}}');
+    expectNotMentions(msg, "pollIntervalMs (");
+    // The Higress build does not poll: neither key is used there.
+    expect(higress('{"metrics": {"staleAfterMs": 500}}')).toBe("");
+  });
+
+  it("pairs weights.session with session.header", () => {
+    // The session signal reads only session.header: a weight without it could never count.
+    let msg = higress('{"weights": {"session": 2}}');
+    expect(msg).toBe(
+      "invalid plugin config: weights.session: 2 has no effect without session.header (the request header that names the session)",
+    );
+    msg = higress('{"_rules_": [{"_match_route_": ["r"], "weights": {"session": 1}}]}');
+    expectMentions(msg, "_rules_[0].weights.session: 1 has no effect without session.header");
+    // A header without a weight is a setting switched off by its weight: accepted, with a warning.
+    const c = new PluginConfig();
+    expect(higress('{"session": {"header": "x-session-id"}}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe("session.header: unused while weights.session is 0 (set weights.session to use session affinity)");
+    const d = new PluginConfig();
+    expect(higress('{"session": {"header": "x-session-id"}, "weights": {"session": 1}}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
+    // A rejected header is not named twice.
+    msg = higress('{"session": {"header": "a b"}, "weights": {"session": 1}}');
+    expectNotMentions(msg, "has no effect");
+  });
+
+  it("warns about target_metric while metric_policy is \"default\"", () => {
+    const c = new PluginConfig();
+    expect(higress('{"target_metric": "vllm:num_requests_running"}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe('target_metric: unused while metric_policy is "default" (set "least" or "most")');
+    const d = new PluginConfig();
+    expect(higress('{"target_metric": "vllm:num_requests_running", "metric_policy": "least"}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
   });
 
   it("rejects all weights zero", () => {
@@ -332,7 +413,7 @@ describe("parseConfig errors", () => {
     expectInvalid(msg);
     expectMentions(msg, "weights: all weights are 0");
     // One positive weight is enough.
-    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "session": 0.5}}')).toBe("");
+    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "failure": 0.5}}')).toBe("");
   });
 
   it("requires target_metric for metric_policy least and most", () => {
@@ -401,6 +482,24 @@ describe("parseConfig errors", () => {
     expectMentions(msg, 'endpoints[0].metricsCluster: expected a non-empty cluster name, got ""');
     msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": "a"}, {"metricsCluster": "b"}]}');
     expect(msg).toBe("invalid plugin config: endpoints[1].address: required");
+  });
+
+  it("the Higress build warns about the stock build's polling keys, which it ignores", () => {
+    const c = new PluginConfig();
+    expect(higress('{"metrics": {"pollIntervalMs": 200, "path": "/stats", "snapshotTtlMs": 100}}', c)).toBe("");
+    expect(c.warnings.join("|")).toBe(
+      "metrics.pollIntervalMs: ignored by the Higress build, whose metrics come from the gateway's health check|" +
+        "metrics.path: ignored by the Higress build, whose metrics come from the gateway's health check",
+    );
+    const r = new PluginConfig();
+    expect(higress('{"_rules_": [{"_match_route_": ["r"], "metrics": {"staleAfterMs": 5000, "pollTimeoutMs": 100}}]}', r)).toBe("");
+    expect(r.rules[0].config.warnings.join("|")).toBe(
+      "_rules_[0].metrics.staleAfterMs: ignored by the Higress build, whose metrics come from the gateway's health check|" +
+        "_rules_[0].metrics.pollTimeoutMs: ignored by the Higress build, whose metrics come from the gateway's health check",
+    );
+    const d = new PluginConfig();
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 200, "path": "/stats"}}', d)).toBe("");
+    expect(d.warnings.length).toBe(0);
   });
 
   it("the Higress build ignores endpoints with a warning", () => {
@@ -489,6 +588,19 @@ describe("parseConfig errors", () => {
     expect(parts[3].startsWith("debug.header: ")).toBe(true, msg);
     expect(parts[4].startsWith("endpoints[0].address: ")).toBe(true, msg);
     expect(parts[5].startsWith("target_metric: required")).toBe(true, msg);
+  });
+
+  it("names the first 20 bad fields and counts the rest", () => {
+    // A generated config with thousands of bad keys must not become a log line of megabytes.
+    let keys = "";
+    for (let i = 0; i < 5000; i++) keys += (i > 0 ? ", " : "") + '"k' + i.toString() + '": 1';
+    const msg = higress('{"weights": {' + keys + '}, "seed": -1}');
+    expectInvalid(msg);
+    const parts = msg.substring("invalid plugin config: ".length).split("; ");
+    expect(parts.length).toBe(21, msg.substring(0, 200));
+    expect(parts[0]).toBe("weights.k0: unknown key");
+    expect(parts[19]).toBe("weights.k19: unknown key");
+    expect(parts[20]).toBe("and 4981 more");
   });
 
   it("keeps messages on one line whatever the input holds", () => {

@@ -11,13 +11,13 @@ import { ConfigRejectedError, PluginHost } from "../../src-host/host/plugin-host
 import { tcpRedis } from "../../src-host/host/redis-client.ts";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 
-interface Row { key: string; type: string; default: string; range: string }
+interface Row { key: string; type: string; default: string; range: string; meaning: string }
 
 const rows: Row[] = readFileSync("docs/config.md", "utf8")
   .split("\n")
   .filter((l) => /^\| `[^`]+` \|/.test(l))
   .map((l) => l.split(" | ").map((c) => c.trim()))
-  .map((c) => ({ key: c[0].replace(/^\| /, "").replace(/`/g, ""), type: c[1], default: c[2].replace(/`/g, ""), range: c[3] }));
+  .map((c) => ({ key: c[0].replace(/^\| /, "").replace(/`/g, ""), type: c[1], default: c[2].replace(/`/g, ""), range: c[3], meaning: c[4] ?? "" }));
 
 /** Every key the parser's schema declares, read from its sources: config-schema.ts and redis-section.ts (the
  *  *Field("key", ...) specs, lb_policy aside: docs/config.md's migration section covers it), the scorers'
@@ -111,7 +111,9 @@ test("the parser takes each documented default as a value", () => {
     const value = r.type === "boolean" ? d === "true" : r.type === "string" ? d.replace(/^"(.*)"$/, "$1") : Number(d);
     const out = configure(configWith(r.key, value));
     assert.ok(out.accepted, `${r.key}: ${JSON.stringify(value)} rejected:\n${out.logs.join("\n")}`);
-    assert.deepEqual(out.warnings, [], `${r.key}: ${JSON.stringify(value)}`);
+    // The Higress build (configured here) names the stock build's own keys as ignored (once per VM configured).
+    const expected = r.meaning.startsWith("stock build:") ? [`endpoint-picker: ${r.key}: ignored by the Higress build, whose metrics come from the gateway's health check`] : [];
+    assert.deepEqual([...new Set(out.warnings)], expected, `${r.key}: ${JSON.stringify(value)}`);
   }
 });
 

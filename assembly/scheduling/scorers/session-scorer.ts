@@ -6,7 +6,7 @@ import { normalizeSession } from "../normalize";
 export class SessionScorer extends Scorer {
   constructor(capacity: i32) {
     super(capacity, "session", "s", 0, false, true, [],
-      "weight of \"this endpoint last served the value of `session.header`\"");
+      "weight of \"this endpoint last served the value of `session.header`\"; a positive weight without `session.header` is rejected");
   }
 
   scoreAll(c: Candidates, request: ScoringRequest): void {

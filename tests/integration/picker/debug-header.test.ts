@@ -85,7 +85,7 @@ test("the same prompt again: its chunks are matched on the endpoint that took it
 });
 
 test("the failure, LoRA and session scores appear when their weights are on", () => {
-  const h = harness({ debug: { header: true }, weights: { failure: 1, loraAffinity: 1, session: 1 } });
+  const h = harness({ debug: { header: true }, session: { header: "x-session-id" }, weights: { failure: 1, loraAffinity: 1, session: 1 } });
   const fields = scores(debugHeader(h, h.send(BODY))!).get(A) as Map<string, string>;
   assert.deepEqual([...fields.keys()].sort(), ["f", "i", "kv", "l", "m", "p", "q", "s", "t"]);
 });
