@@ -3,7 +3,7 @@ import { JsonToken } from "../json/scanner";
 import { EndpointConfig, PickerConfig } from "./picker-config";
 import { ParseContext, childPath } from "./parse-context";
 import { addressKey, addressProblem, envoyAddressName, isHostNameAddress } from "./endpoint-address";
-import { isAuthority, isHttpPath } from "./string-formats";
+import { isAuthority, isClusterName, isHttpPath } from "./string-formats";
 import { currentString, printable } from "./scanner-values";
 
 /**
@@ -103,7 +103,7 @@ function parseEndpoint(ctx: ParseContext, at: string, e: EndpointConfig, explici
       }
     } else if (key == "metricsCluster") {
       hasCluster = true;
-      if (!isString || s.length == 0) ctx.wrongValue(path, "a non-empty cluster name");
+      if (!isString || !isClusterName(s)) ctx.wrongValue(path, "a cluster name (1 to 255 visible ASCII characters)");
       else e.metricsCluster = s;
     } else if (key == "metricsPath") {
       if (!isString || !isHttpPath(s)) {

@@ -1,6 +1,6 @@
 // Description of one scalar configuration key: its JSON type, accepted values and where the value goes.
 import { PickerConfig } from "./picker-config";
-import { isHeaderName, isHttpPath, isMetricName, isVisibleText } from "./string-formats";
+import { isClusterName, isHeaderName, isHttpPath, isMetricName, isVisibleText } from "./string-formats";
 
 export enum FieldKind {
   /** Any finite number in the range. */
@@ -108,7 +108,7 @@ export class FieldSpec {
       return true;
     }
     if (format == TextFormat.ClusterName) {
-      if (s.length == 0 || s.length > 255 || !isVisibleText(s)) return false;
+      if (!isClusterName(s)) return false;
     } else if (format == TextFormat.Credential) {
       if (s.length > 1024) return false;
     } else if (format == TextFormat.KeyPrefix) {

@@ -36,6 +36,12 @@ export function isVisibleText(s: string): bool {
   return true;
 }
 
+/** An Envoy cluster name as configs write them: 1 to 255 visible ASCII characters (a space or control character is
+ *  a typo that would fail every call at run time). */
+export function isClusterName(s: string): bool {
+  return s.length != 0 && s.length <= 255 && isVisibleText(s);
+}
+
 /** host or host:port for an :authority header: visible ASCII without "/", "?", "#" or "@". */
 export function isAuthority(s: string): bool {
   if (s.length == 0) return false;

@@ -444,6 +444,15 @@ describe("parseConfig errors", () => {
     expectMentions(msg, "metrics.path: expected");
     msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": "c", "metricsPath": "m"}]}');
     expectMentions(msg, 'endpoints[0].metricsPath: expected a path starting with "/"');
+    // A cluster name with a space or control character in it is a typo every metrics call would fail on.
+    const clusters = ["outbound|8000||vllm ", " vllm", "a\\u0001b", "a\\tb"];
+    for (let i = 0; i < clusters.length; i++) {
+      msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": "' + clusters[i] + '"}]}');
+      expectInvalid(msg);
+      expectMentions(msg, "endpoints[0].metricsCluster: expected a cluster name (1 to 255 visible ASCII characters)");
+    }
+    msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": "outbound|8000||vllm.default.svc.cluster.local"}]}');
+    expect(msg).toBe("");
   });
 
   it("rejects bad endpoint addresses, naming the endpoint", () => {
@@ -479,7 +488,7 @@ describe("parseConfig errors", () => {
     let msg = stock('{"endpoints": [{"address": "10.0.0.1:80"}]}');
     expectMentions(msg, "endpoints[0].metricsCluster: required");
     msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": ""}]}');
-    expectMentions(msg, 'endpoints[0].metricsCluster: expected a non-empty cluster name, got ""');
+    expectMentions(msg, 'endpoints[0].metricsCluster: expected a cluster name (1 to 255 visible ASCII characters), got ""');
     msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metricsCluster": "a"}, {"metricsCluster": "b"}]}');
     expect(msg).toBe("invalid plugin config: endpoints[1].address: required");
   });
