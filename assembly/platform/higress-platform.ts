@@ -24,7 +24,6 @@ export class HigressPlatform extends Platform {
   }
 
   configure(state: PickerState): string {
-    if (state.config.endpoints.length > 0) state.config.warnings.push("endpoints is ignored by the Higress build: hosts come from the gateway");
     // Hosts beyond maxEndpoints are counted and ignored; parse a few more so they can be counted.
     this.parser = new UpstreamHostsParser(state.config.maxEndpoints, METRICS_CAP);
     return "";
