@@ -57,7 +57,9 @@ export class EndpointSignals {
       const m = unchecked(metricsBySlot[slot]);
       const hasKv = m.hasKv;
       anyLora = anyLora || m.hasLora;
-      unchecked((c.hasMetrics[k] = m.hasWaiting || m.hasRunning || hasKv));
+      // The queue score and the load guard read waiting only where the page gave it: a page with KV usage but no
+      // waiting gauge (cut before it, or an engine without one) must not read as an empty queue.
+      unchecked((c.hasMetrics[k] = m.hasWaiting));
       unchecked((c.waiting[k] = m.waiting));
       unchecked((c.running[k] = m.running));
       unchecked((c.kvUsage[k] = m.kvUsage));

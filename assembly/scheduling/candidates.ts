@@ -15,7 +15,7 @@ export class Candidates {
   // Index-table slot of the endpoint.
   readonly slot: StaticArray<i32>;
   readonly healthy: StaticArray<bool>;
-  // Whether waiting/running were read from the endpoint's metrics.
+  // Whether waiting was read from the endpoint's metrics (the queue score and the load guard read it only then).
   readonly hasMetrics: StaticArray<bool>;
   readonly waiting: StaticArray<f64>;
   // Requests the engine reports running. No built-in score reads it (the in-flight and KV scores count that load

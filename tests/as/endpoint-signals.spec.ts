@@ -1,6 +1,7 @@
 import { EndpointRegistry, addressHash } from "../../assembly/endpoints/endpoint-registry";
 import { EndpointSignals } from "../../assembly/endpoints/endpoint-signals";
 import { LoraState } from "../../assembly/scheduling/candidates";
+import { normalizeQueue } from "../../assembly/scheduling/normalize";
 
 function see(r: EndpointRegistry, address: string): i32 {
   const b = Uint8Array.wrap(String.UTF8.encode(address));
@@ -49,6 +50,35 @@ describe("EndpointSignals", () => {
     expect<f64>(s.listed.kvUsage[1]).toBe(0.25);
     expect<bool>(s.listed.hasKv[1]).toBe(true);
     expect<i32>(s.listed.loraState[1]).toBe(LoraState.Unknown);
+  });
+
+  it("has a queue only where the page gave one: a page without the waiting gauge does not read as an empty queue", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["a:1", "b:1", "c:1"]);
+    const withQueue = r.writableMetrics(r.activeSlots[0]);
+    withQueue.waiting = 10;
+    withQueue.hasWaiting = true;
+    withQueue.kvUsage = 0.5;
+    withQueue.hasKv = true;
+    // A page cut before its waiting gauge, or an engine without one: KV usage and running only.
+    const kvOnly = r.writableMetrics(r.activeSlots[1]);
+    kvOnly.kvUsage = 0.5;
+    kvOnly.hasKv = true;
+    const runningOnly = r.writableMetrics(r.activeSlots[2]);
+    runningOnly.running = 4;
+    runningOnly.hasRunning = true;
+    const s = new EndpointSignals(8);
+    s.update(r, 0, 8);
+    expect<bool>(s.listed.hasMetrics[0]).toBe(true);
+    expect<bool>(s.listed.hasMetrics[1]).toBe(false);
+    expect<bool>(s.listed.hasMetrics[2]).toBe(false);
+    expect<bool>(s.listed.hasKv[1]).toBe(true);
+    // So the queue score is the queue's alone, and an endpoint lacking it earns none of it.
+    const queue = new StaticArray<f64>(3);
+    normalizeQueue(s.listed, queue, 4, 16);
+    expect<f64>(queue[0]).toBe(1);
+    expect<f64>(queue[1]).toBe(0);
+    expect<f64>(queue[2]).toBe(0);
   });
 
   it("follows every registry change: metrics written, health, endpoints leaving and joining", () => {
