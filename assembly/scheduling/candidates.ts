@@ -3,9 +3,13 @@
 
 export enum LoraState {
   Unknown = -1,
+  // Not running, and the endpoint has no adapter slot free for it.
   NotLoaded = 0,
+  // Only queued: requests for it wait, and no adapter slot is free.
   Waiting = 1,
   Running = 2,
+  // Not running, and the endpoint runs and queues fewer adapters than its max_lora: it can load it at once.
+  CanLoad = 3,
 }
 
 export class Candidates {
