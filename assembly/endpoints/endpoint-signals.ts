@@ -3,8 +3,23 @@
 // The snapshot changes once per refresh, requests arrive far more often, and at hundreds of endpoints reading every
 // endpoint's metrics object was the larger part of a fill; so the arrays are rebuilt only when the registry's
 // version changes, or the model does while some endpoint reports LoRA adapters.
-import { Candidates } from "../scheduling/candidates";
+import { Candidates, LoraState } from "../scheduling/candidates";
+import { ADAPTER_CAPACITY } from "./adapter-set";
+import { AdapterState, EndpointMetrics } from "./endpoint-metrics";
 import { EndpointRegistry } from "./endpoint-registry";
+
+// The requested adapter on an endpoint reporting LoRA state. An adapter that is not running can be loaded at once
+// when the endpoint runs and queues fewer adapters than max_lora (the Gateway API Inference Extension's
+// lora-affinity scorer's "capacity" case, ahead of its "waiting" one); with a set full past what it keeps, how many
+// run is not known, so no room is assumed.
+function loraStateOf(m: EndpointMetrics, modelHash: u64): i32 {
+  const state = m.isAdapterLoaded(modelHash);
+  if (state == AdapterState.Running) return LoraState.Running;
+  const running = m.runningAdapters.count;
+  const waiting = m.waitingAdapters.count;
+  if (running < ADAPTER_CAPACITY && waiting < ADAPTER_CAPACITY && running + waiting < m.loraMax) return LoraState.CanLoad;
+  return state == AdapterState.Waiting ? LoraState.Waiting : LoraState.NotLoaded;
+}
 
 export class EndpointSignals {
   private builtVersion: u32 = 0; // the registry's version is never 0
@@ -57,12 +72,14 @@ export class EndpointSignals {
       const m = unchecked(metricsBySlot[slot]);
       const hasKv = m.hasKv;
       anyLora = anyLora || m.hasLora;
-      unchecked((c.hasMetrics[k] = m.hasWaiting || m.hasRunning || hasKv));
+      // The queue score and the load guard read waiting only where the page gave it: a page with KV usage but no
+      // waiting gauge (cut before it, or an engine without one) must not read as an empty queue.
+      unchecked((c.hasMetrics[k] = m.hasWaiting));
       unchecked((c.waiting[k] = m.waiting));
       unchecked((c.running[k] = m.running));
       unchecked((c.kvUsage[k] = m.kvUsage));
       unchecked((c.hasKv[k] = hasKv));
-      if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = m.isAdapterLoaded(modelHash)));
+      if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = loraStateOf(m, modelHash)));
     }
     this.healthyCount = healthy;
     this.anyLora = anyLora;

@@ -3,9 +3,13 @@
 
 export enum LoraState {
   Unknown = -1,
+  // Not running, and the endpoint has no adapter slot free for it.
   NotLoaded = 0,
+  // Only queued: requests for it wait, and no adapter slot is free.
   Waiting = 1,
   Running = 2,
+  // Not running, and the endpoint runs and queues fewer adapters than its max_lora: it can load it at once.
+  CanLoad = 3,
 }
 
 export class Candidates {
@@ -15,7 +19,7 @@ export class Candidates {
   // Index-table slot of the endpoint.
   readonly slot: StaticArray<i32>;
   readonly healthy: StaticArray<bool>;
-  // Whether waiting/running were read from the endpoint's metrics.
+  // Whether waiting was read from the endpoint's metrics (the queue score and the load guard read it only then).
   readonly hasMetrics: StaticArray<bool>;
   readonly waiting: StaticArray<f64>;
   // Requests the engine reports running. No built-in score reads it (the in-flight and KV scores count that load

@@ -261,7 +261,7 @@ export function normalizePrefix(
   }
 }
 
-// Adapter already running 1, waiting to load 0.5, otherwise (or unknown) 0.
+// Adapter already running 1, a free adapter slot to load it 0.8, only queued 0.5, otherwise (or unknown) 0.
 export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
@@ -271,6 +271,7 @@ export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
     if (unchecked(healthy[i])) {
       const state = unchecked(loraState[i]);
       if (state == LoraState.Running) s = 1;
+      else if (state == LoraState.CanLoad) s = 0.8;
       else if (state == LoraState.Waiting) s = 0.5;
     }
     unchecked((out[i] = s));

@@ -4,7 +4,7 @@
 
 export const TIE_EPSILON = 1e-9;
 
-export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2 } as const;
+export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2, CanLoad: 3 } as const;
 
 export interface Candidate {
   healthy: boolean;
@@ -170,7 +170,12 @@ export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringP
   const kv = c.map((e) => (e.healthy && e.hasKv ? 1 - unitClamp(e.kvUsage) : 0));
   const prefix = prefixScores(c, chainLength, p);
   const inflight = inflightScores(c, p.inflightSpan, p.inflightRelativeSpan);
-  const lora = c.map((e) => (!e.healthy ? 0 : e.loraState === LoraState.Running ? 1 : e.loraState === LoraState.Waiting ? 0.5 : 0));
+  const lora = c.map((e) => {
+    if (!e.healthy) return 0;
+    if (e.loraState === LoraState.Running) return 1;
+    if (e.loraState === LoraState.CanLoad) return 0.8;
+    return e.loraState === LoraState.Waiting ? 0.5 : 0;
+  });
   const failure = c.map((e) => (e.healthy ? 1 - unitClamp(e.failureEwma) : 0));
   const session = c.map((e) => (e.healthy && e.sessionMatch ? 1 : 0));
   const guarded = applyGuard(c, p, prefix, session);

@@ -1,6 +1,8 @@
 import { EndpointRegistry, addressHash } from "../../assembly/endpoints/endpoint-registry";
 import { EndpointSignals } from "../../assembly/endpoints/endpoint-signals";
 import { LoraState } from "../../assembly/scheduling/candidates";
+import { normalizeLora, normalizeQueue } from "../../assembly/scheduling/normalize";
+import { ADAPTER_CAPACITY } from "../../assembly/endpoints/adapter-set";
 
 function see(r: EndpointRegistry, address: string): i32 {
   const b = Uint8Array.wrap(String.UTF8.encode(address));
@@ -20,6 +22,15 @@ function indexOfSlot(s: EndpointSignals, slot: i32): i32 {
 
 const MODEL_A: u64 = 0xa11ce;
 const MODEL_B: u64 = 0xb0b;
+const MODEL_C: u64 = 0xc0c;
+
+function lora(r: EndpointRegistry, i: i32, max: i32, running: Array<u64>, waiting: Array<u64>): void {
+  const m = r.writableMetrics(r.activeSlots[i]);
+  m.hasLora = true;
+  m.loraMax = max;
+  for (let k = 0; k < running.length; k++) m.runningAdapters.add(running[k]);
+  for (let k = 0; k < waiting.length; k++) m.waitingAdapters.add(waiting[k]);
+}
 
 describe("EndpointSignals", () => {
   it("lists the active endpoints in active order with their health and metrics", () => {
@@ -49,6 +60,35 @@ describe("EndpointSignals", () => {
     expect<f64>(s.listed.kvUsage[1]).toBe(0.25);
     expect<bool>(s.listed.hasKv[1]).toBe(true);
     expect<i32>(s.listed.loraState[1]).toBe(LoraState.Unknown);
+  });
+
+  it("has a queue only where the page gave one: a page without the waiting gauge does not read as an empty queue", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["a:1", "b:1", "c:1"]);
+    const withQueue = r.writableMetrics(r.activeSlots[0]);
+    withQueue.waiting = 10;
+    withQueue.hasWaiting = true;
+    withQueue.kvUsage = 0.5;
+    withQueue.hasKv = true;
+    // A page cut before its waiting gauge, or an engine without one: KV usage and running only.
+    const kvOnly = r.writableMetrics(r.activeSlots[1]);
+    kvOnly.kvUsage = 0.5;
+    kvOnly.hasKv = true;
+    const runningOnly = r.writableMetrics(r.activeSlots[2]);
+    runningOnly.running = 4;
+    runningOnly.hasRunning = true;
+    const s = new EndpointSignals(8);
+    s.update(r, 0, 8);
+    expect<bool>(s.listed.hasMetrics[0]).toBe(true);
+    expect<bool>(s.listed.hasMetrics[1]).toBe(false);
+    expect<bool>(s.listed.hasMetrics[2]).toBe(false);
+    expect<bool>(s.listed.hasKv[1]).toBe(true);
+    // So the queue score is the queue's alone, and an endpoint lacking it earns none of it.
+    const queue = new StaticArray<f64>(3);
+    normalizeQueue(s.listed, queue, 4, 16);
+    expect<f64>(queue[0]).toBe(1);
+    expect<f64>(queue[1]).toBe(0);
+    expect<f64>(queue[2]).toBe(0);
   });
 
   it("follows every registry change: metrics written, health, endpoints leaving and joining", () => {
@@ -94,6 +134,35 @@ describe("EndpointSignals", () => {
     expect<i32>(s.listed.loraState[0]).toBe(LoraState.NotLoaded);
     s.update(r, 0, 4);
     expect<i32>(s.listed.loraState[0]).toBe(LoraState.Unknown);
+  });
+
+  it("tells an endpoint with room to load the requested adapter from one whose adapter slots are full", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["room:1", "full:1", "queued-full:1", "queued-room:1", "many:1"]);
+    lora(r, 0, 2, [MODEL_B], []); // one of two adapter slots free
+    lora(r, 1, 2, [MODEL_B, MODEL_C], []); // both taken by other adapters: A must wait for one to drain
+    lora(r, 2, 1, [MODEL_B], [MODEL_A]); // A queued behind a full set
+    lora(r, 3, 3, [MODEL_B], [MODEL_A]); // A queued, with a slot for it
+    // More adapters than the set keeps: how many run is not known, so no room is assumed.
+    lora(r, 4, 1000, [], []);
+    const many = r.writableMetrics(r.activeSlots[4]);
+    for (let k = 0; k < ADAPTER_CAPACITY; k++) many.runningAdapters.add(<u64>(0x1000 + k));
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    const score = new StaticArray<f64>(5);
+    normalizeLora(s.listed, score);
+    // As the Gateway API Inference Extension's lora-affinity scorer ranks them: running 1, room to load 0.8, only
+    // queued 0.5 here, no room 0.
+    expect<f64>(score[0]).toBe(0.8);
+    expect<f64>(score[1]).toBe(0);
+    expect<f64>(score[2]).toBe(0.5);
+    expect<f64>(score[3]).toBe(0.8);
+    expect<f64>(score[4]).toBe(0);
+    // A model no endpoint lists (the base model, or an adapter loaded nowhere yet) alike.
+    s.update(r, 0xba5e, 8);
+    normalizeLora(s.listed, score);
+    expect<f64>(score[0]).toBe(0.8);
+    expect<f64>(score[1]).toBe(0);
   });
 
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {

@@ -202,11 +202,13 @@ describe("normalizeLora, normalizeFailure, normalizeSession", () => {
     c.loraState[c.addSlot(1)] = LoraState.Waiting;
     c.loraState[c.addSlot(2)] = LoraState.NotLoaded;
     c.addSlot(3); // unknown
+    c.loraState[c.addSlot(4)] = LoraState.CanLoad;
     normalizeLora(c, out);
     expect<f64>(out[0]).toBe(1.0);
     expect<f64>(out[1]).toBe(0.5);
     expect<f64>(out[2]).toBe(0.0);
     expect<f64>(out[3]).toBe(0.0);
+    expect<f64>(out[4]).toBe(0.8);
   });
 
   it("scores 1 - failure rate", () => {
