@@ -40,7 +40,8 @@ export interface GatewayOptions {
   plugin?: GatewayPluginOptions;
   /** Default { intervalMs: 1000, timeoutMs: 1000 }. */
   healthCheck?: HealthCheckOptions;
-  /** How long a request may wait for the upstream's response headers (incl. time held by the plugin). Default 300 s. */
+  /** How long a request may wait for the upstream's response headers (incl. time held by the plugin); 0 for no
+   *  limit, as Envoy's route timeout 0. Default 300 s. */
   requestTimeoutMs?: number;
   /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
