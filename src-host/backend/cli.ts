@@ -1,5 +1,5 @@
 // Runs one simulated vLLM backend: tsx src-host/backend/cli.ts --port 8001 --speed 10 --kv-tokens 65536
-import { numberArg, parseCliArgs, usageError } from "../cli/cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 import { DEFAULT_ENGINE_CONFIG } from "./engine.ts";
 import { startBackend } from "./server.ts";
 

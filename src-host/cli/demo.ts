@@ -13,7 +13,7 @@ import { runFailures } from "../demo/run-failures.ts";
 import { DEFAULT_ENGINE, FLAVOR_NAMES, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
 import type { Flavor } from "../host/vm.ts";
 import { readBuiltPlugin } from "../wasm/built-plugin.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 import { prepareReportPath } from "./report-path.ts";
 
 const USAGE = `usage: npm start -- [options]   (or tsx src-host/cli/demo.ts [options])

@@ -15,7 +15,7 @@ import { ConfigRejectedError } from "../host/plugin-host.ts";
 import { splitAddress } from "../gateway/health-checker.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:PORT ...] [options]
   --upstream HOST:PORT                 an OpenAI-compatible upstream; repeat for each (at least one)

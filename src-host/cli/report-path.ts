@@ -2,7 +2,7 @@
 // report path that cannot be written is a one-line error at once, not a stack trace after minutes of work.
 import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { usageError } from "./cli-args.ts";
+import { usageError } from "../util/cli-args.ts";
 
 export function prepareReportPath(tool: string, flag: string, path: string): void {
   try {

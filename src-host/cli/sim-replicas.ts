@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { runPolicies } from "../sim/run-policies.ts";
 import { parseWorkload, scaleWorkload, WorkloadError, type Workload } from "../sim/workload.ts";
 import { seconds } from "../sim/summary-table.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const DEFAULT_WORKLOADS = "examples/workloads/llm-d-150x5.json,examples/workloads/multi-turn-chat-mix.json";
 const USAGE = `usage: npm run sim:replicas -- [options]

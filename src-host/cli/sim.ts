@@ -4,7 +4,7 @@
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 import { prepareReportPath } from "./report-path.ts";
 import { htmlReport } from "../sim/html-report.ts";
 import { DEFAULT_POLICIES, policyFactory } from "../sim/policies/registry.ts";

@@ -1,6 +1,6 @@
 // Packages build/higress.wasm as an OCI image layout: tsx src-host/package/cli.ts [--wasm F] [--out DIR] [--name N] [--tag T]
 import { readFileSync } from "node:fs";
-import { parseCliArgs, usageError } from "../cli/cli-args.ts";
+import { parseCliArgs, usageError } from "../util/cli-args.ts";
 import { imageNameProblem, packageWasmPlugin } from "./oci.ts";
 
 const USAGE = `usage: npm run package -- [options]   (or tsx src-host/package/cli.ts [options])

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI_DIR = join(ROOT, "src-host/cli");
 // Modules the CLIs share, not CLIs themselves.
-const HELPERS = ["cli-args.ts", "report-path.ts"];
+const HELPERS = ["report-path.ts"];
 const CLIS = readdirSync(CLI_DIR).filter((f) => f.endsWith(".ts") && !HELPERS.includes(f)).sort();
 /** The CLIs outside src-host/cli/, by path, and the tool name their errors start with. */
 const OTHER_CLIS: Record<string, string> = { "src-host/backend/cli.ts": "backend", "src-host/package/cli.ts": "package" };

@@ -1,4 +1,4 @@
-// Argument handling shared by the CLIs in this folder: node:util parseArgs in strict mode plus --help/-h.
+// Argument handling shared by the CLIs (src-host/cli/, backend/cli.ts, package/cli.ts): node:util parseArgs in strict mode plus --help/-h.
 // `--help` prints the usage text on stdout and exits 0 before any work; an unknown flag, a missing value or a
 // positional argument is one line on stderr ("<tool>: ...; see --help") and exit code 2, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
