@@ -103,6 +103,7 @@ const BAD_VALUES: Array<[string, string[], RegExp]> = [
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--policies", ""], /--policies is empty; see --help$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--seed", "4294967296"], /--seed must be a non-negative integer up to 4294967295, got "4294967296"$/],
   ["sim.ts", [], /--workload FILE is required; see --help$/],
+  ["sim-replicas.ts", ["--seeds", "1,4294967296"], /--seeds must be a non-negative integer up to 4294967295, got "4294967296"$/],
   ["sim.ts", ["--workload", "x", "--scale", "-1"], /written --scale=-VALUE\); see --help$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--report", "package.json/r.html"], /cannot write --report package\.json\/r\.html \(E[A-Z]+\)$/],
   ["demo.ts", ["--report", "package.json/r.html"], /cannot write --report package\.json\/r\.html \(E[A-Z]+\)$/],
