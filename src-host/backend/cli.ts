@@ -1,5 +1,6 @@
 // Runs one simulated vLLM backend: tsx src-host/backend/cli.ts --port 8001 --speed 10 --kv-tokens 65536
-import { parseArgs } from "node:util";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
+import { DEFAULT_ENGINE_CONFIG } from "./engine.ts";
 import { startBackend } from "./server.ts";
 
 const USAGE = `usage: tsx src-host/backend/cli.ts [options]
@@ -16,49 +17,61 @@ const USAGE = `usage: tsx src-host/backend/cli.ts [options]
   --prefill-tps N       prefill tokens per second (default 8000)
   --max-tokens N        answer length when the client sets no max_tokens (default 64)
   --lora a,b            LoRA adapter names to serve
-  --max-loras N         max_lora reported in vllm:lora_requests_info`;
+  --max-loras N         max_lora reported in vllm:lora_requests_info
+  -h, --help            print this text and exit`;
 
-function num(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n)) {
-    console.error(`--${name} must be a number, got ${v}\n${USAGE}`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const { values } = parseArgs({
-  options: {
-    port: { type: "string" }, host: { type: "string" }, id: { type: "string" }, model: { type: "string" },
-    speed: { type: "string" }, "kv-tokens": { type: "string" }, "block-size": { type: "string" },
-    "max-num-seqs": { type: "string" }, "max-batch-tokens": { type: "string" }, "max-model-len": { type: "string" },
-    "prefill-tps": { type: "string" }, "max-tokens": { type: "string" }, lora: { type: "string" },
-    "max-loras": { type: "string" }, help: { type: "boolean", short: "h" },
-  },
+const TOOL = "backend";
+const values = parseCliArgs(TOOL, USAGE, {
+  port: { type: "string", default: "8000" },
+  host: { type: "string" },
+  id: { type: "string" },
+  model: { type: "string" },
+  speed: { type: "string" },
+  "kv-tokens": { type: "string", default: "65536" },
+  "block-size": { type: "string" },
+  "max-num-seqs": { type: "string" },
+  "max-batch-tokens": { type: "string" },
+  "max-model-len": { type: "string" },
+  "prefill-tps": { type: "string" },
+  "max-tokens": { type: "string" },
+  lora: { type: "string" },
+  "max-loras": { type: "string" },
 });
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
+
+type Flag = "speed" | "kv-tokens" | "block-size" | "max-num-seqs" | "max-batch-tokens" | "max-model-len" | "prefill-tps" | "max-tokens" | "max-loras";
+/** A flag's value, which must be > 0 (and whole unless `fractional`), or undefined when it is absent. */
+function positive(flag: Flag, fractional = false): number | undefined {
+  const text = values[flag];
+  return text === undefined ? undefined : numberArg(TOOL, flag, text, { positive: true, integer: !fractional });
 }
+
+const port = numberArg(TOOL, "port", values.port, { integer: true, min: 0, max: 65535 });
+const engine = {
+  speed: positive("speed", true),
+  kvTokens: positive("kv-tokens")!,
+  blockSize: positive("block-size"),
+  maxNumSeqs: positive("max-num-seqs"),
+  maxBatchTokens: positive("max-batch-tokens"),
+  maxModelLen: positive("max-model-len"),
+  prefillTokensPerSec: positive("prefill-tps", true),
+};
+if (engine.kvTokens < (engine.blockSize ?? DEFAULT_ENGINE_CONFIG.blockSize)) usageError(TOOL, `--kv-tokens (${engine.kvTokens}) must hold at least one block of --block-size tokens`);
 
 const backend = await startBackend({
-  port: num("port", values.port) ?? 8000,
+  port,
   host: values.host,
   id: values.id,
   modelName: values.model,
-  defaultMaxTokens: num("max-tokens", values["max-tokens"]),
+  defaultMaxTokens: positive("max-tokens"),
   loraAdapters: values.lora ? values.lora.split(",").filter((s) => s.length > 0) : undefined,
-  maxLoras: num("max-loras", values["max-loras"]),
-  engine: {
-    speed: num("speed", values.speed),
-    kvTokens: num("kv-tokens", values["kv-tokens"]) ?? 65536,
-    blockSize: num("block-size", values["block-size"]),
-    maxNumSeqs: num("max-num-seqs", values["max-num-seqs"]),
-    maxBatchTokens: num("max-batch-tokens", values["max-batch-tokens"]),
-    maxModelLen: num("max-model-len", values["max-model-len"]),
-    prefillTokensPerSec: num("prefill-tps", values["prefill-tps"]),
-  },
+  maxLoras: positive("max-loras"),
+  engine,
+}).catch((e: NodeJS.ErrnoException) => {
+  // A busy port or an address that is not this machine's is the user's to fix: one line.
+  if (e.code === "EADDRINUSE" || e.code === "EACCES" || e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND" || e.code === "EAI_AGAIN") {
+    usageError(TOOL, `cannot listen on ${values.host ?? "127.0.0.1"}:${port} (${e.code})`);
+  }
+  throw e;
 });
 const c = backend.engine.config;
 console.log(

@@ -3,7 +3,7 @@
 // --json prints one JSON object on stdout; progress goes to stderr. --only may repeat or take a comma list.
 // Needs build/higress.wasm (npm run build).
 import { BENCH_NAMES, type BenchName } from "../bench/bench-names.ts";
-import { parseCliArgs, usageError } from "./cli-args.ts";
+import { parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const USAGE = `usage: npm run bench -- [options]   (needs build/higress.wasm: npm run build)
   --json         print one JSON object on stdout; progress goes to stderr

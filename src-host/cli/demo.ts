@@ -3,28 +3,31 @@
 //   tsx src-host/cli/demo.ts [--backends 4] [--conversations 40] [--speed 6] [--flavor both|higress|envoy]
 //     [--workers 2] [--connections session|pooled] [--quick] [--json] [--report build/demo-report.html]
 // --json prints the result as JSON on stdout (progress goes to stderr); --quick is a tiny run for tests.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+// Exit code 1 when a run had a failed or unsent request, 2 on bad arguments.
+import { writeFileSync } from "node:fs";
 import { DEFAULT_WORKLOAD, QUICK_WORKLOAD } from "../demo/chat-workload.ts";
 import { demoReportHtml } from "../demo/html-report.ts";
 import { ProgressLine } from "../demo/progress-line.ts";
 import { resultTable } from "../demo/result-table.ts";
+import { runFailures } from "../demo/run-failures.ts";
 import { DEFAULT_ENGINE, FLAVOR_NAMES, runComparison, type DemoSettings } from "../demo/run-comparison.ts";
 import type { Flavor } from "../host/vm.ts";
 import { readBuiltPlugin } from "../wasm/built-plugin.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
+import { prepareReportPath } from "./report-path.ts";
 
 const USAGE = `usage: npm start -- [options]   (or tsx src-host/cli/demo.ts [options])
   --backends N                  simulated vLLM backends (default 4; 2 with --quick)
   --conversations N             scripted chat conversations (default ${DEFAULT_WORKLOAD.conversations}; ${QUICK_WORKLOAD.conversations} with --quick)
   --speed X                     how much faster than real time the backends run (default 6; 20 with --quick)
   --flavor both|higress|envoy   plugin builds to run the picker with (default both)
-  --workers N                   gateway worker VMs (default 2)
+  --workers N                   gateway worker VMs, up to 64 (default 2)
   --connections session|pooled  one connection per conversation, or a shared pool (default session)
   --quick                       a tiny run, for tests
   --json                        print the result as JSON on stdout (progress goes to stderr)
   --report PATH                 HTML report with the TTFT CDFs (default build/demo-report.html)
-  -h, --help                    print this text and exit`;
+  -h, --help                    print this text and exit
+Exit code 1 when any run had a failed request, 2 on bad arguments.`;
 
 const TOOL = "demo";
 const values = parseCliArgs(TOOL, USAGE, {
@@ -43,8 +46,8 @@ function fail(message: string): never {
   usageError(TOOL, message);
 }
 
-function positiveInt(name: string, v: string | undefined, fallback: number): number {
-  return v === undefined ? fallback : numberArg(TOOL, name, v, { integer: true, positive: true });
+function positiveInt(name: string, v: string | undefined, fallback: number, max = Infinity): number {
+  return v === undefined ? fallback : numberArg(TOOL, name, v, { integer: true, positive: true, max });
 }
 
 const quick = values.quick!;
@@ -63,7 +66,8 @@ const settings: DemoSettings = {
   speed,
   engine: { ...DEFAULT_ENGINE },
   flavors,
-  workers: positiveInt("workers", values.workers, 2),
+  // Each worker is a VM with its own linear memory; the simulator allows as many.
+  workers: positiveInt("workers", values.workers, 2, 64),
   connections,
   // Metrics refresh every modelled second: the speed factor compresses the health-check interval too.
   healthIntervalMs: Math.max(50, Math.round(1000 / speed)),
@@ -78,6 +82,9 @@ for (const f of flavors) {
     fail((e as Error).message);
   }
 }
+
+const reportPath = values.report!;
+prepareReportPath(TOOL, "report", reportPath);
 
 const json = values.json!;
 // With --json, stdout carries only the result.
@@ -96,8 +103,6 @@ const result = await runComparison(settings, wasm, {
   },
 });
 
-const reportPath = values.report!;
-mkdirSync(dirname(reportPath), { recursive: true });
 writeFileSync(reportPath, demoReportHtml(result));
 
 if (json) {
@@ -105,3 +110,6 @@ if (json) {
 } else {
   process.stdout.write(`\n${resultTable(result)}\n\nreport: ${reportPath}\n`);
 }
+const failures = runFailures(result);
+for (const line of failures) process.stderr.write(`demo: FAILED ${line}\n`);
+process.exitCode = failures.length > 0 ? 1 : 0;

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { runLeaseSoak } from "../fuzz/lease-soak.ts";
 import { runFuzz, TARGET_NAMES, type TargetName } from "../fuzz/run-fuzz.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const USAGE = `usage: npm run fuzz -- [--iterations N] [--seed S] [options]
        npm run fuzz -- --soak N [--seed S]

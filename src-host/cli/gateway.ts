@@ -12,9 +12,10 @@ import { readFileSync } from "node:fs";
 import type { FailurePolicy } from "../host/abi.ts";
 import { startGateway, type GatewayPluginOptions } from "../gateway/gateway.ts";
 import { ConfigRejectedError } from "../host/plugin-host.ts";
+import { splitAddress } from "../gateway/health-checker.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:PORT ...] [options]
   --upstream HOST:PORT                 an OpenAI-compatible upstream; repeat for each (at least one)
@@ -23,11 +24,11 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --flavor higress|envoy               host ABI the plugin runs under (default higress)
   --plugin-config FILE                 plugin configuration, JSON or passed as is (default {}; the envoy flavor
                                        adds an endpoints entry per upstream when the object has none)
-  --workers N                          plugin VMs, taking streams in turn (default 2)
-  --port N                             listening port, 0 for any free one (default 8080)
+  --workers N                          plugin VMs, taking streams in turn, up to 64 (default 2)
+  --port N                             listening port on 127.0.0.1, 0 for any free one (default 8080)
   --health-interval-ms MS              upstream health check period (default 1000)
   --health-timeout-ms MS               health check timeout (default 1000)
-  --request-timeout-ms MS              route timeout, until the response is complete (default 300000)
+  --request-timeout-ms MS              route timeout, until the response is complete; 0 for no limit (default 300000)
   --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
@@ -57,8 +58,8 @@ function fail(message: string): never {
   usageError(TOOL, message);
 }
 
-function int(name: string, v: string): number {
-  return numberArg(TOOL, name, v, { integer: true, min: 0 });
+function int(name: string, v: string, check: { positive?: boolean; max?: number } = {}): number {
+  return numberArg(TOOL, name, v, { integer: true, min: 0, ...check });
 }
 
 function read(what: string, path: string, hint = ""): Buffer {
@@ -71,6 +72,14 @@ function read(what: string, path: string, hint = ""): Buffer {
 
 const upstreams = values.upstream ?? [];
 if (upstreams.length === 0) fail("give at least one --upstream host:port");
+for (const address of upstreams) {
+  try {
+    splitAddress(address);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+}
+if (values["no-plugin"] && (values.plugin !== undefined || values["plugin-config"] !== undefined)) fail("--no-plugin runs without a plugin: drop --plugin and --plugin-config");
 const flavor = values.flavor;
 if (flavor !== "higress" && flavor !== "envoy") fail(`--flavor must be higress or envoy, got "${flavor}"`);
 const policies = ["FAIL_OPEN", "FAIL_CLOSED", "FAIL_RELOAD"];
@@ -78,9 +87,10 @@ if (!policies.includes(values["failure-policy"])) fail(`--failure-policy must be
 const allowStop = values["allow-on-headers-stop-iteration"];
 if (allowStop !== "true" && allowStop !== "false") fail(`--allow-on-headers-stop-iteration must be true or false, got "${allowStop}"`);
 const ports = {
-  port: int("port", values.port),
-  healthIntervalMs: int("health-interval-ms", values["health-interval-ms"]),
-  healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"]),
+  port: int("port", values.port, { max: 65535 }),
+  // health_check.proto: interval and timeout are required and > 0.
+  healthIntervalMs: int("health-interval-ms", values["health-interval-ms"], { positive: true }),
+  healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"], { positive: true }),
   requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"]),
   bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
 };
@@ -104,7 +114,7 @@ if (!values["no-plugin"]) {
     wasm: new Uint8Array(read(values.plugin ? "--plugin" : "the plugin module", wasmPath, values.plugin ? "" : "; run npm run build, or pass --plugin")),
     flavor,
     config,
-    workers: numberArg(TOOL, "workers", values.workers, { integer: true, positive: true }),
+    workers: numberArg(TOOL, "workers", values.workers, { integer: true, positive: true, max: 64 }),
     failurePolicy: values["failure-policy"] as FailurePolicy,
     allowOnHeadersStopIteration: allowStop !== "false",
   };
@@ -125,7 +135,6 @@ const gw = await startGateway({
   // Start-up problems a user causes (a config the plugin refuses, a bad --upstream, a busy port) are one line.
   if (e instanceof ConfigRejectedError) fail(`${e.message} (the plugin's log line above names the bad fields)`);
   if (e.code === "EADDRINUSE" || e.code === "EACCES") fail(`cannot listen on port ${ports.port} (${e.code})`);
-  if (/^upstream address /.test(e.message)) fail(e.message);
   throw e;
 });
 

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { runPolicies } from "../sim/run-policies.ts";
 import { parseWorkload, scaleWorkload, WorkloadError, type Workload } from "../sim/workload.ts";
 import { seconds } from "../sim/summary-table.ts";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const DEFAULT_WORKLOADS = "examples/workloads/llm-d-150x5.json,examples/workloads/multi-turn-chat-mix.json";
 const USAGE = `usage: npm run sim:replicas -- [options]
@@ -33,7 +33,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const replicaCounts = nonEmpty("replicas", list(args.replicas)).map((x) => numberArg(TOOL, "replicas", x, { integer: true, positive: true }));
-const seeds = nonEmpty("seeds", list(args.seeds)).map((x) => numberArg(TOOL, "seeds", x, { integer: true, min: 0 }));
+// Seeds are used modulo 2^32 (util/seeded-random.ts): a larger one would repeat a smaller one's run.
+const seeds = nonEmpty("seeds", list(args.seeds)).map((x) => numberArg(TOOL, "seeds", x, { integer: true, min: 0, max: 0xffff_ffff }));
 const scale = numberArg(TOOL, "scale", args.scale, { positive: true });
 const redisRttMs = numberArg(TOOL, "redis-rtt-ms", args["redis-rtt-ms"], { min: 0 });
 let wasm: Uint8Array;

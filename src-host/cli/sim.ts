@@ -2,10 +2,10 @@
 //                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--workers N] [--redis-rtt-ms MS]
 //                [--seed N] [--diagnose]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { dirname } from "node:path";
-import { numberArg, parseCliArgs, usageError } from "./cli-args.ts";
+import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";
+import { prepareReportPath } from "./report-path.ts";
 import { htmlReport } from "../sim/html-report.ts";
 import { DEFAULT_POLICIES, policyFactory } from "../sim/policies/registry.ts";
 import { runPolicies } from "../sim/run-policies.ts";
@@ -55,7 +55,27 @@ async function main(): Promise<void> {
     "redis-rtt-ms": { type: "string" },
     diagnose: { type: "boolean", default: false },
   });
-  if (!args.workload) die(`--workload is required\n${USAGE}`);
+  if (!args.workload) die("--workload FILE is required; see --help");
+  const num = (flag: string, text: string | undefined, check: Parameters<typeof numberArg>[3]) =>
+    text === undefined ? undefined : numberArg("sim", flag, text, check);
+  const scale = num("scale", args.scale, { positive: true });
+  // Seeds are used modulo 2^32 (util/seeded-random.ts): a larger one would silently repeat a smaller one's run.
+  const seed = num("seed", args.seed, { integer: true, min: 0, max: 0xffff_ffff });
+  const maxRequests = num("requests", args.requests, { integer: true, positive: true });
+  const healthCheckIntervalMs = num("health-check-ms", args["health-check-ms"], { positive: true });
+  const gatewayReplicas = num("replicas", args.replicas, { integer: true, positive: true });
+  const gatewayWorkers = num("workers", args.workers, { integer: true, min: 1, max: 64 });
+  const redisRttMs = num("redis-rtt-ms", args["redis-rtt-ms"], { min: 0 });
+  const parallel = num("parallel", args.parallel, { integer: true, positive: true }) ?? Math.min(2, availableParallelism());
+  const policies = args.policies !== undefined ? args.policies.split(",").map((p) => p.trim()).filter(Boolean) : DEFAULT_POLICIES;
+  if (policies.length === 0) die("--policies is empty; see --help");
+  for (const p of policies) {
+    try {
+      policyFactory(p);
+    } catch (e) {
+      die((e as Error).message);
+    }
+  }
 
   let workload;
   try {
@@ -65,35 +85,8 @@ async function main(): Promise<void> {
     if (typeof (e as NodeJS.ErrnoException).code === "string") die(`cannot read --workload ${args.workload}: ${(e as Error).message}`);
     throw e;
   }
-  if (args.scale !== undefined) workload = scaleWorkload(workload, numberArg("sim", "scale", args.scale, { positive: true }));
-  if (args.seed !== undefined) {
-    const seed = Number(args.seed);
-    if (!(Number.isInteger(seed) && seed >= 0)) die("--seed must be a non-negative integer");
-    workload = { ...workload, seed };
-  }
-
-  const policies = args.policies ? args.policies.split(",").map((p) => p.trim()).filter(Boolean) : DEFAULT_POLICIES;
-  for (const p of policies) {
-    try {
-      policyFactory(p);
-    } catch (e) {
-      die((e as Error).message);
-    }
-  }
-  const maxRequests = args.requests !== undefined ? Number(args.requests) : undefined;
-  if (maxRequests !== undefined && !(Number.isInteger(maxRequests) && maxRequests > 0)) die("--requests must be a positive integer");
-  const healthCheckIntervalMs = args["health-check-ms"] !== undefined ? Number(args["health-check-ms"]) : undefined;
-  if (healthCheckIntervalMs !== undefined && !(healthCheckIntervalMs > 0)) die("--health-check-ms must be > 0");
-
-  const gatewayReplicas = args.replicas !== undefined ? Number(args.replicas) : undefined;
-  if (gatewayReplicas !== undefined && !(Number.isInteger(gatewayReplicas) && gatewayReplicas >= 1)) die("--replicas must be a positive integer");
-  const gatewayWorkers = args.workers !== undefined ? Number(args.workers) : undefined;
-  if (gatewayWorkers !== undefined && !(Number.isInteger(gatewayWorkers) && gatewayWorkers >= 1 && gatewayWorkers <= 64)) die("--workers must be an integer from 1 to 64");
-  const redisRttMs = args["redis-rtt-ms"] !== undefined ? Number(args["redis-rtt-ms"]) : undefined;
-  if (redisRttMs !== undefined && !(redisRttMs >= 0)) die("--redis-rtt-ms must be >= 0");
-
-  const parallel = args.parallel !== undefined ? Number(args.parallel) : Math.min(2, availableParallelism());
-  if (!(Number.isInteger(parallel) && parallel >= 1)) die("--parallel must be a positive integer");
+  if (scale !== undefined) workload = scaleWorkload(workload, scale);
+  if (seed !== undefined) workload = { ...workload, seed };
 
   let wasm: Uint8Array | undefined;
   if (policies.some((p) => p.startsWith("picker"))) {
@@ -120,15 +113,14 @@ async function main(): Promise<void> {
     }
   }
 
+  if (args.report) prepareReportPath("sim", "report", args.report);
+
   const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, gatewayWorkers, redisRttMs,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 
-  if (args.report) {
-    mkdirSync(dirname(args.report), { recursive: true });
-    writeFileSync(args.report, htmlReport(result));
-  }
+  if (args.report) writeFileSync(args.report, htmlReport(result));
   if (args.json) {
     process.stdout.write(JSON.stringify({ workload: result.workload, policies: result.policies }) + "\n");
   } else {

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { runSoak } from "../soak/run-soak.ts";
 import { formatSoakReport } from "../soak/soak-report-text.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
-import { parseCliArgs, usageError } from "./cli-args.ts";
+import { parseCliArgs, usageError } from "../util/cli-args.ts";
 
 const USAGE = `usage: npm run soak -- [options]   (needs build/<flavor>.wasm: npm run build)
   --seconds S         length of the traffic phase (default 60, up to 3600)

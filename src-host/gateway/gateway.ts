@@ -41,7 +41,8 @@ export interface GatewayOptions {
   /** Default { intervalMs: 1000, timeoutMs: 1000 }. */
   healthCheck?: HealthCheckOptions;
   /** The route timeout: how long a request may take until its response is complete (incl. time held by the plugin); a
-   *  response that started is then cut (Envoy's route timeout). Default 300 s. */
+   *  response that started is then cut (Envoy's route timeout); 0 for no limit, as Envoy's route timeout 0. Default
+   *  300 s. */
   requestTimeoutMs?: number;
   /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;

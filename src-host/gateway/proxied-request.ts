@@ -50,6 +50,8 @@ export class ProxiedRequest {
   private plainBody: Uint8Array[] = [];
   private upstream: ClientRequest | null = null;
   private upstreamEnded = false;
+  /** The upstream socket took more than its buffer: downstream reads wait for its "drain". */
+  private upstreamFull = false;
   private upstreamCancelled = false;
   private upstreamResponse: IncomingMessage | null = null;
   private upstreamStatus = 0;
@@ -76,8 +78,11 @@ export class ProxiedRequest {
     const { req, res } = this;
     res.on("close", () => this.guard("client close", () => this.onClientClose()));
     req.on("error", () => {}); // a client reset surfaces through res "close"
-    this.timer = setTimeout(() => this.guard("timeout", () => this.onTimeout()), this.ctx.requestTimeoutMs);
-    this.timer.unref();
+    // route_components.proto RouteAction.timeout: "A value of 0 will disable the route's timeout."
+    if (this.ctx.requestTimeoutMs > 0) {
+      this.timer = setTimeout(() => this.guard("timeout", () => this.onTimeout()), this.ctx.requestTimeoutMs);
+      this.timer.unref();
+    }
     this.guard("request headers", () => this.onHeaders());
     req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
     req.on("end", () => this.guard("request end", () => this.onEnd()));
@@ -148,7 +153,7 @@ export class ProxiedRequest {
     const state = this.stream ? this.stream.requestState : "forwarded";
     switch (state) {
       case "forwarded":
-        if (this.req.isPaused()) this.req.resume();
+        if (this.req.isPaused() && !this.upstreamFull) this.req.resume();
         if (!this.upstream) this.openUpstream();
         else this.pumpBody();
         return;
@@ -204,11 +209,26 @@ export class ProxiedRequest {
     this.upstream = up;
     up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
-    if (body.length) up.write(body);
+    this.writeUpstream(up, body);
     if (this.bodyComplete) {
       this.upstreamEnded = true;
       up.end();
     }
+  }
+
+  /**
+   * Flow control, as Envoy's watermarks: past the upstream connection's buffer the downstream is not read
+   * (upstream_request.cc UpstreamRequest::onAboveWriteBufferHighWatermark -> readDisable on the downstream),
+   * and the other way round in writeBody; a large body never piles up in the gateway.
+   */
+  private writeUpstream(up: ClientRequest, body: Uint8Array): void {
+    if (body.length === 0 || up.write(body) || this.upstreamFull) return;
+    this.upstreamFull = true;
+    this.req.pause();
+    up.once("drain", () => {
+      this.upstreamFull = false;
+      if (!this.completed && this.req.isPaused()) this.req.resume();
+    });
   }
 
   /** Every request byte has been decoded (or the request has no body). */
@@ -226,8 +246,7 @@ export class ProxiedRequest {
   private pumpBody(): void {
     const up = this.upstream;
     if (!up || this.upstreamEnded || up.destroyed) return;
-    const body = this.takeBody();
-    if (body.length) up.write(body);
+    this.writeUpstream(up, this.takeBody());
     if (this.bodyComplete) {
       this.upstreamEnded = true;
       up.end();
@@ -340,7 +359,13 @@ export class ProxiedRequest {
     if (!this.headersWritten) this.writeHeaders();
     if (this.firstByteMs === null) this.firstByteMs = performance.now();
     this.bytesOut += bytes.length;
-    this.res.write(bytes);
+    // A client reading slower than the upstream sends: stop reading the upstream until the client catches up
+    // (router.cc/upstream_request.cc DownstreamWatermarkManager::onAboveWriteBufferHighWatermark -> readDisable).
+    const upstream = this.upstreamResponse;
+    if (!this.res.write(bytes) && upstream && !upstream.isPaused()) {
+      upstream.pause();
+      this.res.once("drain", () => upstream.resume());
+    }
   }
 
   // ---- local answers ----

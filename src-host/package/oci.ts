@@ -2,7 +2,7 @@
 // can pull from a registry: one tar+gzip layer with plugin.wasm, an image config, a manifest and the
 // layout's index.json. Output is deterministic: the same module and options give the same digests.
 import { createHash } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import {
@@ -116,10 +116,28 @@ export interface PackageResult {
   tarballPath: string;
 }
 
-/** Writes <outDir>/<name>/ (replacing an older layout there) and <outDir>/<name>.tar. */
+/** One path component of a repository name, as the OCI distribution spec's name grammar has it. */
+const NAME_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+/** The OCI distribution spec's tag grammar. */
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+
+/** Why a name or tag cannot be used, or null. The name is also a directory name, so it is one component. */
+export function imageNameProblem(name: string, tag: string): string | null {
+  if (!NAME_COMPONENT.test(name)) return `image name must be lower-case letters and digits, optionally joined by '.', '_', '__' or '-', got "${name}"`;
+  if (!TAG.test(tag)) return `image tag must be up to 128 letters, digits, '_', '.' or '-', not starting with '.' or '-', got "${tag}"`;
+  return null;
+}
+
+/** Writes <outDir>/<name>/ (replacing an older layout there, and nothing else) and <outDir>/<name>.tar. */
 export function packageWasmPlugin(options: WasmImageOptions & { outDir: string }): PackageResult {
+  const problem = imageNameProblem(options.name, options.tag);
+  if (problem) throw new Error(problem);
   const image = buildWasmImage(options);
   const layoutDir = join(options.outDir, options.name);
+  // Only an image layout is replaced: a directory of something else under that name is the user's.
+  if (existsSync(layoutDir) && !(lstatSync(layoutDir).isDirectory() && existsSync(join(layoutDir, "oci-layout")))) {
+    throw new Error(`${layoutDir} exists and is not an OCI image layout; not replacing it`);
+  }
   rmSync(layoutDir, { recursive: true, force: true });
   for (const [path, bytes] of image.files) {
     const file = join(layoutDir, path);

@@ -10,7 +10,11 @@ import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI_DIR = join(ROOT, "src-host/cli");
-const CLIS = readdirSync(CLI_DIR).filter((f) => f.endsWith(".ts") && f !== "cli-args.ts").sort();
+// Modules the CLIs share, not CLIs themselves.
+const HELPERS = ["report-path.ts"];
+const CLIS = readdirSync(CLI_DIR).filter((f) => f.endsWith(".ts") && !HELPERS.includes(f)).sort();
+/** The CLIs outside src-host/cli/, by path, and the tool name their errors start with. */
+const OTHER_CLIS: Record<string, string> = { "src-host/backend/cli.ts": "backend", "src-host/package/cli.ts": "package" };
 
 interface Run {
   code: number | null;
@@ -18,9 +22,11 @@ interface Run {
   stderr: string;
 }
 
-function run(file: string, args: string[]): Promise<Run> {
+/** `file` is a name in src-host/cli/ or a path from the repository root. */
+function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  const path = file.includes("/") ? file : join("src-host/cli", file);
   return new Promise((done) => {
-    execFile(process.execPath, ["--import", "tsx", join("src-host/cli", file), ...args], { cwd: ROOT, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", path, ...args], { cwd: ROOT, timeout: 20_000, env }, (error, stdout, stderr) => {
       done({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -28,7 +34,7 @@ function run(file: string, args: string[]): Promise<Run> {
 
 /** The flag names in the options object a CLI passes to parseCliArgs. */
 function parsedFlags(file: string): string[] {
-  const source = readFileSync(join(CLI_DIR, file), "utf8");
+  const source = readFileSync(file.includes("/") ? join(ROOT, file) : join(CLI_DIR, file), "utf8");
   const start = source.indexOf("parseCliArgs(");
   assert.ok(start >= 0, `${file} parses its arguments with parseCliArgs`);
   const block = source.slice(start, source.indexOf("});", start));
@@ -38,7 +44,7 @@ function parsedFlags(file: string): string[] {
 }
 
 function assertOneLineError(file: string, r: Run, pattern: RegExp): void {
-  const tool = file.replace(/\.ts$/, "");
+  const tool = OTHER_CLIS[file] ?? file.replace(/\.ts$/, "");
   assert.equal(r.code, 2, `${file}: exit code 2; stderr: ${r.stderr}`);
   const lines = r.stderr.trimEnd().split("\n");
   assert.equal(lines.length, 1, `${file}: a one-line error, got:\n${r.stderr}`);
@@ -52,8 +58,9 @@ test("the CLI list is the one the docs know", () => {
 });
 
 // Two CLIs at a time (two spawns each): each spawn loads tsx and the CLI's imports, about a second of CPU.
-for (let i = 0; i < CLIS.length; i += 2) {
-  const pair = CLIS.slice(i, i + 2);
+const ALL_CLIS = [...CLIS, ...Object.keys(OTHER_CLIS)];
+for (let i = 0; i < ALL_CLIS.length; i += 2) {
+  const pair = ALL_CLIS.slice(i, i + 2);
   test(`--help and an unknown flag: ${pair.join(", ")}`, async () => {
     await Promise.all(
       pair.map(async (file) => {
@@ -80,6 +87,43 @@ test("-h is --help; a bad value is one line and exit 2", async () => {
   ]);
   assert.equal(short.code, 0);
   assert.equal(short.stdout, long.stdout, "-h prints the same text as --help");
-  assertOneLineError("gateway.ts", gateway, /--port must be a non-negative integer, got "eighty"/);
+  assertOneLineError("gateway.ts", gateway, /--port must be a non-negative integer up to 65535, got "eighty"/);
   assertOneLineError("fuzz.ts", fuzz, /--iterations must be a positive integer, got "many"/);
+});
+
+// Values each tool once took silently (a default, a wrapped seed), crashed on with a stack trace after start-up,
+// or acted on destructively; every one is now refused before any work.
+const BAD_VALUES: Array<[string, string[], RegExp]> = [
+  ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--port", "99999"], /--port must be a non-negative integer up to 65535, got "99999"$/],
+  ["gateway.ts", ["--upstream", "127.0.0.1:99999", "--no-plugin"], /bad port in upstream address "127\.0\.0\.1:99999"$/],
+  ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--plugin", "build/higress.wasm"], /--no-plugin runs without a plugin/],
+  ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--health-interval-ms", "0"], /--health-interval-ms must be a positive integer, got "0"$/],
+  ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--health-check-ms", "Infinity"], /--health-check-ms must be a positive number, got "Infinity"$/],
+  ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--redis-rtt-ms", ""], /--redis-rtt-ms must be a non-negative number, got ""$/],
+  ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--policies", ""], /--policies is empty; see --help$/],
+  ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--seed", "4294967296"], /--seed must be a non-negative integer up to 4294967295, got "4294967296"$/],
+  ["sim.ts", [], /--workload FILE is required; see --help$/],
+  ["sim-replicas.ts", ["--seeds", "1,4294967296"], /--seeds must be a non-negative integer up to 4294967295, got "4294967296"$/],
+  ["sim.ts", ["--workload", "x", "--scale", "-1"], /written --scale=-VALUE\); see --help$/],
+  ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--report", "package.json/r.html"], /cannot write --report package\.json\/r\.html \(E[A-Z]+\)$/],
+  ["demo.ts", ["--report", "package.json/r.html"], /cannot write --report package\.json\/r\.html \(E[A-Z]+\)$/],
+  ["demo.ts", ["--workers", "100000"], /--workers must be a positive integer up to 64, got "100000"$/],
+  ["src-host/backend/cli.ts", ["--port=-5"], /--port must be a non-negative integer up to 65535, got "-5"$/],
+  ["src-host/backend/cli.ts", ["--kv-tokens", "8"], /--kv-tokens \(8\) must hold at least one block/],
+  ["src-host/package/cli.ts", ["--name", "../x", "--out", "build/oci-never"], /--name: image name must be lower-case letters/],
+  ["src-host/package/cli.ts", ["--created", "yesterday", "--out", "build/oci-never"], /--created must be an RFC 3339 time/],
+  ["src-host/package/cli.ts", ["--wasm", "package.json", "--out", "build/oci-never"], /package\.json is not a WebAssembly module/],
+];
+
+for (let i = 0; i < BAD_VALUES.length; i += 2) {
+  const pair = BAD_VALUES.slice(i, i + 2);
+  test(`bad values: ${pair.map(([f, a]) => `${f} ${a.join(" ")}`).join(", ")}`, async () => {
+    const runs = await Promise.all(pair.map(([file, args]) => run(file, args)));
+    pair.forEach(([file, , pattern], k) => assertOneLineError(file, runs[k], pattern));
+  });
+}
+
+test("package: a SOURCE_DATE_EPOCH that is not whole seconds is one line, not a stack trace", async () => {
+  const r = await run("src-host/package/cli.ts", ["--out", "build/oci-never"], { ...process.env, SOURCE_DATE_EPOCH: "abc" });
+  assertOneLineError("src-host/package/cli.ts", r, /SOURCE_DATE_EPOCH must be whole seconds since 1970, got "abc"$/);
 });

@@ -91,6 +91,18 @@ test("stock Envoy without allow_on_headers_stop_iteration stalls the request: 50
   assert.equal(g.host!.workers.every((w) => w.streams.size === 0), true, "the stream was torn down");
 });
 
+test("request timeout 0 means no timeout, as Envoy's route timeout 0: a slow upstream is waited for", async () => {
+  // The upstream answers only after the gateway has had many turns of its event loop.
+  const slow = await upstream("slow", (req, res) => {
+    req.resume();
+    setTimeout(() => res.end("late"), 100);
+  });
+  const g = await gateway({ upstreams: [slow.address], requestTimeoutMs: 0 });
+  const r = await send(g.url, { body: "{}" });
+  assert.equal(r.status, 200, r.body);
+  assert.equal(r.body, "late");
+});
+
 test("an unreachable upstream gets Envoy's 503; the gateway keeps serving", async () => {
   const dead = await deadAddress();
   const logs = new LogCollector();

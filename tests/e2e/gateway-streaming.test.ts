@@ -2,7 +2,7 @@
 // resets the stream: the plugin still gets on_log and on_done, and the upstream request is cancelled.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { request, type ServerResponse } from "node:http";
+import { request, type IncomingMessage, type ServerResponse } from "node:http";
 import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
 import { startBackend } from "../../src-host/backend/server.ts";
 import { compileFixture } from "../support/compile.ts";
@@ -138,4 +138,91 @@ test("a client abort resets the stream: on_log and on_done run, the upstream req
   assert.equal(counters()["fixture.on_log"], before.log + 2);
   assert.equal(counters()["fixture.on_done"], before.done + 2);
   assert.ok(g.host!.workers.every((w) => w.streams.size === 0), "the stream contexts were deleted");
+});
+
+/** Writes `total` bytes to `out` as fast as it drains; `done` resolves true once all are written, `stalled`
+ *  once a write has waited `quietMs` for a drain that did not come (the reader stopped taking bytes). */
+function pushBytes(out: NodeJS.WritableStream, total: number, quietMs: number): { done: Promise<boolean>; stalled: Promise<boolean> } {
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  let sent = 0;
+  let markStalled!: (v: boolean) => void;
+  const stalled = new Promise<boolean>((resolve) => (markStalled = resolve));
+  const done = new Promise<boolean>((resolve) => {
+    const pump = () => {
+      while (sent < total) {
+        sent += chunk.length;
+        if (!out.write(chunk)) {
+          const quiet = setTimeout(() => markStalled(false), quietMs);
+          out.once("drain", () => {
+            clearTimeout(quiet);
+            pump();
+          });
+          return;
+        }
+      }
+      out.end();
+      resolve(true);
+    };
+    pump();
+  });
+  return { done, stalled };
+}
+
+// More than loopback socket buffers and Node's stream buffers hold together, so only a reader can take it all.
+const FLOW_BYTES = 64 * 1024 * 1024;
+
+for (const withPlugin of [false, true]) {
+  test(`a client that stops reading stops the upstream instead of filling the gateway's memory ${withPlugin ? "(plugin)" : "(no plugin)"}`, async () => {
+    let upstreamWrite!: ReturnType<typeof pushBytes>;
+    let started!: () => void;
+    const upstreamStarted = new Promise<void>((resolve) => (started = resolve));
+    const bulk = await upstream("bulk", (req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      upstreamWrite = pushBytes(res, FLOW_BYTES, 500);
+      started();
+    });
+    const plugin = withPlugin ? { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress" as const, config: {} } : undefined;
+    const g = await gateway({ upstreams: [bulk.address], plugin });
+    const res = await new Promise<IncomingMessage>((resolve, reject) => request(`${g.url}/download`, { agent: false }, resolve).on("error", reject).end());
+    res.pause(); // reads nothing until the upstream has stalled
+    await within(upstreamStarted, 10_000, "the upstream's response");
+    const finishedFirst = await Promise.race([upstreamWrite.done, upstreamWrite.stalled]);
+    assert.equal(finishedFirst, false, "the upstream wrote everything while the client read nothing: the gateway buffered it");
+    let received = 0;
+    res.on("data", (c: Buffer) => (received += c.length));
+    const ended = new Promise((resolve) => res.on("end", resolve));
+    res.resume();
+    await within(ended, 30_000, "the rest of the response");
+    assert.equal(received, FLOW_BYTES, "every byte arrives once the client reads");
+  });
+}
+
+test("an upstream that stops reading the request body stops the gateway reading it from the client", async () => {
+  let upstreamReq!: IncomingMessage;
+  let gotRequest!: () => void;
+  const requested = new Promise<void>((resolve) => (gotRequest = resolve));
+  const sink = await upstream("sink", (req, res) => {
+    upstreamReq = req;
+    req.pause(); // reads nothing until the client has stalled
+    let received = 0;
+    req.on("data", (c: Buffer) => (received += c.length));
+    req.on("end", () => res.end(String(received)));
+    gotRequest();
+  });
+  const g = await gateway({ upstreams: [sink.address] });
+  let answer!: (text: string) => void;
+  const answered = new Promise<string>((resolve) => (answer = resolve));
+  const req = request(`${g.url}/upload`, { method: "POST", headers: { "content-length": FLOW_BYTES }, agent: false }, (res) => {
+    let text = "";
+    res.setEncoding("utf8");
+    res.on("data", (c: string) => (text += c));
+    res.on("end", () => answer(text));
+  });
+  const clientWrite = pushBytes(req, FLOW_BYTES, 500);
+  await within(requested, 10_000, "the request reaching the upstream");
+  const finishedFirst = await Promise.race([clientWrite.done, clientWrite.stalled]);
+  assert.equal(finishedFirst, false, "the client sent everything while the upstream read nothing: the gateway buffered it");
+  upstreamReq.resume();
+  assert.equal(await within(answered, 30_000, "the upstream's answer"), String(FLOW_BYTES));
 });

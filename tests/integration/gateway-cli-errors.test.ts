@@ -32,7 +32,7 @@ test("unreadable files, a refused config, a bad upstream, 0 workers and a busy p
       [[...up, "--plugin-config", join(dir, "none.json")], /^gateway: cannot read --plugin-config .*none\.json \(ENOENT\)$/m],
       [[...up, "--port", "0", "--plugin-config", badConfig], /^gateway: plugin endpoint_picker rejected its configuration/m],
       [["--upstream", "localhost", "--port", "0", "--no-plugin"], /^gateway: upstream address must be host:port, got "localhost"$/m],
-      [[...up, "--workers", "0"], /^gateway: --workers must be a positive integer, got "0"$/m],
+      [[...up, "--workers", "0"], /^gateway: --workers must be a positive integer up to 64, got "0"$/m],
       [[...up, "--port", busyPort, "--no-plugin"], /^gateway: cannot listen on port \d+ \(EADDRINUSE\)$/m],
     ];
     for (const [args, message] of cases) {

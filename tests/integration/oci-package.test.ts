@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -215,5 +215,33 @@ test("the CLI packages build/higress.wasm into the given directory", (t) => {
     assert.deepEqual(readTar(gunzipSync(layer))[0].data, Uint8Array.from(wasm));
     assert.equal(index.manifests[0].annotations["org.opencontainers.image.ref.name"], "cli-test");
     t.diagnostic(`manifest ${index.manifests[0].digest}`);
+  });
+});
+
+test("a name or tag outside the OCI grammar is refused before anything is written or removed", () => {
+  withTempDir((dir) => {
+    // `--name ../x` once made the packager replace <out>/../x: whatever directory that was went with it.
+    const victim = join(dir, "victim");
+    mkdirSync(victim);
+    writeFileSync(join(victim, "keep.txt"), "mine");
+    const out = join(dir, "out");
+    for (const [name, tag] of [["../victim", "t"], ["a/b", "t"], ["Upper", "t"], ["", "t"], ["p", "bad tag"], ["p", "-t"], ["p", "x".repeat(129)]]) {
+      assert.throws(() => packageWasmPlugin({ wasm: fakeWasm(100), outDir: out, name, tag }), /image (name|tag) must be/, `${name}:${tag}`);
+    }
+    assert.equal(readFileSync(join(victim, "keep.txt"), "utf8"), "mine");
+    assert.equal(existsSync(out), false);
+  });
+});
+
+test("only an earlier image layout is replaced: a directory of something else under the name is left alone", () => {
+  withTempDir((dir) => {
+    const mine = join(dir, "p");
+    mkdirSync(mine);
+    writeFileSync(join(mine, "notes.txt"), "mine");
+    assert.throws(() => packageWasmPlugin({ wasm: fakeWasm(100), outDir: dir, name: "p", tag: "t" }), /exists and is not an OCI image layout/);
+    assert.equal(readFileSync(join(mine, "notes.txt"), "utf8"), "mine");
+    writeFileSync(join(dir, "f"), "a file");
+    assert.throws(() => packageWasmPlugin({ wasm: fakeWasm(100), outDir: dir, name: "f", tag: "t" }), /exists and is not an OCI image layout/);
+    assert.equal(readFileSync(join(dir, "f"), "utf8"), "a file");
   });
 });

@@ -1,4 +1,4 @@
-// Argument handling shared by the CLIs in this folder: node:util parseArgs in strict mode plus --help/-h.
+// Argument handling shared by the CLIs (src-host/cli/, backend/cli.ts, package/cli.ts): node:util parseArgs in strict mode plus --help/-h.
 // `--help` prints the usage text on stdout and exits 0 before any work; an unknown flag, a missing value or a
 // positional argument is one line on stderr ("<tool>: ...; see --help") and exit code 2, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from "node:util";
@@ -19,9 +19,12 @@ export function parseCliArgs<O extends Options>(tool: string, usage: string, opt
     ({ values } = parseArgs(config));
   } catch (e) {
     // parseArgs appends advice on arguments that start with '-' to some messages; keep the first line, and of an
-    // unknown option the first sentence.
-    const message = (e as Error).message.split("\n")[0].replace(/\. To specify a positional argument.*$/, "").replace(/\.$/, "");
-    usageError(tool, `${message}; see --help`);
+    // unknown option the first sentence. A value that starts with '-' (`--scale -1`) reads as a missing one; say
+    // how to pass it.
+    const lines = (e as Error).message.split("\n");
+    const message = lines[0].replace(/\. To specify a positional argument.*$/, "").replace(/\.$/, "");
+    const dash = lines.find((l) => l.startsWith("To specify an option argument starting with a dash"))?.match(/'(--[\w-]+)=-XYZ'/);
+    usageError(tool, `${message}${dash ? ` (a value starting with '-' is written ${dash[1]}=-VALUE)` : ""}; see --help`);
   }
   if ((values as { help?: boolean }).help) {
     process.stdout.write(usage.trimEnd() + "\n");
