@@ -31,7 +31,7 @@ const values = parseCliArgs(TOOL, USAGE, {
   "save-dir": { type: "string" },
   soak: { type: "string" },
 });
-const seed = numberArg(TOOL, "seed", values.seed, { integer: true });
+const seed = numberArg(TOOL, "seed", values.seed, { integer: true, min: 0, max: 0xffff_ffff });
 
 // Every target but the scheduler (its own module) and the lease soak run the built plugin: a missing build is one line.
 function needBuild(): void {

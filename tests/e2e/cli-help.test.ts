@@ -103,6 +103,8 @@ const BAD_VALUES: Array<[string, string[], RegExp]> = [
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--policies", ""], /--policies is empty; see --help$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--seed", "4294967296"], /--seed must be a non-negative integer up to 4294967295, got "4294967296"$/],
   ["sim.ts", [], /--workload FILE is required; see --help$/],
+  ["fuzz.ts", ["--seed", "4294967296", "--no-save"], /--seed must be a non-negative integer up to 4294967295, got "4294967296"$/],
+  ["fuzz.ts", ["--seed=-1", "--no-save"], /--seed must be a non-negative integer up to 4294967295, got "-1"$/],
   ["sim-replicas.ts", ["--seeds", "1,4294967296"], /--seeds must be a non-negative integer up to 4294967295, got "4294967296"$/],
   ["sim.ts", ["--workload", "x", "--scale", "-1"], /written --scale=-VALUE\); see --help$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--report", "package.json/r.html"], /cannot write --report package\.json\/r\.html \(E[A-Z]+\)$/],
