@@ -57,7 +57,7 @@ describe("every scalar key", () => {
       if (dot >= 0) expect(sections.includes(path.substring(0, dot))).toBe(true, path);
     }
     // 7 weights, 5 scoring, 11 prefix, 2 loadGuard, 1 session, 1 feedback, 5 metrics, 5 limits, 1 debug, seed, 4 Higress keys.
-    expect(CONFIG_FIELDS.length).toBe(44);
+    expect(CONFIG_FIELDS.length).toBe(45);
   });
 
   it("rejects a value of the wrong JSON type, naming the key", () => {
