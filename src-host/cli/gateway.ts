@@ -28,7 +28,8 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --port N                             listening port on 127.0.0.1, 0 for any free one (default 8080)
   --health-interval-ms MS              upstream health check period (default 1000)
   --health-timeout-ms MS               health check timeout (default 1000)
-  --request-timeout-ms MS              route timeout, until the response is complete; 0 for no limit (default 300000)
+  --request-timeout-ms MS              route timeout, until the response is complete; 0 for no limit, at most
+                                       2147483647 (default 300000)
   --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
@@ -57,6 +58,9 @@ const values = parseCliArgs(TOOL, USAGE, {
 function fail(message: string): never {
   usageError(TOOL, message);
 }
+
+/** The longest delay setTimeout/setInterval take (2^31 - 1 ms, about 24.8 days). */
+const TIMER_MAX_MS = 2_147_483_647;
 
 function int(name: string, v: string, check: { positive?: boolean; max?: number } = {}): number {
   return numberArg(TOOL, name, v, { integer: true, min: 0, ...check });
@@ -88,10 +92,11 @@ const allowStop = values["allow-on-headers-stop-iteration"];
 if (allowStop !== "true" && allowStop !== "false") fail(`--allow-on-headers-stop-iteration must be true or false, got "${allowStop}"`);
 const ports = {
   port: int("port", values.port, { max: 65535 }),
-  // health_check.proto: interval and timeout are required and > 0.
-  healthIntervalMs: int("health-interval-ms", values["health-interval-ms"], { positive: true }),
-  healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"], { positive: true }),
-  requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"]),
+  // health_check.proto: interval and timeout are required and > 0. Node's timers take at most TIMER_MAX_MS: a longer
+  // one fires after 1 ms.
+  healthIntervalMs: int("health-interval-ms", values["health-interval-ms"], { positive: true, max: TIMER_MAX_MS }),
+  healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"], { positive: true, max: TIMER_MAX_MS }),
+  requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"], { max: TIMER_MAX_MS }),
   bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
 };
 

@@ -18,7 +18,7 @@ const run = async (args: string[]): Promise<{ code: number; stderr: string }> =>
   }
 };
 
-test("unreadable files, a refused config, a bad upstream, 0 workers and a busy port are one-line errors", async () => {
+test("unreadable files, a refused config, a bad upstream, 0 workers, a busy port and timers past Node's limit are one-line errors", async () => {
   const dir = mkdtempSync(join(tmpdir(), "gateway-cli-"));
   const badConfig = join(dir, "bad.json");
   writeFileSync(badConfig, JSON.stringify({ weights: { queue: -1 } }));
@@ -34,6 +34,9 @@ test("unreadable files, a refused config, a bad upstream, 0 workers and a busy p
       [["--upstream", "localhost", "--port", "0", "--no-plugin"], /^gateway: upstream address must be host:port, got "localhost"$/m],
       [[...up, "--workers", "0"], /^gateway: --workers must be a positive integer up to 64, got "0"$/m],
       [[...up, "--port", busyPort, "--no-plugin"], /^gateway: cannot listen on port \d+ \(EADDRINUSE\)$/m],
+      // Node's timers take at most 2^31 - 1 ms; a longer one fires after 1 ms (every request would be answered 504).
+      [[...up, "--port", "0", "--no-plugin", "--request-timeout-ms", "3000000000"], /^gateway: --request-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--health-interval-ms", "2147483648"], /^gateway: --health-interval-ms must be a positive integer up to 2147483647, got "2147483648"$/m],
     ];
     for (const [args, message] of cases) {
       const { code, stderr } = await run(args);
