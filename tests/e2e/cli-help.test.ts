@@ -97,7 +97,7 @@ const BAD_VALUES: Array<[string, string[], RegExp]> = [
   ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--port", "99999"], /--port must be a non-negative integer up to 65535, got "99999"$/],
   ["gateway.ts", ["--upstream", "127.0.0.1:99999", "--no-plugin"], /bad port in upstream address "127\.0\.0\.1:99999"$/],
   ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--plugin", "build/higress.wasm"], /--no-plugin runs without a plugin/],
-  ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--health-interval-ms", "0"], /--health-interval-ms must be a positive integer, got "0"$/],
+  ["gateway.ts", ["--upstream", "127.0.0.1:1", "--no-plugin", "--health-interval-ms", "0"], /--health-interval-ms must be a positive integer up to 2147483647, got "0"$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--health-check-ms", "Infinity"], /--health-check-ms must be a positive number, got "Infinity"$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--redis-rtt-ms", ""], /--redis-rtt-ms must be a non-negative number, got ""$/],
   ["sim.ts", ["--workload", "examples/workloads/multi-turn-chat-mix.json", "--policies", ""], /--policies is empty; see --help$/],
