@@ -1,5 +1,5 @@
 // The scalar keys of docs/config.md with their ranges, and the objects that group them.
-import { PickerConfig } from "./picker-config";
+import { MAX_STALE_AFTER_MS, PickerConfig } from "./picker-config";
 import { REDIS_FIELDS, REDIS_SECTION } from "./redis-section";
 import { scorerKinds } from "../scheduling/scorer-list";
 import {
@@ -63,7 +63,7 @@ const FIXED_FIELDS: Array<FieldSpec> = [
   positiveFractionField("feedback.ewmaAlpha", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.ewmaAlpha = v.number; }),
 
   integerField("metrics.snapshotTtlMs", 0, 60000, (c: PickerConfig, v: FieldValue): void => { c.snapshotTtlMs = <i32>v.number; }),
-  integerField("metrics.staleAfterMs", 100, 3600000, (c: PickerConfig, v: FieldValue): void => { c.staleAfterMs = <i32>v.number; }),
+  integerField("metrics.staleAfterMs", 100, MAX_STALE_AFTER_MS, (c: PickerConfig, v: FieldValue): void => { c.staleAfterMs = <i32>v.number; }),
   integerField("metrics.pollIntervalMs", 50, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollIntervalMs = <i32>v.number; }),
   integerField("metrics.pollTimeoutMs", 10, 60000, (c: PickerConfig, v: FieldValue): void => { c.pollTimeoutMs = <i32>v.number; }),
   textField("metrics.path", TextFormat.HttpPath, (c: PickerConfig, v: FieldValue): void => { c.metricsPath = v.text; }),

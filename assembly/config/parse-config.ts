@@ -5,7 +5,7 @@
 // `_rules_` entries are parsed by the same parser, each into its own complete configuration.
 import { JsonToken } from "../json/scanner";
 import { PREFIX_INDEX_MAX_ENTRIES, PrefixIndex } from "../prefix/prefix-index";
-import { MetricPolicy, PickerConfig } from "./picker-config";
+import { DEFAULT_STALE_AFTER_MS, MAX_STALE_AFTER_MS, MetricPolicy, PickerConfig } from "./picker-config";
 import { PluginConfig } from "./plugin-config";
 import { CONFIG_SECTIONS, ENDPOINTS_KEY, LB_POLICY_FIELD, METRIC_POLICY_NAMES, STOCK_ONLY_KEYS, findField } from "./config-schema";
 import { FieldKind, FieldSpec, FieldValue, TextFormat, formatNumber } from "./field-spec";
@@ -40,6 +40,8 @@ class ConfigParser {
   private readonly value: FieldValue = new FieldValue();
   /** Schema paths ("limits.maxEndpoints") whose value was rejected; cross-field checks skip them. */
   private readonly rejected: Set<string> = new Set<string>();
+  /** metrics.staleAfterMs was given (else it follows the poll interval, see checkRelations). */
+  private staleAfterGiven: bool = false;
   private readonly explicitMetricsPath: Array<bool> = [];
   private endpointsRejected: bool = false;
   private lbPolicySeen: bool = false;
@@ -250,6 +252,7 @@ class ConfigParser {
     if (accepted) {
       v.target = field.target;
       field.set(this.out, v);
+      if (field.path == "metrics.staleAfterMs") this.staleAfterGiven = true;
       if (!this.isStockEnvoy && STOCK_ONLY_KEYS.includes(field.path)) {
         this.out.warnings.push(shown + ": ignored by the Higress build, whose metrics come from the gateway's health check");
       }
@@ -334,7 +337,12 @@ class ConfigParser {
     }
 
     // Polled metrics reach pollIntervalMs of age before the next poll lands (metrics-poller.ts stamps them
-    // with the answer's time; envoy-platform.ts drops them past staleAfterMs).
+    // with the answer's time; envoy-platform.ts drops them past staleAfterMs). Unless given, the staleness follows
+    // the interval: three polls and a timeout, at least the default.
+    if (!this.staleAfterGiven) {
+      const followed = 3 * <i64>out.pollIntervalMs + <i64>out.pollTimeoutMs;
+      out.staleAfterMs = <i32>min<i64>(<i64>MAX_STALE_AFTER_MS, max<i64>(<i64>DEFAULT_STALE_AFTER_MS, followed));
+    }
     if (
       this.isStockEnvoy &&
       out.staleAfterMs <= out.pollIntervalMs &&

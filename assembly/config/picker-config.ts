@@ -29,6 +29,10 @@ export enum MetricPolicy {
   Most = 2,
 }
 
+/** metrics.staleAfterMs: its default (also its least value when it follows the poll interval) and its maximum. */
+export const DEFAULT_STALE_AFTER_MS: i32 = 10000;
+export const MAX_STALE_AFTER_MS: i32 = 3600000;
+
 export class PickerConfig {
   /** weights.* and the scorers' own keys (scoring.queueSpan, prefix.lambda...): scheduling/scorers/. */
   readonly scoring: ScoringSettings = new ScoringSettings();
@@ -60,7 +64,7 @@ export class PickerConfig {
 
   // metrics.*
   snapshotTtlMs: i32 = 250;
-  staleAfterMs: i32 = 10000;
+  staleAfterMs: i32 = DEFAULT_STALE_AFTER_MS;
   pollIntervalMs: i32 = 1000;
   pollTimeoutMs: i32 = 800;
   metricsPath: string = "/metrics";

@@ -6,7 +6,6 @@ import { startGateway, type GatewayHandle } from "../gateway/gateway.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import type { Flavor } from "../host/vm.ts";
 import { sumSeries } from "./prometheus-sum.ts";
-import { pollingAt } from "../util/stock-polling.ts";
 
 export interface DemoPlugin {
   wasm: Uint8Array;
@@ -60,7 +59,7 @@ export async function startDemoCluster(opts: DemoClusterOptions): Promise<DemoCl
       p?.flavor === "envoy"
         ? {
             endpoints: upstreams.map((address) => ({ address, metricsCluster: metricsClusterName(address) })),
-            metrics: pollingAt(opts.healthIntervalMs),
+            metrics: { pollIntervalMs: opts.healthIntervalMs },
             ...p.config,
           }
         : { ...p?.config };

@@ -369,8 +369,20 @@ describe("parseConfig errors", () => {
     );
     msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 200, "pollIntervalMs": 200}}');
     expectMentions(msg, "metrics.staleAfterMs: 200 is not more than metrics.pollIntervalMs (200)");
-    msg = stock('{"_rules_": [{"_match_route_": ["r"], ' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 20000}}]}');
+    msg = stock('{"_rules_": [{"_match_route_": ["r"], ' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 20000, "staleAfterMs": 10000}}]}');
     expectMentions(msg, "_rules_[0].metrics.staleAfterMs: 10000 is not more than metrics.pollIntervalMs (20000)");
+    // Not given, it follows the interval: three polls and a timeout, at least 10 s (each configuration its own).
+    const slow = new PluginConfig();
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 20000}, "_rules_": [{"_match_route_": ["r"], ' +
+      ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 2000, "pollTimeoutMs": 5000}}]}', slow)).toBe("");
+    expect(slow.staleAfterMs).toBe(3 * 20000 + 800);
+    expect(slow.rules[0].config.staleAfterMs).toBe(3 * 2000 + 5000);
+    const fast = new PluginConfig();
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 100}}', fast)).toBe("");
+    expect(fast.staleAfterMs).toBe(10000);
+    const slowest = new PluginConfig();
+    expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"pollIntervalMs": 60000, "pollTimeoutMs": 60000}}', slowest)).toBe("");
+    expect(slowest.staleAfterMs).toBe(240000);
     expect(stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 201, "pollIntervalMs": 200}}')).toBe("");
     // A rejected value is named once, without the relation.
     msg = stock('{' + ONE_ENDPOINT + ', "metrics": {"staleAfterMs": 50}}');

@@ -13,7 +13,6 @@ import { OVERRIDE_HEADER, selectOverrideHost } from "../../host/override-host.ts
 import { StaticClusterHarness } from "../../harness/static-cluster-harness.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
-import { pollingAt } from "../../util/stock-polling.ts";
 
 const enc = new TextEncoder();
 
@@ -39,7 +38,7 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
   const config = {
     ...user,
     endpoints: pods.map((pod, i) => ({ address: pod.address, metricsCluster: metricsCluster(i) })),
-    metrics: { ...pollingAt(Math.max(50, Math.round(ctx.healthCheckIntervalMs))), ...(user.metrics as object | undefined) },
+    metrics: { pollIntervalMs: Math.max(50, Math.round(ctx.healthCheckIntervalMs)), ...(user.metrics as object | undefined) },
   };
   let wasmWarnings = 0;
   // No route cluster is used: the stock build routes among its configured endpoints.
