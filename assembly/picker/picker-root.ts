@@ -7,6 +7,7 @@ import { BufferType, LogLevel, Status } from "../abi/types";
 import { PickerConfig } from "../config/picker-config";
 import { PluginConfig } from "../config/plugin-config";
 import { parseConfig } from "../config/parse-config";
+import { logConfigWarnings } from "./config-warnings";
 import { Platform } from "../core/platform";
 import { PickerState } from "../core/picker-state";
 import { nowMs } from "../core/clock";
@@ -93,8 +94,7 @@ export class PickerRoot extends WorkerPickers {
     this.rulePickers = new Array<ConfiguredPicker | null>(rules.length);
     this.ruleFailed = new Array<bool>(rules.length);
     this.selector = rules.length > 0 ? new RuleSelector(rules) : null;
-    this.logWarnings(config.warnings);
-    for (let i = 0; i < rules.length; i++) this.logWarnings(rules[i].config.warnings);
+    logConfigWarnings(config);
     this.defaultPicker = defaultPicker;
     this.config = config;
 

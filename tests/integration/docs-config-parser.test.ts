@@ -135,3 +135,13 @@ test("the parser's message for a wrong value states the documented type and rang
   }
   assert.ok(checked >= 35, `${checked} ranges compared`);
 });
+
+test("configure-time warnings name the first 20 and count the rest, as errors do", () => {
+  const rules = Array.from({ length: 30 }, (_, i) => ({ _match_route_: [`r${i}`], session: { header: "x-session" }, prefix: { capacityPerEndpoint: 16 } }));
+  const out = configure({ _rules_: rules });
+  assert.ok(out.accepted, out.logs.join("\n"));
+  const warnings = [...new Set(out.warnings)];
+  assert.equal(warnings.length, 21, warnings.join("\n"));
+  assert.ok(warnings[0].startsWith("endpoint-picker: _rules_[0].session.header: unused while weights.session is 0"), warnings[0]);
+  assert.equal(warnings[20], "endpoint-picker: and 10 more warnings");
+});
