@@ -8,6 +8,7 @@
 import { Candidates, LoraState } from "./candidates";
 import {
   countPairAsF64, countsOrZero, flagPair32, flagPair64, highestI32Pair, highestLane, lowestI32Pair, lowestLane,
+  secondHighestI32Pair, secondHighestLane,
 } from "./lane-masks";
 
 // @ts-ignore: decorator
@@ -23,14 +24,17 @@ function unitClamp(x: f64): f64 {
 }
 
 // Lower is better: 1 - (x - lo) / max(hi - lo, span) over the values present, so the best gets 1 and the worst
-// 1 - (hi - lo) / span when the spread is below `span`, 0 otherwise; all equal -> 1 for everyone. Plain min-max
-// (span 0) would charge the full weight for a spread of one request, which lets one queued request outweigh a
-// whole conversation's cached history; the span says how large a spread must be to count in full. Takes
-// 1 / max(hi - lo, span), computed once per signal (0 when nothing differs): divisions dominate a pick.
+// 1 - (hi - lo) / span when the spread is below `span`, 0 otherwise; all equal -> 1 for everyone; never below 0
+// (an outlier, below). Plain min-max (span 0) would charge the full weight for a spread of one request, which lets
+// one queued request outweigh a whole conversation's cached history; the span says how large a spread must be to
+// count in full. Takes 1 / max(hi - lo, span), computed once per signal (0 when nothing differs): divisions
+// dominate a pick.
 // @ts-ignore: decorator
 @inline
 function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
-  return inverseRange > 0 ? 1 - (x - lo) * inverseRange : 1;
+  if (!(inverseRange > 0)) return 1;
+  const s = 1 - (x - lo) * inverseRange;
+  return s < 0 ? 0 : s; // as f64x2.pmax(s, 0)
 }
 
 // The span also grows to `relativeSpan` times the lowest value: when every candidate already queues (or has
@@ -41,14 +45,23 @@ function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
 // spans 0 gets there; any real spread is far above it.
 const MIN_RANGE: f64 = 1e-300;
 
+// One outlier does not set the range: when the highest value is more than OUTLIER_FACTOR times the range of the
+// others (second highest - lo, at least the span), the range is theirs and the outlier scores 0 (scores are clamped
+// at 0). A wedged engine whose metrics still answer with a thousand waiting would otherwise score every other
+// candidate near 1, leaving nothing but the cache terms to choose among them. With two candidates (second = lo) the
+// scores are those of plain min-max with spans either way: the higher one scores 0 once the spread passes the span.
+export const OUTLIER_FACTOR: f64 = 4;
+
 // @ts-ignore: decorator
 @inline
-function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
+function inverseOfRange(lo: f64, hi: f64, second: f64, span: f64, relativeSpan: f64): f64 {
   if (!(hi > lo)) return 0;
   const range = hi - lo;
   const relative = lo * relativeSpan;
   const spanOrRelative = span > relative ? span : relative;
   const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE; // NaN spans: MIN_RANGE
+  const others = second - lo > atLeast ? second - lo : atLeast;
+  if (range > OUTLIER_FACTOR * others) return 1 / others;
   return 1 / (atLeast > range ? atLeast : range);
 }
 
@@ -56,15 +69,16 @@ function inverseOfRange(lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
 // @ts-ignore: decorator
 @inline
 function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
-  return inverseRange > 0
-    ? f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, f64x2.splat(lo)), f64x2.splat(inverseRange)))
-    : f64x2.splat(1);
+  if (!(inverseRange > 0)) return f64x2.splat(1);
+  const s = f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, f64x2.splat(lo)), f64x2.splat(inverseRange)));
+  return f64x2.pmax(s, f64x2.splat(0));
 }
 
 // Queue pressure: waiting requests only. Running requests are left out: the metrics report them once per refresh,
 // so between refreshes a term for them sends every request to the same pod (the one that last read lowest), and what
 // a pod is already decoding is counted live by the in-flight score and in memory by the KV score. Min-max over
-// candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue.
+// candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue, one
+// outlier left out.
 export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
@@ -72,32 +86,40 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   const waiting = c.waiting;
   let lo = Infinity;
   let hi = -Infinity;
+  let second = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD) {
     const none = f64x2.splat(-1);
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
+    let next = f64x2.splat(-Infinity);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
       const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
       const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
+      const present = v128.bitselect(key, f64x2.splat(-Infinity), ok);
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
-      high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
+      next = f64x2.pmax(next, f64x2.pmin(high, present));
+      high = f64x2.pmax(high, present);
       v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
     }
     lo = lowestLane(low);
     hi = highestLane(high);
+    second = secondHighestLane(high, next);
   }
   for (; i < n; i++) {
     let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
       key = countOrZero(unchecked(waiting[i]));
       if (key < lo) lo = key;
-      if (key > hi) hi = key;
+      if (key > hi) {
+        second = hi;
+        hi = key;
+      } else if (key > second) second = key;
     }
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
-  const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
+  const inverseRange = inverseOfRange(lo, hi, second, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     for (; i + 2 <= n; i += 2) {
@@ -120,30 +142,39 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
   const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
+  let second = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD) {
-    // In whole counts (exact as f64); -1 as the highest means no healthy candidate was seen.
+    // In whole counts (exact as f64); -1 as the highest (or second highest) means no such candidate was seen.
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
+    let next = i32x4.splat(-1);
     for (; i + 2 <= n; i += 2) {
       const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
       const x = i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
+      const present = v128.bitselect(x, i32x4.splat(-1), ok);
       low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
-      high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
+      next = i32x4.max_s(next, i32x4.min_s(high, present));
+      high = i32x4.max_s(high, present);
     }
     const most = highestI32Pair(high);
     if (most >= 0) {
       lo = <f64>lowestI32Pair(low);
       hi = <f64>most;
+      const nextMost = secondHighestI32Pair(high, next);
+      if (nextMost >= 0) second = <f64>nextMost;
     }
   }
   for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
     const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     if (x < lo) lo = x;
-    if (x > hi) hi = x;
+    if (x > hi) {
+      second = hi;
+      hi = x;
+    } else if (x > second) second = x;
   }
-  const inverseRange = inverseOfRange(lo, hi, span, relativeSpan);
+  const inverseRange = inverseOfRange(lo, hi, second, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     for (; i + 2 <= n; i += 2) {

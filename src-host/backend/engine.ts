@@ -233,6 +233,8 @@ export class Engine {
   /** Time the next step starts when not in a step; NaN when idle. */
   private startAt = NaN;
   private lastTime = -Infinity;
+  /** No step starts before this time (stall). */
+  private stalledUntil = -Infinity;
   private serial = 0;
   private readonly scratch: number[];
   /** Hashes first cached by the step in flight: vLLM publishes their KV events after its forward pass. */
@@ -294,7 +296,19 @@ export class Engine {
     this.byId.set(req.id, seq);
     this.waiting.push(seq);
     this.countLora(this.waitingLoras, seq.lora, 1);
-    if (!this.inStep && Number.isNaN(this.startAt)) this.startAt = this.lastTime;
+    if (!this.inStep && Number.isNaN(this.startAt)) this.startAt = Math.max(this.lastTime, this.stalledUntil);
+  }
+
+  /**
+   * A hung engine: from `now` until `untilMs` it makes no progress (the step in flight ends that much later, no step
+   * starts before `untilMs`), while requests still queue and the metrics still answer.
+   */
+  stall(now: number, untilMs: number): void {
+    this.run(now, false);
+    if (!(untilMs > this.lastTime)) return;
+    if (this.inStep) this.stepEnd += untilMs - this.lastTime;
+    else if (!Number.isNaN(this.startAt)) this.startAt = Math.max(this.startAt, untilMs);
+    this.stalledUntil = untilMs;
   }
 
   /** Drops a request (client went away). Its blocks are released; no further events. */

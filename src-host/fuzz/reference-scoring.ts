@@ -78,39 +78,59 @@ const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
 const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
 /** Below this a spread counts as this much, so that 1 / range stays finite (subnormal queue lengths). */
 const MIN_RANGE = 1e-300;
-const inverseOfRange = (lo: number, hi: number, span: number, relativeSpan: number) => {
+/** A highest value over this many times the others' range is an outlier, left out of the range. */
+const OUTLIER_FACTOR = 4;
+/** second: the second highest value (the highest again when two share it). */
+const inverseOfRange = (lo: number, hi: number, second: number, span: number, relativeSpan: number) => {
   const relative = lo * relativeSpan;
   const spanOrRelative = span > relative ? span : relative; // a NaN span leaves the relative one, as the module does
   const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE;
-  return hi > lo ? 1 / (atLeast > hi - lo ? atLeast : hi - lo) : 0;
+  if (!(hi > lo)) return 0;
+  const others = second - lo > atLeast ? second - lo : atLeast;
+  if (hi - lo > OUTLIER_FACTOR * others) return 1 / others;
+  return 1 / (atLeast > hi - lo ? atLeast : hi - lo);
 };
-const lowerIsBetter = (x: number, lo: number, inv: number) => (inv > 0 ? 1 - (x - lo) * inv : 1);
+const lowerIsBetter = (x: number, lo: number, inv: number) => {
+  if (!(inv > 0)) return 1;
+  const s = 1 - (x - lo) * inv;
+  return s < 0 ? 0 : s;
+};
+/** The highest and second highest of values, as [hi, second]; -Infinity where there are none. */
+const topTwo = (values: number[]): [number, number] => {
+  let hi = -Infinity;
+  let second = -Infinity;
+  for (const x of values) {
+    if (x > hi) {
+      second = hi;
+      hi = x;
+    } else if (x > second) second = x;
+  }
+  return [hi, second];
+};
 const nonNegative = (x: number) => Math.max(x | 0, 0);
 
 function queueScores(c: Candidate[], span: number, relativeSpan: number): number[] {
   let lo = Infinity;
-  let hi = -Infinity;
   const keys = c.map((e) => {
     if (!(e.healthy && e.hasMetrics)) return -1;
     const key = countOrZero(e.waiting);
     if (key < lo) lo = key;
-    if (key > hi) hi = key;
     return key;
   });
-  const inv = inverseOfRange(lo, hi, span, relativeSpan);
+  const [hi, second] = topTwo(keys.filter((k) => k >= 0));
+  const inv = inverseOfRange(lo, hi, second, span, relativeSpan);
   return keys.map((k) => (k >= 0 ? lowerIsBetter(k, lo, inv) : 0));
 }
 
 function inflightScores(c: Candidate[], span: number, relativeSpan: number): number[] {
   let lo = Infinity;
-  let hi = -Infinity;
   for (const e of c) {
     if (!e.healthy) continue;
     const x = nonNegative(e.inflight);
     if (x < lo) lo = x;
-    if (x > hi) hi = x;
   }
-  const inv = inverseOfRange(lo, hi, span, relativeSpan);
+  const [hi, second] = topTwo(c.filter((e) => e.healthy).map((e) => nonNegative(e.inflight)));
+  const inv = inverseOfRange(lo, hi, second, span, relativeSpan);
   return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), lo, inv) : 0));
 }
 

@@ -15,7 +15,7 @@ import { SeededRandom } from "../util/seeded-random.ts";
 import { SimPod, engineConfig } from "./sim-pod.ts";
 import { SimRequest } from "./sim-request.ts";
 import { ProgressThrottle, formatProgress } from "./progress.ts";
-import { RunStats, type PolicySummary, type TimelinePoint } from "./stats.ts";
+import { PodSubsetStats, RunStats, type PolicySummary, type TimelinePoint } from "./stats.ts";
 import type { FaultSpec, Workload } from "./workload.ts";
 
 export const SIM_START_MS = 1_700_000_000_000;
@@ -76,6 +76,10 @@ export async function runPolicy(workload: Workload, name: string, factory: Polic
   return sim.result(name, wallS);
 }
 
+/** Size of the requests other clients send a wedged pod. */
+const EXTERNAL_PROMPT_TOKENS = 128;
+const EXTERNAL_OUTPUT_TOKENS = 32;
+
 class Simulation {
   readonly clock = new VirtualClock(SIM_START_MS);
   private readonly events = new EventQueue();
@@ -100,6 +104,9 @@ class Simulation {
   /** Requests whose policy decides later. */
   private deferred = 0;
   private readonly diagnostics = new IndexDiagnostics();
+  /** Pods a wedge fault names, and the figures of the others (null without a wedge). */
+  private readonly wedgedPods: Set<number>;
+  private readonly healthyPodStats: PodSubsetStats | null;
 
   constructor(
     readonly workload: Workload,
@@ -115,6 +122,8 @@ class Simulation {
     for (const s of workload.arrival.stages) this.stageEnds.push((end += s.durationS * 1000));
     const span = end - SIM_START_MS;
     this.stats = new RunStats(SIM_START_MS, options.timelineBucketMs ?? Math.max(1000, span / 60));
+    this.wedgedPods = new Set(workload.faults.flatMap((f) => (f.type === "wedge" ? [f.pod] : [])));
+    this.healthyPodStats = this.wedgedPods.size > 0 ? new PodSubsetStats() : null;
     for (let i = 0; i < workload.pods.count; i++) this.addPod();
     this.refreshCandidates();
   }
@@ -193,9 +202,11 @@ class Simulation {
     const cdf: number[] = [];
     for (let i = 0; i < sorted.length; i += step) cdf.push(sorted[i] / 1000);
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
+    const summary = this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined);
+    if (this.healthyPodStats !== null) summary.healthy_pods = this.healthyPodStats.summary();
     return {
       policy: name,
-      summary: this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined),
+      summary,
       timeline: this.stats.timeline(),
       ttftCdf: cdf,
     };
@@ -308,6 +319,9 @@ class Simulation {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
       this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
+      if (this.healthyPodStats !== null && !this.wedgedPods.has(f.pod.id)) {
+        this.healthyPodStats.firstToken(ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
+      }
       this.policy.onFirstToken?.(f.decision, ev.time);
       if (f.truth !== null) {
         const belief = this.policy.explain!(f.decision);
@@ -376,8 +390,29 @@ class Simulation {
         this.podHeap.remove(pod);
         break;
       }
+      case "wedge": {
+        const pod = this.podById(f.pod);
+        pod.engine.stall(now, now + f.durationS * 1000);
+        this.podHeap.update(pod);
+        const external = Math.floor(f.externalQps * f.durationS);
+        for (let k = 0; k < external; k++) {
+          this.events.push(now + ((k + 0.5) * 1000) / f.externalQps, (t) => this.sendExternal(pod, k, t));
+        }
+        return; // still up and a candidate: nothing changed for the policy
+      }
     }
     this.podsChanged(now);
+  }
+
+  /**
+   * A request of another client straight to the pod: distinct tokens (no shared prefix), outside the gateway's
+   * figures (its string id is not in the in-flight map).
+   */
+  private sendExternal(pod: SimPod, k: number, now: number): void {
+    if (!this.pods.includes(pod) || !pod.up) return;
+    const prompt = Array.from({ length: EXTERNAL_PROMPT_TOKENS }, (_, j) => 1000 + ((k * 7919 + j * 104729) % 30000));
+    pod.engine.submit({ id: `external-${pod.id}-${k}`, promptTokens: prompt, maxTokens: EXTERNAL_OUTPUT_TOKENS }, now);
+    this.podHeap.update(pod);
   }
 
   private podsChanged(now: number): void {

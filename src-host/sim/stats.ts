@@ -20,6 +20,38 @@ export interface PolicySummary {
   extra: Record<string, number>;
   /** Index accuracy of policies that explain their decisions (the picker). */
   index?: IndexDiagnosticsSummary;
+  /** First tokens served by the pods no wedge fault names (only for workloads with one). */
+  healthy_pods?: HealthyPodsSummary;
+}
+
+export interface HealthyPodsSummary {
+  requests: number;
+  ttft_p50_s: number;
+  ttft_p90_s: number;
+  token_hit_rate: number;
+}
+
+/** TTFT and hit rate over the first tokens of a subset of the pods. */
+export class PodSubsetStats {
+  private readonly ttftMs: number[] = [];
+  private promptTokens = 0;
+  private cachedTokens = 0;
+
+  firstToken(ttftMs: number, cached: number, prompt: number): void {
+    this.ttftMs.push(ttftMs);
+    this.cachedTokens += cached;
+    this.promptTokens += prompt;
+  }
+
+  summary(): HealthyPodsSummary {
+    const ttft = Float64Array.from(this.ttftMs).sort();
+    return {
+      requests: ttft.length,
+      ttft_p50_s: quantile(ttft, 0.5) / 1000,
+      ttft_p90_s: quantile(ttft, 0.9) / 1000,
+      token_hit_rate: this.promptTokens > 0 ? this.cachedTokens / this.promptTokens : 0,
+    };
+  }
 }
 
 export interface TimelinePoint {

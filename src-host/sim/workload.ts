@@ -70,7 +70,12 @@ export type TrafficSpec = SharedPrefixSpec | MultiTurnSpec | LongDocQaSpec;
 export type FaultSpec =
   | { type: "restart"; atS: number; pod: number; downS: number }
   | { type: "add"; atS: number }
-  | { type: "remove"; atS: number; pod: number };
+  | { type: "remove"; atS: number; pod: number }
+  /**
+   * The pod's engine hangs for durationS: its queue stops moving, its metrics still answer, requests still go in.
+   * Meanwhile other clients (not the gateway) send it externalQps requests per second, which queue there too.
+   */
+  | { type: "wedge"; atS: number; pod: number; durationS: number; externalQps: number };
 
 export interface Workload {
   name: string;
@@ -201,6 +206,10 @@ const FAULT_FIELDS: Record<FaultSpec["type"], Fields> = {
   restart: { atS: { kind: "number", min: 0 }, pod: { kind: "int", min: 0 }, downS: { kind: "number", min: 0 } },
   add: { atS: { kind: "number", min: 0 } },
   remove: { atS: { kind: "number", min: 0 }, pod: { kind: "int", min: 0 } },
+  wedge: {
+    atS: { kind: "number", min: 0 }, pod: { kind: "int", min: 0 }, durationS: { kind: "number", min: 0 },
+    externalQps: { kind: "number", min: 0, default: 0 },
+  },
 };
 
 function parsePods(v: unknown, path: string): PodsSpec {
@@ -270,12 +279,17 @@ export function parseWorkload(json: unknown, path = "workload"): Workload {
   };
 }
 
-/** Arrival stages and fault times multiplied by `factor` (quick runs); token sizes and pods are unchanged. */
+/**
+ * Arrival stages and fault times (a wedge's end too, so it covers the same share of the run) multiplied by `factor`
+ * (quick runs); token sizes, pods and a restart's downtime are unchanged.
+ */
 export function scaleWorkload(w: Workload, factor: number): Workload {
   if (!(factor > 0)) throw new WorkloadError(`scale must be > 0, got ${factor}`);
   return {
     ...w,
     arrival: { stages: w.arrival.stages.map((s) => ({ ...s, durationS: s.durationS * factor })) },
-    faults: w.faults.map((f) => ({ ...f, atS: f.atS * factor })),
+    faults: w.faults.map((f) => (f.type === "wedge"
+      ? { ...f, atS: f.atS * factor, durationS: f.durationS * factor }
+      : { ...f, atS: f.atS * factor })),
   };
 }

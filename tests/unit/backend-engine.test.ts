@@ -274,3 +274,24 @@ test("blocks cached by the step in flight are announced when it ends, as vLLM pu
   engine.advance(engine.nextEventTime());
   assert.equal(engine.announcedCachedTokens(hashes, 200), 192);
 });
+
+test("a stalled engine makes no progress until the stall ends but still queues requests and reports them waiting", () => {
+  const engine = new Engine(CONFIG);
+  engine.submit({ id: "a", promptTokens: tokens(400, 1), maxTokens: 3 }, 0);
+  engine.advance(0);
+  const stepEnd = engine.nextEventTime(); // the first prefill step is in flight
+  engine.stall(1, 1001);
+  assert.equal(engine.nextEventTime(), stepEnd + 1000);
+  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 2 }, 500);
+  assert.equal(engine.numWaiting, 1);
+  assert.deepEqual(engine.advance(900), []);
+  const events = drain(engine);
+  const first = events.filter((e) => e.type === "first_token");
+  assert.equal(first.length, 2);
+  for (const e of first) assert.ok(e.time > 1001, `first token at ${e.time}`);
+  // An idle engine stalled: a request arriving during the stall starts at its end.
+  const idle = new Engine(CONFIG);
+  idle.stall(0, 2000);
+  idle.submit({ id: "c", promptTokens: tokens(16, 1), maxTokens: 1 }, 10);
+  assert.equal(idle.nextEventTime(), 2000);
+});

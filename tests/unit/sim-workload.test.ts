@@ -8,7 +8,7 @@ import type { RequestSpec } from "../../src-host/sim/generators/traffic-generato
 import { pseudoText } from "../../src-host/sim/pseudo-text.ts";
 import { SimRequest } from "../../src-host/sim/sim-request.ts";
 import { VocabularyTokenizer } from "../../src-host/sim/vocabulary-tokenizer.ts";
-import { parseWorkload, WorkloadError, type TrafficSpec } from "../../src-host/sim/workload.ts";
+import { parseWorkload, scaleWorkload, WorkloadError, type TrafficSpec } from "../../src-host/sim/workload.ts";
 import { readdirSync, readFileSync } from "node:fs";
 
 const bpe = new Tokenizer({ memoEntries: 0 });
@@ -42,6 +42,8 @@ test("workload validation names the path of unknown keys and bad values", () => 
   rejects((w) => (w.traffic[0].groups = 1.5), "workload.traffic[0].groups");
   rejects((w) => (w.arrival = { stages: [{ qps: 1, durationS: 1, ramp: true }] }), "workload.arrival.stages[0].ramp");
   rejects((w) => (w.faults = [{ type: "restart", atS: 1, pod: 0 }]), "workload.faults[0].downS");
+  rejects((w) => (w.faults = [{ type: "wedge", atS: 1, pod: 0 }]), "workload.faults[0].durationS");
+  rejects((w) => (w.faults = [{ type: "wedge", atS: 1, pod: 0, durationS: 5, externalQps: -1 }]), "workload.faults[0].externalQps");
   rejects((w) => delete w.seed, "workload.seed");
   rejects(
     (w) => (w.traffic = [{ type: "multi-turn", conversations: 1, turns: [3, 2], systemTokens: 0, userTokens: [1, 2], assistantTokens: [1, 2], thinkTimeS: [0, 1] }]),
@@ -202,4 +204,17 @@ test("multi-turn as agent sessions: each session draws one of several tool promp
     0, 8,
   );
   assert.ok(systems.has(single.next(0)!.messages[0].content), "prompt 0 is the single-prompt shape's system prompt");
+});
+
+test("a wedge fault parses with externalQps 0 by default, and scaling scales its start and its length", () => {
+  const w = parseWorkload(JSON.parse(readFileSync("examples/workloads/wedged-pod.json", "utf8")));
+  const wedge = w.faults.find((f) => f.type === "wedge");
+  assert.ok(wedge !== undefined && wedge.type === "wedge");
+  const scaled = scaleWorkload(w, 0.25).faults.find((f) => f.type === "wedge");
+  assert.ok(scaled !== undefined && scaled.type === "wedge");
+  assert.equal(scaled.atS, wedge.atS * 0.25);
+  assert.equal(scaled.durationS, wedge.durationS * 0.25);
+  assert.equal(scaled.externalQps, wedge.externalQps);
+  const bare = parseWorkload({ ...JSON.parse(readFileSync("examples/workloads/wedged-pod.json", "utf8")), faults: [{ type: "wedge", atS: 1, pod: 0, durationS: 2 }] });
+  assert.deepEqual(bare.faults[0], { type: "wedge", atS: 1, pod: 0, durationS: 2, externalQps: 0 });
 });
