@@ -2,7 +2,8 @@
 //   tsx src-host/cli/gateway.ts --upstream 127.0.0.1:8001 --upstream 127.0.0.1:8002 \
 //     [--plugin build/higress.wasm | --no-plugin] [--flavor higress|envoy] [--plugin-config file.json] \
 //     [--workers 2] [--port 8080] [--health-interval-ms 1000] [--health-timeout-ms 1000] \
-//     [--request-timeout-ms 300000] [--buffer-limit-bytes 5242880] [--failure-policy FAIL_OPEN] \
+//     [--request-timeout-ms 300000] [--stream-idle-timeout-ms 300000] [--buffer-limit-bytes 5242880] \
+//     [--failure-policy FAIL_OPEN] \
 //     [--allow-on-headers-stop-iteration true|false] [--quiet]
 // Without --plugin/--no-plugin it loads build/<flavor>.wasm. The failure policy defaults to FAIL_OPEN and the
 // envoy flavor models Envoy 1.35+ with allow_on_headers_stop_iteration on (false: StopIteration from the headers
@@ -28,8 +29,12 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --port N                             listening port on 127.0.0.1, 0 for any free one (default 8080)
   --health-interval-ms MS              upstream health check period (default 1000)
   --health-timeout-ms MS               health check timeout (default 1000)
-  --request-timeout-ms MS              route timeout, until the response is complete; 0 for no limit, at most
-                                       2147483647 (default 300000)
+  --request-timeout-ms MS              route timeout, from when the whole request has passed the plugin until
+                                       the response is complete; 0 for no limit, at most 2147483647 (default 300000)
+  --stream-idle-timeout-ms MS          stream idle timeout (Envoy's stream_idle_timeout): a request or response
+                                       silent this long (held by the plugin, a stalled upload, a silent upstream)
+                                       gets 408/504, or is reset once its response started; 0 for no limit, at
+                                       most 2147483647 (default 300000)
   --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
@@ -49,6 +54,7 @@ const values = parseCliArgs(TOOL, USAGE, {
   "health-interval-ms": { type: "string", default: "1000" },
   "health-timeout-ms": { type: "string", default: "1000" },
   "request-timeout-ms": { type: "string", default: "300000" },
+  "stream-idle-timeout-ms": { type: "string", default: "300000" },
   "buffer-limit-bytes": { type: "string", default: String(5 * 1024 * 1024) },
   "failure-policy": { type: "string", default: "FAIL_OPEN" },
   "allow-on-headers-stop-iteration": { type: "string", default: "true" },
@@ -97,6 +103,7 @@ const ports = {
   healthIntervalMs: int("health-interval-ms", values["health-interval-ms"], { positive: true, max: TIMER_MAX_MS }),
   healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"], { positive: true, max: TIMER_MAX_MS }),
   requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"], { max: TIMER_MAX_MS }),
+  streamIdleTimeoutMs: int("stream-idle-timeout-ms", values["stream-idle-timeout-ms"], { max: TIMER_MAX_MS }),
   bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
 };
 
@@ -132,6 +139,7 @@ const gw = await startGateway({
   port: ports.port,
   healthCheck: { intervalMs: ports.healthIntervalMs, timeoutMs: ports.healthTimeoutMs },
   requestTimeoutMs: ports.requestTimeoutMs,
+  streamIdleTimeoutMs: ports.streamIdleTimeoutMs,
   bufferLimitBytes: ports.bufferLimitBytes,
   log: (line) => {
     if (!quiet || !line.startsWith("gw req ")) process.stdout.write(line + "\n");

@@ -40,10 +40,13 @@ export interface GatewayOptions {
   plugin?: GatewayPluginOptions;
   /** Default { intervalMs: 1000, timeoutMs: 1000 }. */
   healthCheck?: HealthCheckOptions;
-  /** The route timeout: how long a request may take until its response is complete (incl. time held by the plugin); a
-   *  response that started is then cut (Envoy's route timeout); 0 for no limit, as Envoy's route timeout 0. Default
-   *  300 s. */
+  /** The route timeout (Envoy's route `timeout`): from when the router has the whole request (after the plugin let
+   *  it go) until the response is complete; a response that started is then cut. 0 for no limit. Default 300 s. */
   requestTimeoutMs?: number;
+  /** The HTTP connection manager's `stream_idle_timeout`: how long a stream may go without request or response
+   *  activity (a request the plugin holds, a silent upstream) before a 408/504 or, once the response started, a
+   *  reset. 0 for no limit. Default 300 s, Envoy's default. */
+  streamIdleTimeoutMs?: number;
   /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
@@ -111,7 +114,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   const stats: GatewayStats = { requests: 0, errors: 0, byEndpoint: {}, routes: {} };
   const complete = (r: RequestRecord) => {
     stats.requests++;
-    if (r.status >= 500 || r.flags === "UC" || r.flags === "UT" || r.flags === "GW" || r.flags === "UF") stats.errors++;
+    if (r.status >= 500 || r.flags === "UC" || r.flags === "UT" || r.flags === "SI" || r.flags === "GW" || r.flags === "UF") stats.errors++;
     if (r.endpoint) stats.byEndpoint[r.endpoint] = (stats.byEndpoint[r.endpoint] ?? 0) + 1;
     if (r.route) stats.routes[r.route] = (stats.routes[r.route] ?? 0) + 1;
     log(formatRequestLine(r));
@@ -122,6 +125,8 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     router: new Router(healthChecker, p ? p.flavor : null),
     clusterName,
     requestTimeoutMs: opts.requestTimeoutMs ?? 300_000,
+    // http_connection_manager.proto stream_idle_timeout: "If not specified, this defaults to 5 minutes."
+    streamIdleTimeoutMs: opts.streamIdleTimeoutMs ?? 300_000,
     agent,
     complete,
     internalError: (id: number, where: string, e: unknown) => {

@@ -26,7 +26,10 @@ export interface ProxyContext {
   host: PluginHost | null;
   router: Router;
   clusterName: string;
+  /** The route timeout (0: none), from when the router has the whole request until the response is complete. */
   requestTimeoutMs: number;
+  /** The HCM's stream idle timeout (0: none). */
+  streamIdleTimeoutMs: number;
   agent: Agent;
   /** Called once per request when it is over. */
   complete(record: RequestRecord): void;
@@ -58,7 +61,8 @@ export class ProxiedRequest {
   private headersWritten = false;
   private responding = false;
   private completed = false;
-  private timer: NodeJS.Timeout | null = null;
+  private routeTimer: NodeJS.Timeout | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
   private endpoint: string | null = null;
   private route: string | null = null;
   private firstByteMs: number | null = null;
@@ -78,10 +82,11 @@ export class ProxiedRequest {
     const { req, res } = this;
     res.on("close", () => this.guard("client close", () => this.onClientClose()));
     req.on("error", () => {}); // a client reset surfaces through res "close"
-    // route_components.proto RouteAction.timeout: "A value of 0 will disable the route's timeout."
-    if (this.ctx.requestTimeoutMs > 0) {
-      this.timer = setTimeout(() => this.guard("timeout", () => this.onTimeout()), this.ctx.requestTimeoutMs);
-      this.timer.unref();
+    // conn_manager_impl.cc ActiveStream::ActiveStream arms the stream idle timer when the stream is created (none
+    // when stream_idle_timeout is 0); resetIdleTimer re-arms it on each activity.
+    if (this.ctx.streamIdleTimeoutMs > 0) {
+      this.idleTimer = setTimeout(() => this.guard("idle timeout", () => this.onIdleTimeout()), this.ctx.streamIdleTimeoutMs);
+      this.idleTimer.unref();
     }
     this.guard("request headers", () => this.onHeaders());
     req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
@@ -120,17 +125,29 @@ export class ProxiedRequest {
       };
       const stream = host.newStream(info, this.conn.worker);
       this.stream = stream;
-      stream.onChange = () => this.guard("continue", () => this.progress());
+      stream.onChange = () => this.guard("continue", () => this.onContinue());
       stream.decodeHeaders(headers, this.endOfStreamAtHeaders);
     } else {
       this.plainHeaders = headers;
     }
+    // conn_manager_impl.cc ActiveStream::decodeHeaders: resetIdleTimer() after the filter chain's decodeHeaders.
+    this.resetIdleTimer();
+    this.progress();
+  }
+
+  /** The filter continued (continue_stream) or changed the stream's state outside a decode call. */
+  private onContinue(): void {
+    // filter_manager.cc ActiveStreamFilterBase::commonContinue: the body the filter buffered goes on through doData
+    // → FilterManager::decodeData, which resets the idle timer.
+    if (!this.upstream && !this.endOfStreamAtHeaders && this.stream?.requestState === "forwarded") this.resetIdleTimer();
     this.progress();
   }
 
   private onData(chunk: Buffer): void {
     this.bytesIn += chunk.length;
     if (this.completed) return;
+    // filter_manager.cc FilterManager::decodeData: resetIdleTimer() for each body chunk, the last one included.
+    this.resetIdleTimer();
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     if (this.stream) this.stream.decodeData(bytes, false);
     else this.plainBody.push(bytes);
@@ -140,6 +157,7 @@ export class ProxiedRequest {
   private onEnd(): void {
     this.requestEnded = true;
     if (this.completed) return;
+    this.resetIdleTimer();
     if (this.stream && !this.endOfStreamAtHeaders) this.stream.decodeData(EMPTY, true);
     this.progress();
   }
@@ -210,9 +228,22 @@ export class ProxiedRequest {
     up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
     this.writeUpstream(up, body);
-    if (this.bodyComplete) {
-      this.upstreamEnded = true;
-      up.end();
+    if (this.bodyComplete) this.endUpstreamRequest(up);
+  }
+
+  /**
+   * The router has the whole request: end it upstream and start the route timeout, as router.cc
+   * Filter::onRequestComplete does once end_stream reaches the router (after every filter let it through), so the
+   * time the plugin held the request and the upload's own time do not count against it. It runs until the response
+   * is complete (Filter::onUpstreamComplete disables response_timeout_); route_components.proto RouteAction.timeout:
+   * "A value of 0 will disable the route's timeout."
+   */
+  private endUpstreamRequest(up: ClientRequest): void {
+    this.upstreamEnded = true;
+    up.end();
+    if (this.ctx.requestTimeoutMs > 0 && this.routeTimer === null && !this.completed) {
+      this.routeTimer = setTimeout(() => this.guard("timeout", () => this.onRouteTimeout()), this.ctx.requestTimeoutMs);
+      this.routeTimer.unref();
     }
   }
 
@@ -247,10 +278,7 @@ export class ProxiedRequest {
     const up = this.upstream;
     if (!up || this.upstreamEnded || up.destroyed) return;
     this.writeUpstream(up, this.takeBody());
-    if (this.bodyComplete) {
-      this.upstreamEnded = true;
-      up.end();
-    }
+    if (this.bodyComplete) this.endUpstreamRequest(up);
   }
 
   // ---- response side ----
@@ -261,8 +289,10 @@ export class ProxiedRequest {
       return;
     }
     // The route timeout keeps running until the response is complete (router.cc Filter::onUpstreamComplete disables
-    // response_timeout_), so a response that streams past it is cut (onTimeout).
+    // response_timeout_), so a response that streams past it is cut (onRouteTimeout).
     this.responding = true;
+    // filter_manager.cc FilterManager::encodeHeaders and encodeData: resetIdleTimer().
+    this.resetIdleTimer();
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
     const headers: HeaderList = [[":status", String(this.upstreamStatus)]];
@@ -286,6 +316,7 @@ export class ProxiedRequest {
 
   private onUpstreamData(chunk: Buffer): void {
     if (this.completed) return;
+    this.resetIdleTimer();
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
     const out = this.stream ? this.stream.encodeData(bytes, false) : bytes;
     if (this.responseReplaced()) return;
@@ -294,6 +325,7 @@ export class ProxiedRequest {
 
   private onUpstreamEnd(noBody: boolean): void {
     if (this.completed) return;
+    this.resetIdleTimer();
     if (this.stream && !noBody) {
       const out = this.stream.encodeData(EMPTY, true);
       if (this.responseReplaced()) return;
@@ -333,7 +365,6 @@ export class ProxiedRequest {
       this.onUpstreamAbort();
       return;
     }
-    this.clearTimer();
     // Envoy's answer when it cannot reach (or loses) the host before the response starts.
     this.sendLocal(503, `upstream connect error or disconnect/reset before headers. reset reason: ${e.message}`, "UF");
   }
@@ -374,7 +405,7 @@ export class ProxiedRequest {
   private sendPluginLocalReply(): void {
     const reply = this.stream?.localReply;
     if (!reply) return;
-    this.clearTimer();
+    this.clearTimers();
     this.responding = true;
     this.setFlags("LR");
     this.upstreamStatus = reply.status;
@@ -384,9 +415,12 @@ export class ProxiedRequest {
     this.complete(this.upstreamStatus);
   }
 
-  /** A gateway-generated reply; like Envoy's, it goes through the filter's encoder callbacks. */
-  private sendLocal(status: number, text: string, flags: string): void {
-    this.clearTimer();
+  /**
+   * A gateway-generated reply; like Envoy's, it goes through the filter's encoder callbacks, unless the filter
+   * already saw response headers (filter_manager.cc DownstreamFilterManager::sendLocalReply → sendDirectLocalReply).
+   */
+  private sendLocal(status: number, text: string, flags: string, viaFilter = true): void {
+    this.clearTimers();
     this.responding = true;
     this.setFlags(flags);
     this.upstreamStatus = status;
@@ -398,7 +432,7 @@ export class ProxiedRequest {
       ["content-length", String(body.length)],
     ];
     let out: Uint8Array = body;
-    if (this.stream && !this.stream.bypass) {
+    if (viaFilter && this.stream && !this.stream.bypass) {
       this.stream.encodeHeaders(headers, false);
       out = this.stream.encodeData(body, true);
       this.writeHeaders();
@@ -410,13 +444,33 @@ export class ProxiedRequest {
     this.complete(status);
   }
 
-  private onTimeout(): void {
-    this.timer = null;
+  private onRouteTimeout(): void {
+    this.routeTimer = null;
     if (this.completed) return;
     // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout): once the upstream response
     // started, sendLocalReply resets the downstream stream instead.
     if (this.responding) this.resetClient("UT");
     else this.sendLocal(504, "upstream request timeout", "UT");
+  }
+
+  /** conn_manager_impl.cc ActiveStream::resetIdleTimer. */
+  private resetIdleTimer(): void {
+    this.idleTimer?.refresh();
+  }
+
+  /**
+   * conn_manager_impl.cc ActiveStream::onIdleTimeout: flag StreamIdleTimeout (SI) and sendLocalReply "stream timeout",
+   * 504 once the whole request was received, else 408 (utility.cc Utility::maybeRequestTimeoutCode with
+   * remoteDecodeComplete()). DownstreamFilterManager::sendLocalReply sends it through the filter chain when no response
+   * started, straight to the client when the filter holds response headers, and resets the stream once they were sent.
+   */
+  private onIdleTimeout(): void {
+    this.idleTimer = null;
+    if (this.completed) return;
+    const status = this.bodyComplete ? 504 : 408;
+    if (!this.responding) this.sendLocal(status, "stream timeout", "SI");
+    else if (!this.headersWritten) this.sendLocal(status, "stream timeout", "SI", false);
+    else this.resetClient("SI");
   }
 
   private onClientClose(): void {
@@ -450,7 +504,7 @@ export class ProxiedRequest {
   private complete(status: number, finishStream = true): void {
     if (this.completed) return;
     this.completed = true;
-    this.clearTimer();
+    this.clearTimers();
     if (finishStream) this.stream?.finish();
     this.ctx.complete({
       id: this.id,
@@ -488,9 +542,11 @@ export class ProxiedRequest {
     this.upstreamResponse?.destroy();
   }
 
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+  private clearTimers(): void {
+    if (this.routeTimer) clearTimeout(this.routeTimer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.routeTimer = null;
+    this.idleTimer = null;
   }
 
   /** Runs a step; an unexpected exception answers 500 (or resets) instead of crashing the gateway. */

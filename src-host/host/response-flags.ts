@@ -8,4 +8,5 @@ export const RESPONSE_FLAG_BITS: Readonly<Record<string, number>> = {
   UF: 0x20, // UpstreamConnectionFailure
   UC: 0x40, // UpstreamConnectionTermination
   DC: 0x4000, // DownstreamConnectionTermination
+  SI: 0x10000, // StreamIdleTimeout
 };

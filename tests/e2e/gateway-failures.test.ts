@@ -1,6 +1,7 @@
 // What the gateway answers when things go wrong, as Envoy would: a trapping plugin under each failure policy,
-// the 413 for an oversized buffered body, a request the filter never releases (504), an unreachable upstream
-// (503), an upstream reset mid-response, and a plugin's own local reply. The gateway keeps serving after each.
+// the 413 for an oversized buffered body, a request the filter never releases (504 at the stream idle timeout), an
+// unreachable upstream (503), an upstream reset mid-response, and a plugin's own local reply. The gateway keeps
+// serving after each.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
@@ -72,22 +73,26 @@ test("a buffered body over bufferLimitBytes gets 413; one under it goes through"
   assert.equal((await send(g.url, { body: "{}" })).status, 200);
 });
 
-test("stock Envoy without allow_on_headers_stop_iteration stalls the request: 504 at the request timeout", async () => {
+test("stock Envoy without allow_on_headers_stop_iteration stalls the request: it never reaches the router, the stream idle timeout ends it (504, SI)", async () => {
   const a = await upstream("a");
   const logs = new LogCollector();
   const g = await gateway(
     {
       upstreams: [a.address],
+      // The route timeout never starts: router.cc Filter::onRequestComplete runs only once the request passed every filter.
       requestTimeoutMs: 200,
+      streamIdleTimeoutMs: 400,
       plugin: { wasm: await compileFixture("tests/guest/conformance-plugin.ts"), flavor: "envoy", config: "conformance", logLevel: 5 },
     },
     logs,
   );
   const r = await send(g.url, { body: "{}" });
+  // conn_manager_impl.cc ActiveStream::onIdleTimeout: the whole request was received, so 504 (maybeRequestTimeoutCode).
   assert.equal(r.status, 504);
+  assert.equal(r.body, "stream timeout");
   assert.equal(a.seen.length, 0);
   const f = parseRequestLine(logs.requestLines()[0])!;
-  assert.equal(f.flags, "UT");
+  assert.equal(f.flags, "SI");
   assert.equal(g.host!.workers.every((w) => w.streams.size === 0), true, "the stream was torn down");
 });
 

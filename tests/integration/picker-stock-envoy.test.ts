@@ -117,7 +117,7 @@ test("a stalled request whose trailers came is still let go by the watchdog: Env
   s.decodeTrailers([["x-checksum", "abc"]]);
   assert.equal(s.requestState, "stalled");
   h.clock.advanceTo(h.clock.nowMs() + 2500);
-  assert.equal(s.requestState, "forwarded", "resumed, not left waiting for the route timeout");
+  assert.equal(s.requestState, "forwarded", "resumed, not left waiting for the stream idle timeout");
   assert.deepEqual(s.calls.slice(2), ["proxy_on_request_body", "proxy_on_request_trailers"], "both reach the filter after it continues");
   assert.deepEqual(s.takeReleasedBody(), body);
   assert.equal(h.chosen(s), null);
