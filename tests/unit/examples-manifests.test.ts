@@ -4,9 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { OVERRIDE_HEADER } from "../../src-host/host/override-host.ts";
+import { dockerignoreKeeps, imagePathOf, parseDockerfile } from "../support/docker-build-context.ts";
+import { importClosure } from "../support/import-closure.ts";
 
 type Obj = Record<string, any>;
 
@@ -231,6 +233,32 @@ test("docker-compose: backends sit at the cluster's addresses, ports bind to loo
   assert.ok(tag, "a pinned envoyproxy/envoy image");
   assert.ok(Number(tag[1]) > 1 || Number(tag[2]) >= 35, `${compose.services.envoy.image} is >= 1.35`);
   assert.ok(compose.services.client, "a client service");
+});
+
+// The backend and client containers run TypeScript/JS from the image, so every file their entry scripts import
+// must pass the .dockerignore and be copied to the same path relative to WORKDIR, and every package they import
+// by name must be one `npm ci` installs.
+test("docker-compose: the backend image holds every file its entrypoint and the client import", () => {
+  const dockerfile = "examples/backend/Dockerfile";
+  const df = parseDockerfile(dockerfile);
+  const deps = { ...pkg.dependencies, ...pkg.devDependencies };
+  const built = Object.values(compose.services as Record<string, Obj>).filter((s) => s.build?.dockerfile === dockerfile);
+  assert.ok(built.length >= 2, "backends and client use the image");
+  for (const s of built) assert.equal(join(s.build.context), "../..", "context is the repository root");
+  const entries = new Set<string>();
+  for (const argv of [df.entrypoint, ...built.map((s) => s.entrypoint).filter(Boolean)]) {
+    for (const a of argv) if (/\.(ts|mjs|js)$/.test(a)) entries.add(a);
+  }
+  assert.ok(entries.has("src-host/backend/cli.ts") && entries.has("examples/client/chat-client.mjs"), [...entries].join(", "));
+  for (const entry of entries) {
+    const { files, packages } = importClosure(entry);
+    for (const f of files) {
+      assert.ok(dockerignoreKeeps(`${dockerfile}.dockerignore`, f), `${entry} imports ${f}, which ${dockerfile}.dockerignore leaves out of the context`);
+      assert.equal(imagePathOf(df, f), posix.join(df.workdir, f), `${entry} imports ${f}: no COPY puts it at ${df.workdir}/${f}`);
+    }
+    for (const name of packages) assert.ok(deps[name], `${entry} imports package ${name}, which package.json does not list`);
+  }
+  for (const f of ["package.json", "package-lock.json"]) assert.equal(imagePathOf(df, f), posix.join(df.workdir, f), `npm ci needs ${f}`);
 });
 
 // spec.yaml properties flattened to dotted keys; arrays (endpoints) are leaves.
