@@ -8,6 +8,7 @@ import { join, posix } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { OVERRIDE_HEADER } from "../../src-host/host/override-host.ts";
 import { dockerignoreKeeps, imagePathOf, parseDockerfile } from "../support/docker-build-context.ts";
+import { envoyConfigErrors } from "../support/envoy-api-check.ts";
 import { importClosure } from "../support/import-closure.ts";
 
 type Obj = Record<string, any>;
@@ -150,6 +151,44 @@ test("Higress: the Service's cluster gets a /metrics health check with store_met
   const seconds = (d: string) => Number(/^(\d+(?:\.\d+)?)s$/.exec(d)![1]);
   assert.ok(seconds(hc.timeout) < seconds(hc.interval), "a probe ends before the next starts");
   assert.ok(seconds(hc.no_traffic_interval) <= seconds(hc.interval), "idle clusters are probed as often");
+});
+
+// Envoy refuses a bootstrap with an unknown field, a typed_config of an unknown @type, a bad enum or duration, or
+// a missing required field; the table (tests/support/envoy-api-messages.ts) holds each message's fields from the proto.
+test("Envoy: every field of envoy.yaml exists in its v3 API message, with a valid value", () => {
+  assert.deepEqual(envoyConfigErrors(envoy, "envoy.config.bootstrap.v3.Bootstrap"), []);
+});
+
+test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration and a missing field", () => {
+  const broken = (edit: (b: Obj) => void) => {
+    const b = structuredClone(envoy);
+    edit(b);
+    return envoyConfigErrors(b, "envoy.config.bootstrap.v3.Bootstrap");
+  };
+  const wasmConfig = (b: Obj) => b.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.http_filters.find((f: Obj) => f.name === "envoy.filters.http.wasm").typed_config;
+  const cases: Array<[string, (b: Obj) => void, RegExp]> = [
+    ["misspelt field", (b) => { wasmConfig(b).config.allow_on_header_stop_iteration = true; }, /has no field allow_on_header_stop_iteration/],
+    ["wrong @type", (b) => { wasmConfig(b)["@type"] = "type.googleapis.com/envoy.extensions.wasm.v3.Wasm"; }, /envoy\.extensions\.wasm\.v3\.Wasm is not in the table/],
+    ["bad enum", (b) => { wasmConfig(b).config.failure_policy = "FAIL_CLOSE"; }, /"FAIL_CLOSE" is not one of/],
+    ["bad duration", (b) => { b.static_resources.clusters[0].connect_timeout = "2000ms"; }, /not a duration/],
+    ["missing required", (b) => { delete b.static_resources.clusters[0].health_checks[0].timeout; }, /requires timeout/],
+  ];
+  for (const [what, edit, expected] of cases) {
+    const errors = broken(edit);
+    assert.ok(errors.some((e) => expected.test(e)), `${what}: ${errors.join("; ")}`);
+  }
+});
+
+// Higress's Envoy adds store_metrics (field 127) to HealthCheck (higress-group/go-control-plane
+// envoy/config/core/v3/health_check.pb.go); the rest of the patch is stock Cluster fields.
+test("Higress: the EnvoyFilter's cluster patch sets only Cluster and HealthCheck fields, with valid values", () => {
+  const [filter] = byKind("EnvoyFilter");
+  for (const p of filter.spec.configPatches.filter((p: Obj) => p.applyTo === "CLUSTER")) {
+    assert.deepEqual(envoyConfigErrors(p.patch.value, "envoy.config.cluster.v3.Cluster", {
+      partial: true,
+      extraFields: { "envoy.config.core.v3.HealthCheck": { store_metrics: "bool" } },
+    }), []);
+  }
 });
 
 test("Envoy: the wasm filter names our root_id, vm_id and module, fails open and runs before the router", () => {
