@@ -141,6 +141,11 @@ test("Higress: the Service's cluster gets a /metrics health check with store_met
   const patch = filter.spec.configPatches.find((p: Obj) => p.applyTo === "CLUSTER");
   assert.ok(patch, "a CLUSTER patch");
   assert.equal(patch.match.context, "GATEWAY");
+  // Istio's EnvoyFilter CRD as Higress ships it (helm/core/crds/istio-envoyfilter.yaml).
+  for (const k of Object.keys(patch)) assert.ok(["applyTo", "match", "patch"].includes(k), `unknown configPatches field ${k}`);
+  for (const k of Object.keys(patch.match)) assert.ok(["context", "proxy", "listener", "routeConfiguration", "cluster"].includes(k), `unknown match field ${k}`);
+  for (const k of Object.keys(patch.match.cluster)) assert.ok(["name", "portNumber", "service", "subset"].includes(k), `unknown ClusterMatch field ${k}`);
+  for (const k of Object.keys(patch.patch)) assert.ok(["operation", "value", "filterClass"].includes(k), `unknown Patch field ${k}`);
   assert.equal(patch.match.cluster.service, `${svc.metadata.name}.${svc.metadata.namespace}.svc.cluster.local`);
   assert.ok(svc.spec.ports.some((p: Obj) => p.port === patch.match.cluster.portNumber));
   assert.equal(patch.patch.operation, "MERGE");
