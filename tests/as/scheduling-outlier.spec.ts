@@ -1,21 +1,9 @@
 // One outlier (a wedged engine whose metrics still answer with a thousand waiting) does not squash the others' queue
 // and in-flight scores towards 1.
-import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
+import { withInflight, withWaiting } from "./support/load-candidates";
 import { normalizeInflight, normalizeQueue } from "../../assembly/scheduling/normalize";
 
 const out = new StaticArray<f64>(8);
-
-function withWaiting(values: Array<f64>): Candidates {
-  const c = new Candidates(8);
-  for (let i = 0; i < values.length; i++) c.add(i, true, true, values[i], 0, 0, false, 0, 0, LoraState.Unknown, 0, false);
-  return c;
-}
-
-function withInflight(values: Array<i32>): Candidates {
-  const c = new Candidates(8);
-  for (let i = 0; i < values.length; i++) c.add(i, true, false, 0, 0, 0, false, values[i], 0, LoraState.Unknown, 0, false);
-  return c;
-}
 
 describe("an outlier in the queue and in-flight scores", () => {
   it("scores 0 and leaves the others scored among themselves", () => {

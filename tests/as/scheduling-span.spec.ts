@@ -1,17 +1,5 @@
-import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
+import { withInflight, withWaiting } from "./support/load-candidates";
 import { normalizeInflight, normalizeQueue } from "../../assembly/scheduling/normalize";
-
-function withWaiting(values: Array<f64>): Candidates {
-  const c = new Candidates(8);
-  for (let i = 0; i < values.length; i++) c.add(i, true, true, values[i], 0, 0, false, 0, 0, LoraState.Unknown, 0, false);
-  return c;
-}
-
-function withInflight(values: Array<i32>): Candidates {
-  const c = new Candidates(8);
-  for (let i = 0; i < values.length; i++) c.add(i, true, false, 0, 0, 0, false, values[i], 0, LoraState.Unknown, 0, false);
-  return c;
-}
 
 describe("queue and in-flight spans", () => {
   it("a spread smaller than the span costs only its share: 1 - (x - min) / span", () => {
