@@ -42,10 +42,8 @@ export function applyEngineState(state: PickerState, slot: i32, m: EndpointMetri
 }
 
 export function applyCapacity(state: PickerState, slot: i32, m: EndpointMetrics): void {
-  const configured = state.config.kvCacheTokens;
-  const cap = m.hasCacheConfig
-    ? state.derivedCapacity(m.numGpuBlocks, m.blockSize)
-    : configured > 0 ? state.derivedCapacity(configured, 1) : state.config.capacityPerEndpoint;
+  fillInConfiguredCacheSize(m, state.config.kvCacheTokens); // an error page's cleared metrics too
+  const cap = m.hasCacheConfig ? state.derivedCapacity(m.numGpuBlocks, m.blockSize) : state.config.capacityPerEndpoint;
   if (unchecked(state.appliedCapacity[slot]) != cap) {
     state.index.setCapacity(slot, cap);
     unchecked((state.appliedCapacity[slot] = cap));

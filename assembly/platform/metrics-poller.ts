@@ -43,9 +43,12 @@ export function endpointKey(config: PickerConfig, i: i32): string {
   return "endpoint_picker/endpoint/" + hashNameString(how).toString(16) + "/" + e.address;
 }
 
-/** Where endpoint i's record is published. */
+/** Where endpoint i's record is published, and where its polling lease is held, under its endpointKey. */
+const RECORD_SUFFIX = "/metrics";
+const LEASE_SUFFIX = "/poller";
+
 export function metricsKey(config: PickerConfig, i: i32): string {
-  return endpointKey(config, i) + "/metrics";
+  return endpointKey(config, i) + RECORD_SUFFIX;
 }
 
 function metricsPathOf(config: PickerConfig, i: i32): string {
@@ -93,8 +96,8 @@ export class MetricsPoller {
     for (let i = 0; i < endpoints.length; i++) {
       const e = endpoints[i];
       const key = endpointKey(config, i);
-      this.keys.push(new Utf8(key + "/metrics"));
-      this.leaseKeys.push(new Utf8(key + "/poller"));
+      this.keys.push(new Utf8(key + RECORD_SUFFIX));
+      this.leaseKeys.push(new Utf8(key + LEASE_SUFFIX));
       this.clusters.push(new Utf8(e.metricsCluster));
       this.paths.push(metricsPathOf(config, i));
       this.authorities.push(authorityOf(config, i));

@@ -85,8 +85,7 @@ export class ProxiedRequest {
     // conn_manager_impl.cc ActiveStream::ActiveStream arms the stream idle timer when the stream is created (none
     // when stream_idle_timeout is 0); resetIdleTimer re-arms it on each activity.
     if (this.ctx.streamIdleTimeoutMs > 0) {
-      this.idleTimer = setTimeout(() => this.guard("idle timeout", () => this.onIdleTimeout()), this.ctx.streamIdleTimeoutMs);
-      this.idleTimer.unref();
+      this.idleTimer = this.startTimer(this.ctx.streamIdleTimeoutMs, "idle timeout", () => this.onIdleTimeout());
     }
     this.guard("request headers", () => this.onHeaders());
     req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
@@ -242,8 +241,7 @@ export class ProxiedRequest {
     this.upstreamEnded = true;
     up.end();
     if (this.ctx.requestTimeoutMs > 0 && this.routeTimer === null && !this.completed) {
-      this.routeTimer = setTimeout(() => this.guard("timeout", () => this.onRouteTimeout()), this.ctx.requestTimeoutMs);
-      this.routeTimer.unref();
+      this.routeTimer = this.startTimer(this.ctx.requestTimeoutMs, "timeout", () => this.onRouteTimeout());
     }
   }
 
@@ -451,6 +449,13 @@ export class ProxiedRequest {
     // started, sendLocalReply resets the downstream stream instead.
     if (this.responding) this.resetClient("UT");
     else this.sendLocal(504, "upstream request timeout", "UT");
+  }
+
+  /** A timer that does not keep the process alive, its callback guarded as every event's is. */
+  private startTimer(ms: number, what: string, fire: () => void): NodeJS.Timeout {
+    const timer = setTimeout(() => this.guard(what, fire), ms);
+    timer.unref();
+    return timer;
   }
 
   /** conn_manager_impl.cc ActiveStream::resetIdleTimer. */
