@@ -61,6 +61,7 @@ const FIXED_FIELDS: Array<FieldSpec> = [
   textField("session.header", TextFormat.HeaderName, (c: PickerConfig, v: FieldValue): void => { c.sessionHeader = v.text; }),
 
   positiveFractionField("feedback.ewmaAlpha", 0, 1, (c: PickerConfig, v: FieldValue): void => { c.ewmaAlpha = v.number; }),
+  integerField("feedback.failureHalfLifeMs", 0, 86400000, (c: PickerConfig, v: FieldValue): void => { c.failureHalfLifeMs = <i32>v.number; }),
 
   integerField("metrics.snapshotTtlMs", 0, 60000, (c: PickerConfig, v: FieldValue): void => { c.snapshotTtlMs = <i32>v.number; }),
   integerField("metrics.staleAfterMs", 100, MAX_STALE_AFTER_MS, (c: PickerConfig, v: FieldValue): void => { c.staleAfterMs = <i32>v.number; }),

@@ -31,6 +31,8 @@ export enum MetricPolicy {
 
 /** metrics.staleAfterMs: its default (also its least value when it follows the poll interval) and its maximum. */
 export const DEFAULT_STALE_AFTER_MS: i32 = 10000;
+/** feedback.failureHalfLifeMs by default: as Envoy's outlier detection's base ejection time. */
+export const DEFAULT_FAILURE_HALF_LIFE_MS: i32 = 30000;
 export const MAX_STALE_AFTER_MS: i32 = 3600000;
 
 export class PickerConfig {
@@ -61,6 +63,8 @@ export class PickerConfig {
   sessionHeader: string = "";
   /** feedback.ewmaAlpha */
   ewmaAlpha: f64 = 0.2;
+  /** feedback.failureHalfLifeMs: the failure EWMA halves every this many ms without an outcome; 0 keeps it. */
+  failureHalfLifeMs: i32 = DEFAULT_FAILURE_HALF_LIFE_MS;
 
   // metrics.*
   snapshotTtlMs: i32 = 250;
@@ -116,6 +120,7 @@ export class PickerConfig {
     this.guardSlack = o.guardSlack;
     this.sessionHeader = o.sessionHeader;
     this.ewmaAlpha = o.ewmaAlpha;
+    this.failureHalfLifeMs = o.failureHalfLifeMs;
     this.snapshotTtlMs = o.snapshotTtlMs;
     this.staleAfterMs = o.staleAfterMs;
     this.kvCacheTokens = o.kvCacheTokens;

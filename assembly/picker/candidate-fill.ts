@@ -2,6 +2,7 @@
 // signals.ts, kept between snapshots) copied whole, then what changes with every request: the prefix match, the
 // load (this gateway's, process-wide, or this worker's leases), the failure EWMA while it is fed, the session match.
 import { PickerState } from "../core/picker-state";
+import { decayedEwma } from "../scheduling/failure-ewma";
 
 /** Copies the first n elements of from into to (both sized for all endpoints). */
 // @ts-ignore: decorator
@@ -19,7 +20,7 @@ function clearFirst<T>(a: StaticArray<T>, n: i32): void {
 }
 
 /** Fills state.candidates for this request; returns how many endpoints are healthy (0: nothing to pick from). */
-export function fillCandidates(state: PickerState, sessionHash: u64): i32 {
+export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64): i32 {
   const registry = state.registry;
   const matched = state.matched;
   const sessionSlot = state.sessions.slotFor(sessionHash);
@@ -49,8 +50,10 @@ export function fillCandidates(state: PickerState, sessionHash: u64): i32 {
   const leaseGenerations = state.leases.generationBySlot;
   const failureEwmas = state.failures.ewmaBySlot;
   const failureGenerations = state.failures.generationBySlot;
+  const failureUpdatedMs = state.failures.updatedMsBySlot;
+  const failureHalfLifeMs = <f64>state.config.failureHalfLifeMs;
   const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
-  const failureSlots = <u32>min<i32>(failureEwmas.length, failureGenerations.length);
+  const failureSlots = <u32>min<i32>(failureEwmas.length, min<i32>(failureGenerations.length, failureUpdatedMs.length));
   const matchedSlots = <u32>matched.length;
   const sharedPending = state.loadView.pending;
   const sharedInflight = state.loadView.inflight;
@@ -83,7 +86,10 @@ export function fillCandidates(state: PickerState, sessionHash: u64): i32 {
     for (let i = 0; i < count; i++) {
       const slot = unchecked(signalSlots[i]);
       const gen = unchecked(signalGenerations[i]);
-      unchecked((cFailureEwma[i] = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen ? unchecked(failureEwmas[slot]) : 0));
+      const current = <u32>slot < failureSlots && unchecked(failureGenerations[slot]) == gen;
+      unchecked((cFailureEwma[i] = current
+        ? decayedEwma(unchecked(failureEwmas[slot]), nowMs - unchecked(failureUpdatedMs[slot]), failureHalfLifeMs)
+        : 0));
     }
   } else {
     clearFirst(cFailureEwma, count); // never fed

@@ -137,7 +137,7 @@ export function decide(
   if (state.load !== null) state.loadView.read(state.load!, state.registry, nowMs);
 
   stageEnter(Stage.Scoring);
-  scoreAndPick(state, d, chainLength, sessionHash);
+  scoreAndPick(state, d, chainLength, sessionHash, nowMs);
   stageLeave();
 }
 
@@ -169,11 +169,11 @@ function clearMatched(state: PickerState): void {
 }
 
 /** Candidates from the active endpoints, the configured filters, the scheduler's pick. */
-export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64): void {
+export function scoreAndPick(state: PickerState, d: Decision, chainLength: i32, sessionHash: u64, nowMs: f64): void {
   const cfg = state.config;
   const registry = state.registry;
   const c = state.candidates;
-  const healthy = fillCandidates(state, sessionHash);
+  const healthy = fillCandidates(state, sessionHash, nowMs);
   if (healthy == 0) {
     d.fallback = Fallback.NoHealthyEndpoint;
     return;

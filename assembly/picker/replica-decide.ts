@@ -139,7 +139,7 @@ export function decideWithReplicaHint(
     unchecked((matched[hintSlot] = max(unchecked(matched[hintSlot]), credited)));
     if (heldBeforeSpread !== null) unchecked((before[hintSlot] = max(unchecked(before[hintSlot]), credited)));
   }
-  scoreAndPick(state, d, chainLength, sessionHash);
+  scoreAndPick(state, d, chainLength, sessionHash, nowMs);
 }
 
 /**

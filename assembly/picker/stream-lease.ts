@@ -113,6 +113,7 @@ export abstract class LeaseHoldingStream extends HttpContext {
     if (!state.tracksFailures) return;
     const outcome = responseOutcome(this.responseStatus, this.servedElsewhere, this.responseEnded, scratch);
     if (outcome == Outcome.Unknown) return;
-    state.failures.record(this.leaseSlot, this.leaseGeneration, outcome == Outcome.Failed, state.config.ewmaAlpha);
+    const cfg = state.config;
+    state.failures.record(this.leaseSlot, this.leaseGeneration, outcome == Outcome.Failed, cfg.ewmaAlpha, now, <f64>cfg.failureHalfLifeMs);
   }
 }

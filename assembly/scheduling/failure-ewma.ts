@@ -5,3 +5,14 @@ export function updateEwma(prev: f64, failed: bool, alpha: f64): f64 {
   const a = alpha >= 0 ? (alpha <= 1 ? alpha : 1) : 0;
   return p + a * ((failed ? 1.0 : 0.0) - p);
 }
+
+// The rate halved every halfLifeMs since it last moved: an endpoint the failure score keeps away gets no outcome that
+// could clear it, so without time it would stay avoided after it recovered. halfLifeMs <= 0 keeps the rate as it is.
+// A rate faded below FORGOTTEN_RATE is none: a residue would still lose every tie to an endpoint that never failed.
+export const FORGOTTEN_RATE: f64 = 1.0 / 1024;
+
+export function decayedEwma(ewma: f64, elapsedMs: f64, halfLifeMs: f64): f64 {
+  if (!(ewma > 0) || !(halfLifeMs > 0) || !(elapsedMs > 0)) return ewma;
+  const rate = ewma * Math.pow(2, -elapsedMs / halfLifeMs);
+  return rate >= FORGOTTEN_RATE ? rate : 0;
+}

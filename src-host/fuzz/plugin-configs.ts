@@ -24,6 +24,7 @@ const KEYS: Record<string, { ok: unknown[]; bad: unknown[] }> = {
   "loadGuard.slack": { ok: [0, 2, 1e6], bad: [-1, 1e7] },
   "session.header": { ok: ["", "x-session"], bad: [" ", "a:b"] },
   "feedback.ewmaAlpha": { ok: [0.2, 1, 0.001], bad: [0, 1.01] },
+  "feedback.failureHalfLifeMs": { ok: [0, 30000, 86400000], bad: [-1, 1.5, 86400001] },
   "metrics.snapshotTtlMs": { ok: [0, 250, 60000], bad: [-1, 60001] },
   "metrics.staleAfterMs": { ok: [100, 10000, 3600000], bad: [99, 3600001] },
   "metrics.pollIntervalMs": { ok: [50, 1000, 60000], bad: [49, 60001] },

@@ -33,6 +33,7 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.guardSlack).toBe(2);
   expect(c.sessionHeader).toBe("");
   expect(c.ewmaAlpha).toBe(0.2);
+  expect(c.failureHalfLifeMs).toBe(30000);
   expect(c.snapshotTtlMs).toBe(250);
   expect(c.staleAfterMs).toBe(10000);
   expect(c.pollIntervalMs).toBe(1000);
@@ -61,7 +62,7 @@ const ALL_KEYS =
   '  "saltHeader": "X-Tenant-ID", "lambda": 0.25, "lengthCreditChars": 1000},' +
   '"loadGuard": {"factor": 2.5, "slack": 0},' +
   '"session": {"header": "X-Session"},' +
-  '"feedback": {"ewmaAlpha": 1},' +
+  '"feedback": {"ewmaAlpha": 1, "failureHalfLifeMs": 0},' +
   '"metrics": {"snapshotTtlMs": 0, "staleAfterMs": 5000, "pollIntervalMs": 500, "pollTimeoutMs": 300, "path": "/stats/prometheus"},' +
   '"limits": {"maxRequestBodyBytes": 1048576, "maxScanSteps": 5000, "maxJsonDepth": 32, "maxEndpoints": 8, "maxIndexBytes": 2097152},' +
   '"debug": {"header": true},' +
@@ -87,6 +88,7 @@ function expectAllKeys(c: PickerConfig): void {
   expect(c.guardSlack).toBe(0);
   expect(c.sessionHeader).toBe("x-session");
   expect(c.ewmaAlpha).toBe(1);
+  expect(c.failureHalfLifeMs).toBe(0);
   expect(c.snapshotTtlMs).toBe(0);
   expect(c.staleAfterMs).toBe(5000);
   expect(c.pollIntervalMs).toBe(500);

@@ -1,7 +1,7 @@
 import { Candidates } from "../../assembly/scheduling/candidates";
 import { pickBest, TIE_EPSILON } from "../../assembly/scheduling/pick";
 import { Rng } from "../../assembly/scheduling/rng";
-import { updateEwma } from "../../assembly/scheduling/failure-ewma";
+import { FORGOTTEN_RATE, decayedEwma, updateEwma } from "../../assembly/scheduling/failure-ewma";
 
 const c = new Candidates(8);
 const total = new StaticArray<f64>(8);
@@ -101,5 +101,24 @@ describe("updateEwma", () => {
     expect<f64>(updateEwma(NaN, true, 5)).toBe(1.0);
     expect<f64>(updateEwma(3, false, -1)).toBe(1.0);
     expect<f64>(updateEwma(-2, false, 0.5)).toBe(0.0);
+  });
+});
+
+describe("decayedEwma", () => {
+  it("halves the rate every half-life and forgets a residue", () => {
+    expect<f64>(decayedEwma(0.8, 30000, 30000)).toBe(0.4);
+    expect<f64>(decayedEwma(0.8, 60000, 30000)).toBe(0.2);
+    expect<f64>(decayedEwma(0.8, 15000, 30000)).toBeCloseTo(0.8 / Math.SQRT2);
+    // 0.8 / 2^10 is under FORGOTTEN_RATE: none, so the endpoint no longer loses ties.
+    expect<f64>(0.8 / 1024).toBeLessThan(FORGOTTEN_RATE);
+    expect<f64>(decayedEwma(0.8, 300000, 30000)).toBe(0.0);
+  });
+
+  it("keeps the rate when decay is off, no time passed, or the clock went back", () => {
+    expect<f64>(decayedEwma(0.8, 60000, 0)).toBe(0.8);
+    expect<f64>(decayedEwma(0.8, 0, 30000)).toBe(0.8);
+    expect<f64>(decayedEwma(0.8, -5000, 30000)).toBe(0.8);
+    expect<f64>(decayedEwma(0.8, NaN, 30000)).toBe(0.8);
+    expect<f64>(decayedEwma(0, 60000, 30000)).toBe(0.0);
   });
 });

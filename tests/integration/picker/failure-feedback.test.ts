@@ -51,8 +51,8 @@ function resetWith(s: FilterStream, flag: string): void {
 }
 
 /** Where later requests go when every endpoint answers: how many of n go to `a`. */
-function shareOf(h: StaticClusterHarness, a: string, n: number): number {
-  return sendAll(h, a, n, 100, (s) => h.complete(s, 200));
+function shareOf(h: StaticClusterHarness, a: string, n: number, from = 100): number {
+  return sendAll(h, a, n, from, (s) => h.complete(s, 200));
 }
 
 test("with weights.failure on, an endpoint that keeps answering 503 is avoided", () => {
@@ -115,4 +115,18 @@ test("an upstream address the cluster does not list proves nothing", () => {
     h.complete(s, 200);
   });
   assert.ok(shareOf(h, A, 40) >= 10, "both endpoints keep their share");
+});
+
+test("a failing endpoint left alone is tried again once its failure rate has faded (feedback.failureHalfLifeMs)", () => {
+  for (const [halfLifeMs, recovers] of [[undefined, true], [60_000, true], [0, false]] as const) {
+    const feedback = halfLifeMs === undefined ? {} : { failureHalfLifeMs: halfLifeMs };
+    const h = harness({ weights: { failure: 4 }, feedback });
+    sendAll(h, A, 20, 0);
+    assert.ok(shareOf(h, A, 40) <= 5, `half-life ${halfLifeMs}: avoided at first`);
+    // Ten minutes without a request to it: A's rate has halved ten or more times, unless decay is off.
+    h.clock.advanceTo(h.clock.nowMs() + 600_000);
+    const share = shareOf(h, A, 40, 200); // new prompts: the index holds the earlier ones on B
+    if (recovers) assert.ok(share >= 10, `half-life ${halfLifeMs}: both endpoints share again (A got ${share})`);
+    else assert.ok(share <= 5, `half-life 0: A stays avoided (got ${share})`);
+  }
 });
