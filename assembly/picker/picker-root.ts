@@ -22,7 +22,7 @@ import { streamById } from "../abi/context";
 import { LOAD_TICK_MS, SharedLoad } from "../core/shared-load";
 import { PendingCall, PendingCalls } from "../replica/pending-calls";
 import { RedisTelemetry } from "../replica/redis-telemetry";
-import { ReplicaHints } from "../replica/replica-hints";
+import { MAX_REPLY_BYTES, ReplicaHints } from "../replica/replica-hints";
 import { GatewayIdentity } from "../replica/gateway-identity";
 import { ReplyKind, RespReply } from "../replica/resp";
 
@@ -238,7 +238,7 @@ export class PickerRoot extends WorkerPickers {
     let read = false;
     if (status != 0) {
       hints.callFailed(now, call.sentAtMs);
-    } else if (responseSize == 0 || hints.transport.readReply(responseSize, this.redisReply) != Status.Ok) {
+    } else if (responseSize == 0 || hints.transport.readReply(min(responseSize, MAX_REPLY_BYTES), this.redisReply) != Status.Ok) {
       hints.telemetry.count(hints.telemetry.garbage);
       hints.failed(now);
     } else {

@@ -21,6 +21,11 @@ const BACKOFF_FIRST_MS: f64 = 100;
 const BACKOFF_MAX_MS: f64 = 5000;
 /** lookup() or publish() had nothing to send, or the command did not fit (a host refusal is -status). */
 export const NOT_SENT: HostResult = -1;
+/** The most of a reply the plugin reads: an MGET's MAX_LOOKUP_KEYS hint values with their framing, and some room.
+ *  A longer reply (keys overwritten by something else) is read only this far, so it parses as garbage while an error
+ *  reply is still told by its first bytes; read whole, it would grow the worker's linear memory by its size for good
+ *  (past what the VM can grow to, a trap). */
+export const MAX_REPLY_BYTES: u32 = 16 + <u32>MAX_LOOKUP_KEYS * (<u32>MAX_HINT_VALUE + 16);
 // Keys get their TTL in the same command that writes them, so no key can outlive redis.ttlMs.
 const PUBLISH_SCRIPT = "for i=1,#KEYS do redis.call('SET',KEYS[i],ARGV[1],'PX',ARGV[2]) end return #KEYS";
 const MGET = "MGET";
