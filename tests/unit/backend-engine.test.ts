@@ -228,18 +228,21 @@ test("blocks are cached when they are scheduled, so a request admitted in the sa
   assert.equal(engine.metrics().prefixCacheHits, 48);
 });
 
-test("prefix-cache counters count every lookup of a new request, failed admissions included (vLLM get_computed_blocks)", () => {
-  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b needs 4 and waits.
+test("prefix-cache counters count a request once, when it is admitted, not at each refused attempt (vLLM record_prefix_cache_stats)", () => {
+  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b shares a's first 3 blocks
+  // and needs 4 more, so it waits until a finishes.
   const engine = new Engine({ ...CONFIG, kvTokens: 160, maxModelLen: 160 });
-  engine.submit({ id: "a", promptTokens: tokens(100, 1), maxTokens: 20 }, 0);
-  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 1 }, 0);
+  const shared = tokens(48, 9000);
+  engine.submit({ id: "a", promptTokens: [...shared, ...tokens(52, 1)], maxTokens: 20 }, 0);
+  engine.submit({ id: "b", promptTokens: [...shared, ...tokens(64, 5000)], maxTokens: 1 }, 0);
   const done = finished(drain(engine));
   assert.equal(done.size, 2);
-  // a runs 20 steps (its prefill with the first token, then 19 decodes); b is looked up and refused in each of
-  // them, and looked up once more in the step that admits it.
+  assert.equal(done.get("b")!.usage.cachedTokens, 48);
+  // b is refused in each of a's 20 steps and admitted after: one query of 112 tokens, its 48 cached ones hits.
   const m = engine.metrics();
-  assert.equal(m.prefixCacheQueries, 100 + 21 * 64);
-  assert.equal(m.prefixCacheHits, 0);
+  assert.ok(done.get("b")!.queuedMs >= done.get("a")!.e2eMs);
+  assert.equal(m.prefixCacheQueries, 100 + 112);
+  assert.equal(m.prefixCacheHits, 48);
   assert.equal(m.preemptionsTotal, 0);
 });
 
