@@ -4,8 +4,9 @@
 //
 // Model (vLLM v1 scheduler, simplified):
 // - Each step first gives every running request its next tokens (1 when decoding, a prefill chunk
-//   otherwise) within a token budget, then admits waiting requests FCFS while sequences, budget and KV
-//   blocks last. Admission reuses cached prefix blocks, so only uncached prompt tokens are computed.
+//   otherwise) within a token budget, then admits waiting requests FCFS while sequences and budget last and
+//   the free KV blocks hold a request's whole sequence (not just its first chunk). Admission reuses cached
+//   prefix blocks, so only uncached prompt tokens are computed.
 // - When a running request needs a block and none is free, the most recently admitted running request
 //   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
 //   so the engine cannot deadlock.

@@ -101,8 +101,8 @@ export class PrefixCache {
   /**
    * Starts a request of `numTokens` tokens: pins its cached prefix blocks and allocates blocks for the
    * tokens it computes next (the uncached rest, at most `maxNewTokens`), appending block ids to `blocks`.
-   * Returns the cached token count, or -1 when there are not enough free blocks (nothing is changed
-   * then). Counts queries and hits when `recordStats` and the request fits.
+   * Returns the cached token count, or -1 when the free blocks could not hold all `numTokens` (nothing is
+   * changed then). Counts queries and hits when `recordStats` and the request fits.
    */
   admit(
     hashes: ArrayLike<number>,
@@ -119,7 +119,11 @@ export class PrefixCache {
     }
     const bs = this.blockSize;
     const needed = Math.ceil((hit * bs + tokensToCompute) / bs) - hit;
-    if (this.free - hitUnreferenced < needed) return -1;
+    // Admission asks room for the whole sequence, not just the first chunk, so a long prompt does not start a
+    // prefill it cannot finish (vLLM scheduler_reserve_full_isl, on by default: Scheduler.schedule passes
+    // full_sequence_must_fit to KVCacheManager.allocate_slots for waiting requests).
+    const wholeSequence = Math.ceil(numTokens / bs) - hit;
+    if (this.free - hitUnreferenced < wholeSequence) return -1;
     // vLLM records the lookup once, when the request is admitted (Scheduler.schedule calls
     // KVCacheManager.record_prefix_cache_stats after allocate_slots succeeds): a refused attempt is not counted.
     if (recordStats) {

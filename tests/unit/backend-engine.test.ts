@@ -167,6 +167,22 @@ test("when KV blocks run out requests are preempted and recomputed, and every re
   assert.equal(m.numRequestsRunning + m.numRequestsWaiting, 0);
 });
 
+test("a waiting request is admitted only when its whole prompt fits, not just its first chunk (vLLM scheduler_reserve_full_isl)", () => {
+  // 40 blocks of 16 tokens, chunks of 128. a holds 16 blocks for its 250-token prompt, 19 with its output. b's
+  // 400-token prompt needs 25 blocks: its first chunk (8 blocks) would fit beside a, the whole prompt does not.
+  const engine = new Engine({ ...CONFIG, kvTokens: 640, maxBatchTokens: 128 });
+  const events = simulate(engine, [
+    { at: 0, req: { id: "a", promptTokens: tokens(250, 1), maxTokens: 50 } },
+    { at: 1, req: { id: "b", promptTokens: tokens(400, 5000), maxTokens: 10 } },
+  ]);
+  const done = finished(events);
+  assert.equal(done.size, 2);
+  assert.equal(engine.metrics().preemptionsTotal, 0, "b never started a prefill it could not finish");
+  assert.equal(done.get("a")!.preemptions, 0);
+  // b waits for a to finish: while a runs, a's blocks and b's 25 do not fit in 40.
+  assert.ok(done.get("b")!.queuedMs + 1 >= done.get("a")!.e2eMs, `b queued ${done.get("b")!.queuedMs} ms`);
+});
+
 test("requests that can never fit are refused, and aborts free their blocks", () => {
   const engine = new Engine({ ...CONFIG, kvTokens: 1024 });
   assert.equal(engine.config.maxModelLen, 1024);
