@@ -241,6 +241,14 @@ export class Engine {
   /** Hashes first cached by the step in flight: vLLM publishes their KV events after its forward pass. */
   private readonly unannounced = new Set<number>();
 
+  /**
+   * The scheduler's gauges and counters as /metrics shows them: vLLM publishes them once per step, at its end
+   * (Scheduler.update_from_output calls make_stats), so requests that arrived since, or during a hung step, do not
+   * show yet.
+   */
+  private readonly published = {
+    running: 0, waiting: 0, kvUsage: 0, prefixCacheQueries: 0, prefixCacheHits: 0, preemptions: 0, promptTokens: 0,
+  };
   private promptTokensTotal = 0;
   private generationTokensTotal = 0;
   private preemptionsTotal = 0;
@@ -265,6 +273,16 @@ export class Engine {
 
   kvUsage(): number {
     return this.cache.usage();
+  }
+
+  /** Waiting requests as /metrics reports them (at the last step's end). */
+  get reportedWaiting(): number {
+    return this.published.waiting;
+  }
+
+  /** KV usage as /metrics reports it (at the last step's end). */
+  reportedKvUsage(): number {
+    return this.published.kvUsage;
   }
 
   /** Throws EngineRequestError when the request can never be served (vLLM answers 400). */
@@ -353,18 +371,20 @@ export class Engine {
     return out;
   }
 
+  /** What /metrics reports: the gauges and scheduler counters as of the last step's end. */
   metrics(): EngineMetrics {
+    const p = this.published;
     return {
-      numRequestsRunning: this.running.length,
-      numRequestsWaiting: this.waiting.length,
-      kvCacheUsage: this.cache.usage(),
-      prefixCacheQueries: this.cache.queriesTotal,
-      prefixCacheHits: this.cache.hitsTotal,
+      numRequestsRunning: p.running,
+      numRequestsWaiting: p.waiting,
+      kvCacheUsage: p.kvUsage,
+      prefixCacheQueries: p.prefixCacheQueries,
+      prefixCacheHits: p.prefixCacheHits,
       blockSize: this.config.blockSize,
       numGpuBlocks: this.config.numGpuBlocks,
-      promptTokensTotal: this.promptTokensTotal,
+      promptTokensTotal: p.promptTokens,
       generationTokensTotal: this.generationTokensTotal,
-      preemptionsTotal: this.preemptionsTotal,
+      preemptionsTotal: p.preemptions,
       requestSuccess: { ...this.requestSuccess },
       timeToFirstTokenSeconds: this.ttft.snapshot(),
       runningLoraAdapters: [...this.runningLoras.keys()],
@@ -508,6 +528,18 @@ export class Engine {
     this.scheduled.length = 0;
     if (anyRetired) this.running = this.running.filter((s) => s.state === RUNNING);
     if (this.running.length > 0 || this.waiting.length > 0) this.startAt = now;
+    this.publish();
+  }
+
+  private publish(): void {
+    const p = this.published;
+    p.running = this.running.length;
+    p.waiting = this.waiting.length;
+    p.kvUsage = this.cache.usage();
+    p.prefixCacheQueries = this.cache.queriesTotal;
+    p.prefixCacheHits = this.cache.hitsTotal;
+    p.preemptions = this.preemptionsTotal;
+    p.promptTokens = this.promptTokensTotal;
   }
 
   /** Releases a running sequence's blocks and marks it done; the caller drops it from `running`. */

@@ -294,6 +294,31 @@ test("blocks cached by the step in flight are announced when it ends, as vLLM pu
   assert.equal(engine.announcedCachedTokens(hashes, 200), 192);
 });
 
+test("the metrics' gauges and prefix-cache counters are those of the last step's end, as vLLM publishes them (Scheduler.make_stats)", () => {
+  const engine = new Engine(CONFIG);
+  engine.submit({ id: "a", promptTokens: tokens(400, 1), maxTokens: 3 }, 0);
+  assert.equal(engine.numWaiting, 1);
+  let m = engine.metrics();
+  assert.deepEqual([m.numRequestsWaiting, m.numRequestsRunning, m.kvCacheUsage, m.prefixCacheQueries], [0, 0, 0, 0]);
+  engine.advance(0); // a's first step is in flight: admitted, not yet published
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.prefixCacheQueries], [0, 0]);
+  const stepEnd = engine.nextEventTime();
+  engine.advance(stepEnd);
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.numRequestsWaiting, m.prefixCacheQueries], [1, 0, 400]);
+  assert.equal(m.kvCacheUsage, Math.ceil(400 / 16) / engine.config.numGpuBlocks, "a's 400 prompt tokens, not the next step's");
+  // A hung engine publishes nothing: requests that queue meanwhile do not show until a step ends.
+  engine.stall(stepEnd, stepEnd + 1000);
+  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 2 }, stepEnd + 10);
+  engine.advance(stepEnd + 900);
+  assert.equal(engine.numWaiting, 1);
+  assert.equal(engine.metrics().numRequestsWaiting, 0);
+  drain(engine);
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.numRequestsWaiting, m.kvCacheUsage, m.prefixCacheQueries], [0, 0, 0, 464]);
+});
+
 test("a stalled engine makes no progress until the stall ends but still queues requests and reports them waiting", () => {
   const engine = new Engine(CONFIG);
   engine.submit({ id: "a", promptTokens: tokens(400, 1), maxTokens: 3 }, 0);

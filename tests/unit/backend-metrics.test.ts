@@ -61,8 +61,10 @@ function runWorkload(engine: Engine): void {
   const events: EngineEvent[] = [];
   for (let i = 0; i < 5; i++) engine.submit({ id: i, promptTokens: prompt, maxTokens: 10, lora: i % 2 ? "sql" : undefined }, i * 1000);
   for (let t = engine.nextEventTime(); t !== Infinity; t = engine.nextEventTime()) engine.advance(t, events);
-  // One request still waiting/running when metrics are taken.
+  // One request still running when metrics are taken, after the step that admitted it (vLLM publishes at step ends).
   engine.submit({ id: "late", promptTokens: prompt, maxTokens: 10, lora: "chat" }, 1e6);
+  engine.advance(1e6, events);
+  engine.advance(engine.nextEventTime(), events);
 }
 
 test("numbers are formatted like prometheus_client (Python repr, Go-style exponents)", () => {
@@ -127,9 +129,9 @@ test("/metrics text parses and carries vLLM's families, types, labels and values
   assert.equal(one("vllm:num_requests_waiting"), m.numRequestsWaiting);
   assert.equal(m.numRequestsRunning + m.numRequestsWaiting, 1);
   assert.equal(one("vllm:kv_cache_usage_perc"), m.kvCacheUsage);
-  assert.equal(one("vllm:prefix_cache_queries_total"), 700 * 5);
+  assert.equal(one("vllm:prefix_cache_queries_total"), 700 * 6);
   // Requests 0, 2, 4 run on the base model and 1, 3 on the "sql" adapter, whose blocks are keyed apart: the first of
-  // each computes the prompt, the three others hit every full block but the last token's.
+  // each computes the prompt, the three others hit every full block but the last token's ("late", on "chat", none).
   assert.equal(one("vllm:prefix_cache_hits_total"), 3 * Math.floor(699 / 16) * 16);
   assert.equal(one("vllm:prefix_cache_queries_created"), 1_700_000_000);
 
@@ -140,7 +142,7 @@ test("/metrics text parses and carries vLLM's families, types, labels and values
   assert.equal(buckets[11].labels.le, "1.0");
   for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i].value >= buckets[i - 1].value);
   const count = one("vllm:time_to_first_token_seconds_count");
-  assert.equal(count, 5);
+  assert.equal(count, 6);
   assert.equal(buckets[buckets.length - 1].value, count);
   assert.ok(one("vllm:time_to_first_token_seconds_sum") > 0);
 
