@@ -176,6 +176,15 @@ export interface EngineMetrics {
   timeToFirstTokenSeconds: HistogramSnapshot;
   runningLoraAdapters: string[];
   waitingLoraAdapters: string[];
+  /** Every adapter state seen at a step's end, first seen first, with how long ago (ms) it was last current. */
+  loraStates?: LoraState[];
+}
+
+export interface LoraState {
+  /** Adapter names joined by commas, as vllm:lora_requests_info labels them. */
+  running: string;
+  waiting: string;
+  ageMs: number;
 }
 
 const WAITING = 0;
@@ -256,6 +265,9 @@ export class Engine {
   private readonly ttft = new Histogram(TTFT_BUCKETS_SECONDS);
   private readonly runningLoras = new Map<string, number>();
   private readonly waitingLoras = new Map<string, number>();
+  /** Adapter states by "running\nwaiting", with the end of the last step that had them (engine ms). */
+  private readonly loraStates = new Map<string, { running: string; waiting: string; atMs: number }>();
+  private currentLoraState: { running: string; waiting: string; atMs: number } | null = null;
 
   constructor(config: EngineConfigInput = {}) {
     this.config = resolveEngineConfig(config);
@@ -389,6 +401,7 @@ export class Engine {
       timeToFirstTokenSeconds: this.ttft.snapshot(),
       runningLoraAdapters: [...this.runningLoras.keys()],
       waitingLoraAdapters: [...this.waitingLoras.keys()],
+      loraStates: [...this.loraStates.values()].map((s) => ({ running: s.running, waiting: s.waiting, ageMs: this.lastTime - s.atMs })),
     };
   }
 
@@ -528,10 +541,10 @@ export class Engine {
     this.scheduled.length = 0;
     if (anyRetired) this.running = this.running.filter((s) => s.state === RUNNING);
     if (this.running.length > 0 || this.waiting.length > 0) this.startAt = now;
-    this.publish();
+    this.publish(now);
   }
 
-  private publish(): void {
+  private publish(now: number): void {
     const p = this.published;
     p.running = this.running.length;
     p.waiting = this.waiting.length;
@@ -540,6 +553,19 @@ export class Engine {
     p.prefixCacheHits = this.cache.hitsTotal;
     p.preemptions = this.preemptionsTotal;
     p.promptTokens = this.promptTokensTotal;
+    // vLLM sets vllm:lora_requests_info through labels(running, waiting).set_to_current_time() at every step, so each
+    // state seen keeps a series valued the time it was last current (v1/metrics/loggers.py PrometheusStatLogger.record).
+    if (this.currentLoraState === null) this.currentLoraState = this.loraState();
+    this.currentLoraState.atMs = now;
+  }
+
+  private loraState(): { running: string; waiting: string; atMs: number } {
+    const running = [...this.runningLoras.keys()].join(",");
+    const waiting = [...this.waitingLoras.keys()].join(",");
+    const key = `${running}\n${waiting}`;
+    let state = this.loraStates.get(key);
+    if (state === undefined) this.loraStates.set(key, (state = { running, waiting, atMs: 0 }));
+    return state;
   }
 
   /** Releases a running sequence's blocks and marks it done; the caller drops it from `running`. */
@@ -614,6 +640,7 @@ export class Engine {
 
   private countLora(map: Map<string, number>, lora: string | undefined, delta: number): void {
     if (lora === undefined) return;
+    this.currentLoraState = null;
     const n = (map.get(lora) ?? 0) + delta;
     if (n > 0) map.set(lora, n);
     else map.delete(lora);
