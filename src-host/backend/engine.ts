@@ -472,7 +472,6 @@ export class Engine {
         if (firstAdmission) {
           seq.firstScheduledTime = at;
           seq.cachedTokens = hit;
-          this.promptTokensTotal += seq.promptLen;
         }
         const n = Math.min(numTokens - hit, budget);
         seq.stepTokens = n;
@@ -516,6 +515,8 @@ export class Engine {
       this.generationTokensTotal++;
       if (k === 0) {
         seq.firstTokenTime = now;
+        // vLLM counts the prompt with its first token (IterationStats.update_from_output), as it does the TTFT.
+        this.promptTokensTotal += seq.promptLen;
         this.ttft.observe((now - seq.arrival) / 1000);
         this.pending.push({
           type: "first_token", id: seq.id, time: now, ttftMs: now - seq.arrival,

@@ -319,6 +319,17 @@ test("the metrics' gauges and prefix-cache counters are those of the last step's
   assert.deepEqual([m.numRequestsRunning, m.numRequestsWaiting, m.kvCacheUsage, m.prefixCacheQueries], [0, 0, 0, 464]);
 });
 
+test("vllm:prompt_tokens counts a prompt when its first token comes, not when its prefill starts (vLLM IterationStats)", () => {
+  const engine = new Engine(CONFIG); // chunks of 512: a 1300-token prompt takes three steps
+  engine.submit({ id: "a", promptTokens: tokens(1300, 1), maxTokens: 2 }, 0);
+  engine.advance(0);
+  engine.advance(engine.nextEventTime()); // first chunk done
+  assert.equal(engine.metrics().promptTokensTotal, 0);
+  const events = drain(engine);
+  assert.equal(events.filter((e) => e.type === "first_token").length, 1);
+  assert.equal(engine.metrics().promptTokensTotal, 1300);
+});
+
 test("a stalled engine makes no progress until the stall ends but still queues requests and reports them waiting", () => {
   const engine = new Engine(CONFIG);
   engine.submit({ id: "a", promptTokens: tokens(400, 1), maxTokens: 3 }, 0);
