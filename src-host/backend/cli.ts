@@ -18,6 +18,8 @@ const USAGE = `usage: tsx src-host/backend/cli.ts [options]
   --max-tokens N        answer length when the client sets no max_tokens (default 64)
   --lora a,b            LoRA adapter names to serve
   --max-loras N         max_lora reported in vllm:lora_requests_info
+  --enable-prompt-tokens-details
+                        report usage.prompt_tokens_details.cached_tokens (off by default, as in vLLM)
   -h, --help            print this text and exit`;
 
 const TOOL = "backend";
@@ -36,6 +38,7 @@ const values = parseCliArgs(TOOL, USAGE, {
   "max-tokens": { type: "string" },
   lora: { type: "string" },
   "max-loras": { type: "string" },
+  "enable-prompt-tokens-details": { type: "boolean" },
 });
 
 type Flag = "speed" | "kv-tokens" | "block-size" | "max-num-seqs" | "max-batch-tokens" | "max-model-len" | "prefill-tps" | "max-tokens" | "max-loras";
@@ -65,6 +68,7 @@ const backend = await startBackend({
   defaultMaxTokens: positive("max-tokens"),
   loraAdapters: values.lora ? values.lora.split(",").filter((s) => s.length > 0) : undefined,
   maxLoras: positive("max-loras"),
+  enablePromptTokensDetails: values["enable-prompt-tokens-details"] === true,
   engine,
 }).catch((e: NodeJS.ErrnoException) => {
   // A busy port or an address that is not this machine's is the user's to fix: one line.

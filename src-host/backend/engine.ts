@@ -4,8 +4,9 @@
 //
 // Model (vLLM v1 scheduler, simplified):
 // - Each step first gives every running request its next tokens (1 when decoding, a prefill chunk
-//   otherwise) within a token budget, then admits waiting requests FCFS while sequences, budget and KV
-//   blocks last. Admission reuses cached prefix blocks, so only uncached prompt tokens are computed.
+//   otherwise) within a token budget, then admits waiting requests FCFS while sequences and budget last and
+//   the free KV blocks hold a request's whole sequence (not just its first chunk). Admission reuses cached
+//   prefix blocks, so only uncached prompt tokens are computed.
 // - When a running request needs a block and none is free, the most recently admitted running request
 //   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
 //   so the engine cannot deadlock.
@@ -175,6 +176,15 @@ export interface EngineMetrics {
   timeToFirstTokenSeconds: HistogramSnapshot;
   runningLoraAdapters: string[];
   waitingLoraAdapters: string[];
+  /** Every adapter state seen at a step's end, first seen first, with how long ago (ms) it was last current. */
+  loraStates?: LoraState[];
+}
+
+export interface LoraState {
+  /** Adapter names joined by commas, as vllm:lora_requests_info labels them. */
+  running: string;
+  waiting: string;
+  ageMs: number;
 }
 
 const WAITING = 0;
@@ -240,6 +250,14 @@ export class Engine {
   /** Hashes first cached by the step in flight: vLLM publishes their KV events after its forward pass. */
   private readonly unannounced = new Set<number>();
 
+  /**
+   * The scheduler's gauges and counters as /metrics shows them: vLLM publishes them once per step, at its end
+   * (Scheduler.update_from_output calls make_stats), so requests that arrived since, or during a hung step, do not
+   * show yet.
+   */
+  private readonly published = {
+    running: 0, waiting: 0, kvUsage: 0, prefixCacheQueries: 0, prefixCacheHits: 0, preemptions: 0, promptTokens: 0,
+  };
   private promptTokensTotal = 0;
   private generationTokensTotal = 0;
   private preemptionsTotal = 0;
@@ -247,6 +265,9 @@ export class Engine {
   private readonly ttft = new Histogram(TTFT_BUCKETS_SECONDS);
   private readonly runningLoras = new Map<string, number>();
   private readonly waitingLoras = new Map<string, number>();
+  /** Adapter states by "running\nwaiting", with the end of the last step that had them (engine ms). */
+  private readonly loraStates = new Map<string, { running: string; waiting: string; atMs: number }>();
+  private currentLoraState: { running: string; waiting: string; atMs: number } | null = null;
 
   constructor(config: EngineConfigInput = {}) {
     this.config = resolveEngineConfig(config);
@@ -264,6 +285,16 @@ export class Engine {
 
   kvUsage(): number {
     return this.cache.usage();
+  }
+
+  /** Waiting requests as /metrics reports them (at the last step's end). */
+  get reportedWaiting(): number {
+    return this.published.waiting;
+  }
+
+  /** KV usage as /metrics reports it (at the last step's end). */
+  reportedKvUsage(): number {
+    return this.published.kvUsage;
   }
 
   /** Throws EngineRequestError when the request can never be served (vLLM answers 400). */
@@ -352,22 +383,25 @@ export class Engine {
     return out;
   }
 
+  /** What /metrics reports: the gauges and scheduler counters as of the last step's end. */
   metrics(): EngineMetrics {
+    const p = this.published;
     return {
-      numRequestsRunning: this.running.length,
-      numRequestsWaiting: this.waiting.length,
-      kvCacheUsage: this.cache.usage(),
-      prefixCacheQueries: this.cache.queriesTotal,
-      prefixCacheHits: this.cache.hitsTotal,
+      numRequestsRunning: p.running,
+      numRequestsWaiting: p.waiting,
+      kvCacheUsage: p.kvUsage,
+      prefixCacheQueries: p.prefixCacheQueries,
+      prefixCacheHits: p.prefixCacheHits,
       blockSize: this.config.blockSize,
       numGpuBlocks: this.config.numGpuBlocks,
-      promptTokensTotal: this.promptTokensTotal,
+      promptTokensTotal: p.promptTokens,
       generationTokensTotal: this.generationTokensTotal,
-      preemptionsTotal: this.preemptionsTotal,
+      preemptionsTotal: p.preemptions,
       requestSuccess: { ...this.requestSuccess },
       timeToFirstTokenSeconds: this.ttft.snapshot(),
       runningLoraAdapters: [...this.runningLoras.keys()],
       waitingLoraAdapters: [...this.waitingLoras.keys()],
+      loraStates: [...this.loraStates.values()].map((s) => ({ running: s.running, waiting: s.waiting, ageMs: this.lastTime - s.atMs })),
     };
   }
 
@@ -438,7 +472,6 @@ export class Engine {
         if (firstAdmission) {
           seq.firstScheduledTime = at;
           seq.cachedTokens = hit;
-          this.promptTokensTotal += seq.promptLen;
         }
         const n = Math.min(numTokens - hit, budget);
         seq.stepTokens = n;
@@ -482,6 +515,8 @@ export class Engine {
       this.generationTokensTotal++;
       if (k === 0) {
         seq.firstTokenTime = now;
+        // vLLM counts the prompt with its first token (IterationStats.update_from_output), as it does the TTFT.
+        this.promptTokensTotal += seq.promptLen;
         this.ttft.observe((now - seq.arrival) / 1000);
         this.pending.push({
           type: "first_token", id: seq.id, time: now, ttftMs: now - seq.arrival,
@@ -507,6 +542,31 @@ export class Engine {
     this.scheduled.length = 0;
     if (anyRetired) this.running = this.running.filter((s) => s.state === RUNNING);
     if (this.running.length > 0 || this.waiting.length > 0) this.startAt = now;
+    this.publish(now);
+  }
+
+  private publish(now: number): void {
+    const p = this.published;
+    p.running = this.running.length;
+    p.waiting = this.waiting.length;
+    p.kvUsage = this.cache.usage();
+    p.prefixCacheQueries = this.cache.queriesTotal;
+    p.prefixCacheHits = this.cache.hitsTotal;
+    p.preemptions = this.preemptionsTotal;
+    p.promptTokens = this.promptTokensTotal;
+    // vLLM sets vllm:lora_requests_info through labels(running, waiting).set_to_current_time() at every step, so each
+    // state seen keeps a series valued the time it was last current (v1/metrics/loggers.py PrometheusStatLogger.record).
+    if (this.currentLoraState === null) this.currentLoraState = this.loraState();
+    this.currentLoraState.atMs = now;
+  }
+
+  private loraState(): { running: string; waiting: string; atMs: number } {
+    const running = [...this.runningLoras.keys()].join(",");
+    const waiting = [...this.waitingLoras.keys()].join(",");
+    const key = `${running}\n${waiting}`;
+    let state = this.loraStates.get(key);
+    if (state === undefined) this.loraStates.set(key, (state = { running, waiting, atMs: 0 }));
+    return state;
   }
 
   /** Releases a running sequence's blocks and marks it done; the caller drops it from `running`. */
@@ -581,6 +641,7 @@ export class Engine {
 
   private countLora(map: Map<string, number>, lora: string | undefined, delta: number): void {
     if (lora === undefined) return;
+    this.currentLoraState = null;
     const n = (map.get(lora) ?? 0) + delta;
     if (n > 0) map.set(lora, n);
     else map.delete(lora);

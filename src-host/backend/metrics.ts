@@ -134,15 +134,17 @@ export function renderVllmMetrics(m: EngineMetrics, opts: MetricsRenderOptions):
   out.sample(`${ttftName}_created`, base, created);
 
   if (opts.lora !== undefined) {
-    out.gauge(
-      "vllm:lora_requests_info", "Running stats on lora requests.",
-      {
-        max_lora: String(opts.lora.maxLoras),
-        running_lora_adapters: m.runningLoraAdapters.join(","),
-        waiting_lora_adapters: m.waitingLoraAdapters.join(","),
-      },
-      opts.nowSeconds,
-    );
+    // An engine's page carries every adapter state it has seen, valued the time it was last current; without that
+    // history, the current state only.
+    const states = m.loraStates ?? [{ running: m.runningLoraAdapters.join(","), waiting: m.waitingLoraAdapters.join(","), ageMs: 0 }];
+    out.family("vllm:lora_requests_info", "gauge", "Running stats on lora requests.");
+    for (const s of states) {
+      out.sample(
+        "vllm:lora_requests_info",
+        { max_lora: String(opts.lora.maxLoras), running_lora_adapters: s.running, waiting_lora_adapters: s.waiting },
+        opts.nowSeconds - s.ageMs / 1000,
+      );
+    }
   }
 
   out.gauge(

@@ -21,7 +21,7 @@ const NO_BLOCK = -1;
 export class PrefixCache {
   readonly blockSize: number;
   readonly numBlocks: number;
-  /** Prompt tokens looked up at admission attempts (vllm:prefix_cache_queries). */
+  /** Tokens of the requests admitted, looked up once each (vllm:prefix_cache_queries). */
   queriesTotal = 0;
   /** Of those, tokens served from cache (vllm:prefix_cache_hits). */
   hitsTotal = 0;
@@ -101,8 +101,8 @@ export class PrefixCache {
   /**
    * Starts a request of `numTokens` tokens: pins its cached prefix blocks and allocates blocks for the
    * tokens it computes next (the uncached rest, at most `maxNewTokens`), appending block ids to `blocks`.
-   * Returns the cached token count, or -1 when there are not enough free blocks (nothing is changed
-   * then). Counts queries and hits when `recordStats`, whether or not the request fits.
+   * Returns the cached token count, or -1 when the free blocks could not hold all `numTokens` (nothing is
+   * changed then). Counts queries and hits when `recordStats` and the request fits.
    */
   admit(
     hashes: ArrayLike<number>,
@@ -119,13 +119,17 @@ export class PrefixCache {
     }
     const bs = this.blockSize;
     const needed = Math.ceil((hit * bs + tokensToCompute) / bs) - hit;
-    // vLLM counts the lookup before it tries to allocate: a request refused for lack of blocks counts again
-    // at every retry.
+    // Admission asks room for the whole sequence, not just the first chunk, so a long prompt does not start a
+    // prefill it cannot finish (vLLM scheduler_reserve_full_isl, on by default: Scheduler.schedule passes
+    // full_sequence_must_fit to KVCacheManager.allocate_slots for waiting requests).
+    const wholeSequence = Math.ceil(numTokens / bs) - hit;
+    if (this.free - hitUnreferenced < wholeSequence) return -1;
+    // vLLM records the lookup once, when the request is admitted (Scheduler.schedule calls
+    // KVCacheManager.record_prefix_cache_stats after allocate_slots succeeds): a refused attempt is not counted.
     if (recordStats) {
       this.queriesTotal += numTokens;
       this.hitsTotal += hit * bs;
     }
-    if (this.free - hitUnreferenced < needed) return -1;
     for (let i = 0; i < hit; i++) {
       const b = this.hashToBlock.get(hashes[i]);
       if (this.refCount[b] === 0) {

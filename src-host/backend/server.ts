@@ -28,6 +28,11 @@ export interface BackendOptions {
   maxLoras?: number;
   /** Request bodies above this are answered with 413. Default 16 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Report usage.prompt_tokens_details.cached_tokens when some prompt tokens were cached, as vLLM does with
+   * --enable-prompt-tokens-details. Off by default, as in vLLM.
+   */
+  enablePromptTokensDetails?: boolean;
 }
 
 /** Makes completion requests fail, for testing how callers handle a broken backend. */
@@ -86,13 +91,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function usageJson(u: Usage): Record<string, unknown> {
-  return {
+/**
+ * vLLM's UsageInfo. It sets prompt_tokens_details only with --enable-prompt-tokens-details and a nonzero cached
+ * count (serving_chat.py, serving_completion.py: `if self.enable_prompt_tokens_details and num_cached_tokens`);
+ * a whole response serializes the unset field as null, a stream chunk leaves it out (exclude_unset).
+ */
+function usageJson(u: Usage, tokensDetails: boolean, stream: boolean): Record<string, unknown> {
+  const usage: Record<string, unknown> = {
     prompt_tokens: u.promptTokens,
     total_tokens: u.promptTokens + u.completionTokens,
     completion_tokens: u.completionTokens,
-    prompt_tokens_details: { cached_tokens: u.cachedTokens },
   };
+  if (tokensDetails && u.cachedTokens > 0) usage.prompt_tokens_details = { cached_tokens: u.cachedTokens };
+  else if (!stream) usage.prompt_tokens_details = null;
+  return usage;
 }
 
 export async function startBackend(options: BackendOptions = {}): Promise<BackendHandle> {
@@ -101,6 +113,7 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
   const maxLoras = options.maxLoras ?? Math.max(1, loraAdapters.length);
   const defaultMaxTokens = options.defaultMaxTokens ?? 64;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const tokensDetails = options.enablePromptTokensDetails === true;
   const engine = new Engine(options.engine);
   const driver = new RealtimeEngineDriver(engine);
   const tokenizer = new Tokenizer();
@@ -198,7 +211,7 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
             if (parsed.includeUsage) {
               writeEvent({
                 id, object: kind === "chat" ? "chat.completion.chunk" : "text_completion", created,
-                model: parsed.model, choices: [], usage: usageJson(ev.usage),
+                model: parsed.model, choices: [], usage: usageJson(ev.usage, tokensDetails, true),
               });
             }
             if (!res.writableEnded) res.end("data: [DONE]\n\n");
@@ -210,7 +223,7 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
               : { index: 0, text, logprobs: null, finish_reason: ev.finishReason, stop_reason: null };
           sendJson(res, 200, {
             id, object: kind === "chat" ? "chat.completion" : "text_completion", created, model: parsed.model,
-            choices: [choice], usage: usageJson(ev.usage),
+            choices: [choice], usage: usageJson(ev.usage, tokensDetails, false),
           });
     });
   }

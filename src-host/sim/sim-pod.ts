@@ -66,6 +66,16 @@ export class SimPod {
     return this.engine.kvUsage();
   }
 
+  /** Waiting requests as a scrape of the pod's /metrics reads them (as of its last step's end). */
+  get reportedWaiting(): number {
+    return this.engine.reportedWaiting;
+  }
+
+  /** KV usage as a scrape of the pod's /metrics reads it. */
+  reportedKvUsage(): number {
+    return this.engine.reportedKvUsage();
+  }
+
   /**
    * Tokens of this prompt the pod's prefix cache holds (never the whole prompt), as its KV events have announced
    * them: the precise index of llm-d sees blocks when vLLM publishes them, after the step that fills them.

@@ -72,7 +72,8 @@ export type FaultSpec =
   | { type: "add"; atS: number }
   | { type: "remove"; atS: number; pod: number }
   /**
-   * The pod's engine hangs for durationS: its queue stops moving, its metrics still answer, requests still go in.
+   * The pod's engine hangs for durationS: its queue stops moving, its metrics still answer (with the gauges of its
+   * last step's end, as vLLM publishes them), requests still go in.
    * Meanwhile other clients (not the gateway) send it externalQps requests per second, which queue there too.
    */
   | { type: "wedge"; atS: number; pod: number; durationS: number; externalQps: number };

@@ -8,7 +8,7 @@ let client: OpenAI;
 
 before(async () => {
   backend = await startBackend({
-    id: "pod-a", modelName: "sim-model", loraAdapters: ["sql-lora"],
+    id: "pod-a", modelName: "sim-model", loraAdapters: ["sql-lora"], enablePromptTokensDetails: true,
     engine: { speed: 200, kvTokens: 32768 },
   });
   client = new OpenAI({ baseURL: `${backend.url}/v1`, apiKey: "unused", maxRetries: 0 });
@@ -37,7 +37,8 @@ test("non-streaming chat answers with max_tokens filler tokens and full usage", 
   assert.equal(res.choices[0].message.content?.trim().split(" ").length, 12, "each filler word is one token");
   assert.ok((res.usage?.prompt_tokens ?? 0) > 0);
   assert.equal(res.usage?.total_tokens, (res.usage?.prompt_tokens ?? 0) + 12);
-  assert.equal(res.usage?.prompt_tokens_details?.cached_tokens, 0);
+  // vLLM sets prompt_tokens_details only when some prompt tokens were cached; unset, it serializes as null.
+  assert.equal(res.usage?.prompt_tokens_details, null);
 });
 
 test("the second turn of a chat sent to the same backend reuses the cached prefix", async () => {
@@ -54,6 +55,20 @@ test("the second turn of a chat sent to the same backend reuses the cached prefi
   // The first prompt plus all but the last answer token were in KV; full 16-token blocks are reused.
   assert.ok(cached >= Math.floor((p1 + 40 - 1) / 16) * 16, `cached ${cached}, first prompt ${p1}`);
   assert.ok(cached < second.usage!.prompt_tokens);
+});
+
+test("without --enable-prompt-tokens-details a cache hit is not reported in usage, as in vLLM", async () => {
+  const plain = await startBackend({ engine: { speed: 200 } });
+  try {
+    const c = new OpenAI({ baseURL: `${plain.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "system", content: SYSTEM }, { role: "user", content: "Hours?" }];
+    await c.chat.completions.create({ model: "sim-model", max_tokens: 2, messages });
+    const second = await c.chat.completions.create({ model: "sim-model", max_tokens: 2, messages });
+    assert.ok(plain.engine.metrics().prefixCacheHits > 0, "the second request did hit the cache");
+    assert.equal(second.usage?.prompt_tokens_details, null);
+  } finally {
+    await plain.close();
+  }
 });
 
 test("streaming chat sends role, content deltas, finish reason, usage and [DONE]", async () => {
@@ -78,7 +93,8 @@ test("streaming chat sends role, content deltas, finish reason, usage and [DONE]
   assert.equal(deltas.length, 7);
   assert.equal(finish, "length");
   assert.equal(usage?.completion_tokens, 7);
-  assert.ok(usage?.prompt_tokens_details?.cached_tokens !== undefined);
+  // Nothing cached: the stream's usage leaves prompt_tokens_details out (vLLM's chunks exclude unset fields).
+  assert.ok(usage !== undefined && usage !== null && !("prompt_tokens_details" in usage));
 });
 
 test("completions work streaming and not; without max_tokens the answer stops by itself", async () => {

@@ -167,6 +167,22 @@ test("when KV blocks run out requests are preempted and recomputed, and every re
   assert.equal(m.numRequestsRunning + m.numRequestsWaiting, 0);
 });
 
+test("a waiting request is admitted only when its whole prompt fits, not just its first chunk (vLLM scheduler_reserve_full_isl)", () => {
+  // 40 blocks of 16 tokens, chunks of 128. a holds 16 blocks for its 250-token prompt, 19 with its output. b's
+  // 400-token prompt needs 25 blocks: its first chunk (8 blocks) would fit beside a, the whole prompt does not.
+  const engine = new Engine({ ...CONFIG, kvTokens: 640, maxBatchTokens: 128 });
+  const events = simulate(engine, [
+    { at: 0, req: { id: "a", promptTokens: tokens(250, 1), maxTokens: 50 } },
+    { at: 1, req: { id: "b", promptTokens: tokens(400, 5000), maxTokens: 10 } },
+  ]);
+  const done = finished(events);
+  assert.equal(done.size, 2);
+  assert.equal(engine.metrics().preemptionsTotal, 0, "b never started a prefill it could not finish");
+  assert.equal(done.get("a")!.preemptions, 0);
+  // b waits for a to finish: while a runs, a's blocks and b's 25 do not fit in 40.
+  assert.ok(done.get("b")!.queuedMs + 1 >= done.get("a")!.e2eMs, `b queued ${done.get("b")!.queuedMs} ms`);
+});
+
 test("requests that can never fit are refused, and aborts free their blocks", () => {
   const engine = new Engine({ ...CONFIG, kvTokens: 1024 });
   assert.equal(engine.config.maxModelLen, 1024);
@@ -228,18 +244,21 @@ test("blocks are cached when they are scheduled, so a request admitted in the sa
   assert.equal(engine.metrics().prefixCacheHits, 48);
 });
 
-test("prefix-cache counters count every lookup of a new request, failed admissions included (vLLM get_computed_blocks)", () => {
-  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b needs 4 and waits.
+test("prefix-cache counters count a request once, when it is admitted, not at each refused attempt (vLLM record_prefix_cache_stats)", () => {
+  // 10 blocks of 16 tokens. a takes 7 blocks (100 prompt tokens, 8 with its output); b shares a's first 3 blocks
+  // and needs 4 more, so it waits until a finishes.
   const engine = new Engine({ ...CONFIG, kvTokens: 160, maxModelLen: 160 });
-  engine.submit({ id: "a", promptTokens: tokens(100, 1), maxTokens: 20 }, 0);
-  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 1 }, 0);
+  const shared = tokens(48, 9000);
+  engine.submit({ id: "a", promptTokens: [...shared, ...tokens(52, 1)], maxTokens: 20 }, 0);
+  engine.submit({ id: "b", promptTokens: [...shared, ...tokens(64, 5000)], maxTokens: 1 }, 0);
   const done = finished(drain(engine));
   assert.equal(done.size, 2);
-  // a runs 20 steps (its prefill with the first token, then 19 decodes); b is looked up and refused in each of
-  // them, and looked up once more in the step that admits it.
+  assert.equal(done.get("b")!.usage.cachedTokens, 48);
+  // b is refused in each of a's 20 steps and admitted after: one query of 112 tokens, its 48 cached ones hits.
   const m = engine.metrics();
-  assert.equal(m.prefixCacheQueries, 100 + 21 * 64);
-  assert.equal(m.prefixCacheHits, 0);
+  assert.ok(done.get("b")!.queuedMs >= done.get("a")!.e2eMs);
+  assert.equal(m.prefixCacheQueries, 100 + 112);
+  assert.equal(m.prefixCacheHits, 48);
   assert.equal(m.preemptionsTotal, 0);
 });
 
@@ -273,6 +292,42 @@ test("blocks cached by the step in flight are announced when it ends, as vLLM pu
   assert.equal(engine.announcedCachedTokens(hashes, 200), 0);
   engine.advance(engine.nextEventTime());
   assert.equal(engine.announcedCachedTokens(hashes, 200), 192);
+});
+
+test("the metrics' gauges and prefix-cache counters are those of the last step's end, as vLLM publishes them (Scheduler.make_stats)", () => {
+  const engine = new Engine(CONFIG);
+  engine.submit({ id: "a", promptTokens: tokens(400, 1), maxTokens: 3 }, 0);
+  assert.equal(engine.numWaiting, 1);
+  let m = engine.metrics();
+  assert.deepEqual([m.numRequestsWaiting, m.numRequestsRunning, m.kvCacheUsage, m.prefixCacheQueries], [0, 0, 0, 0]);
+  engine.advance(0); // a's first step is in flight: admitted, not yet published
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.prefixCacheQueries], [0, 0]);
+  const stepEnd = engine.nextEventTime();
+  engine.advance(stepEnd);
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.numRequestsWaiting, m.prefixCacheQueries], [1, 0, 400]);
+  assert.equal(m.kvCacheUsage, Math.ceil(400 / 16) / engine.config.numGpuBlocks, "a's 400 prompt tokens, not the next step's");
+  // A hung engine publishes nothing: requests that queue meanwhile do not show until a step ends.
+  engine.stall(stepEnd, stepEnd + 1000);
+  engine.submit({ id: "b", promptTokens: tokens(64, 5000), maxTokens: 2 }, stepEnd + 10);
+  engine.advance(stepEnd + 900);
+  assert.equal(engine.numWaiting, 1);
+  assert.equal(engine.metrics().numRequestsWaiting, 0);
+  drain(engine);
+  m = engine.metrics();
+  assert.deepEqual([m.numRequestsRunning, m.numRequestsWaiting, m.kvCacheUsage, m.prefixCacheQueries], [0, 0, 0, 464]);
+});
+
+test("vllm:prompt_tokens counts a prompt when its first token comes, not when its prefill starts (vLLM IterationStats)", () => {
+  const engine = new Engine(CONFIG); // chunks of 512: a 1300-token prompt takes three steps
+  engine.submit({ id: "a", promptTokens: tokens(1300, 1), maxTokens: 2 }, 0);
+  engine.advance(0);
+  engine.advance(engine.nextEventTime()); // first chunk done
+  assert.equal(engine.metrics().promptTokensTotal, 0);
+  const events = drain(engine);
+  assert.equal(events.filter((e) => e.type === "first_token").length, 1);
+  assert.equal(engine.metrics().promptTokensTotal, 1300);
 });
 
 test("a stalled engine makes no progress until the stall ends but still queues requests and reports them waiting", () => {

@@ -61,8 +61,10 @@ function runWorkload(engine: Engine): void {
   const events: EngineEvent[] = [];
   for (let i = 0; i < 5; i++) engine.submit({ id: i, promptTokens: prompt, maxTokens: 10, lora: i % 2 ? "sql" : undefined }, i * 1000);
   for (let t = engine.nextEventTime(); t !== Infinity; t = engine.nextEventTime()) engine.advance(t, events);
-  // One request still waiting/running when metrics are taken.
+  // One request still running when metrics are taken, after the step that admitted it (vLLM publishes at step ends).
   engine.submit({ id: "late", promptTokens: prompt, maxTokens: 10, lora: "chat" }, 1e6);
+  engine.advance(1e6, events);
+  engine.advance(engine.nextEventTime(), events);
 }
 
 test("numbers are formatted like prometheus_client (Python repr, Go-style exponents)", () => {
@@ -127,9 +129,9 @@ test("/metrics text parses and carries vLLM's families, types, labels and values
   assert.equal(one("vllm:num_requests_waiting"), m.numRequestsWaiting);
   assert.equal(m.numRequestsRunning + m.numRequestsWaiting, 1);
   assert.equal(one("vllm:kv_cache_usage_perc"), m.kvCacheUsage);
-  assert.equal(one("vllm:prefix_cache_queries_total"), 700 * 5);
+  assert.equal(one("vllm:prefix_cache_queries_total"), 700 * 6);
   // Requests 0, 2, 4 run on the base model and 1, 3 on the "sql" adapter, whose blocks are keyed apart: the first of
-  // each computes the prompt, the three others hit every full block but the last token's.
+  // each computes the prompt, the three others hit every full block but the last token's ("late", on "chat", none).
   assert.equal(one("vllm:prefix_cache_hits_total"), 3 * Math.floor(699 / 16) * 16);
   assert.equal(one("vllm:prefix_cache_queries_created"), 1_700_000_000);
 
@@ -140,7 +142,7 @@ test("/metrics text parses and carries vLLM's families, types, labels and values
   assert.equal(buckets[11].labels.le, "1.0");
   for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i].value >= buckets[i - 1].value);
   const count = one("vllm:time_to_first_token_seconds_count");
-  assert.equal(count, 5);
+  assert.equal(count, 6);
   assert.equal(buckets[buckets.length - 1].value, count);
   assert.ok(one("vllm:time_to_first_token_seconds_sum") > 0);
 
@@ -153,16 +155,39 @@ test("/metrics text parses and carries vLLM's families, types, labels and values
   assert.equal(info[0].labels.engine, "0");
   assert.match(text, /^vllm:cache_config_info\{block_size="16",.*\} 1\.0$/m);
 
+  // One series per adapter state seen; the newest, valued now, is the state after the last step ("late" on chat).
   const lora = find(samples, "vllm:lora_requests_info");
-  assert.equal(lora.length, 1);
-  assert.deepEqual(Object.keys(lora[0].labels).sort(), ["max_lora", "running_lora_adapters", "waiting_lora_adapters"]);
-  assert.equal(lora[0].labels.max_lora, "2");
-  assert.equal([lora[0].labels.running_lora_adapters, lora[0].labels.waiting_lora_adapters].join(""), "chat");
-  assert.equal(lora[0].value, 1_700_000_123.5);
+  assert.ok(lora.length > 1);
+  for (const s of lora) {
+    assert.deepEqual(Object.keys(s.labels).sort(), ["max_lora", "running_lora_adapters", "waiting_lora_adapters"]);
+    assert.equal(s.labels.max_lora, "2");
+  }
+  const newest = lora.reduce((a, b) => (b.value > a.value ? b : a));
+  assert.equal([newest.labels.running_lora_adapters, newest.labels.waiting_lora_adapters].join(""), "chat");
+  assert.equal(newest.value, 1_700_000_123.5);
 
   const success = find(samples, "vllm:request_success_total", base);
   assert.deepEqual(success.map((s) => s.labels.finished_reason).sort(), ["abort", "length", "stop"]);
   assert.equal(find(samples, "vllm:request_success_total", { finished_reason: "length" })[0].value, 5);
+});
+
+test("vllm:lora_requests_info keeps a series per adapter state seen, valued the time it was last current (vLLM labels().set_to_current_time())", () => {
+  const engine = new Engine({ kvTokens: 8192, maxNumSeqs: 1 });
+  const prompt = Array.from({ length: 40 }, (_, i) => i + 1);
+  engine.submit({ id: 1, promptTokens: prompt, maxTokens: 2, lora: "sql" }, 0);
+  engine.submit({ id: 2, promptTokens: prompt, maxTokens: 2, lora: "chat" }, 0);
+  let last = 0;
+  for (let t = engine.nextEventTime(); t !== Infinity; t = engine.nextEventTime()) engine.advance((last = t));
+  const text = renderVllmMetrics(engine.metrics(), { modelName: "m", nowSeconds: 5000, createdSeconds: 1, lora: { maxLoras: 2 } });
+  const series = find(parseExposition(text).samples, "vllm:lora_requests_info").map((s) => ({
+    running: s.labels.running_lora_adapters, waiting: s.labels.waiting_lora_adapters, value: s.value,
+  }));
+  // At step ends: sql running with chat waiting; sql done, chat still waiting; chat running; nothing. In the order
+  // first seen, the last one newest.
+  assert.deepEqual(series.map((s) => [s.running, s.waiting]), [["sql", "chat"], ["", "chat"], ["chat", ""], ["", ""]]);
+  assert.equal(series[3].value, 5000, "the state at the last step's end is current");
+  for (let i = 1; i < series.length; i++) assert.ok(series[i - 1].value < series[i].value);
+  assert.ok(series[0].value > 5000 - last / 1000 - 1e-9);
 });
 
 test("vllm:lora_requests_info is absent when LoRA is not configured", () => {

@@ -34,7 +34,7 @@ export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
   const model = ctx.workload.model;
   const scraped = new Map<number, Scraped>();
   const scrape = () => {
-    for (const pod of ctx.allPods()) scraped.set(pod.id, { waiting: pod.numWaiting, kvUsage: pod.kvUsage() });
+    for (const pod of ctx.allPods()) scraped.set(pod.id, { waiting: pod.reportedWaiting, kvUsage: pod.reportedKvUsage() });
   };
   scrape();
   const cancel = ctx.clock.every(GIE_METRICS_REFRESH_MS, scrape);
