@@ -3,7 +3,7 @@
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
-import { LF, afterLastNewline, bytesEqual, findNewline, isBlank, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
+import { LF, afterLastNewline, bytesEqual, findNewline, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
 
 export class PrometheusParser {
   private waitingSum: f64 = 0;
@@ -183,38 +183,40 @@ export class PrometheusParser {
     const line = this.line;
     const family = line.matchFamily(lineEngine, nameStart, end);
     if (family == Family.None) return;
-    let q = nameStart + <usize>line.familyNameLength;
-
-    line.clearLabels();
-    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
-      q = line.scanLabels(q + 1, end);
-      if (q == 0) return;
-    }
-    if (q >= end || !isBlank(<u32>load<u8>(q))) return;
+    const q = this.readSeries(nameStart + <usize>line.familyNameLength, end);
+    if (q == 0) return;
     // One priority's share of a count already read in full from its priority="" series.
     if (line.priorityShare) return;
-    q = skipBlanks(q, end);
-    q = readSampleValue(q, end, line.sample);
-    if (q == 0) return;
     // An optional timestamp may follow; it is not used.
     if (this.applySample(family, line.sample.value, out) && this.engine == Engine.Unknown) this.engine = lineEngine;
+  }
+
+  /**
+   * Reads what follows a metric name ending at q: optional labels, then the value into line.sample. Returns the
+   * position after the value, or 0 when the rest is not a sample. Blanks are optional around the label set, as
+   * expfmt's TextParser reads them (prometheus/common expfmt/text_parse.go: readingMetricName skips blanks before
+   * '{', startLabelName / startLabelValue skip them after '}'), so `name {a="b"} 1` and `name{a="b"}1` are samples.
+   */
+  private readSeries(q: usize, end: usize): usize {
+    const line = this.line;
+    line.clearLabels();
+    q = skipBlanks(q, end);
+    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
+      q = line.scanLabels(q + 1, end);
+      if (q == 0) return 0;
+      q = skipBlanks(q, end);
+    }
+    return readSampleValue(q, end, line.sample);
   }
 
   /** Adds the line's sample to the target sum when the line's metric name is the target name. */
   private readTargetSample(p: usize, end: usize): void {
     const targetLen = this.targetLen;
     if (end - p < targetLen || memory.compare(p, this.targetPtr, targetLen) != 0) return;
-    let q = p + targetLen;
+    const q = p + targetLen;
     if (q < end && isNameChar(<u32>load<u8>(q))) return;
     const line = this.line;
-    line.clearLabels();
-    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
-      q = line.scanLabels(q + 1, end);
-      if (q == 0) return;
-    }
-    if (q >= end || !isBlank(<u32>load<u8>(q))) return;
-    q = readSampleValue(skipBlanks(q, end), end, line.sample);
-    if (q == 0 || !isFinite(line.sample.value)) return;
+    if (this.readSeries(q, end) == 0 || !isFinite(line.sample.value)) return;
     this.targetSum += line.sample.value;
     this.hasTargetSample = true;
     this.recognized = true;

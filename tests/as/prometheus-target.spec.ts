@@ -71,6 +71,11 @@ describe("parsePrometheusWithTarget", () => {
     expect<bool>(parseTarget("other_metric 5\n", "my_queue_depth")).toBe(false);
   });
 
+  it("reads target samples with or without blanks around their labels", () => {
+    expect<bool>(parseTarget('q {shard="a"} 1\nq{shard="b"}2\nq\t{shard="c"}\t4\n', "q")).toBe(true);
+    expect<f64>(metrics.targetValue).toBe(1 + 2 + 4);
+  });
+
   it("skips non-finite and malformed target samples", () => {
     const page =
       "q NaN\n" + "q +Inf\n" + "q{a=\"1\"} -Inf\n" + "q{a=\"1\" 4\n" + "q 7x\n" + "q\t2\n" + "q{} -0.5\n";

@@ -436,7 +436,7 @@ describe("parsePrometheus values", () => {
       'vllm:num_requests_waiting{model_name="x} 5\n' +
       'vllm:num_requests_waiting{model_name=x} 5\n' +
       'vllm:num_requests_waiting{="x"} 5\n' +
-      'vllm:num_requests_waiting{a="x"}5\n' +
+      'vllm:num_requests_waiting{a="x"}=5\n' +
       "vllm:num_requests_waiting\n" +
       "vllm:num_requests_waiting 1e\n" +
       "vllm:num_requests_waiting -\n" +
@@ -449,6 +449,18 @@ describe("parsePrometheus values", () => {
 });
 
 describe("parsePrometheus labels", () => {
+  it("reads blanks around the label set as optional, like expfmt's text parser", () => {
+    const page =
+      'vllm:num_requests_waiting {engine="0",model_name="m"} 3\n' +
+      'vllm:num_requests_waiting\t{engine="1",model_name="m"}4\n' +
+      'vllm:num_requests_running{engine="0",model_name="m"}\t\t2 1700000000000\n' +
+      'vllm:kv_cache_usage_perc {engine="0",model_name="m"}0.5\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(3 + 4);
+    expect<f64>(metrics.running).toBe(2);
+    expect<f64>(metrics.kvUsage).toBe(0.5);
+  });
+
   it("skips escaped quotes, backslashes, newlines, commas and braces in label values", () => {
     const page =
       'vllm:num_requests_waiting{model_name="a\\"b}, c=\\"d\\\\",x="y\\nz",} 7\n' +
