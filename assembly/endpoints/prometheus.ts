@@ -158,7 +158,8 @@ export class PrometheusParser {
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
     out.hasLora = this.hasLora;
     out.engine = this.engine;
-    if (this.hasTargetSample) {
+    // Finite samples can still add up past the largest float; such a sum says nothing usable.
+    if (this.hasTargetSample && isFinite(this.targetSum)) {
       out.targetValue = this.targetSum;
       out.hasTarget = true;
     }
@@ -338,10 +339,15 @@ function noteCacheSize(out: EndpointMetrics, blocks: i64, blockSize: i32, engine
   out.cacheEngines = min(out.cacheEngines + engines, 255);
 }
 
+// The largest count read: past 2^53 a float no longer holds every integer, and no engine counts that far. A bound
+// keeps every sum finite (at most maxLines samples of it): an overflowed sum read as no load (the scorers take a
+// non-finite count as 0) and made the stock build's record unencodable, so the last one stood.
+const MAX_COUNT: f64 = 9007199254740992;
+
 // @ts-ignore: decorator
 @inline
 function isCount(v: f64): bool {
-  return v >= 0 && v < Infinity;
+  return v >= 0 && v <= MAX_COUNT;
 }
 
 /**

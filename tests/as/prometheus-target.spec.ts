@@ -76,6 +76,13 @@ describe("parsePrometheusWithTarget", () => {
     expect<f64>(metrics.targetValue).toBe(1 + 2 + 4);
   });
 
+  it("reports no target when its finite samples add up past the largest float", () => {
+    expect<bool>(parseTarget('q{s="a"} 1.7e308\nq{s="b"} 1.7e308\nvllm:num_requests_waiting 2\n', "q")).toBe(true);
+    expect<bool>(metrics.hasTarget).toBe(false);
+    expect<f64>(metrics.targetValue).toBe(0);
+    expect<f64>(metrics.waiting).toBe(2);
+  });
+
   it("skips non-finite and malformed target samples", () => {
     const page =
       "q NaN\n" + "q +Inf\n" + "q{a=\"1\"} -Inf\n" + "q{a=\"1\" 4\n" + "q 7x\n" + "q\t2\n" + "q{} -0.5\n";

@@ -2,6 +2,7 @@ import { PrometheusParser } from "../../assembly/endpoints/prometheus";
 
 import { EndpointMetrics, Engine, AdapterState } from "../../assembly/endpoints/endpoint-metrics";
 import { hashNameBytes, hashNameString } from "../../assembly/endpoints/name-hash";
+import { METRICS_RECORD_MAX_BYTES, encodeMetricsRecord } from "../../assembly/endpoints/metrics-record";
 
 const parser = new PrometheusParser();
 
@@ -387,6 +388,24 @@ describe("parsePrometheus values", () => {
     expect<bool>(metrics.hasKv).toBe(false);
   });
 
+  it("takes no count past 2^53, so sums stay finite and the stock build's record encodes", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0"} 1e308\n' +
+      'vllm:num_requests_waiting{engine="1"} 1e308\n' +
+      'vllm:num_requests_waiting{engine="2"} 9007199254740992\n' +
+      'vllm:num_requests_running{engine="0"} 1.7e308\n' +
+      'vllm:num_requests_running{engine="1"} 1.7e308\n' +
+      'vllm:prefix_cache_queries_total{engine="0"} 1e308\n' +
+      'vllm:prefix_cache_queries_total{engine="1"} 1e308\n' +
+      'vllm:prefix_cache_hits_total{engine="0"} 5\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(9007199254740992);
+    expect<bool>(metrics.hasRunning).toBe(false);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    const record = new ArrayBuffer(METRICS_RECORD_MAX_BYTES);
+    expect<i32>(encodeMetricsRecord(metrics, true, 1, changetype<usize>(record), record.byteLength)).toBeGreaterThan(0);
+  });
+
   it("returns false when every recognized sample is invalid", () => {
     expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc -0.5\n")).toBe(false);
     expect<bool>(metrics.hasWaiting || metrics.hasKv).toBe(false);
@@ -414,11 +433,17 @@ describe("parsePrometheus values", () => {
       "1.7473264571234e+09", "6.02214076e23", "1e-5", "123456789012345678901234", "0.000000000000000000000001",
       "00017", "1e0",
     ];
+    // Read as a target metric's sample, which takes any finite value (counts stop at 2^53).
+    const target = String.UTF8.encode("q");
     for (let i = 0; i < forms.length; i++) {
       const s = forms[i];
-      expect<bool>(parse("vllm:num_requests_waiting " + s + "\n")).toBe(true, s);
+      const buf = String.UTF8.encode("q " + s + "\n");
+      const ok = parser.parseWithTarget(
+        changetype<usize>(buf), <usize>buf.byteLength, false, metrics, 1 << 20, changetype<usize>(target), <usize>target.byteLength,
+      );
+      expect<bool>(ok).toBe(true, s);
       const want = parseFloat(s);
-      const got = metrics.waiting;
+      const got = metrics.targetValue;
       expect<bool>(Math.abs(got - want) <= want * 1e-15).toBe(true, s);
     }
   });
