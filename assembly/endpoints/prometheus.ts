@@ -24,6 +24,9 @@ export class PrometheusParser {
   private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
   private hasLora: bool = false;
+  // The line just read, and the last line read, were lora_requests_info series (the family may go on past a cut).
+  private lineIsLora: bool = false;
+  private loraFamilyOpen: bool = false;
   // vLLM's cache_config_info: the largest num_gpu_blocks (with its block_size) and how many engines' series gave one.
   private vllmBlocks: i64 = 0;
   private vllmBlockSize: i32 = 0;
@@ -35,6 +38,8 @@ export class PrometheusParser {
   private runningDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
   private recognized: bool = false;
+  // A signal other than LoRA state was read (what is left when a cut LoRA family is dropped).
+  private recognizedBesidesLora: bool = false;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
   private targetPtr: usize = 0;
   private targetLen: usize = 0;
@@ -80,7 +85,9 @@ export class PrometheusParser {
     while (p < end && lines < maxLines) {
       lines++;
       const lineEnd = findNewline(p, end);
+      this.lineIsLora = false;
       this.parseLine(p, lineEnd, out);
+      this.loraFamilyOpen = this.lineIsLora;
       p = lineEnd + 1;
     }
     this.writeSums(out, !truncated && p >= end);
@@ -106,6 +113,7 @@ export class PrometheusParser {
     this.hasKvLegacy = false;
     this.loraBestStamp = 0;
     this.hasLora = false;
+    this.loraFamilyOpen = false;
     this.vllmBlocks = 0;
     this.vllmBlockSize = 0;
     this.vllmCacheSeries = 0;
@@ -114,6 +122,7 @@ export class PrometheusParser {
     this.runningDpRanks = 0;
     this.engine = Engine.Unknown;
     this.recognized = false;
+    this.recognizedBesidesLora = false;
     this.targetSum = 0;
     this.hasTargetSample = false;
   }
@@ -156,7 +165,16 @@ export class PrometheusParser {
     // vllm/v1/metrics/loggers.py PrometheusStatLogger.log_metrics_info): one engine holds its share.
     const series = this.vllmCacheSeries;
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
-    out.hasLora = this.hasLora;
+    // vLLM adds a lora_requests_info series for each new adapter set and restamps an old set's series where it
+    // stands, so the newest may be any of them: a page cut inside the family tells nothing current about LoRA.
+    if (this.hasLora && !whole && this.loraFamilyOpen) {
+      out.loraMax = 0;
+      out.runningAdapters.clear();
+      out.waitingAdapters.clear();
+      this.recognized = this.recognizedBesidesLora;
+    } else {
+      out.hasLora = this.hasLora;
+    }
     out.engine = this.engine;
     // Finite samples can still add up past the largest float; such a sum says nothing usable.
     if (this.hasTargetSample && isFinite(this.targetSum)) {
@@ -184,6 +202,7 @@ export class PrometheusParser {
     const line = this.line;
     const family = line.matchFamily(lineEngine, nameStart, end);
     if (family == Family.None) return;
+    this.lineIsLora = family == Family.LoraInfo;
     const q = this.readSeries(nameStart + <usize>line.familyNameLength, end);
     if (q == 0) return;
     // One priority's share of a count already read in full from its priority="" series.
@@ -221,6 +240,7 @@ export class PrometheusParser {
     this.targetSum += line.sample.value;
     this.hasTargetSample = true;
     this.recognized = true;
+    this.recognizedBesidesLora = true;
   }
 
   /** Returns true when the sample was accepted as a signal. */
@@ -317,6 +337,7 @@ export class PrometheusParser {
         return false;
     }
     this.recognized = true;
+    if (family != Family.LoraInfo) this.recognizedBesidesLora = true;
     return true;
   }
 }

@@ -535,6 +535,32 @@ describe("parsePrometheus truncation and budget", () => {
     expect<f64>(metrics.waiting).toBe(12);
   });
 
+  it("reports no LoRA state from a page cut inside lora_requests_info, where a newer series may follow", () => {
+    const lora =
+      "# HELP vllm:lora_requests_info Running stats on lora requests.\n" +
+      "# TYPE vllm:lora_requests_info gauge\n" +
+      'vllm:lora_requests_info{max_lora="2",running_lora_adapters="a",waiting_lora_adapters=""} 1.7e+09\n' +
+      'vllm:lora_requests_info{max_lora="2",running_lora_adapters="b",waiting_lora_adapters="a"} 1.6e+09\n';
+    const next = "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n";
+    expect<bool>(parse("vllm:num_requests_waiting 4\n" + lora + 'vllm:lora_requests_info{max_lora="2",running_lo', true)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(4);
+    expect<bool>(metrics.hasLora).toBe(false);
+    expect<i32>(metrics.loraMax).toBe(0);
+    expect<i32>(metrics.isAdapterLoaded(adapter("a"))).toBe(AdapterState.NotLoaded);
+    // With nothing else on it, such a page has nothing to read.
+    expect<bool>(parse(lora, true)).toBe(false);
+    // The line budget cuts it alike.
+    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 5);
+    expect<bool>(metrics.hasLora).toBe(false);
+    // A line of the next family shows the family ended before the cut; a whole page may end with it.
+    parse("vllm:num_requests_waiting 4\n" + lora + next + "vllm:cache_conf", true);
+    expect<bool>(metrics.hasLora).toBe(true);
+    expect<i32>(metrics.isAdapterLoaded(adapter("a"))).toBe(AdapterState.Running);
+    parse("vllm:num_requests_waiting 4\n" + lora, false);
+    expect<bool>(metrics.hasLora).toBe(true);
+    expect<i32>(metrics.loraMax).toBe(2);
+  });
+
   it("reads nothing from a truncated body with no newline", () => {
     expect<bool>(parse("vllm:num_requests_waiting 1", true)).toBe(false);
   });
