@@ -24,9 +24,17 @@ export class PrometheusParser {
   private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
   private hasLora: bool = false;
-  // The line just read, and the last line read, were lora_requests_info series (the family may go on past a cut).
-  private lineIsLora: bool = false;
-  private loraFamilyOpen: bool = false;
+  // The family of the line being read, and of the last line read: on a cut page that family may go on past the cut.
+  private lineFamily: Family = Family.None;
+  private lastLineFamily: Family = Family.None;
+  // The same for the target metric: the line being read, and the last line read, were of it.
+  private lineTarget: bool = false;
+  private lastLineTarget: bool = false;
+  // Where the metric name of the line being read and of the last line read is (set for family and target lines).
+  private lineName: usize = 0;
+  private lineNameLength: usize = 0;
+  private lastLineName: usize = 0;
+  private lastLineNameLength: usize = 0;
   // vLLM's cache_config_info: the largest num_gpu_blocks (with its block_size) and how many engines' series gave one.
   private vllmBlocks: i64 = 0;
   private vllmBlockSize: i32 = 0;
@@ -37,9 +45,8 @@ export class PrometheusParser {
   private waitingDpRanks: u64 = 0;
   private runningDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
-  private recognized: bool = false;
-  // A signal other than LoRA state was read (what is left when a cut LoRA family is dropped).
-  private recognizedBesidesLora: bool = false;
+  // The families a signal was read from (bit 1 << family), and TARGET_BIT for a target sample.
+  private recognized: u32 = 0;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
   private targetPtr: usize = 0;
   private targetLen: usize = 0;
@@ -85,13 +92,19 @@ export class PrometheusParser {
     while (p < end && lines < maxLines) {
       lines++;
       const lineEnd = findNewline(p, end);
-      this.lineIsLora = false;
+      this.lineFamily = Family.None;
+      this.lineTarget = false;
       this.parseLine(p, lineEnd, out);
-      this.loraFamilyOpen = this.lineIsLora;
+      this.lastLineFamily = this.lineFamily;
+      this.lastLineTarget = this.lineTarget;
+      this.lastLineName = this.lineName;
+      this.lastLineNameLength = this.lineNameLength;
       p = lineEnd + 1;
     }
-    this.writeSums(out, !truncated && p >= end);
-    return this.recognized;
+    const whole = !truncated && p >= end;
+    if (!whole && !this.startsAnotherMetric(p, ptr + len)) this.dropCutFamily(out);
+    this.writeSums(out, whole);
+    return this.recognized != 0;
   }
 
   private resetSums(): void {
@@ -113,7 +126,8 @@ export class PrometheusParser {
     this.hasKvLegacy = false;
     this.loraBestStamp = 0;
     this.hasLora = false;
-    this.loraFamilyOpen = false;
+    this.lastLineFamily = Family.None;
+    this.lastLineTarget = false;
     this.vllmBlocks = 0;
     this.vllmBlockSize = 0;
     this.vllmCacheSeries = 0;
@@ -121,8 +135,7 @@ export class PrometheusParser {
     this.waitingDpRanks = 0;
     this.runningDpRanks = 0;
     this.engine = Engine.Unknown;
-    this.recognized = false;
-    this.recognizedBesidesLora = false;
+    this.recognized = 0;
     this.targetSum = 0;
     this.hasTargetSample = false;
   }
@@ -165,22 +178,93 @@ export class PrometheusParser {
     // vllm/v1/metrics/loggers.py PrometheusStatLogger.log_metrics_info): one engine holds its share.
     const series = this.vllmCacheSeries;
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
-    // vLLM adds a lora_requests_info series for each new adapter set and restamps an old set's series where it
-    // stands, so the newest may be any of them: a page cut inside the family tells nothing current about LoRA.
-    if (this.hasLora && !whole && this.loraFamilyOpen) {
-      out.loraMax = 0;
-      out.runningAdapters.clear();
-      out.waitingAdapters.clear();
-      this.recognized = this.recognizedBesidesLora;
-    } else {
-      out.hasLora = this.hasLora;
-    }
+    out.hasLora = this.hasLora;
     out.engine = this.engine;
     // Finite samples can still add up past the largest float; such a sum says nothing usable.
     if (this.hasTargetSample && isFinite(this.targetSum)) {
       out.targetValue = this.targetSum;
       out.hasTarget = true;
     }
+  }
+
+  /**
+   * Whether the unread text at [p, end) (the line after the last one read, whole or cut) shows that the last line's
+   * metric ended: it is a comment (prometheus_client writes HELP and TYPE only before a family's first series) or a
+   * sample of another metric whose name is complete. A cut name, or no text at all, tells nothing.
+   */
+  private startsAnotherMetric(p: usize, end: usize): bool {
+    p = skipBlanks(p, end);
+    if (p >= end) return false;
+    if (<u32>load<u8>(p) == 0x23 /* # */) return true;
+    let q = p;
+    while (q < end && isNameChar(<u32>load<u8>(q))) q++;
+    if (q == p || q >= end) return false;
+    const n = q - p;
+    return n != this.lastLineNameLength || memory.compare(p, this.lastLineName, n) != 0;
+  }
+
+  /**
+   * On a page not read whole, the series of the last line's family may go on past the cut, so what its visible
+   * series say is read as absent: a sum or maximum over a data-parallel server's engines would be short,
+   * cache_config_info's engine count too (so one engine's share came out larger), and vLLM's newest
+   * lora_requests_info series can be any of them (it adds a series for each new adapter set and restamps an old
+   * set's where it stands), so the newest visible one may be stale.
+   */
+  private dropCutFamily(out: EndpointMetrics): void {
+    if (this.lastLineTarget) {
+      this.hasTargetSample = false;
+      this.recognized &= ~TARGET_BIT;
+    }
+    const family = this.lastLineFamily;
+    switch (family) {
+      case Family.Waiting: {
+        this.hasWaiting = false;
+        break;
+      }
+      case Family.Running: {
+        this.hasRunning = false;
+        break;
+      }
+      case Family.KvUsage: {
+        this.hasKv = false;
+        break;
+      }
+      case Family.KvUsageLegacy: {
+        this.hasKvLegacy = false;
+        break;
+      }
+      case Family.PrefixQueries: {
+        this.hasPrefixQueries = false;
+        break;
+      }
+      case Family.PrefixHits: {
+        this.hasPrefixHits = false;
+        break;
+      }
+      case Family.PrefixQueriesLegacy: {
+        this.hasPrefixQueriesLegacy = false;
+        break;
+      }
+      case Family.PrefixHitsLegacy: {
+        this.hasPrefixHitsLegacy = false;
+        break;
+      }
+      case Family.CacheConfig: {
+        this.vllmCacheSeries = 0;
+        break;
+      }
+      case Family.LoraInfo: {
+        this.hasLora = false;
+        out.loraMax = 0;
+        out.runningAdapters.clear();
+        out.waitingAdapters.clear();
+        break;
+      }
+      // SGLang's pool sizes are each engine's own, kept as read.
+      default:
+        return;
+    }
+    this.recognized &= ~familyBit(family);
   }
 
   private parseLine(p: usize, end: usize, out: EndpointMetrics): void {
@@ -202,7 +286,9 @@ export class PrometheusParser {
     const line = this.line;
     const family = line.matchFamily(lineEngine, nameStart, end);
     if (family == Family.None) return;
-    this.lineIsLora = family == Family.LoraInfo;
+    this.lineFamily = family;
+    this.lineName = p;
+    this.lineNameLength = nameStart - p + <usize>line.familyNameLength;
     const q = this.readSeries(nameStart + <usize>line.familyNameLength, end);
     if (q == 0) return;
     // One priority's share of a count already read in full from its priority="" series.
@@ -235,12 +321,14 @@ export class PrometheusParser {
     if (end - p < targetLen || memory.compare(p, this.targetPtr, targetLen) != 0) return;
     const q = p + targetLen;
     if (q < end && isNameChar(<u32>load<u8>(q))) return;
+    this.lineTarget = true;
+    this.lineName = p;
+    this.lineNameLength = targetLen;
     const line = this.line;
     if (this.readSeries(q, end) == 0 || !isFinite(line.sample.value)) return;
     this.targetSum += line.sample.value;
     this.hasTargetSample = true;
-    this.recognized = true;
-    this.recognizedBesidesLora = true;
+    this.recognized |= TARGET_BIT;
   }
 
   /** Returns true when the sample was accepted as a signal. */
@@ -336,11 +424,18 @@ export class PrometheusParser {
       default:
         return false;
     }
-    this.recognized = true;
-    if (family != Family.LoraInfo) this.recognizedBesidesLora = true;
+    this.recognized |= familyBit(family);
     return true;
   }
 }
+
+// @ts-ignore: decorator
+@inline
+function familyBit(family: Family): u32 {
+  return <u32>1 << <u32>family;
+}
+
+const TARGET_BIT: u32 = 1 << 31;
 
 // The bit of a data-parallel rank in a set of ranks already counted; 0 for none or one past 63.
 // @ts-ignore: decorator

@@ -90,9 +90,11 @@ describe("parsePrometheusWithTarget", () => {
     expect<f64>(metrics.targetValue).toBe(2 - 0.5);
   });
 
-  it("drops a cut last line of a truncated body", () => {
-    parseTarget("q 1\nq 2", "q", true);
+  it("drops a cut last line of a truncated body, and the target when its series may go on past the cut", () => {
+    parseTarget("q 1\nr 2", "q", true);
     expect<f64>(metrics.targetValue).toBe(1);
+    parseTarget("q 1\nq 2", "q", true);
+    expect<bool>(metrics.hasTarget).toBe(false);
     parseTarget("q 1\nq 2", "q", false);
     expect<f64>(metrics.targetValue).toBe(3);
   });

@@ -524,10 +524,50 @@ describe("parsePrometheus truncation and budget", () => {
     expect<bool>(metrics.hasWaiting).toBe(false);
   });
 
-  it("reads every line of a body truncated at a line boundary", () => {
+  it("reads every line of a body truncated at a line boundary, but not the last line's metric", () => {
+    // Its series may go on past the cut (one per engine of a data-parallel server): their sum is not known.
     expect<bool>(parse(FULL, true)).toBe(true);
-    expect<f64>(metrics.waiting).toBe(12);
+    expect<bool>(metrics.hasWaiting).toBe(false);
     expect<f64>(metrics.running).toBe(3);
+  });
+
+  it("reads no sum, maximum or engine count of a family a cut page may hold only part of", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0",model_name="m"} 2.0\n' +
+      'vllm:num_requests_waiting{engine="1",model_name="m"} 5.0\n' +
+      "# HELP vllm:num_requests_running Number of requests in model execution batches.\n" +
+      'vllm:num_requests_running{engine="0",model_name="m"} 1.0\n' +
+      'vllm:num_requests_running{engine="1",model_name="m"} 1.0\n' +
+      'vllm:gpu_cache_usage_perc{engine="0",model_name="m"} 0.5\n' +
+      'vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="4000"} 1.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="4000"} 1.0\n';
+    // Cut inside the running series: waiting is whole (a comment followed it), running is not.
+    const inRunning = page.indexOf('vllm:num_requests_running{engine="1"') + 20;
+    expect<bool>(parse(page.substring(0, inRunning), true)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(7);
+    expect<bool>(metrics.hasRunning).toBe(false);
+    // A cut name that may still be the same metric's tells nothing; a whole other name closes it.
+    const afterWaiting = page.indexOf("# HELP");
+    parse(page.substring(0, afterWaiting + 1) , true);
+    expect<f64>(metrics.waiting).toBe(7);
+    parse(page.substring(0, afterWaiting - 50), true);
+    expect<bool>(metrics.hasWaiting).toBe(false);
+    // KV usage cut in kv_cache_usage_perc falls back to the whole gpu_cache_usage_perc before it.
+    const inKv = page.indexOf("vllm:cache_config_info");
+    parse(page.substring(0, inKv + 10), true);
+    expect<bool>(metrics.hasKv).toBe(true);
+    parse(page.substring(0, inKv), true);
+    expect<bool>(metrics.hasKv).toBe(true);
+    expect<f64>(metrics.kvUsage).toBe(0.5);
+    // One engine's cache_config_info of two read the server's total as one engine's: none rather than double.
+    parse(page.substring(0, page.indexOf('engine="1",num_gpu_blocks') + 5), true);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+    parse(page, true);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+    parse(page, false);
+    expect<i64>(metrics.numGpuBlocks).toBe(2000);
+    expect<i32>(metrics.cacheEngines).toBe(2);
   });
 
   it("reads a last line without newline when the body is complete", () => {
@@ -550,8 +590,10 @@ describe("parsePrometheus truncation and budget", () => {
     // With nothing else on it, such a page has nothing to read.
     expect<bool>(parse(lora, true)).toBe(false);
     // The line budget cuts it alike.
-    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 5);
+    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 4);
     expect<bool>(metrics.hasLora).toBe(false);
+    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 5);
+    expect<bool>(metrics.hasLora).toBe(true);
     // A line of the next family shows the family ended before the cut; a whole page may end with it.
     parse("vllm:num_requests_waiting 4\n" + lora + next + "vllm:cache_conf", true);
     expect<bool>(metrics.hasLora).toBe(true);
