@@ -3,6 +3,7 @@
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
+import { SeriesSet } from "./series-set";
 import { LF, afterLastNewline, bytesEqual, findNewline, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
 
 export class PrometheusParser {
@@ -53,6 +54,7 @@ export class PrometheusParser {
   private targetSum: f64 = 0;
   private hasTargetSample: bool = false;
   private readonly line: MetricLine = new MetricLine();
+  private readonly seriesRead: SeriesSet = new SeriesSet();
 
   /**
    * Returns true if at least one recognized signal was read into `out` (which is reset first).
@@ -136,6 +138,7 @@ export class PrometheusParser {
     this.runningDpRanks = 0;
     this.engine = Engine.Unknown;
     this.recognized = 0;
+    this.seriesRead.clear();
     this.targetSum = 0;
     this.hasTargetSample = false;
   }
@@ -326,6 +329,7 @@ export class PrometheusParser {
     this.lineNameLength = targetLen;
     const line = this.line;
     if (this.readSeries(q, end) == 0 || !isFinite(line.sample.value)) return;
+    if (!this.seriesRead.addNew(seriesKey(TARGET_TAG, line.labelsHash))) return;
     this.targetSum += line.sample.value;
     this.hasTargetSample = true;
     this.recognized |= TARGET_BIT;
@@ -334,6 +338,8 @@ export class PrometheusParser {
   /** Returns true when the sample was accepted as a signal. */
   private applySample(family: Family, v: f64, out: EndpointMetrics): bool {
     const line = this.line;
+    // A series the page already gave counts once, as its first sample: a sum or count would take it twice.
+    if (addsUp(family) && !this.seriesRead.addNew(seriesKey(<u32>family, line.labelsHash))) return false;
     switch (family) {
       case Family.Waiting: {
         if (!isCount(v)) return false;
@@ -436,6 +442,19 @@ function familyBit(family: Family): u32 {
 }
 
 const TARGET_BIT: u32 = 1 << 31;
+// The target metric's series keys are apart from every family's.
+const TARGET_TAG: u32 = 31;
+
+// The families whose series are added up or counted.
+function addsUp(family: Family): bool {
+  return family != Family.KvUsage && family != Family.KvUsageLegacy && family != Family.LoraInfo && family != Family.None;
+}
+
+// @ts-ignore: decorator
+@inline
+function seriesKey(tag: u32, labelsHash: u64): u64 {
+  return labelsHash ^ (<u64>(tag + 1) * 0x9e3779b97f4a7c15);
+}
 
 // The bit of a data-parallel rank in a set of ranks already counted; 0 for none or one past 63.
 // @ts-ignore: decorator

@@ -406,6 +406,30 @@ describe("parsePrometheus values", () => {
     expect<i32>(encodeMetricsRecord(metrics, true, 1, changetype<usize>(record), record.byteLength)).toBeGreaterThan(0);
   });
 
+  it("counts a series written twice once, as its first sample, whatever the order of its labels", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0",model_name="m"} 3.0\n' +
+      'vllm:num_requests_waiting{engine="1",model_name="m"} 4.0\n' +
+      'vllm:num_requests_waiting{model_name="m",engine="0"} 5.0\n' +
+      "vllm:num_requests_running 2.0\n" +
+      "vllm:num_requests_running 2.0\n" +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 100.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 100.0\n' +
+      'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 40.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="1000"} 1.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="1000"} 1.0\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(3 + 4);
+    expect<f64>(metrics.running).toBe(2);
+    expect<f64>(metrics.prefixQueries).toBe(100);
+    // One engine's series, not two engines sharing 1000 blocks.
+    expect<i32>(metrics.cacheEngines).toBe(1);
+    expect<i64>(metrics.numGpuBlocks).toBe(1000);
+    // A label value differing only in an escape is another series.
+    parse('vllm:num_requests_waiting{model_name="a\\"b"} 1\nvllm:num_requests_waiting{model_name="a\\\\b"} 2\n');
+    expect<f64>(metrics.waiting).toBe(3);
+  });
+
   it("returns false when every recognized sample is invalid", () => {
     expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc -0.5\n")).toBe(false);
     expect<bool>(metrics.hasWaiting || metrics.hasKv).toBe(false);
