@@ -104,7 +104,8 @@ export class PrometheusParser {
       p = lineEnd + 1;
     }
     const whole = !truncated && p >= end;
-    if (!whole && !this.startsAnotherMetric(p, ptr + len)) this.dropCutFamily(out);
+    const lastLineCounts = this.lastLineFamily != Family.None || this.lastLineTarget;
+    if (!whole && lastLineCounts && !this.startsAnotherMetric(p, ptr + len)) this.dropCutFamily(out);
     this.writeSums(out, whole);
     return this.recognized != 0;
   }
