@@ -3,6 +3,7 @@
 // plus a <name>_created gauge family; histograms as _bucket (le ascending, +Inf last), _count, _sum;
 // numbers formatted the way prometheus_client formats them (Python repr, Go-style exponents).
 import type { EngineMetrics } from "./engine.ts";
+import type { LoraInfoSample } from "./lora-info-series.ts";
 
 export interface MetricsRenderOptions {
   modelName: string;
@@ -12,8 +13,11 @@ export interface MetricsRenderOptions {
   nowSeconds: number;
   /** Unix seconds when the server started; value of the _created series. */
   createdSeconds: number;
-  /** Present when LoRA is enabled (vLLM only exposes vllm:lora_requests_info then). */
-  lora?: { maxLoras: number };
+  /**
+   * Present when LoRA is enabled (vLLM only exposes vllm:lora_requests_info then). `series`: every adapter set the
+   * server has had (LoraInfoSeries); without it, one series of the current lists at nowSeconds.
+   */
+  lora?: { maxLoras: number; series?: readonly LoraInfoSample[] };
   gpuMemoryUtilization?: number;
 }
 
@@ -134,15 +138,17 @@ export function renderVllmMetrics(m: EngineMetrics, opts: MetricsRenderOptions):
   out.sample(`${ttftName}_created`, base, created);
 
   if (opts.lora !== undefined) {
-    out.gauge(
-      "vllm:lora_requests_info", "Running stats on lora requests.",
-      {
-        max_lora: String(opts.lora.maxLoras),
-        running_lora_adapters: m.runningLoraAdapters.join(","),
-        waiting_lora_adapters: m.waitingLoraAdapters.join(","),
-      },
-      opts.nowSeconds,
-    );
+    const maxLora = String(opts.lora.maxLoras);
+    const series = opts.lora.series ??
+      [{ running: m.runningLoraAdapters.join(","), waiting: m.waitingLoraAdapters.join(","), seconds: opts.nowSeconds }];
+    out.family("vllm:lora_requests_info", "gauge", "Running stats on lora requests.");
+    for (const s of series) {
+      out.sample(
+        "vllm:lora_requests_info",
+        { max_lora: maxLora, running_lora_adapters: s.running, waiting_lora_adapters: s.waiting },
+        s.seconds,
+      );
+    }
   }
 
   out.gauge(

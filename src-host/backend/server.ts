@@ -6,6 +6,7 @@ import { Engine, EngineRequestError, type EngineConfigInput, type Usage } from "
 import { RealtimeEngineDriver } from "./engine-driver.ts";
 import { fillerOutput } from "./filler-text.ts";
 import { renderVllmMetrics } from "./metrics.ts";
+import { LoraInfoSeries } from "./lora-info-series.ts";
 import { ApiError, parseOpenAiRequest, type ApiKind, type ParsedRequest } from "./openai-request.ts";
 import { Tokenizer } from "./tokenizer.ts";
 
@@ -111,13 +112,19 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
   let nextRequest = 0;
   let backendId = options.id ?? "";
 
-  const metricsText = (): string =>
-    renderVllmMetrics(engine.metrics(), {
+  const loraSeries = new LoraInfoSeries();
+  const metricsText = (): string => {
+    const metrics = engine.metrics();
+    const nowSeconds = Date.now() / 1000;
+    // vLLM stamps the current adapter lists at each engine step; here at each page, the same while serving.
+    if (loraAdapters.length > 0) loraSeries.set(metrics.runningLoraAdapters, metrics.waitingLoraAdapters, nowSeconds);
+    return renderVllmMetrics(metrics, {
       modelName,
-      nowSeconds: Date.now() / 1000,
+      nowSeconds,
       createdSeconds: startedSeconds,
-      lora: loraAdapters.length > 0 ? { maxLoras } : undefined,
+      lora: loraAdapters.length > 0 ? { maxLoras, series: loraSeries.samples() } : undefined,
     });
+  };
 
   const modelsJson = () => {
     const created = Math.floor(startedSeconds);

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { Engine, type EngineEvent } from "../../src-host/backend/engine.ts";
 import { TTFT_BUCKETS_SECONDS } from "../../src-host/backend/histogram.ts";
 import { formatPromValue, pythonFloatRepr, renderVllmMetrics } from "../../src-host/backend/metrics.ts";
+import { LoraInfoSeries } from "../../src-host/backend/lora-info-series.ts";
 
 interface Sample {
   name: string;
@@ -171,4 +172,23 @@ test("vllm:lora_requests_info is absent when LoRA is not configured", () => {
   const { families } = parseExposition(text);
   assert.equal(families.has("vllm:lora_requests_info"), false);
   assert.match(text, /^vllm:num_requests_waiting\{engine="0",model_name="m"\} 0\.0$/m);
+});
+
+test("vllm:lora_requests_info keeps a series per adapter set the server had, each at the time it was last current", () => {
+  const engine = new Engine();
+  const series = new LoraInfoSeries();
+  series.set(["sql"], [], 100);
+  series.set(["sql", "chat"], ["tool"], 200);
+  series.set(["sql"], [], 300);
+  const text = renderVllmMetrics(engine.metrics(), {
+    modelName: "m", nowSeconds: 400, createdSeconds: 1, lora: { maxLoras: 4, series: series.samples() },
+  });
+  const { families, samples } = parseExposition(text);
+  assert.equal(families.get("vllm:lora_requests_info")?.type, "gauge");
+  // In the order first set, as prometheus_client keeps a gauge's children; a set seen again keeps its place.
+  const lora = find(samples, "vllm:lora_requests_info");
+  assert.deepEqual(
+    lora.map((s) => [s.labels.running_lora_adapters, s.labels.waiting_lora_adapters, s.labels.max_lora, s.value]),
+    [["sql", "", "4", 300], ["sql,chat", "tool", "4", 200]],
+  );
 });
