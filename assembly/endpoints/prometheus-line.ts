@@ -3,6 +3,7 @@
 import { Engine } from "./endpoint-metrics";
 import { AdapterSet } from "./adapter-set";
 import { NAME_HASH_SEED, nameHashStep } from "./name-hash";
+import { xxh64 } from "../prefix/xxh64";
 import { BACKSLASH, COMMA, LF, QUOTE, SPACE, SampleValue, bytesEqual, isBlank, isNameChar, parseInteger, skipBlanks } from "./prometheus-text";
 
 /** A dp_rank label too large to track (or not a number): such a series always counts as its own engine. */
@@ -63,6 +64,8 @@ export class MetricLine {
    * SchedulerMetricsCollector._log_gauge_queue_count, with --enable-priority-scheduling).
    */
   priorityShare: bool = false;
+  /** The label set (names and raw values) as a hash that does not depend on the labels' order. */
+  labelsHash: u64 = 0;
   readonly sample: SampleValue = new SampleValue();
 
   clearLabels(): void {
@@ -75,6 +78,7 @@ export class MetricLine {
     this.laterPpRank = false;
     this.dpRank = -1;
     this.priorityShare = false;
+    this.labelsHash = 0;
   }
 
   /**
@@ -163,6 +167,7 @@ export class MetricLine {
       }
       if (q >= end) return 0;
       this.keepLabel(matchLabel(nameStart, nameLen), valueStart, q);
+      this.labelsHash += xxh64(valueStart, q - valueStart, xxh64(nameStart, <usize>nameLen, 0));
       q++;
       q = skipBlanks(q, end);
       if (q >= end) return 0;

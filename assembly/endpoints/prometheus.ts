@@ -3,7 +3,8 @@
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
-import { LF, afterLastNewline, bytesEqual, findNewline, isBlank, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
+import { SeriesSet } from "./series-set";
+import { LF, afterLastNewline, bytesEqual, findNewline, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
 
 export class PrometheusParser {
   private waitingSum: f64 = 0;
@@ -24,6 +25,17 @@ export class PrometheusParser {
   private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
   private hasLora: bool = false;
+  // The family of the line being read, and of the last line read: on a cut page that family may go on past the cut.
+  private lineFamily: Family = Family.None;
+  private lastLineFamily: Family = Family.None;
+  // The same for the target metric: the line being read, and the last line read, were of it.
+  private lineTarget: bool = false;
+  private lastLineTarget: bool = false;
+  // Where the metric name of the line being read and of the last line read is (set for family and target lines).
+  private lineName: usize = 0;
+  private lineNameLength: usize = 0;
+  private lastLineName: usize = 0;
+  private lastLineNameLength: usize = 0;
   // vLLM's cache_config_info: the largest num_gpu_blocks (with its block_size) and how many engines' series gave one.
   private vllmBlocks: i64 = 0;
   private vllmBlockSize: i32 = 0;
@@ -34,13 +46,15 @@ export class PrometheusParser {
   private waitingDpRanks: u64 = 0;
   private runningDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
-  private recognized: bool = false;
+  // The families a signal was read from (bit 1 << family), and TARGET_BIT for a target sample.
+  private recognized: u32 = 0;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
   private targetPtr: usize = 0;
   private targetLen: usize = 0;
   private targetSum: f64 = 0;
   private hasTargetSample: bool = false;
   private readonly line: MetricLine = new MetricLine();
+  private readonly seriesRead: SeriesSet = new SeriesSet();
 
   /**
    * Returns true if at least one recognized signal was read into `out` (which is reset first).
@@ -80,11 +94,20 @@ export class PrometheusParser {
     while (p < end && lines < maxLines) {
       lines++;
       const lineEnd = findNewline(p, end);
+      this.lineFamily = Family.None;
+      this.lineTarget = false;
       this.parseLine(p, lineEnd, out);
+      this.lastLineFamily = this.lineFamily;
+      this.lastLineTarget = this.lineTarget;
+      this.lastLineName = this.lineName;
+      this.lastLineNameLength = this.lineNameLength;
       p = lineEnd + 1;
     }
-    this.writeSums(out, !truncated && p >= end);
-    return this.recognized;
+    const whole = !truncated && p >= end;
+    const lastLineCounts = this.lastLineFamily != Family.None || this.lastLineTarget;
+    if (!whole && lastLineCounts && !this.startsAnotherMetric(p, ptr + len)) this.dropCutFamily(out);
+    this.writeSums(out, whole);
+    return this.recognized != 0;
   }
 
   private resetSums(): void {
@@ -106,6 +129,8 @@ export class PrometheusParser {
     this.hasKvLegacy = false;
     this.loraBestStamp = 0;
     this.hasLora = false;
+    this.lastLineFamily = Family.None;
+    this.lastLineTarget = false;
     this.vllmBlocks = 0;
     this.vllmBlockSize = 0;
     this.vllmCacheSeries = 0;
@@ -113,7 +138,8 @@ export class PrometheusParser {
     this.waitingDpRanks = 0;
     this.runningDpRanks = 0;
     this.engine = Engine.Unknown;
-    this.recognized = false;
+    this.recognized = 0;
+    this.seriesRead.clear();
     this.targetSum = 0;
     this.hasTargetSample = false;
   }
@@ -158,10 +184,91 @@ export class PrometheusParser {
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
     out.hasLora = this.hasLora;
     out.engine = this.engine;
-    if (this.hasTargetSample) {
+    // Finite samples can still add up past the largest float; such a sum says nothing usable.
+    if (this.hasTargetSample && isFinite(this.targetSum)) {
       out.targetValue = this.targetSum;
       out.hasTarget = true;
     }
+  }
+
+  /**
+   * Whether the unread text at [p, end) (the line after the last one read, whole or cut) shows that the last line's
+   * metric ended: it is a comment (prometheus_client writes HELP and TYPE only before a family's first series) or a
+   * sample of another metric whose name is complete. A cut name, or no text at all, tells nothing.
+   */
+  private startsAnotherMetric(p: usize, end: usize): bool {
+    p = skipBlanks(p, end);
+    if (p >= end) return false;
+    if (<u32>load<u8>(p) == 0x23 /* # */) return true;
+    let q = p;
+    while (q < end && isNameChar(<u32>load<u8>(q))) q++;
+    if (q == p || q >= end) return false;
+    const n = q - p;
+    return n != this.lastLineNameLength || memory.compare(p, this.lastLineName, n) != 0;
+  }
+
+  /**
+   * On a page not read whole, the series of the last line's family may go on past the cut, so what its visible
+   * series say is read as absent: a sum or maximum over a data-parallel server's engines would be short,
+   * cache_config_info's engine count too (so one engine's share came out larger), and vLLM's newest
+   * lora_requests_info series can be any of them (it adds a series for each new adapter set and restamps an old
+   * set's where it stands), so the newest visible one may be stale.
+   */
+  private dropCutFamily(out: EndpointMetrics): void {
+    if (this.lastLineTarget) {
+      this.hasTargetSample = false;
+      this.recognized &= ~TARGET_BIT;
+    }
+    const family = this.lastLineFamily;
+    switch (family) {
+      case Family.Waiting: {
+        this.hasWaiting = false;
+        break;
+      }
+      case Family.Running: {
+        this.hasRunning = false;
+        break;
+      }
+      case Family.KvUsage: {
+        this.hasKv = false;
+        break;
+      }
+      case Family.KvUsageLegacy: {
+        this.hasKvLegacy = false;
+        break;
+      }
+      case Family.PrefixQueries: {
+        this.hasPrefixQueries = false;
+        break;
+      }
+      case Family.PrefixHits: {
+        this.hasPrefixHits = false;
+        break;
+      }
+      case Family.PrefixQueriesLegacy: {
+        this.hasPrefixQueriesLegacy = false;
+        break;
+      }
+      case Family.PrefixHitsLegacy: {
+        this.hasPrefixHitsLegacy = false;
+        break;
+      }
+      case Family.CacheConfig: {
+        this.vllmCacheSeries = 0;
+        break;
+      }
+      case Family.LoraInfo: {
+        this.hasLora = false;
+        out.loraMax = 0;
+        out.runningAdapters.clear();
+        out.waitingAdapters.clear();
+        break;
+      }
+      // SGLang's pool sizes are each engine's own, kept as read.
+      default:
+        return;
+    }
+    this.recognized &= ~familyBit(family);
   }
 
   private parseLine(p: usize, end: usize, out: EndpointMetrics): void {
@@ -183,46 +290,57 @@ export class PrometheusParser {
     const line = this.line;
     const family = line.matchFamily(lineEngine, nameStart, end);
     if (family == Family.None) return;
-    let q = nameStart + <usize>line.familyNameLength;
-
-    line.clearLabels();
-    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
-      q = line.scanLabels(q + 1, end);
-      if (q == 0) return;
-    }
-    if (q >= end || !isBlank(<u32>load<u8>(q))) return;
+    this.lineFamily = family;
+    this.lineName = p;
+    this.lineNameLength = nameStart - p + <usize>line.familyNameLength;
+    const q = this.readSeries(nameStart + <usize>line.familyNameLength, end);
+    if (q == 0) return;
     // One priority's share of a count already read in full from its priority="" series.
     if (line.priorityShare) return;
-    q = skipBlanks(q, end);
-    q = readSampleValue(q, end, line.sample);
-    if (q == 0) return;
     // An optional timestamp may follow; it is not used.
     if (this.applySample(family, line.sample.value, out) && this.engine == Engine.Unknown) this.engine = lineEngine;
+  }
+
+  /**
+   * Reads what follows a metric name ending at q: optional labels, then the value into line.sample. Returns the
+   * position after the value, or 0 when the rest is not a sample. Blanks are optional around the label set, as
+   * expfmt's TextParser reads them (prometheus/common expfmt/text_parse.go: readingMetricName skips blanks before
+   * '{', startLabelName / startLabelValue skip them after '}'), so `name {a="b"} 1` and `name{a="b"}1` are samples.
+   */
+  private readSeries(q: usize, end: usize): usize {
+    const line = this.line;
+    line.clearLabels();
+    q = skipBlanks(q, end);
+    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
+      q = line.scanLabels(q + 1, end);
+      if (q == 0) return 0;
+      q = skipBlanks(q, end);
+    }
+    return readSampleValue(q, end, line.sample);
   }
 
   /** Adds the line's sample to the target sum when the line's metric name is the target name. */
   private readTargetSample(p: usize, end: usize): void {
     const targetLen = this.targetLen;
     if (end - p < targetLen || memory.compare(p, this.targetPtr, targetLen) != 0) return;
-    let q = p + targetLen;
+    const q = p + targetLen;
     if (q < end && isNameChar(<u32>load<u8>(q))) return;
+    this.lineTarget = true;
+    this.lineName = p;
+    this.lineNameLength = targetLen;
     const line = this.line;
-    line.clearLabels();
-    if (q < end && <u32>load<u8>(q) == 0x7b /* { */) {
-      q = line.scanLabels(q + 1, end);
-      if (q == 0) return;
-    }
-    if (q >= end || !isBlank(<u32>load<u8>(q))) return;
-    q = readSampleValue(skipBlanks(q, end), end, line.sample);
-    if (q == 0 || !isFinite(line.sample.value)) return;
+    if (this.readSeries(q, end) == 0 || !isFinite(line.sample.value)) return;
+    if (!this.seriesRead.addNew(seriesKey(TARGET_TAG, line.labelsHash))) return;
     this.targetSum += line.sample.value;
     this.hasTargetSample = true;
-    this.recognized = true;
+    this.recognized |= TARGET_BIT;
   }
 
   /** Returns true when the sample was accepted as a signal. */
   private applySample(family: Family, v: f64, out: EndpointMetrics): bool {
     const line = this.line;
+    // A series the page already gave counts once, as its first sample: a sum or count would take it twice.
+    if (addsUp(family) && !this.seriesRead.addNew(seriesKey(<u32>family, line.labelsHash))) return false;
     switch (family) {
       case Family.Waiting: {
         if (!isCount(v)) return false;
@@ -313,9 +431,30 @@ export class PrometheusParser {
       default:
         return false;
     }
-    this.recognized = true;
+    this.recognized |= familyBit(family);
     return true;
   }
+}
+
+// @ts-ignore: decorator
+@inline
+function familyBit(family: Family): u32 {
+  return <u32>1 << <u32>family;
+}
+
+const TARGET_BIT: u32 = 1 << 31;
+// The target metric's series keys are apart from every family's.
+const TARGET_TAG: u32 = 31;
+
+// The families whose series are added up or counted.
+function addsUp(family: Family): bool {
+  return family != Family.KvUsage && family != Family.KvUsageLegacy && family != Family.LoraInfo && family != Family.None;
+}
+
+// @ts-ignore: decorator
+@inline
+function seriesKey(tag: u32, labelsHash: u64): u64 {
+  return labelsHash ^ (<u64>(tag + 1) * 0x9e3779b97f4a7c15);
 }
 
 // The bit of a data-parallel rank in a set of ranks already counted; 0 for none or one past 63.
@@ -336,10 +475,15 @@ function noteCacheSize(out: EndpointMetrics, blocks: i64, blockSize: i32, engine
   out.cacheEngines = min(out.cacheEngines + engines, 255);
 }
 
+// The largest count read: past 2^53 a float no longer holds every integer, and no engine counts that far. A bound
+// keeps every sum finite (at most maxLines samples of it): an overflowed sum read as no load (the scorers take a
+// non-finite count as 0) and made the stock build's record unencodable, so the last one stood.
+const MAX_COUNT: f64 = 9007199254740992;
+
 // @ts-ignore: decorator
 @inline
 function isCount(v: f64): bool {
-  return v >= 0 && v < Infinity;
+  return v >= 0 && v <= MAX_COUNT;
 }
 
 /**

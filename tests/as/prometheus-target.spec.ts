@@ -71,17 +71,36 @@ describe("parsePrometheusWithTarget", () => {
     expect<bool>(parseTarget("other_metric 5\n", "my_queue_depth")).toBe(false);
   });
 
+  it("reads target samples with or without blanks around their labels", () => {
+    expect<bool>(parseTarget('q {shard="a"} 1\nq{shard="b"}2\nq\t{shard="c"}\t4\n', "q")).toBe(true);
+    expect<f64>(metrics.targetValue).toBe(1 + 2 + 4);
+  });
+
+  it("reports no target when its finite samples add up past the largest float", () => {
+    expect<bool>(parseTarget('q{s="a"} 1.7e308\nq{s="b"} 1.7e308\nvllm:num_requests_waiting 2\n', "q")).toBe(true);
+    expect<bool>(metrics.hasTarget).toBe(false);
+    expect<f64>(metrics.targetValue).toBe(0);
+    expect<f64>(metrics.waiting).toBe(2);
+  });
+
+  it("counts a target series written twice once", () => {
+    expect<bool>(parseTarget('q{a="1",b="2"} 3\nq{b="2",a="1"} 3\nq{a="2",b="2"} 4\nq 1\nq 1\n', "q")).toBe(true);
+    expect<f64>(metrics.targetValue).toBe(3 + 4 + 1);
+  });
+
   it("skips non-finite and malformed target samples", () => {
     const page =
-      "q NaN\n" + "q +Inf\n" + "q{a=\"1\"} -Inf\n" + "q{a=\"1\" 4\n" + "q 7x\n" + "q\t2\n" + "q{} -0.5\n";
+      "q NaN\n" + "q +Inf\n" + "q{a=\"1\"} -Inf\n" + "q{a=\"1\" 4\n" + "q 7x\n" + "q\t2\n" + "q{s=\"b\"} -0.5\n";
     expect<bool>(parseTarget(page, "q")).toBe(true);
     expect<f64>(metrics.targetValue).toBe(2 - 0.5);
   });
 
-  it("drops a cut last line of a truncated body", () => {
-    parseTarget("q 1\nq 2", "q", true);
+  it("drops a cut last line of a truncated body, and the target when its series may go on past the cut", () => {
+    parseTarget("q 1\nr 2", "q", true);
     expect<f64>(metrics.targetValue).toBe(1);
-    parseTarget("q 1\nq 2", "q", false);
+    parseTarget('q{s="a"} 1\nq{s="b"} 2', "q", true);
+    expect<bool>(metrics.hasTarget).toBe(false);
+    parseTarget('q{s="a"} 1\nq{s="b"} 2', "q", false);
     expect<f64>(metrics.targetValue).toBe(3);
   });
 

@@ -2,6 +2,7 @@ import { PrometheusParser } from "../../assembly/endpoints/prometheus";
 
 import { EndpointMetrics, Engine, AdapterState } from "../../assembly/endpoints/endpoint-metrics";
 import { hashNameBytes, hashNameString } from "../../assembly/endpoints/name-hash";
+import { METRICS_RECORD_MAX_BYTES, encodeMetricsRecord } from "../../assembly/endpoints/metrics-record";
 
 const parser = new PrometheusParser();
 
@@ -387,6 +388,48 @@ describe("parsePrometheus values", () => {
     expect<bool>(metrics.hasKv).toBe(false);
   });
 
+  it("takes no count past 2^53, so sums stay finite and the stock build's record encodes", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0"} 1e308\n' +
+      'vllm:num_requests_waiting{engine="1"} 1e308\n' +
+      'vllm:num_requests_waiting{engine="2"} 9007199254740992\n' +
+      'vllm:num_requests_running{engine="0"} 1.7e308\n' +
+      'vllm:num_requests_running{engine="1"} 1.7e308\n' +
+      'vllm:prefix_cache_queries_total{engine="0"} 1e308\n' +
+      'vllm:prefix_cache_queries_total{engine="1"} 1e308\n' +
+      'vllm:prefix_cache_hits_total{engine="0"} 5\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(9007199254740992);
+    expect<bool>(metrics.hasRunning).toBe(false);
+    expect<bool>(metrics.hasPrefixCounters).toBe(false);
+    const record = new ArrayBuffer(METRICS_RECORD_MAX_BYTES);
+    expect<i32>(encodeMetricsRecord(metrics, true, 1, changetype<usize>(record), record.byteLength)).toBeGreaterThan(0);
+  });
+
+  it("counts a series written twice once, as its first sample, whatever the order of its labels", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0",model_name="m"} 3.0\n' +
+      'vllm:num_requests_waiting{engine="1",model_name="m"} 4.0\n' +
+      'vllm:num_requests_waiting{model_name="m",engine="0"} 5.0\n' +
+      "vllm:num_requests_running 2.0\n" +
+      "vllm:num_requests_running 2.0\n" +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 100.0\n' +
+      'vllm:prefix_cache_queries_total{engine="0",model_name="m"} 100.0\n' +
+      'vllm:prefix_cache_hits_total{engine="0",model_name="m"} 40.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="1000"} 1.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="1000"} 1.0\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(3 + 4);
+    expect<f64>(metrics.running).toBe(2);
+    expect<f64>(metrics.prefixQueries).toBe(100);
+    // One engine's series, not two engines sharing 1000 blocks.
+    expect<i32>(metrics.cacheEngines).toBe(1);
+    expect<i64>(metrics.numGpuBlocks).toBe(1000);
+    // A label value differing only in an escape is another series.
+    parse('vllm:num_requests_waiting{model_name="a\\"b"} 1\nvllm:num_requests_waiting{model_name="a\\\\b"} 2\n');
+    expect<f64>(metrics.waiting).toBe(3);
+  });
+
   it("returns false when every recognized sample is invalid", () => {
     expect<bool>(parse("vllm:num_requests_waiting NaN\nvllm:kv_cache_usage_perc -0.5\n")).toBe(false);
     expect<bool>(metrics.hasWaiting || metrics.hasKv).toBe(false);
@@ -414,11 +457,17 @@ describe("parsePrometheus values", () => {
       "1.7473264571234e+09", "6.02214076e23", "1e-5", "123456789012345678901234", "0.000000000000000000000001",
       "00017", "1e0",
     ];
+    // Read as a target metric's sample, which takes any finite value (counts stop at 2^53).
+    const target = String.UTF8.encode("q");
     for (let i = 0; i < forms.length; i++) {
       const s = forms[i];
-      expect<bool>(parse("vllm:num_requests_waiting " + s + "\n")).toBe(true, s);
+      const buf = String.UTF8.encode("q " + s + "\n");
+      const ok = parser.parseWithTarget(
+        changetype<usize>(buf), <usize>buf.byteLength, false, metrics, 1 << 20, changetype<usize>(target), <usize>target.byteLength,
+      );
+      expect<bool>(ok).toBe(true, s);
       const want = parseFloat(s);
-      const got = metrics.waiting;
+      const got = metrics.targetValue;
       expect<bool>(Math.abs(got - want) <= want * 1e-15).toBe(true, s);
     }
   });
@@ -436,7 +485,7 @@ describe("parsePrometheus values", () => {
       'vllm:num_requests_waiting{model_name="x} 5\n' +
       'vllm:num_requests_waiting{model_name=x} 5\n' +
       'vllm:num_requests_waiting{="x"} 5\n' +
-      'vllm:num_requests_waiting{a="x"}5\n' +
+      'vllm:num_requests_waiting{a="x"}=5\n' +
       "vllm:num_requests_waiting\n" +
       "vllm:num_requests_waiting 1e\n" +
       "vllm:num_requests_waiting -\n" +
@@ -449,6 +498,18 @@ describe("parsePrometheus values", () => {
 });
 
 describe("parsePrometheus labels", () => {
+  it("reads blanks around the label set as optional, like expfmt's text parser", () => {
+    const page =
+      'vllm:num_requests_waiting {engine="0",model_name="m"} 3\n' +
+      'vllm:num_requests_waiting\t{engine="1",model_name="m"}4\n' +
+      'vllm:num_requests_running{engine="0",model_name="m"}\t\t2 1700000000000\n' +
+      'vllm:kv_cache_usage_perc {engine="0",model_name="m"}0.5\n';
+    expect<bool>(parse(page)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(3 + 4);
+    expect<f64>(metrics.running).toBe(2);
+    expect<f64>(metrics.kvUsage).toBe(0.5);
+  });
+
   it("skips escaped quotes, backslashes, newlines, commas and braces in label values", () => {
     const page =
       'vllm:num_requests_waiting{model_name="a\\"b}, c=\\"d\\\\",x="y\\nz",} 7\n' +
@@ -487,15 +548,83 @@ describe("parsePrometheus truncation and budget", () => {
     expect<bool>(metrics.hasWaiting).toBe(false);
   });
 
-  it("reads every line of a body truncated at a line boundary", () => {
+  it("reads every line of a body truncated at a line boundary, but not the last line's metric", () => {
+    // Its series may go on past the cut (one per engine of a data-parallel server): their sum is not known.
     expect<bool>(parse(FULL, true)).toBe(true);
-    expect<f64>(metrics.waiting).toBe(12);
+    expect<bool>(metrics.hasWaiting).toBe(false);
     expect<f64>(metrics.running).toBe(3);
+  });
+
+  it("reads no sum, maximum or engine count of a family a cut page may hold only part of", () => {
+    const page =
+      'vllm:num_requests_waiting{engine="0",model_name="m"} 2.0\n' +
+      'vllm:num_requests_waiting{engine="1",model_name="m"} 5.0\n' +
+      "# HELP vllm:num_requests_running Number of requests in model execution batches.\n" +
+      'vllm:num_requests_running{engine="0",model_name="m"} 1.0\n' +
+      'vllm:num_requests_running{engine="1",model_name="m"} 1.0\n' +
+      'vllm:gpu_cache_usage_perc{engine="0",model_name="m"} 0.5\n' +
+      'vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.5\n' +
+      'vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="4000"} 1.0\n' +
+      'vllm:cache_config_info{block_size="16",engine="1",num_gpu_blocks="4000"} 1.0\n';
+    // Cut inside the running series: waiting is whole (a comment followed it), running is not.
+    const inRunning = page.indexOf('vllm:num_requests_running{engine="1"') + 20;
+    expect<bool>(parse(page.substring(0, inRunning), true)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(7);
+    expect<bool>(metrics.hasRunning).toBe(false);
+    // A cut name that may still be the same metric's tells nothing; a whole other name closes it.
+    const afterWaiting = page.indexOf("# HELP");
+    parse(page.substring(0, afterWaiting + 1) , true);
+    expect<f64>(metrics.waiting).toBe(7);
+    parse(page.substring(0, afterWaiting - 50), true);
+    expect<bool>(metrics.hasWaiting).toBe(false);
+    // KV usage cut in kv_cache_usage_perc falls back to the whole gpu_cache_usage_perc before it.
+    const inKv = page.indexOf("vllm:cache_config_info");
+    parse(page.substring(0, inKv + 10), true);
+    expect<bool>(metrics.hasKv).toBe(true);
+    parse(page.substring(0, inKv), true);
+    expect<bool>(metrics.hasKv).toBe(true);
+    expect<f64>(metrics.kvUsage).toBe(0.5);
+    // One engine's cache_config_info of two read the server's total as one engine's: none rather than double.
+    parse(page.substring(0, page.indexOf('engine="1",num_gpu_blocks') + 5), true);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+    parse(page, true);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+    parse(page, false);
+    expect<i64>(metrics.numGpuBlocks).toBe(2000);
+    expect<i32>(metrics.cacheEngines).toBe(2);
   });
 
   it("reads a last line without newline when the body is complete", () => {
     parse(FULL.substring(0, FULL.length - 1), false);
     expect<f64>(metrics.waiting).toBe(12);
+  });
+
+  it("reports no LoRA state from a page cut inside lora_requests_info, where a newer series may follow", () => {
+    const lora =
+      "# HELP vllm:lora_requests_info Running stats on lora requests.\n" +
+      "# TYPE vllm:lora_requests_info gauge\n" +
+      'vllm:lora_requests_info{max_lora="2",running_lora_adapters="a",waiting_lora_adapters=""} 1.7e+09\n' +
+      'vllm:lora_requests_info{max_lora="2",running_lora_adapters="b",waiting_lora_adapters="a"} 1.6e+09\n';
+    const next = "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n";
+    expect<bool>(parse("vllm:num_requests_waiting 4\n" + lora + 'vllm:lora_requests_info{max_lora="2",running_lo', true)).toBe(true);
+    expect<f64>(metrics.waiting).toBe(4);
+    expect<bool>(metrics.hasLora).toBe(false);
+    expect<i32>(metrics.loraMax).toBe(0);
+    expect<i32>(metrics.isAdapterLoaded(adapter("a"))).toBe(AdapterState.NotLoaded);
+    // With nothing else on it, such a page has nothing to read.
+    expect<bool>(parse(lora, true)).toBe(false);
+    // The line budget cuts it alike.
+    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 4);
+    expect<bool>(metrics.hasLora).toBe(false);
+    parse("vllm:num_requests_waiting 4\n" + lora + next, false, 5);
+    expect<bool>(metrics.hasLora).toBe(true);
+    // A line of the next family shows the family ended before the cut; a whole page may end with it.
+    parse("vllm:num_requests_waiting 4\n" + lora + next + "vllm:cache_conf", true);
+    expect<bool>(metrics.hasLora).toBe(true);
+    expect<i32>(metrics.isAdapterLoaded(adapter("a"))).toBe(AdapterState.Running);
+    parse("vllm:num_requests_waiting 4\n" + lora, false);
+    expect<bool>(metrics.hasLora).toBe(true);
+    expect<i32>(metrics.loraMax).toBe(2);
   });
 
   it("reads nothing from a truncated body with no newline", () => {
