@@ -162,15 +162,19 @@ function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session:
     if (e.hasMetrics) load += countOrZero(e.waiting);
     return load;
   };
+  const loads = c.filter((e) => e.healthy).map(loadOf);
+  if (loads.length === 0) return guarded;
+  // The mean leaves out outliers, with the slack as the smallest spread that counts and only a minority out.
+  const slack = p.guardSlack > 0 ? p.guardSlack : 0;
+  const top = highestInlier(loads, slack, 0);
   let sum = 0;
-  let healthy = 0;
-  for (const e of c) {
-    if (!e.healthy) continue;
-    sum += loadOf(e);
-    healthy++;
+  let counted = 0;
+  for (const load of loads) {
+    if (load > top) continue;
+    sum += load;
+    counted++;
   }
-  if (healthy === 0) return guarded;
-  const limit = p.guardFactor * (sum / healthy) + (p.guardSlack > 0 ? p.guardSlack : 0);
+  const limit = p.guardFactor * (sum / counted) + slack;
   c.forEach((e, i) => {
     if (e.healthy && loadOf(e) > limit) {
       guarded[i] = true;
