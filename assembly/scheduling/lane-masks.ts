@@ -34,20 +34,6 @@ export function highestLane(v: v128): f64 {
   return max<f64>(f64x2.extract_lane(v, 0), f64x2.extract_lane(v, 1));
 }
 
-/** The second highest of four f64 values, two lanes of the highest and two of the second highest (none NaN). */
-// @ts-ignore: decorator
-@inline
-export function secondHighestLane(highest: v128, second: v128): f64 {
-  return max<f64>(lowestLane(highest), highestLane(second));
-}
-
-/** The second highest of the low two i32 lanes of highest and of second. */
-// @ts-ignore: decorator
-@inline
-export function secondHighestI32Pair(highest: v128, second: v128): i32 {
-  return max<i32>(lowestI32Pair(highest), highestI32Pair(second));
-}
-
 /** The smaller of the low two i32 lanes. */
 // @ts-ignore: decorator
 @inline

@@ -8,8 +8,8 @@
 import { Candidates, LoraState } from "./candidates";
 import {
   countPairAsF64, countsOrZero, flagPair32, flagPair64, highestI32Pair, highestLane, lowestI32Pair, lowestLane,
-  secondHighestI32Pair, secondHighestLane,
 } from "./lane-masks";
+import { highestInlier, mayHaveOutliers } from "./outliers";
 
 // @ts-ignore: decorator
 @inline
@@ -45,24 +45,29 @@ function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
 // spans 0 gets there; any real spread is far above it.
 const MIN_RANGE: f64 = 1e-300;
 
-// One outlier does not set the range: when the highest value is more than OUTLIER_FACTOR times the range of the
-// others (second highest - lo, at least the span), the range is theirs and the outlier scores 0 (scores are clamped
-// at 0). A wedged engine whose metrics still answer with a thousand waiting would otherwise score every other
-// candidate near 1, leaving nothing but the cache terms to choose among them. With two candidates (second = lo) the
-// scores are those of plain min-max with spans either way: the higher one scores 0 once the spread passes the span.
-export const OUTLIER_FACTOR: f64 = 4;
+// Outliers (outliers.ts: values far above the others', such as wedged engines whose metrics still answer with
+// hundreds waiting) do not set the range: it ends at the highest other value, and they score 0 (scores are clamped at
+// 0). Otherwise every healthy candidate would score near 1, leaving only the cache terms to choose among them. With
+// two candidates the scores are those of plain min-max with spans either way: the higher one scores 0 once the
+// spread passes the span.
 
+// The smallest spread that counts in full: span, or relativeSpan times the lowest value, at least MIN_RANGE.
 // @ts-ignore: decorator
 @inline
-function inverseOfRange(lo: f64, hi: f64, second: f64, span: f64, relativeSpan: f64): f64 {
-  if (!(hi > lo)) return 0;
-  const range = hi - lo;
+function spreadFloor(lo: f64, span: f64, relativeSpan: f64): f64 {
   const relative = lo * relativeSpan;
   const spanOrRelative = span > relative ? span : relative;
-  const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE; // NaN spans: MIN_RANGE
-  const others = second - lo > atLeast ? second - lo : atLeast;
-  if (range > OUTLIER_FACTOR * others) return 1 / others;
-  return 1 / (atLeast > range ? atLeast : range);
+  return spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE; // NaN spans: MIN_RANGE
+}
+
+// 1 / the range scores are spread over, from lo to top (the highest value that is no outlier), at least floor;
+// 0 when every value present is the same (hi not above lo).
+// @ts-ignore: decorator
+@inline
+function inverseOfRange(lo: f64, hi: f64, top: f64, floor: f64): f64 {
+  if (!(hi > lo)) return 0;
+  const range = top - lo;
+  return 1 / (floor > range ? floor : range);
 }
 
 // lowerIsBetter of two lanes.
@@ -77,8 +82,8 @@ function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
 // Queue pressure: waiting requests only. Running requests are left out: the metrics report them once per refresh,
 // so between refreshes a term for them sends every request to the same pod (the one that last read lowest), and what
 // a pod is already decoding is counted live by the in-flight score and in memory by the KV score. Min-max over
-// candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue, one
-// outlier left out.
+// candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue, outliers
+// left out.
 export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
@@ -86,40 +91,34 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   const waiting = c.waiting;
   let lo = Infinity;
   let hi = -Infinity;
-  let second = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD) {
     const none = f64x2.splat(-1);
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
-    let next = f64x2.splat(-Infinity);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
       const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
       const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
-      const present = v128.bitselect(key, f64x2.splat(-Infinity), ok);
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
-      next = f64x2.pmax(next, f64x2.pmin(high, present));
-      high = f64x2.pmax(high, present);
+      high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
       v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
     }
     lo = lowestLane(low);
     hi = highestLane(high);
-    second = secondHighestLane(high, next);
   }
   for (; i < n; i++) {
     let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
       key = countOrZero(unchecked(waiting[i]));
       if (key < lo) lo = key;
-      if (key > hi) {
-        second = hi;
-        hi = key;
-      } else if (key > second) second = key;
+      if (key > hi) hi = key;
     }
     unchecked((out[i] = key)); // keys kept here until the range is known
   }
-  const inverseRange = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const floor = spreadFloor(lo, span, relativeSpan);
+  const top = mayHaveOutliers(lo, hi, floor) ? highestInlier(out, n, lo, hi, floor, 1) : hi;
+  const inverseRange = inverseOfRange(lo, hi, top, floor);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     for (; i + 2 <= n; i += 2) {
@@ -135,46 +134,45 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
 }
 
 // The gateway's (or this worker's) requests in flight per endpoint; min-max over healthy candidates with a spread of
-// at least `span` and of `relativeSpan` times the fewest, lower is better.
+// at least `span` and of `relativeSpan` times the fewest, outliers left out, lower is better.
 export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
-  let second = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD) {
-    // In whole counts (exact as f64); -1 as the highest (or second highest) means no such candidate was seen.
+    // In whole counts (exact as f64); -1 as the highest means no candidate was seen.
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
-    let next = i32x4.splat(-1);
     for (; i + 2 <= n; i += 2) {
       const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
       const x = i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
-      const present = v128.bitselect(x, i32x4.splat(-1), ok);
       low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
-      next = i32x4.max_s(next, i32x4.min_s(high, present));
-      high = i32x4.max_s(high, present);
+      high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
     }
     const most = highestI32Pair(high);
     if (most >= 0) {
       lo = <f64>lowestI32Pair(low);
       hi = <f64>most;
-      const nextMost = secondHighestI32Pair(high, next);
-      if (nextMost >= 0) second = <f64>nextMost;
     }
   }
   for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
     const x = <f64>max<i32>(unchecked(inflight[i]), 0);
     if (x < lo) lo = x;
-    if (x > hi) {
-      second = hi;
-      hi = x;
-    } else if (x > second) second = x;
+    if (x > hi) hi = x;
   }
-  const inverseRange = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const floor = spreadFloor(lo, span, relativeSpan);
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    for (let k = 0; k < n; k++) { // keys for highestInlier; the scores overwrite them
+      unchecked((out[k] = unchecked(healthy[k]) ? <f64>max<i32>(unchecked(inflight[k]), 0) : -1));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
+  const inverseRange = inverseOfRange(lo, hi, top, floor);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     for (; i + 2 <= n; i += 2) {

@@ -29,6 +29,8 @@ export class Scheduler {
 
   readonly total: StaticArray<f64>;
   readonly guarded: StaticArray<bool>;
+  // Scratch of the load guard (overloadLimit), one load per candidate.
+  private readonly guardLoads: StaticArray<f64>;
   // Scratch of totalScores: the weighted scorers' score arrays, weights and whether they yield to the guard.
   private readonly termScores: StaticArray<usize>;
   private readonly termWeights: StaticArray<f64>;
@@ -45,6 +47,7 @@ export class Scheduler {
     this.scorers = scorers;
     this.total = new StaticArray<f64>(n);
     this.guarded = new StaticArray<bool>(n);
+    this.guardLoads = new StaticArray<f64>(n);
     this.termScores = new StaticArray<usize>(scorers.length);
     this.termWeights = new StaticArray<f64>(scorers.length);
     this.termYields = new StaticArray<bool>(scorers.length);
@@ -89,7 +92,7 @@ export class Scheduler {
       const scorer = unchecked(scorers[k]);
       if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
     }
-    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack);
+    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads);
     const totals = this.totals;
     totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
       this.termScores, this.termWeights, this.termYields, totals);

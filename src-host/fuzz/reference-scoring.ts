@@ -78,34 +78,34 @@ const unitClamp = (x: number) => (x >= 0 ? (x <= 1 ? x : 1) : 0);
 const effectiveWeight = (w: number) => (w > 0 && w < Infinity ? w : 0);
 /** Below this a spread counts as this much, so that 1 / range stays finite (subnormal queue lengths). */
 const MIN_RANGE = 1e-300;
-/** A highest value over this many times the others' range is an outlier, left out of the range. */
+/** Outliers (assembly/scheduling/outliers.ts): sorted from the highest, v[0..k) are outliers when
+ *  v[k - 1] - lo > OUTLIER_FACTOR * max(v[k] - lo, floor) and k <= max((m - 1) >> 1, minOutliers); of several such k
+ *  the largest counts. Returns the highest value that is no outlier (the highest when none is); values non-empty. */
 const OUTLIER_FACTOR = 4;
-/** second: the second highest value (the highest again when two share it). */
-const inverseOfRange = (lo: number, hi: number, second: number, span: number, relativeSpan: number) => {
+const highestInlier = (values: number[], floor: number, minOutliers: number) => {
+  const v = [...values].sort((a, b) => b - a);
+  const lo = v[v.length - 1];
+  const allowed = Math.min(Math.max((v.length - 1) >> 1, minOutliers), v.length - 1);
+  for (let k = allowed; k >= 1; k--) {
+    if (v[k - 1] - lo > OUTLIER_FACTOR * Math.max(v[k] - lo, floor)) return v[k];
+  }
+  return v[0];
+};
+/** 1 / the range of the values that are no outliers, at least the spans; 0 when all are equal. */
+const inverseOfRange = (values: number[], span: number, relativeSpan: number) => {
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
   const relative = lo * relativeSpan;
   const spanOrRelative = span > relative ? span : relative; // a NaN span leaves the relative one, as the module does
   const atLeast = spanOrRelative > MIN_RANGE ? spanOrRelative : MIN_RANGE;
   if (!(hi > lo)) return 0;
-  const others = second - lo > atLeast ? second - lo : atLeast;
-  if (hi - lo > OUTLIER_FACTOR * others) return 1 / others;
-  return 1 / (atLeast > hi - lo ? atLeast : hi - lo);
+  const range = highestInlier(values, atLeast, 1) - lo;
+  return 1 / (atLeast > range ? atLeast : range);
 };
 const lowerIsBetter = (x: number, lo: number, inv: number) => {
   if (!(inv > 0)) return 1;
   const s = 1 - (x - lo) * inv;
   return s < 0 ? 0 : s;
-};
-/** The highest and second highest of values, as [hi, second]; -Infinity where there are none. */
-const topTwo = (values: number[]): [number, number] => {
-  let hi = -Infinity;
-  let second = -Infinity;
-  for (const x of values) {
-    if (x > hi) {
-      second = hi;
-      hi = x;
-    } else if (x > second) second = x;
-  }
-  return [hi, second];
 };
 const nonNegative = (x: number) => Math.max(x | 0, 0);
 
@@ -117,8 +117,7 @@ function queueScores(c: Candidate[], span: number, relativeSpan: number): number
     if (key < lo) lo = key;
     return key;
   });
-  const [hi, second] = topTwo(keys.filter((k) => k >= 0));
-  const inv = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const inv = inverseOfRange(keys.filter((k) => k >= 0), span, relativeSpan);
   return keys.map((k) => (k >= 0 ? lowerIsBetter(k, lo, inv) : 0));
 }
 
@@ -129,8 +128,7 @@ function inflightScores(c: Candidate[], span: number, relativeSpan: number): num
     const x = nonNegative(e.inflight);
     if (x < lo) lo = x;
   }
-  const [hi, second] = topTwo(c.filter((e) => e.healthy).map((e) => nonNegative(e.inflight)));
-  const inv = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const inv = inverseOfRange(c.filter((e) => e.healthy).map((e) => nonNegative(e.inflight)), span, relativeSpan);
   return c.map((e) => (e.healthy ? lowerIsBetter(nonNegative(e.inflight), lo, inv) : 0));
 }
 
@@ -164,15 +162,19 @@ function applyGuard(c: Candidate[], p: ScoringParams, prefix: number[], session:
     if (e.hasMetrics) load += countOrZero(e.waiting);
     return load;
   };
+  const loads = c.filter((e) => e.healthy).map(loadOf);
+  if (loads.length === 0) return guarded;
+  // The mean leaves out outliers, with the slack as the smallest spread that counts and only a minority out.
+  const slack = p.guardSlack > 0 ? p.guardSlack : 0;
+  const top = highestInlier(loads, slack, 0);
   let sum = 0;
-  let healthy = 0;
-  for (const e of c) {
-    if (!e.healthy) continue;
-    sum += loadOf(e);
-    healthy++;
+  let counted = 0;
+  for (const load of loads) {
+    if (load > top) continue;
+    sum += load;
+    counted++;
   }
-  if (healthy === 0) return guarded;
-  const limit = p.guardFactor * (sum / healthy) + (p.guardSlack > 0 ? p.guardSlack : 0);
+  const limit = p.guardFactor * (sum / counted) + slack;
   c.forEach((e, i) => {
     if (e.healthy && loadOf(e) > limit) {
       guarded[i] = true;

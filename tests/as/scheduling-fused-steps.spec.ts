@@ -12,6 +12,7 @@ const MAX = 24;
 const c = new Candidates(MAX);
 const guarded = new StaticArray<bool>(MAX);
 const total = new StaticArray<f64>(MAX);
+const loads = new StaticArray<f64>(MAX);
 
 // Small integers make equal totals and overloaded candidates common; failure rates 1e-11 apart make totals that
 // differ by less than TIE_EPSILON (ties too).
@@ -27,7 +28,7 @@ function fill(r: Rng, n: i32): void {
 function checkAgainstSteps(s: Scheduler, chainLength: i32, draws: Rng): void {
   const picked = s.pick(c, chainLength);
   const n = c.count;
-  const any = markOverloaded(c, s.guardFactor, s.guardSlack, guarded);
+  const any = markOverloaded(c, s.guardFactor, s.guardSlack, guarded, loads);
   let anySeen = false;
   for (let i = 0; i < n; i++) {
     expect<bool>(s.guarded[i]).toBe(guarded[i]);

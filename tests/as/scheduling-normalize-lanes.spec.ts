@@ -3,8 +3,9 @@
 // and metric values a page may carry (NaN, -0, Infinity, negatives, fractions). Run on the scalar path by
 // `npm run test:as` and on the SIMD path, which takes two candidates per step, by `npm run test:as:simd`.
 import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
-import { normalizeInflight, normalizeKv, normalizePrefix, normalizeQueue, OUTLIER_FACTOR } from "../../assembly/scheduling/normalize";
+import { normalizeInflight, normalizeKv, normalizePrefix, normalizeQueue } from "../../assembly/scheduling/normalize";
 import { Rng } from "../../assembly/scheduling/rng";
+import { highestInlierBySorting } from "./support/outlier-reference";
 
 const MAX = 41;
 const c = new Candidates(MAX);
@@ -40,13 +41,11 @@ function unitClamp(x: f64): f64 {
   return x >= 0 ? (x <= 1 ? x : 1) : 0;
 }
 
-// second: the second highest value (the highest again when two share it).
-function inverseOfRange(lo: f64, hi: f64, second: f64, span: f64, relativeSpan: f64): f64 {
+// The range runs from the lowest value to the highest that is no outlier, at least the spans.
+function inverseOfRange(values: Array<f64>, lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
   if (!(hi > lo)) return 0;
   const atLeast = max<f64>(max<f64>(span, lo * relativeSpan), 1e-300);
-  const others = max<f64>(second - lo, atLeast);
-  if (hi - lo > OUTLIER_FACTOR * others) return 1 / others;
-  return 1 / max<f64>(atLeast, hi - lo);
+  return 1 / max<f64>(atLeast, highestInlierBySorting(values, atLeast, 1) - lo);
 }
 
 function lowerIsBetter(x: f64, lo: f64, inverseRange: f64): f64 {
@@ -57,15 +56,15 @@ function expectQueue(span: f64, relativeSpan: f64): void {
   const n = c.count;
   let lo = Infinity;
   let hi = -Infinity;
-  let second = -Infinity;
+  const values = new Array<f64>();
   for (let i = 0; i < n; i++) {
     if (!(c.healthy[i] && c.hasMetrics[i])) continue;
     const key = countOrZero(c.waiting[i]);
     lo = min<f64>(lo, key);
-    second = max<f64>(second, min<f64>(hi, key));
     hi = max<f64>(hi, key);
+    values.push(key);
   }
-  const inverse = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const inverse = inverseOfRange(values, lo, hi, span, relativeSpan);
   for (let i = 0; i < n; i++) {
     const key = countOrZero(c.waiting[i]);
     expected[i] = c.healthy[i] && c.hasMetrics[i] ? lowerIsBetter(key, lo, inverse) : 0;
@@ -76,15 +75,15 @@ function expectInflight(span: f64, relativeSpan: f64): void {
   const n = c.count;
   let lo = Infinity;
   let hi = -Infinity;
-  let second = -Infinity;
+  const values = new Array<f64>();
   for (let i = 0; i < n; i++) {
     if (!c.healthy[i]) continue;
     const x = <f64>max<i32>(c.inflight[i], 0);
     lo = min<f64>(lo, x);
-    second = max<f64>(second, min<f64>(hi, x));
     hi = max<f64>(hi, x);
+    values.push(x);
   }
-  const inverse = inverseOfRange(lo, hi, second, span, relativeSpan);
+  const inverse = inverseOfRange(values, lo, hi, span, relativeSpan);
   for (let i = 0; i < n; i++) expected[i] = c.healthy[i] ? lowerIsBetter(<f64>max<i32>(c.inflight[i], 0), lo, inverse) : 0;
 }
 
