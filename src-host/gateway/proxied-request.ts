@@ -57,6 +57,8 @@ export class ProxiedRequest {
   private upstreamFull = false;
   private upstreamCancelled = false;
   private upstreamResponse: IncomingMessage | null = null;
+  /** The upstream response ended; the downstream one ends once the filter no longer holds it. */
+  private upstreamComplete = false;
   private upstreamStatus = 0;
   private headersWritten = false;
   private responding = false;
@@ -136,6 +138,11 @@ export class ProxiedRequest {
 
   /** The filter continued (continue_stream) or changed the stream's state outside a decode call. */
   private onContinue(): void {
+    if (this.responding) {
+      if (!this.completed && !this.responseReplaced()) this.releaseResponse();
+      this.progress();
+      return;
+    }
     // filter_manager.cc ActiveStreamFilterBase::commonContinue: the body the filter buffered goes on through doData
     // → FilterManager::decodeData, which resets the idle timer.
     if (!this.upstream && !this.endOfStreamAtHeaders && this.stream?.requestState === "forwarded") this.resetIdleTimer();
@@ -324,11 +331,41 @@ export class ProxiedRequest {
   private onUpstreamEnd(noBody: boolean): void {
     if (this.completed) return;
     this.resetIdleTimer();
+    this.upstreamComplete = true;
+    // router.cc Filter::onUpstreamComplete → cleanup(): the route timeout ends with the upstream response, whatever
+    // the filters downstream of the router still hold.
+    this.clearRouteTimer();
     if (this.stream && !noBody) {
       const out = this.stream.encodeData(EMPTY, true);
       if (this.responseReplaced()) return;
       this.writeBody(out);
     }
+    this.endResponse();
+  }
+
+  /**
+   * continue_stream(Response): filter_manager.cc ActiveStreamFilterBase::commonContinue sends the held headers
+   * (doHeaders → FilterManager::encodeHeaders) and the body buffered so far (doData → encodeData) on at once, each
+   * resetting the stream idle timer, with end_stream when the upstream response is over.
+   */
+  private releaseResponse(): void {
+    const stream = this.stream;
+    if (!stream || !this.upstreamResponse) return;
+    if (stream.responseHeadersReleased && !this.headersWritten) {
+      this.resetIdleTimer();
+      this.writeHeaders();
+    }
+    const body = stream.takeReleasedResponseBody();
+    if (body.length > 0) {
+      this.resetIdleTimer();
+      this.writeBody(body);
+    }
+    if (this.upstreamComplete) this.endResponse();
+  }
+
+  /** Ends the downstream response once the upstream one ended, unless the filter still holds it. */
+  private endResponse(): void {
+    if (this.stream?.responseStoppedByFilter) return;
     if (!this.headersWritten) this.writeHeaders();
     this.res.end();
     this.complete(this.upstreamStatus);
@@ -547,10 +584,14 @@ export class ProxiedRequest {
     this.upstreamResponse?.destroy();
   }
 
-  private clearTimers(): void {
+  private clearRouteTimer(): void {
     if (this.routeTimer) clearTimeout(this.routeTimer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.routeTimer = null;
+  }
+
+  private clearTimers(): void {
+    this.clearRouteTimer();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
   }
 

@@ -99,7 +99,13 @@ export class FilterStream implements PluginStreamCalls {
   /** The buffered request body went over the limit (WatermarkBuffer above_high_watermark_called_): the
    *  filter manager reacts to the first crossing only, with a 413 unless the buffer is streaming. */
   private aboveLimit = false;
+  /** The response headers have not gone past the filter (ActiveStreamFilterBase headers_continued_ false). */
   private responseHeld = false;
+  /** The filter stopped the response's iteration: its headers or last body callback did not return Continue
+   *  (IterationState StopSingleIteration); the response's end waits for continue_stream. */
+  private responseStopped = false;
+  /** Response body continue_stream let go (commonContinue → doData), not yet taken by the gateway. */
+  private releasedResponse: Uint8Array = new Uint8Array(0);
   private inCallback = 0;
   private finished = false;
   /** A local reply the plugin asked for during a callback, sent when the callback returns. */
@@ -289,6 +295,7 @@ export class FilterStream implements PluginStreamCalls {
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
+    this.responseStopped = this.responseHeld;
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
     if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
@@ -296,6 +303,18 @@ export class FilterStream implements PluginStreamCalls {
   /** Whether the response headers may be sent downstream now. */
   get responseHeadersReleased(): boolean {
     return !this.responseHeld;
+  }
+
+  /** Whether the filter holds the response (headers, body or its end) until it calls continue_stream. */
+  get responseStoppedByFilter(): boolean {
+    return this.responseStopped;
+  }
+
+  /** Response body bytes continue_stream let go since the last call. */
+  takeReleasedResponseBody(): Uint8Array {
+    const out = this.releasedResponse;
+    this.releasedResponse = new Uint8Array(0);
+    return out;
   }
 
   /** Runs the response body callback and returns the bytes to send downstream now. */
@@ -309,8 +328,10 @@ export class FilterStream implements PluginStreamCalls {
       const out = this.state.responseBody;
       this.state.responseBody = new Uint8Array(0);
       this.responseHeld = false;
+      this.responseStopped = false;
       return out;
     }
+    this.responseStopped = true;
     if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
     return new Uint8Array(0);
   }
@@ -393,9 +414,8 @@ export class FilterStream implements PluginStreamCalls {
     } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
       this.forward();
       this.notify();
-    } else if (type === StreamType.HttpResponse && this.responseHeld) {
-      this.responseHeld = false;
-      this.notify();
+    } else if (type === StreamType.HttpResponse) {
+      this.vm.addAfterVmCallAction(() => this.resumeResponse());
     }
     return Status.Ok;
   }
@@ -431,6 +451,17 @@ export class FilterStream implements PluginStreamCalls {
       this.pendingTrailers = false;
       this.deliverTrailers();
     }
+    this.notify();
+  }
+
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on the encoder side (continueEncoding): held headers
+   *  go on (doHeaders), then the body buffered so far (doData). */
+  private resumeResponse(): void {
+    if (!this.responseStopped || this.requestState === "reset") return;
+    this.responseHeld = false;
+    this.responseStopped = false;
+    this.releasedResponse = concat(this.releasedResponse, this.state.responseBody);
+    this.state.responseBody = new Uint8Array(0);
     this.notify();
   }
 
@@ -495,6 +526,7 @@ export class FilterStream implements PluginStreamCalls {
       if (this.requestState === "paused") this.forward();
       else if (this.requestState === "headers") this.requestState = "forwarded";
       this.responseHeld = false;
+      this.responseStopped = false;
       host.log(LogLevel.Warn, `fail_open: continuing the stream after a VM failure in ${where}`, this.vm);
       return;
     }

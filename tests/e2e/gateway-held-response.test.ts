@@ -1,0 +1,124 @@
+// A response the plugin holds (StopIteration in on_response_headers, StopIterationAndBuffer in on_response_body) and
+// later lets go with continue_stream(Response), as Envoy runs it: envoy context.cc Context::continueStream →
+// continueEncoding → filter_manager.cc ActiveStreamFilterBase::commonContinue, whose doHeaders/doData go through
+// FilterManager::encodeHeaders/encodeData (each resets the stream idle timer) straight on to the client, and the
+// response ends only when the held end_stream is let go.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { request, type IncomingMessage, type ServerResponse } from "node:http";
+import { StreamType } from "../../src-host/host/abi.ts";
+import type { GatewayHandle } from "../../src-host/gateway/gateway.ts";
+import { parseRequestLine } from "../../src-host/gateway/request-log.ts";
+import { compileFixture } from "../support/compile.ts";
+import { gatewayHarness } from "../support/gateway-harness.ts";
+import { LogCollector } from "../support/node-upstreams.ts";
+
+const { gateway, upstream } = gatewayHarness();
+
+const conformancePlugin = async () => ({
+  wasm: await compileFixture("tests/guest/conformance-plugin.ts"),
+  flavor: "higress" as const,
+  config: "conformance",
+  workers: 1,
+  logLevel: 2,
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves with what `promise` gives, or with `fallback` after `ms`. */
+function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  return Promise.race([promise, sleep(ms).then(() => fallback)]);
+}
+
+/** The plugin calls continue_stream(Response) for the gateway's one stream in flight, from its root context. */
+function continueResponse(g: GatewayHandle): void {
+  const worker = g.host!.workers[0];
+  const ids = [...worker.streams.keys()];
+  assert.equal(ids.length, 1, "one stream in flight");
+  worker.vm.call("conformance_continue_stream", [ids[0], StreamType.HttpResponse], worker.rootContextId);
+}
+
+/** An upstream that answers headers at once and the body when the test says so. */
+async function heldUpstream() {
+  let answer: ServerResponse | null = null;
+  let headersSent!: () => void;
+  const sent = new Promise<void>((r) => (headersSent = r));
+  const u = await upstream("held", (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/plain" });
+    res.flushHeaders();
+    answer = res;
+    headersSent();
+  });
+  return { u, headersSent: sent, finish: (body: string) => answer!.end(body) };
+}
+
+/** A POST whose response headers and body the test can wait for separately. */
+function post(url: string, scenario: string) {
+  let onHeaders!: (res: IncomingMessage) => void;
+  const headers = new Promise<IncomingMessage>((r) => (onHeaders = r));
+  const body = new Promise<string>((resolve) => {
+    const req = request(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-length": 2, "x-scenario": scenario }, agent: false }, (res) => {
+      onHeaders(res);
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve(Buffer.concat(chunks).toString()));
+      res.on("aborted", () => resolve("<reset>"));
+    });
+    req.on("error", () => resolve("<reset>"));
+    req.end("{}");
+  });
+  return { headers, body };
+}
+
+test("held response headers go to the client as soon as the plugin continues, before any body arrives", { timeout: 20_000 }, async () => {
+  const up = await heldUpstream();
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [up.u.address], plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response");
+  await up.headersSent;
+  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  assert.equal(await within(r.headers, 300, "held"), "held", "on_response_headers returned StopIteration");
+  continueResponse(g);
+  const res = await within(r.headers, 3000, "still held");
+  assert.notEqual(res, "still held", "commonContinue → doHeaders encodes the headers at once");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers["x-conformance"], "seen", "the headers as the plugin left them");
+  up.finish("the body");
+  assert.equal(await r.body, "the body");
+  assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "-");
+});
+
+test("continuing held response headers restarts the stream idle timer (filter_manager.cc FilterManager::encodeHeaders resetIdleTimer)", { timeout: 20_000 }, async () => {
+  const up = await heldUpstream();
+  const logs = new LogCollector();
+  // The upstream's body comes 1000 ms after its headers: past the idle timeout counted from the headers, within it
+  // counted from the continue at 500 ms.
+  const g = await gateway({ upstreams: [up.u.address], requestTimeoutMs: 0, streamIdleTimeoutMs: 800, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response");
+  await up.headersSent;
+  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  await sleep(500);
+  continueResponse(g);
+  await sleep(500);
+  up.finish("late body");
+  const res = await r.headers;
+  assert.equal(res.statusCode, 200, "no idle timeout: the continue was activity");
+  assert.equal(await r.body, "late body");
+  assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "-");
+});
+
+test("a response body the plugin buffers to its end is sent, and the response ended, only when the plugin continues", { timeout: 20_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [a.address], plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response-body");
+  await logs.waitFor((l) => /CHECK resp_body_size \d+:end/.test(l));
+  assert.equal(await within(r.body, 300, "held"), "held", "the filter holds the end of the stream");
+  assert.equal(logs.requestLines().length, 0, "the request is not over");
+  continueResponse(g);
+  const body = await within(r.body, 3000, "still held");
+  assert.equal(JSON.parse(body).upstream, "a", "commonContinue → doData sends the buffered body with end_stream");
+  assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.status, "200");
+});
