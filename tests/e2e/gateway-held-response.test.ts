@@ -122,3 +122,16 @@ test("a response body the plugin buffers to its end is sent, and the response en
   assert.equal(JSON.parse(body).upstream, "a", "commonContinue → doData sends the buffered body with end_stream");
   assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.status, "200");
 });
+
+test("the route timeout ends with the upstream response: a response the plugin still holds past it is not cut (router.cc Filter::onUpstreamComplete → cleanup)", { timeout: 20_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [a.address], requestTimeoutMs: 300, streamIdleTimeoutMs: 0, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response-body");
+  await logs.waitFor((l) => /CHECK resp_body_size \d+:end/.test(l));
+  await sleep(600);
+  continueResponse(g);
+  const body = await within(r.body, 3000, "still held");
+  assert.equal(JSON.parse(body).upstream, "a");
+  assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "-");
+});
