@@ -9,6 +9,7 @@ import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
 import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
 import { splitAddress } from "./health-checker.ts";
+import { upstreamReset } from "./upstream-reset.ts";
 import type { RequestRecord } from "./request-log.ts";
 import type { Router } from "./router.ts";
 
@@ -388,10 +389,15 @@ export class ProxiedRequest {
     return true;
   }
 
+  /** The upstream connection broke after its response started. */
   private onUpstreamAbort(): void {
     if (this.completed || this.upstreamCancelled || this.res.writableEnded) return;
-    // Envoy resets the downstream stream when the upstream resets after the response started.
-    this.resetClient("UC");
+    const reset = upstreamReset(null);
+    // router.cc Filter::onUpstreamReset → onUpstreamAbort → sendLocalReply (filter_manager.cc
+    // DownstreamFilterManager::sendLocalReply): response headers the filter still holds are replaced by the 503 sent
+    // straight to the client (sendDirectLocalReply); once they went out, the downstream stream is reset.
+    if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, false);
+    else this.resetClient(reset.flags);
   }
 
   private onUpstreamError(e: Error): void {
@@ -401,7 +407,8 @@ export class ProxiedRequest {
       return;
     }
     // Envoy's answer when it cannot reach (or loses) the host before the response starts.
-    this.sendLocal(503, `upstream connect error or disconnect/reset before headers. reset reason: ${e.message}`, "UF");
+    const reset = upstreamReset(e);
+    this.sendLocal(503, reset.body, reset.flags);
   }
 
   /** Writes the response headers as the filter left them (or the given ones, without a filter). */

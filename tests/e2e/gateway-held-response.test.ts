@@ -50,7 +50,7 @@ async function heldUpstream() {
     answer = res;
     headersSent();
   });
-  return { u, headersSent: sent, finish: (body: string) => answer!.end(body) };
+  return { u, headersSent: sent, finish: (body: string) => answer!.end(body), reset: () => answer!.socket?.destroy() };
 }
 
 /** A POST whose response headers and body the test can wait for separately. */
@@ -134,4 +134,23 @@ test("the route timeout ends with the upstream response: a response the plugin s
   const body = await within(r.body, 3000, "still held");
   assert.equal(JSON.parse(body).upstream, "a");
   assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "-");
+});
+
+test("an upstream reset while the plugin holds the response headers: 503 straight to the client, flag UC (filter_manager.cc sendLocalReply → sendDirectLocalReply)", { timeout: 20_000 }, async () => {
+  const up = await heldUpstream();
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [up.u.address], plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response");
+  await up.headersSent;
+  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  up.reset();
+  const res = await within(r.headers, 3000, "no answer");
+  assert.notEqual(res, "no answer");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, 503, "no headers had gone out: the router's local reply replaces them");
+  assert.equal(res.headers["x-conformance"], undefined, "sent directly, not through the filter");
+  assert.equal(await r.body, "upstream connect error or disconnect/reset before headers. reset reason: connection termination");
+  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+  assert.equal(f.flags, "UC");
+  assert.equal(f.status, "503");
 });
