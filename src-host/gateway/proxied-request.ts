@@ -29,8 +29,10 @@ export interface ProxyContext {
   clusterName: string;
   /** The route timeout (0: none), from when the router has the whole request until the response is complete. */
   requestTimeoutMs: number;
-  /** The HCM's stream idle timeout (0: none). */
+  /** The stream idle timeout (0: none): the route's idle_timeout if set, else the HCM's stream_idle_timeout. */
   streamIdleTimeoutMs: number;
+  /** The HCM's request_timeout (0: none), from the stream's start until the whole request passed the filters. */
+  hcmRequestTimeoutMs: number;
   agent: Agent;
   /** Called once per request when it is over. */
   complete(record: RequestRecord): void;
@@ -66,6 +68,7 @@ export class ProxiedRequest {
   private completed = false;
   private routeTimer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  private hcmRequestTimer: NodeJS.Timeout | null = null;
   private endpoint: string | null = null;
   private route: string | null = null;
   private firstByteMs: number | null = null;
@@ -89,6 +92,10 @@ export class ProxiedRequest {
     // when stream_idle_timeout is 0); resetIdleTimer re-arms it on each activity.
     if (this.ctx.streamIdleTimeoutMs > 0) {
       this.idleTimer = this.startTimer(this.ctx.streamIdleTimeoutMs, "idle timeout", () => this.onIdleTimeout());
+    }
+    // ActiveStream::ActiveStream arms request_timer_ too (none when request_timeout is 0).
+    if (this.ctx.hcmRequestTimeoutMs > 0) {
+      this.hcmRequestTimer = this.startTimer(this.ctx.hcmRequestTimeoutMs, "request timeout", () => this.onHcmRequestTimeout());
     }
     this.guard("request headers", () => this.onHeaders());
     req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
@@ -247,6 +254,9 @@ export class ProxiedRequest {
    */
   private endUpstreamRequest(up: ClientRequest): void {
     this.upstreamEnded = true;
+    // filter_manager.cc FilterManager::decodeData/decodeHeaders: once end_stream has passed every filter,
+    // disarmRequestTimeout().
+    this.disarmHcmRequestTimer();
     up.end();
     if (this.ctx.requestTimeoutMs > 0 && this.routeTimer === null && !this.completed) {
       this.routeTimer = this.startTimer(this.ctx.requestTimeoutMs, "timeout", () => this.onRouteTimeout());
@@ -297,8 +307,10 @@ export class ProxiedRequest {
     // The route timeout keeps running until the response is complete (router.cc Filter::onUpstreamComplete disables
     // response_timeout_), so a response that streams past it is cut (onRouteTimeout).
     this.responding = true;
-    // filter_manager.cc FilterManager::encodeHeaders and encodeData: resetIdleTimer().
+    // filter_manager.cc FilterManager::encodeHeaders: resetIdleTimer() and disarmRequestTimeout(); encodeData:
+    // resetIdleTimer().
     this.resetIdleTimer();
+    this.disarmHcmRequestTimer();
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
     const headers: HeaderList = [[":status", String(this.upstreamStatus)]];
@@ -495,6 +507,22 @@ export class ProxiedRequest {
     else this.sendLocal(504, "upstream request timeout", "UT");
   }
 
+  /**
+   * conn_manager_impl.cc ActiveStream::onRequestTimeout: sendLocalReply "request timeout", 504 once the whole request
+   * was received, else 408 (Utility::maybeRequestTimeoutCode); no response flag. The timer is disarmed once a response
+   * starts, so the reply goes through the filter chain.
+   */
+  private onHcmRequestTimeout(): void {
+    this.hcmRequestTimer = null;
+    if (this.completed || this.responding) return;
+    this.sendLocal(this.bodyComplete ? 504 : 408, "request timeout", "-");
+  }
+
+  private disarmHcmRequestTimer(): void {
+    if (this.hcmRequestTimer) clearTimeout(this.hcmRequestTimer);
+    this.hcmRequestTimer = null;
+  }
+
   /** A timer that does not keep the process alive, its callback guarded as every event's is. */
   private startTimer(ms: number, what: string, fire: () => void): NodeJS.Timeout {
     const timer = setTimeout(() => this.guard(what, fire), ms);
@@ -598,6 +626,7 @@ export class ProxiedRequest {
 
   private clearTimers(): void {
     this.clearRouteTimer();
+    this.disarmHcmRequestTimer();
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
   }
