@@ -390,6 +390,13 @@ export class ProxiedRequest {
    * the downstream stream is reset, as Envoy does.
    */
   private responseReplaced(): boolean {
+    if (this.stream?.responsePayloadTooLarge) {
+      // filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge → sendLocalReply(500), no response flag:
+      // straight to the client while no response headers went out (sendDirectLocalReply), else a reset.
+      if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", false);
+      else this.resetClient("-");
+      return true;
+    }
     const state = this.stream?.requestState;
     if (state !== "local-reply" && state !== "reset") return false;
     if (state === "local-reply" && !this.headersWritten) {

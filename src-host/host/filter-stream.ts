@@ -106,6 +106,10 @@ export class FilterStream implements PluginStreamCalls {
   private responseStopped = false;
   /** Response body continue_stream let go (commonContinue → doData), not yet taken by the gateway. */
   private releasedResponse: Uint8Array = new Uint8Array(0);
+  /** The response body buffered for the filter went over the limit (the encoder's WatermarkBuffer crossed it). */
+  private responseAboveLimit = false;
+  /** That crossing was on a non-streaming buffer: ActiveStreamEncoderFilter::responseDataTooLarge's 500. */
+  private responseTooLarge = false;
   private inCallback = 0;
   private finished = false;
   /** A local reply the plugin asked for during a callback, sent when the callback returns. */
@@ -333,7 +337,18 @@ export class FilterStream implements PluginStreamCalls {
     }
     this.responseStopped = true;
     if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
+    // commonHandleAfterDataCallback buffers the chunk; past the limit a StopIterationAndBuffer buffer is too large
+    // (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge), a StopIterationAndWatermark one streams.
+    else if (!this.responseAboveLimit && this.state.responseBody.length > this.worker.host.bufferLimitBytes) {
+      this.responseAboveLimit = true;
+      this.responseTooLarge = status === DataStatus.StopIterationAndBuffer;
+    }
     return new Uint8Array(0);
+  }
+
+  /** The filter buffered more response body than the buffer limit allows: Envoy answers 500 (or resets). */
+  get responsePayloadTooLarge(): boolean {
+    return this.responseTooLarge;
   }
 
   /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does.

@@ -154,3 +154,26 @@ test("an upstream reset while the plugin holds the response headers: 503 straigh
   assert.equal(f.flags, "UC");
   assert.equal(f.status, "503");
 });
+
+test("a response body the plugin buffers past the buffer limit: 500 while the headers are held, a reset once they went out (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge)", { timeout: 20_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  // The upstream's JSON answer is longer than 16 bytes.
+  const g = await gateway({ upstreams: [a.address], bufferLimitBytes: 16, plugin: await conformancePlugin() }, logs);
+  const held = post(g.url, "hold-response-all");
+  const res = await within(held.headers, 3000, "no answer");
+  assert.notEqual(res, "no answer");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, 500, "sendLocalReply before the headers went out: sendDirectLocalReply");
+  assert.equal(res.headers["x-conformance"], undefined, "not through the filter");
+  assert.equal(await held.body, "Internal Server Error");
+  const first = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+  assert.equal(first.status, "500");
+  assert.equal(first.flags, "-", "no response flag");
+
+  const sent = post(g.url, "hold-response-body");
+  assert.equal((await sent.headers).statusCode, 200, "the headers had gone on");
+  assert.equal(await within(sent.body, 3000, "still held"), "<reset>", "after the headers only a reset is left");
+  const second = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ") && l.includes("id=2 ")))!;
+  assert.equal(second.status, "200");
+});

@@ -286,7 +286,8 @@ class ConformanceStream extends HttpContext {
       host.sendLocalResponse(429, "held", "", writer);
       return HeadersAction.Continue;
     }
-    if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body") return HeadersAction.Continue;
+    if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
+      this.scenario == "hold-response-all") return HeadersAction.Continue;
     if (this.scenario == "headers-result") {
       const result = host.getHeaderValue(MapType.HttpRequestHeaders, "x-headers-result");
       return result === null ? HeadersAction.Continue : <i32>parseInt(result);
@@ -342,13 +343,14 @@ class ConformanceStream extends HttpContext {
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
     host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
-    return this.scenario == "local-hold" || this.scenario == "hold-response" ? HeadersAction.StopIteration : HeadersAction.Continue;
+    const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all";
+    return hold ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
     check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     // Held until the test calls conformance_continue_stream(id, Response).
-    if (this.scenario == "hold-response-body") return DataAction.StopIterationAndBuffer;
+    if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
     return DataAction.Continue;
   }
 
