@@ -61,6 +61,9 @@ export interface GatewayOptions {
    *  a 408 and the connection's close (Node's headersTimeout, checked every connectionsCheckingInterval). 0 for no
    *  limit. Default 0, Envoy's default. */
   requestHeadersTimeoutMs?: number;
+  /** The HTTP connection manager's `common_http_protocol_options.idle_timeout`: how long a client connection may stay
+   *  open without a request in flight. 0 for no limit. Default 1 hour, Envoy's default. */
+  connectionIdleTimeoutMs?: number;
   /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
@@ -159,8 +162,13 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   // request_timeout being modelled per stream instead; its headersTimeout (60 s by default) is the HCM's
   // request_headers_timeout, off unless set (conn_manager_impl.cc ActiveStream::ActiveStream arms neither when 0).
   const headersTimeoutMs = opts.requestHeadersTimeoutMs ?? 0;
+  // Nor is Node's 5 s keepAliveTimeout: conn_manager_impl.cc ConnectionManagerImpl::onIdleTimeout starts the drain
+  // sequence, whose drain_timeout (5 s by default) then closes an HTTP/1 connection (onDrainTimeout).
+  // protocol.proto idle_timeout: "If not specified, this defaults to 1 hour".
+  const connectionIdleMs = opts.connectionIdleTimeoutMs ?? 3_600_000;
   const server: Server = createServer({
     noDelay: true,
+    keepAliveTimeout: connectionIdleMs === 0 ? 0 : Math.min(connectionIdleMs + 5000, 2_147_483_647),
     requestTimeout: 0,
     headersTimeout: headersTimeoutMs,
     ...(headersTimeoutMs > 0 ? { connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeoutMs / 10))) } : {}),

@@ -206,3 +206,19 @@ test("HCM request_headers_timeout: headers that do not all arrive in time get 40
   const unlimited = await gateway({ upstreams: [a.address] });
   assert.equal(await partialHeaders(unlimited.port), "no answer", "Envoy's request_headers_timeout is off by default");
 });
+
+test("an idle keep-alive client connection stays open past Node's 5 s keepAliveTimeout: Envoy's connection idle_timeout defaults to 1 h", { timeout: 30_000 }, async () => {
+  const a = await upstream("a");
+  const g = await gateway({ upstreams: [a.address] });
+  const socket = connect(g.port, "127.0.0.1");
+  let closed = false;
+  socket.on("close", () => (closed = true));
+  socket.on("error", () => {});
+  const answered = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+  socket.write("POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}");
+  await answered;
+  // Node closes it about 6 s after the response (its 5 s, checked on a timer).
+  await sleep(8000);
+  assert.equal(closed, false, "still open after 8 s without a request");
+  socket.destroy();
+});

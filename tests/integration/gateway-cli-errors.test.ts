@@ -40,6 +40,7 @@ test("unreadable files, a refused config, a bad upstream, 0 workers, a busy port
       [[...up, "--port", "0", "--no-plugin", "--route-idle-timeout-ms", "3000000000"], /^gateway: --route-idle-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
       [[...up, "--port", "0", "--no-plugin", "--hcm-request-timeout-ms", "2147483648"], /^gateway: --hcm-request-timeout-ms must be a non-negative integer up to 2147483647, got "2147483648"$/m],
       [[...up, "--port", "0", "--no-plugin", "--request-headers-timeout-ms", "3000000000"], /^gateway: --request-headers-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--connection-idle-timeout-ms", "2147483647"], /^gateway: --connection-idle-timeout-ms must be a non-negative integer up to 2147478647, got "2147483647"$/m],
       [[...up, "--port", "0", "--no-plugin", "--health-interval-ms", "2147483648"], /^gateway: --health-interval-ms must be a positive integer up to 2147483647, got "2147483648"$/m],
     ];
     for (const [args, message] of cases) {
