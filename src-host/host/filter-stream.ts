@@ -106,6 +106,13 @@ export class FilterStream implements PluginStreamCalls {
   private responseStopped = false;
   /** Response body continue_stream let go (commonContinue → doData), not yet taken by the gateway. */
   private releasedResponse: Uint8Array = new Uint8Array(0);
+  /** Stock Envoy turned the response headers' StopIteration into StopAllIteration: body frames are buffered without
+   *  reaching the filter until continue_stream (...AndBuffer: the buffer is not streaming); whether any came, and
+   *  the end of the stream among them. */
+  private responseStalled = false;
+  private responseStalledBuffering = false;
+  private responseStalledData = false;
+  private responseStalledEnd = false;
   /** The response body buffered for the filter went over the limit (the encoder's WatermarkBuffer crossed it). */
   private responseAboveLimit = false;
   /** That crossing was on a non-streaming buffer: ActiveStreamEncoderFilter::responseDataTooLarge's 500. */
@@ -298,8 +305,11 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass || !this.createdInVm) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
-    this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
+    const status = r === null ? HeadersStatus.Continue : headersStatus(r, this.stopIterationAllowed());
+    this.responseHeld = status !== HeadersStatus.Continue;
     this.responseStopped = this.responseHeld;
+    this.responseStalled = status !== HeadersStatus.Continue && status !== HeadersStatus.StopIteration;
+    this.responseStalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
     if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
@@ -326,6 +336,19 @@ export class FilterStream implements PluginStreamCalls {
     this.state.responseBodySize += chunk.length;
     if (this.bypass || !this.createdInVm) return chunk;
     this.state.responseBody = concat(this.state.responseBody, chunk);
+    if (this.responseStalled) {
+      // filter_manager.cc FilterManager::encodeData, handleDataIfStopAll: buffered for the filter, not delivered; the
+      // buffer streams only under StopAllIterationAndWatermark.
+      this.responseStalledData = true;
+      if (endOfStream) this.responseStalledEnd = true;
+      this.checkResponseLimit(this.responseStalledBuffering);
+      return new Uint8Array(0);
+    }
+    return this.deliverResponseBody(endOfStream);
+  }
+
+  /** A response body callback with the body buffered so far (state.responseBody); returns the bytes let go. */
+  private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     if (status === DataStatus.Continue) {
@@ -337,13 +360,17 @@ export class FilterStream implements PluginStreamCalls {
     }
     this.responseStopped = true;
     if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
-    // commonHandleAfterDataCallback buffers the chunk; past the limit a StopIterationAndBuffer buffer is too large
-    // (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge), a StopIterationAndWatermark one streams.
-    else if (!this.responseAboveLimit && this.state.responseBody.length > this.worker.host.bufferLimitBytes) {
-      this.responseAboveLimit = true;
-      this.responseTooLarge = status === DataStatus.StopIterationAndBuffer;
-    }
+    // commonHandleAfterDataCallback buffers the chunk; a StopIterationAndWatermark buffer streams.
+    else this.checkResponseLimit(status === DataStatus.StopIterationAndBuffer);
     return new Uint8Array(0);
+  }
+
+  /** The encoder's WatermarkBuffer: past the limit (its first crossing), a buffer that is not streaming is too large
+   *  (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge). */
+  private checkResponseLimit(notStreaming: boolean): void {
+    if (this.responseAboveLimit || this.state.responseBody.length <= this.worker.host.bufferLimitBytes) return;
+    this.responseAboveLimit = true;
+    this.responseTooLarge = notStreaming;
   }
 
   /** The filter buffered more response body than the buffer limit allows: Envoy answers 500 (or resets). */
@@ -473,6 +500,18 @@ export class FilterStream implements PluginStreamCalls {
    *  go on (doHeaders), then the body buffered so far (doData). */
   private resumeResponse(): void {
     if (!this.responseStopped || this.requestState === "reset") return;
+    if (this.responseStalled) {
+      // stoppedAll(): iterate_from_current_filter_, so the body buffered meanwhile reaches this filter (doData).
+      this.responseStalled = false;
+      this.responseHeld = false;
+      this.responseStopped = false;
+      if (this.responseStalledData) {
+        this.responseStalledData = false;
+        this.releasedResponse = concat(this.releasedResponse, this.deliverResponseBody(this.responseStalledEnd));
+      }
+      this.notify();
+      return;
+    }
     this.responseHeld = false;
     this.responseStopped = false;
     this.releasedResponse = concat(this.releasedResponse, this.state.responseBody);

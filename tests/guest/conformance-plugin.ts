@@ -287,7 +287,7 @@ class ConformanceStream extends HttpContext {
       return HeadersAction.Continue;
     }
     if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
-      this.scenario == "hold-response-all") return HeadersAction.Continue;
+      this.scenario == "hold-response-all" || this.scenario == "response-headers-result") return HeadersAction.Continue;
     if (this.scenario == "headers-result") {
       const result = host.getHeaderValue(MapType.HttpRequestHeaders, "x-headers-result");
       return result === null ? HeadersAction.Continue : <i32>parseInt(result);
@@ -343,6 +343,10 @@ class ConformanceStream extends HttpContext {
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
     host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
+    if (this.scenario == "response-headers-result") {
+      const result = host.getHeaderValue(MapType.HttpResponseHeaders, "x-headers-result");
+      return result === null ? HeadersAction.Continue : <i32>parseInt(result);
+    }
     const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all";
     return hold ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
