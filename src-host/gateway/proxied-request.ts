@@ -231,7 +231,7 @@ export class ProxiedRequest {
     // The whole request is in: send its exact (possibly rewritten) length. Otherwise keep the declared length
     // when there is one, or stream the body chunked.
     const body = this.takeBody();
-    if (this.bodyComplete) {
+    if (this.requestReleased) {
       if (body.length > 0 || !this.endOfStreamAtHeaders || contentLength !== null) out.push("content-length", String(body.length));
     } else if (contentLength !== null) {
       out.push("content-length", contentLength);
@@ -242,7 +242,7 @@ export class ProxiedRequest {
     up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
     this.writeUpstream(up, body);
-    if (this.bodyComplete) this.endUpstreamRequest(up);
+    if (this.requestReleased) this.endUpstreamRequest(up);
   }
 
   /**
@@ -283,6 +283,11 @@ export class ProxiedRequest {
     return this.requestEnded || this.endOfStreamAtHeaders;
   }
 
+  /** The whole request may go to the upstream: all decoded, none of it held by the filter. */
+  private get requestReleased(): boolean {
+    return this.bodyComplete && !this.stream?.requestBodyHeld;
+  }
+
   private takeBody(): Uint8Array {
     if (this.stream) return this.stream.takeReleasedBody();
     const parts = this.plainBody;
@@ -293,8 +298,11 @@ export class ProxiedRequest {
   private pumpBody(): void {
     const up = this.upstream;
     if (!up || this.upstreamEnded || up.destroyed) return;
-    this.writeUpstream(up, this.takeBody());
-    if (this.bodyComplete) this.endUpstreamRequest(up);
+    const body = this.takeBody();
+    // filter_manager.cc FilterManager::decodeData resets the idle timer for body a continue lets go, too.
+    if (body.length > 0 || this.requestReleased) this.resetIdleTimer();
+    this.writeUpstream(up, body);
+    if (this.requestReleased) this.endUpstreamRequest(up);
   }
 
   // ---- response side ----

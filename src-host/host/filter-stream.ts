@@ -92,6 +92,8 @@ export class FilterStream implements PluginStreamCalls {
   private requestComplete = false;
   /** The last body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
   private bufferingBody = false;
+  /** The last body callback stopped: the body is held (a forwarded request's too) until a Continue or continue_stream. */
+  private requestBodyStopped = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
   /** Stalled by StopAllIterationAndBuffer rather than ...AndWatermark: the buffer is not streaming. */
@@ -165,6 +167,11 @@ export class FilterStream implements PluginStreamCalls {
     return this.state.requestHeaders.pairs;
   }
 
+  /** The request headers went on but the filter holds the body (and its end) until it continues. */
+  get requestBodyHeld(): boolean {
+    return this.requestState === "forwarded" && this.requestBodyStopped;
+  }
+
   /** Body bytes released for the upstream since the last call. */
   takeReleasedBody(): Uint8Array {
     const out = this.released.reduce(concat, new Uint8Array(0));
@@ -221,11 +228,9 @@ export class FilterStream implements PluginStreamCalls {
           this.released.push(chunk);
           return;
         }
-        this.state.requestBody = chunk;
-        this.invoke("proxy_on_request_body", [this.contextId, chunk.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
-        if (this.requestState === "forwarded") this.released.push(this.state.requestBody);
-        this.state.requestBody = new Uint8Array(0);
-        return;
+        // The headers went on, each chunk still reaches the filter, and a body callback that stops holds the body from
+        // then on (filter_manager.cc commonHandleAfterDataCallback: StopSingleIteration), as while paused.
+        break;
       }
       case "stalled":
         // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; the
@@ -265,7 +270,10 @@ export class FilterStream implements PluginStreamCalls {
     const status = dataStatus(r);
     if (status === DataStatus.Continue) {
       this.forward();
-    } else if (status === DataStatus.StopIterationAndBuffer) {
+      return;
+    }
+    this.requestBodyStopped = true;
+    if (status === DataStatus.StopIterationAndBuffer) {
       this.bufferingBody = true;
       // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
       if (this.crossesLimit(this.state.requestBody.length)) this.sendLocal(payloadTooLarge());
@@ -291,10 +299,10 @@ export class FilterStream implements PluginStreamCalls {
 
   private deliverTrailers(): void {
     // The buffered body stays readable while the request is paused (spec "Buffers").
-    const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
+    const readable = this.requestState === "paused" || this.requestBodyHeld ? [BufferType.HttpRequestBody] : [];
     const count = this.state.requestTrailers?.pairs.length ?? 0;
     const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
-    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestState === "paused") this.forward();
+    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && (this.requestState === "paused" || this.requestBodyHeld)) this.forward();
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
@@ -453,7 +461,7 @@ export class FilterStream implements PluginStreamCalls {
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
-    } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
+    } else if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestBodyHeld)) {
       this.forward();
       this.notify();
     } else if (type === StreamType.HttpResponse) {
@@ -521,6 +529,7 @@ export class FilterStream implements PluginStreamCalls {
 
   private forward(): void {
     this.requestState = "forwarded";
+    this.requestBodyStopped = false;
     this.released.push(this.state.requestBody);
     this.state.requestBody = new Uint8Array(0);
   }
@@ -577,7 +586,7 @@ export class FilterStream implements PluginStreamCalls {
     if (host.legacyFailOpen) {
       // plugin_->fail_open_: every callback returns Continue from now on.
       this.bypass = true;
-      if (this.requestState === "paused") this.forward();
+      if (this.requestState === "paused" || this.requestBodyHeld) this.forward();
       else if (this.requestState === "headers") this.requestState = "forwarded";
       this.responseHeld = false;
       this.responseStopped = false;

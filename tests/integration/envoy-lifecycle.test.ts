@@ -163,6 +163,21 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
 });
 
+test("after request headers went on with Continue, a body callback that stops holds the body until its Continue (filter_manager.cc commonHandleAfterDataCallback: StopSingleIteration, then commonContinue → doData)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("continue"), false);
+  assert.equal(s.requestState, "forwarded");
+  s.decodeData(enc.encode("ab"), false);
+  assert.equal(s.takeReleasedBody().length, 0, "StopIterationAndBuffer holds the chunk");
+  assert.equal(s.requestBodyHeld, true);
+  s.decodeData(enc.encode("cd"), true);
+  assert.deepEqual(h.values("body_size"), ["2:more", "4:end"], "the filter sees the body it holds grow");
+  assert.equal(h.last("body"), "abcd");
+  assert.equal(dec.decode(s.takeReleasedBody()), "abcd", "Continue lets all of it go");
+  assert.equal(s.requestBodyHeld, false);
+});
+
 test("stock Envoy holds the response body of a response whose headers the filter stopped (StopIteration → StopAllIteration) from the filter until continue_stream, then delivers it whole (filter_manager.cc encodeData handleDataIfStopAll, commonContinue)", async () => {
   const h = await conformanceHost({ flavor: "envoy" });
   const s = h.host.newStream();

@@ -1,5 +1,5 @@
-// A response the plugin holds (StopIteration in on_response_headers, StopIterationAndBuffer in on_response_body) and
-// later lets go with continue_stream(Response), as Envoy runs it: envoy context.cc Context::continueStream →
+// A request body or a response the plugin holds (StopIteration in on_response_headers, StopIterationAndBuffer in a
+// body callback) and later lets go with continue_stream, as Envoy runs it: envoy context.cc Context::continueStream →
 // continueEncoding → filter_manager.cc ActiveStreamFilterBase::commonContinue, whose doHeaders/doData go through
 // FilterManager::encodeHeaders/encodeData (each resets the stream idle timer) straight on to the client, and the
 // response ends only when the held end_stream is let go.
@@ -30,13 +30,14 @@ function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T |
   return Promise.race([promise, sleep(ms).then(() => fallback)]);
 }
 
-/** The plugin calls continue_stream(Response) for the gateway's one stream in flight, from its root context. */
-function continueResponse(g: GatewayHandle): void {
+/** The plugin calls continue_stream for the gateway's one stream in flight, from its root context. */
+function continueStream(g: GatewayHandle, type: number): void {
   const worker = g.host!.workers[0];
   const ids = [...worker.streams.keys()];
   assert.equal(ids.length, 1, "one stream in flight");
-  worker.vm.call("conformance_continue_stream", [ids[0], StreamType.HttpResponse], worker.rootContextId);
+  worker.vm.call("conformance_continue_stream", [ids[0], type], worker.rootContextId);
 }
+const continueResponse = (g: GatewayHandle) => continueStream(g, StreamType.HttpResponse);
 
 /** An upstream that answers headers at once and the body when the test says so. */
 async function heldUpstream() {
@@ -176,4 +177,32 @@ test("a response body the plugin buffers past the buffer limit: 500 while the he
   assert.equal(await within(sent.body, 3000, "still held"), "<reset>", "after the headers only a reset is left");
   const second = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ") && l.includes("id=2 ")))!;
   assert.equal(second.status, "200");
+});
+
+test("a request body the plugin holds to its end after letting the headers go reaches the upstream, whole and ended, only when the plugin continues", { timeout: 20_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [a.address], plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "continue-hold-body");
+  await logs.waitFor((l) => /CHECK body_size \d+:end/.test(l));
+  assert.equal(await within(r.body, 300, "held"), "held");
+  assert.equal(a.seen.length, 0, "the upstream request has not ended");
+  continueStream(g, StreamType.HttpRequest);
+  const body = await within(r.body, 3000, "still held");
+  assert.equal(JSON.parse(body).body, "{}", "commonContinue → doData: the held body, with end_stream");
+  assert.equal(a.seen.at(-1)?.body, "{}");
+});
+
+test("continuing a held request body restarts the stream idle timer (filter_manager.cc FilterManager::decodeData resetIdleTimer)", { timeout: 20_000 }, async () => {
+  // The upstream answers 700 ms after the request's end: past the idle timeout counted from the client's last byte,
+  // within it counted from the continue at 500 ms.
+  const slow = await upstream("slow", (req, res) => req.on("end", () => setTimeout(() => res.end("late"), 700)).resume());
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [slow.address], requestTimeoutMs: 0, streamIdleTimeoutMs: 1000, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "continue-hold-body");
+  await logs.waitFor((l) => /CHECK body_size \d+:end/.test(l));
+  await sleep(500);
+  continueStream(g, StreamType.HttpRequest);
+  assert.equal(await r.body, "late", "no idle timeout: the continue was activity");
+  assert.equal((await r.headers).statusCode, 200);
 });
