@@ -185,7 +185,8 @@ export class ProxiedRequest {
     const state = this.stream ? this.stream.requestState : "forwarded";
     switch (state) {
       case "forwarded":
-        if (this.req.isPaused() && !this.upstreamFull) this.req.resume();
+        if (this.stream?.requestBufferAboveLimit) this.req.pause();
+        else if (this.req.isPaused() && !this.upstreamFull) this.req.resume();
         if (!this.upstream) this.openUpstream();
         else this.pumpBody();
         return;
@@ -195,12 +196,10 @@ export class ProxiedRequest {
       case "reset":
         this.resetClient("RST");
         return;
-      case "stalled":
-        // Envoy's watermark: a request the filter holds without reading stops being read past the buffer limit.
-        if (this.bytesIn > (this.ctx.host?.bufferLimitBytes ?? Infinity)) this.req.pause();
-        return;
       default:
-        // Held by the filter ("headers", "paused"): wait for it, or for the timeout.
+        // Held by the filter ("headers", "paused", "stalled"): wait for it, or for the timeout. Envoy's watermark: a
+        // body buffer it holds past the limit (and still streaming: no 413) stops the client being read.
+        if (this.stream?.requestBufferAboveLimit) this.req.pause();
         return;
     }
   }

@@ -172,6 +172,13 @@ export class FilterStream implements PluginStreamCalls {
     return this.requestState === "forwarded" && this.requestBodyStopped;
   }
 
+  /** The filter holds a request body buffer that went past the limit: Envoy stops reading the client until the filter
+   *  lets it go (filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge on a streaming buffer →
+   *  onDecoderFilterAboveWriteBufferHighWatermark; a drained buffer's low watermark reads again). */
+  get requestBufferAboveLimit(): boolean {
+    return this.aboveLimit && (this.requestState === "paused" || this.requestState === "stalled" || this.requestBodyHeld);
+  }
+
   /** Body bytes released for the upstream since the last call. */
   takeReleasedBody(): Uint8Array {
     const out = this.released.reduce(concat, new Uint8Array(0));
@@ -530,6 +537,8 @@ export class FilterStream implements PluginStreamCalls {
   private forward(): void {
     this.requestState = "forwarded";
     this.requestBodyStopped = false;
+    // The buffer drains: its next crossing counts again (WatermarkBuffer below the low watermark).
+    this.aboveLimit = false;
     this.released.push(this.state.requestBody);
     this.state.requestBody = new Uint8Array(0);
   }

@@ -206,3 +206,20 @@ test("continuing a held request body restarts the stream idle timer (filter_mana
   assert.equal(await r.body, "late", "no idle timeout: the continue was activity");
   assert.equal((await r.headers).statusCode, 200);
 });
+
+test("a request body the plugin holds in a streaming buffer (StopIterationAndWatermark) past the limit stops the client being read, without a 413 (filter_manager.cc requestDataTooLarge → onDecoderFilterAboveWriteBufferHighWatermark)", { timeout: 30_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [a.address], bufferLimitBytes: 1024, plugin: await conformancePlugin() }, logs);
+  const size = 4 * 1024 * 1024;
+  let answered = false;
+  const req = request(`${g.url}/v1/chat/completions`, { method: "POST", headers: { "content-length": size, "x-scenario": "watermark-body" }, agent: false }, () => (answered = true));
+  req.on("error", () => {});
+  req.write(Buffer.alloc(size, 0x61));
+  await logs.waitFor((l) => l.includes("CHECK body_size"));
+  await sleep(1500);
+  const sizes = logs.lines.map((l) => /CHECK body_size (\d+):/.exec(l)).filter((m) => m !== null).map((m) => Number(m[1]));
+  req.destroy();
+  assert.equal(answered, false, "no 413: the buffer streams");
+  assert.ok(Math.max(...sizes) < 1024 * 1024, `the gateway stopped reading: the filter holds ${Math.max(...sizes)} of ${size} bytes`);
+});

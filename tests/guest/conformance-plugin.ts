@@ -308,6 +308,7 @@ class ConformanceStream extends HttpContext {
   onRequestBody(bodySize: u32, endOfStream: bool): i32 {
     check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     if (this.scenario == "trap-body") unreachable();
+    if (this.scenario == "watermark-body") return DataAction.StopIterationAndWatermark;
     // Held, its end too, until the test calls conformance_continue_stream(id, Request).
     if (!endOfStream || this.scenario == "continue-hold-body") return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
