@@ -56,6 +56,8 @@ export class ProxiedRequest {
   private plainBody: Uint8Array[] = [];
   private upstream: ClientRequest | null = null;
   private upstreamEnded = false;
+  /** The client took more than its socket's buffer: upstream reads wait for its "drain". */
+  private awaitingClientDrain = false;
   /** The upstream socket took more than its buffer: downstream reads wait for its "drain". */
   private upstreamFull = false;
   private upstreamCancelled = false;
@@ -346,6 +348,8 @@ export class ProxiedRequest {
     const out = this.stream ? this.stream.encodeData(bytes, false) : bytes;
     if (this.responseReplaced()) return;
     this.writeBody(out);
+    // A streaming buffer the filter holds past the limit: the upstream is not read until the filter lets it go.
+    if (this.stream?.responseBufferAboveLimit) this.upstreamResponse?.pause();
   }
 
   private onUpstreamEnd(noBody: boolean): void {
@@ -381,6 +385,7 @@ export class ProxiedRequest {
       this.writeBody(body);
     }
     if (this.upstreamComplete) this.endResponse();
+    else this.resumeUpstreamReads();
   }
 
   /** Ends the downstream response once the upstream one ended, unless the filter still holds it. */
@@ -461,10 +466,20 @@ export class ProxiedRequest {
     // A client reading slower than the upstream sends: stop reading the upstream until the client catches up
     // (router.cc/upstream_request.cc DownstreamWatermarkManager::onAboveWriteBufferHighWatermark -> readDisable).
     const upstream = this.upstreamResponse;
-    if (!this.res.write(bytes) && upstream && !upstream.isPaused()) {
+    if (!this.res.write(bytes) && upstream && !this.awaitingClientDrain) {
+      this.awaitingClientDrain = true;
       upstream.pause();
-      this.res.once("drain", () => upstream.resume());
+      this.res.once("drain", () => {
+        this.awaitingClientDrain = false;
+        this.resumeUpstreamReads();
+      });
     }
+  }
+
+  /** Reads the upstream response again unless the client or the filter's buffer is still above its limit. */
+  private resumeUpstreamReads(): void {
+    if (this.awaitingClientDrain || this.stream?.responseBufferAboveLimit) return;
+    this.upstreamResponse?.resume();
   }
 
   // ---- local answers ----

@@ -371,6 +371,7 @@ export class FilterStream implements PluginStreamCalls {
       this.state.responseBody = new Uint8Array(0);
       this.responseHeld = false;
       this.responseStopped = false;
+      this.responseAboveLimit = false;
       return out;
     }
     this.responseStopped = true;
@@ -386,6 +387,13 @@ export class FilterStream implements PluginStreamCalls {
     if (this.responseAboveLimit || this.state.responseBody.length <= this.worker.host.bufferLimitBytes) return;
     this.responseAboveLimit = true;
     this.responseTooLarge = notStreaming;
+  }
+
+  /** The filter holds a response body buffer that went past the limit: Envoy stops reading the upstream until the
+   *  filter lets it go (ActiveStreamEncoderFilter::responseDataTooLarge on a streaming buffer →
+   *  onEncoderFilterAboveWriteBufferHighWatermark). */
+  get responseBufferAboveLimit(): boolean {
+    return this.responseAboveLimit && this.responseStopped;
   }
 
   /** The filter buffered more response body than the buffer limit allows: Envoy answers 500 (or resets). */
@@ -529,6 +537,7 @@ export class FilterStream implements PluginStreamCalls {
     }
     this.responseHeld = false;
     this.responseStopped = false;
+    this.responseAboveLimit = false;
     this.releasedResponse = concat(this.releasedResponse, this.state.responseBody);
     this.state.responseBody = new Uint8Array(0);
     this.notify();

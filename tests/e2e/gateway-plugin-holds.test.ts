@@ -223,3 +223,25 @@ test("a request body the plugin holds in a streaming buffer (StopIterationAndWat
   assert.equal(answered, false, "no 413: the buffer streams");
   assert.ok(Math.max(...sizes) < 1024 * 1024, `the gateway stopped reading: the filter holds ${Math.max(...sizes)} of ${size} bytes`);
 });
+
+test("a response body the plugin holds in a streaming buffer (StopIterationAndWatermark) past the limit stops the upstream being read, without a 500; continue_stream lets it all go (ActiveStreamEncoderFilter::responseDataTooLarge → onEncoderFilterAboveWriteBufferHighWatermark)", { timeout: 30_000 }, async () => {
+  const size = 4 * 1024 * 1024;
+  const big = await upstream("big", (req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/plain", "content-length": size });
+    res.end(Buffer.alloc(size, 0x62));
+  });
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [big.address], bufferLimitBytes: 1024, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "watermark-response");
+  await logs.waitFor((l) => l.includes("CHECK resp_body_size"));
+  await sleep(1500);
+  const bodySizes = () => logs.lines.map((l) => /CHECK resp_body_size (\d+):/.exec(l)).filter((m) => m !== null).map((m) => Number(m[1]));
+  const sizes = bodySizes();
+  assert.ok(Math.max(...sizes) < 1024 * 1024, `the gateway stopped reading the upstream: the filter holds ${Math.max(...sizes)} of ${size} bytes`);
+  assert.equal((await r.headers).statusCode, 200, "no 500: the buffer streams");
+  // The plugin holds each new chunk the same way: its body callbacks show the upstream being read again.
+  continueResponse(g);
+  const more = await within(logs.waitFor((l) => l.includes("CHECK resp_body_size") && bodySizes().length > sizes.length), 3000, "none");
+  assert.notEqual(more, "none", "the upstream is read again once the filter let its buffer go");
+});

@@ -287,7 +287,8 @@ class ConformanceStream extends HttpContext {
       return HeadersAction.Continue;
     }
     if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
-      this.scenario == "hold-response-all" || this.scenario == "response-headers-result" || this.scenario == "continue-hold-body") {
+      this.scenario == "hold-response-all" || this.scenario == "response-headers-result" || this.scenario == "continue-hold-body" ||
+      this.scenario == "watermark-response") {
       return HeadersAction.Continue;
     }
     if (this.scenario == "headers-result") {
@@ -359,6 +360,7 @@ class ConformanceStream extends HttpContext {
     check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     // Held until the test calls conformance_continue_stream(id, Response).
     if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
+    if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;
     return DataAction.Continue;
   }
 
