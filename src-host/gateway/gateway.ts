@@ -48,7 +48,8 @@ export interface GatewayOptions {
   requestTimeoutMs?: number;
   /** The HTTP connection manager's `stream_idle_timeout`: how long a stream may go without request or response
    *  activity (a request the plugin holds, a silent upstream) before a 408/504 or, once the response started, a
-   *  reset. 0 for no limit. Default 300 s, Envoy's default. */
+   *  reset. 0 for no limit. Default 300 s, Envoy's default. It is also Envoy's flush timeout, which its HTTP/1 codec
+   *  ignores (http1 codec_impl.h StreamImpl::setFlushTimeout), so the gateway, HTTP/1 only, has none. */
   streamIdleTimeoutMs?: number;
   /** The route's `idle_timeout`: replaces streamIdleTimeoutMs for the route's streams, 0 turning the idle timer off
    *  (conn_manager_impl.cc ActiveStream::refreshIdleTimeout). Default: not set. */

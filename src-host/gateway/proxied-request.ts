@@ -530,10 +530,11 @@ export class ProxiedRequest {
   private onRouteTimeout(): void {
     this.routeTimer = null;
     if (this.completed) return;
-    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout): once the upstream response
-    // started, sendLocalReply resets the downstream stream instead.
-    if (this.responding) this.resetClient("UT");
-    else this.sendLocal(504, "upstream request timeout", "UT");
+    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout) → sendLocalReply: through the
+    // filter before any response, straight to the client while the filter holds the response headers, a reset of the
+    // downstream stream once they went out.
+    if (this.headersWritten) this.resetClient("UT");
+    else this.sendLocal(504, "upstream request timeout", "UT", !this.responding);
   }
 
   /**

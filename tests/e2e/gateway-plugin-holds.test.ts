@@ -245,3 +245,19 @@ test("a response body the plugin holds in a streaming buffer (StopIterationAndWa
   const more = await within(logs.waitFor((l) => l.includes("CHECK resp_body_size") && bodySizes().length > sizes.length), 3000, "none");
   assert.notEqual(more, "none", "the upstream is read again once the filter let its buffer go");
 });
+
+test("the route timeout while the plugin holds the response headers: 504 straight to the client, flag UT (router.cc onResponseTimeout → sendLocalReply → sendDirectLocalReply)", { timeout: 20_000 }, async () => {
+  const up = await heldUpstream();
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [up.u.address], requestTimeoutMs: 500, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response");
+  const res = await within(r.headers, 5000, "no answer");
+  assert.notEqual(res, "no answer");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, 504, "no headers had gone out: the router's local reply replaces them");
+  assert.equal(res.headers["x-conformance"], undefined, "sent directly, not through the filter");
+  assert.equal(await r.body, "upstream request timeout");
+  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+  assert.equal(f.flags, "UT");
+  assert.equal(f.status, "504");
+});
