@@ -486,14 +486,23 @@ export class ProxiedRequest {
 
   /** The filter answered (its own reply, a 413, or a failure policy's 503); it already ran the encoder callbacks. */
   private sendPluginLocalReply(): void {
-    const reply = this.stream?.localReply;
-    if (!reply) return;
-    this.clearTimers();
+    const stream = this.stream;
+    const reply = stream?.localReply;
+    if (!stream || !reply || this.completed) return;
     this.responding = true;
     this.setFlags("LR");
     this.upstreamStatus = reply.status;
+    // filter_manager.cc sendLocalReplyViaFilterChain: the reply went through the encoder filters, this one included,
+    // which may hold it (StopIteration) until continue_stream; meanwhile only the idle timer runs (encodeHeaders
+    // disarmed the request timeout).
+    if (stream.responseStoppedByFilter) {
+      this.clearRouteTimer();
+      this.disarmHcmRequestTimer();
+      return;
+    }
+    this.clearTimers();
     this.writeHeaders();
-    this.writeBody(reply.body);
+    this.writeBody(stream.takeReleasedResponseBody());
     this.res.end();
     this.complete(this.upstreamStatus);
   }

@@ -564,11 +564,14 @@ export class FilterStream implements PluginStreamCalls {
     // Envoy runs the local reply through the encoder filters, this one included.
     const responseHeaders: HeaderList = [[":status", String(reply.status)], ...headers];
     if (reply.body.length) responseHeaders.push(["content-length", String(reply.body.length)]);
+    // The body the filter lets go is the reply's (takeReleasedResponseBody); it may hold the reply until continue_stream.
+    this.releasedResponse = new Uint8Array(0);
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
-      if (reply.body.length) this.encodeData(reply.body, true);
+      if (reply.body.length) this.releasedResponse = concat(this.releasedResponse, this.encodeData(reply.body, true));
     } else {
       this.state.responseHeaders = new HeaderMap(responseHeaders);
+      this.releasedResponse = reply.body;
     }
     this.notify();
   }

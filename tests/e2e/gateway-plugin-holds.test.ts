@@ -261,3 +261,21 @@ test("the route timeout while the plugin holds the response headers: 504 straigh
   assert.equal(f.flags, "UT");
   assert.equal(f.status, "504");
 });
+
+test("the plugin's own local reply, held by its on_response_headers, goes to the client when it continues (filter_manager.cc sendLocalReplyViaFilterChain)", { timeout: 20_000 }, async () => {
+  const a = await upstream("a");
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [a.address], plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "local-hold");
+  await logs.waitFor((l) => l.includes("CHECK resp_status 429"));
+  assert.equal(await within(r.headers, 300, "held"), "held", "on_response_headers returned StopIteration for the reply");
+  continueResponse(g);
+  const res = await within(r.headers, 3000, "still held");
+  assert.notEqual(res, "still held");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, 429);
+  assert.equal(res.headers["x-conformance"], "seen");
+  await r.body;
+  assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "LR");
+  assert.equal(a.seen.length, 0);
+});
