@@ -244,6 +244,9 @@ export class ProxiedRequest {
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
     this.writeUpstream(up, body);
     if (this.requestReleased) this.endUpstreamRequest(up);
+    // The headers go upstream now even while the filter holds the body (router.cc Filter::decodeHeaders starts the
+    // upstream request); Node would wait for the first body write.
+    else if (body.length === 0) up.flushHeaders();
   }
 
   /**
@@ -501,6 +504,8 @@ export class ProxiedRequest {
       return;
     }
     this.clearTimers();
+    // The stream ends with the reply: router.cc Filter::onDestroy resets an upstream request still open.
+    this.cancelUpstream();
     this.writeHeaders();
     this.writeBody(stream.takeReleasedResponseBody());
     this.res.end();

@@ -54,7 +54,8 @@ function payloadTooLarge(): LocalReply {
  * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
  * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
  *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
- * - "forwarded": headers (and body released so far) may go upstream;
+ * - "forwarded": headers (and body released so far) may go upstream; a body callback that stops holds the rest of
+ *   the body until a Continue or continue_stream (requestBodyHeld);
  * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
  * - "reset": the stream was reset.
  */

@@ -279,3 +279,24 @@ test("the plugin's own local reply, held by its on_response_headers, goes to the
   assert.equal(parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!.flags, "LR");
   assert.equal(a.seen.length, 0);
 });
+
+test("a 413 for a body the plugin buffers after letting the headers go resets the upstream request the headers opened (router.cc Filter::onDestroy → resetAll)", { timeout: 20_000 }, async () => {
+  let upstreamClosed!: () => void;
+  const closed = new Promise<string>((r) => (upstreamClosed = () => r("closed")));
+  const a = await upstream("a", (req, res) => {
+    req.resume();
+    res.on("close", () => upstreamClosed());
+  });
+  const g = await gateway({ upstreams: [a.address], bufferLimitBytes: 16, plugin: await conformancePlugin() });
+  const body = "x".repeat(64);
+  const req = request(`${g.url}/v1/chat/completions`, { method: "POST", headers: { "content-length": body.length, "x-scenario": "continue" }, agent: false });
+  const status = new Promise<number>((resolve) => req.on("response", (res) => resolve(res.statusCode ?? 0)));
+  req.on("error", () => {});
+  req.write(body.slice(0, 8));
+  await within(new Promise((r) => setTimeout(r, 300)), 1000, null);
+  req.write(body.slice(8, 40));
+  assert.equal(await within(status, 3000, 0), 413);
+  assert.equal(a.seen.length, 1, "the headers had reached the upstream");
+  assert.equal(await within(closed, 3000, "still open"), "closed");
+  req.destroy();
+});
