@@ -47,7 +47,8 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --connection-idle-timeout-ms MS      Envoy's connection idle_timeout: a client connection with no request in
                                        flight this long is closed (after the 5 s drain); 0 for no limit
                                        (default 3600000)
-  --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
+  --buffer-limit-bytes N               limit of the body the plugin buffers: past it 413 (request) or 500 (response)
+                                       (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
                                        headers callback into StopAllIteration (default true)

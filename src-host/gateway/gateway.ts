@@ -65,7 +65,7 @@ export interface GatewayOptions {
   /** The HTTP connection manager's `common_http_protocol_options.idle_timeout`: how long a client connection may stay
    *  open without a request in flight. 0 for no limit. Default 1 hour, Envoy's default. */
   connectionIdleTimeoutMs?: number;
-  /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
+  /** Body bytes the plugin may buffer: past it a 413 (request) or 500 (response). Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
   port?: number;
