@@ -2,7 +2,9 @@
 //   tsx src-host/cli/gateway.ts --upstream 127.0.0.1:8001 --upstream 127.0.0.1:8002 \
 //     [--plugin build/higress.wasm | --no-plugin] [--flavor higress|envoy] [--plugin-config file.json] \
 //     [--workers 2] [--port 8080] [--health-interval-ms 1000] [--health-timeout-ms 1000] \
-//     [--request-timeout-ms 300000] [--stream-idle-timeout-ms 300000] [--buffer-limit-bytes 5242880] \
+//     [--request-timeout-ms 300000] [--stream-idle-timeout-ms 300000] [--route-idle-timeout-ms MS] \
+//     [--hcm-request-timeout-ms 0] [--request-headers-timeout-ms 0] [--connection-idle-timeout-ms 3600000] \
+//     [--buffer-limit-bytes 5242880] \
 //     [--failure-policy FAIL_OPEN] \
 //     [--allow-on-headers-stop-iteration true|false] [--quiet]
 // Without --plugin/--no-plugin it loads build/<flavor>.wasm. The failure policy defaults to FAIL_OPEN and the
@@ -35,7 +37,18 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
                                        silent this long (held by the plugin, a stalled upload, a silent upstream)
                                        gets 408/504, or is reset once its response started; 0 for no limit, at
                                        most 2147483647 (default 300000)
-  --buffer-limit-bytes N               request body buffer limit (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
+  --route-idle-timeout-ms MS           the route's idle_timeout: replaces --stream-idle-timeout-ms, 0 turning the
+                                       idle timer off (default: not set)
+  --hcm-request-timeout-ms MS          Envoy's request_timeout: the whole request must have passed the plugin this
+                                       long after it started, or gets 408/504 "request timeout"; stops at the
+                                       response's start; 0 for no limit (default 0)
+  --request-headers-timeout-ms MS      Envoy's request_headers_timeout: a request's headers must arrive within
+                                       this, or 408 and the connection closes; 0 for no limit (default 0)
+  --connection-idle-timeout-ms MS      Envoy's connection idle_timeout: a client connection with no request in
+                                       flight this long is closed (after the 5 s drain); 0 for no limit
+                                       (default 3600000)
+  --buffer-limit-bytes N               limit of the body the plugin buffers: past it 413 (request) or 500 (response)
+                                       (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
                                        headers callback into StopAllIteration (default true)
@@ -55,6 +68,10 @@ const values = parseCliArgs(TOOL, USAGE, {
   "health-timeout-ms": { type: "string", default: "1000" },
   "request-timeout-ms": { type: "string", default: "300000" },
   "stream-idle-timeout-ms": { type: "string", default: "300000" },
+  "route-idle-timeout-ms": { type: "string" },
+  "hcm-request-timeout-ms": { type: "string", default: "0" },
+  "request-headers-timeout-ms": { type: "string", default: "0" },
+  "connection-idle-timeout-ms": { type: "string", default: "3600000" },
   "buffer-limit-bytes": { type: "string", default: String(5 * 1024 * 1024) },
   "failure-policy": { type: "string", default: "FAIL_OPEN" },
   "allow-on-headers-stop-iteration": { type: "string", default: "true" },
@@ -104,6 +121,12 @@ const ports = {
   healthTimeoutMs: int("health-timeout-ms", values["health-timeout-ms"], { positive: true, max: TIMER_MAX_MS }),
   requestTimeoutMs: int("request-timeout-ms", values["request-timeout-ms"], { max: TIMER_MAX_MS }),
   streamIdleTimeoutMs: int("stream-idle-timeout-ms", values["stream-idle-timeout-ms"], { max: TIMER_MAX_MS }),
+  routeIdleTimeoutMs:
+    values["route-idle-timeout-ms"] === undefined ? undefined : int("route-idle-timeout-ms", values["route-idle-timeout-ms"], { max: TIMER_MAX_MS }),
+  hcmRequestTimeoutMs: int("hcm-request-timeout-ms", values["hcm-request-timeout-ms"], { max: TIMER_MAX_MS }),
+  requestHeadersTimeoutMs: int("request-headers-timeout-ms", values["request-headers-timeout-ms"], { max: TIMER_MAX_MS }),
+  // Node's keep-alive timer runs this plus the 5 s drain.
+  connectionIdleTimeoutMs: int("connection-idle-timeout-ms", values["connection-idle-timeout-ms"], { max: TIMER_MAX_MS - 5000 }),
   bufferLimitBytes: int("buffer-limit-bytes", values["buffer-limit-bytes"]),
 };
 
@@ -140,6 +163,10 @@ const gw = await startGateway({
   healthCheck: { intervalMs: ports.healthIntervalMs, timeoutMs: ports.healthTimeoutMs },
   requestTimeoutMs: ports.requestTimeoutMs,
   streamIdleTimeoutMs: ports.streamIdleTimeoutMs,
+  routeIdleTimeoutMs: ports.routeIdleTimeoutMs,
+  hcmRequestTimeoutMs: ports.hcmRequestTimeoutMs,
+  requestHeadersTimeoutMs: ports.requestHeadersTimeoutMs,
+  connectionIdleTimeoutMs: ports.connectionIdleTimeoutMs,
   bufferLimitBytes: ports.bufferLimitBytes,
   log: (line) => {
     if (!quiet || !line.startsWith("gw req ")) process.stdout.write(line + "\n");

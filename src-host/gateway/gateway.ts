@@ -15,6 +15,9 @@ import { Router } from "./router.ts";
 
 export const DEFAULT_CLUSTER_NAME = "inference-backends";
 
+const REQUEST_HEADER_TIMEOUT_REPLY =
+  "HTTP/1.1 408 Request Timeout\r\ncontent-length: 22\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nrequest header timeout";
+
 export interface GatewayPluginOptions {
   wasm: Uint8Array;
   flavor: Flavor;
@@ -45,9 +48,24 @@ export interface GatewayOptions {
   requestTimeoutMs?: number;
   /** The HTTP connection manager's `stream_idle_timeout`: how long a stream may go without request or response
    *  activity (a request the plugin holds, a silent upstream) before a 408/504 or, once the response started, a
-   *  reset. 0 for no limit. Default 300 s, Envoy's default. */
+   *  reset. 0 for no limit. Default 300 s, Envoy's default. It is also Envoy's flush timeout, which its HTTP/1 codec
+   *  ignores (http1 codec_impl.h StreamImpl::setFlushTimeout), so the gateway, HTTP/1 only, has none. */
   streamIdleTimeoutMs?: number;
-  /** Request bytes the plugin may buffer before the 413. Default 1 MiB (Envoy's default). */
+  /** The route's `idle_timeout`: replaces streamIdleTimeoutMs for the route's streams, 0 turning the idle timer off
+   *  (conn_manager_impl.cc ActiveStream::refreshIdleTimeout). Default: not set. */
+  routeIdleTimeoutMs?: number;
+  /** The HTTP connection manager's `request_timeout`: how long the whole request may take to pass the filters (a slow
+   *  upload, the plugin's hold) before a 408/504 "request timeout"; it stops once it has, or once a response starts.
+   *  0 for no limit. Default 0, Envoy's default. */
+  hcmRequestTimeoutMs?: number;
+  /** The HTTP connection manager's `request_headers_timeout`: how long a request's headers may take to arrive before
+   *  a 408 and the connection's close (Node's headersTimeout, checked every connectionsCheckingInterval). 0 for no
+   *  limit. Default 0, Envoy's default. */
+  requestHeadersTimeoutMs?: number;
+  /** The HTTP connection manager's `common_http_protocol_options.idle_timeout`: how long a client connection may stay
+   *  open without a request in flight. 0 for no limit. Default 1 hour, Envoy's default. */
+  connectionIdleTimeoutMs?: number;
+  /** Body bytes the plugin may buffer: past it a 413 (request) or 500 (response). Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
   port?: number;
@@ -125,8 +143,11 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     router: new Router(healthChecker, p ? p.flavor : null),
     clusterName,
     requestTimeoutMs: opts.requestTimeoutMs ?? 300_000,
-    // http_connection_manager.proto stream_idle_timeout: "If not specified, this defaults to 5 minutes."
-    streamIdleTimeoutMs: opts.streamIdleTimeoutMs ?? 300_000,
+    // http_connection_manager.proto stream_idle_timeout: "If not specified, this defaults to 5 minutes."; a route's
+    // idle_timeout replaces it once the route is chosen (conn_manager_impl.cc ActiveStream::refreshIdleTimeout).
+    streamIdleTimeoutMs: opts.routeIdleTimeoutMs ?? opts.streamIdleTimeoutMs ?? 300_000,
+    // http_connection_manager.proto request_timeout: "The default is 0 (disabled)".
+    hcmRequestTimeoutMs: opts.hcmRequestTimeoutMs ?? 0,
     agent,
     complete,
     internalError: (id: number, where: string, e: unknown) => {
@@ -138,7 +159,21 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   let nextConnection = 0;
   let nextRequest = 0;
   const workers = host ? host.workers.length : 1;
-  const server: Server = createServer({ noDelay: true });
+  // Node's own per-request timers are not Envoy's: its requestTimeout (300 s by default) is off, the HCM's
+  // request_timeout being modelled per stream instead; its headersTimeout (60 s by default) is the HCM's
+  // request_headers_timeout, off unless set (conn_manager_impl.cc ActiveStream::ActiveStream arms neither when 0).
+  const headersTimeoutMs = opts.requestHeadersTimeoutMs ?? 0;
+  // Nor is Node's 5 s keepAliveTimeout: conn_manager_impl.cc ConnectionManagerImpl::onIdleTimeout starts the drain
+  // sequence, whose drain_timeout (5 s by default) then closes an HTTP/1 connection (onDrainTimeout).
+  // protocol.proto idle_timeout: "If not specified, this defaults to 1 hour".
+  const connectionIdleMs = opts.connectionIdleTimeoutMs ?? 3_600_000;
+  const server: Server = createServer({
+    noDelay: true,
+    keepAliveTimeout: connectionIdleMs === 0 ? 0 : Math.min(connectionIdleMs + 5000, 2_147_483_647),
+    requestTimeout: 0,
+    headersTimeout: headersTimeoutMs,
+    ...(headersTimeoutMs > 0 ? { connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeoutMs / 10))) } : {}),
+  });
   server.on("connection", (socket: Socket) => {
     const id = nextConnection++;
     connections.set(socket, { id, worker: id % workers });
@@ -153,9 +188,11 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       res.destroy();
     }
   });
-  server.on("clientError", (_e, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-    else socket.destroy();
+  server.on("clientError", (e: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) socket.destroy();
+    // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
+    else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
+    else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,7 @@ import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
 import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
 import { splitAddress } from "./health-checker.ts";
+import { upstreamReset } from "./upstream-reset.ts";
 import type { RequestRecord } from "./request-log.ts";
 import type { Router } from "./router.ts";
 
@@ -28,8 +29,10 @@ export interface ProxyContext {
   clusterName: string;
   /** The route timeout (0: none), from when the router has the whole request until the response is complete. */
   requestTimeoutMs: number;
-  /** The HCM's stream idle timeout (0: none). */
+  /** The stream idle timeout (0: none): the route's idle_timeout if set, else the HCM's stream_idle_timeout. */
   streamIdleTimeoutMs: number;
+  /** The HCM's request_timeout (0: none), from the stream's start until the whole request passed the filters. */
+  hcmRequestTimeoutMs: number;
   agent: Agent;
   /** Called once per request when it is over. */
   complete(record: RequestRecord): void;
@@ -53,16 +56,21 @@ export class ProxiedRequest {
   private plainBody: Uint8Array[] = [];
   private upstream: ClientRequest | null = null;
   private upstreamEnded = false;
+  /** The client took more than its socket's buffer: upstream reads wait for its "drain". */
+  private awaitingClientDrain = false;
   /** The upstream socket took more than its buffer: downstream reads wait for its "drain". */
   private upstreamFull = false;
   private upstreamCancelled = false;
   private upstreamResponse: IncomingMessage | null = null;
+  /** The upstream response ended; the downstream one ends once the filter no longer holds it. */
+  private upstreamComplete = false;
   private upstreamStatus = 0;
   private headersWritten = false;
   private responding = false;
   private completed = false;
   private routeTimer: NodeJS.Timeout | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
+  private hcmRequestTimer: NodeJS.Timeout | null = null;
   private endpoint: string | null = null;
   private route: string | null = null;
   private firstByteMs: number | null = null;
@@ -86,6 +94,10 @@ export class ProxiedRequest {
     // when stream_idle_timeout is 0); resetIdleTimer re-arms it on each activity.
     if (this.ctx.streamIdleTimeoutMs > 0) {
       this.idleTimer = this.startTimer(this.ctx.streamIdleTimeoutMs, "idle timeout", () => this.onIdleTimeout());
+    }
+    // ActiveStream::ActiveStream arms request_timer_ too (none when request_timeout is 0).
+    if (this.ctx.hcmRequestTimeoutMs > 0) {
+      this.hcmRequestTimer = this.startTimer(this.ctx.hcmRequestTimeoutMs, "request timeout", () => this.onHcmRequestTimeout());
     }
     this.guard("request headers", () => this.onHeaders());
     req.on("data", (chunk: Buffer) => this.guard("request body", () => this.onData(chunk)));
@@ -136,6 +148,11 @@ export class ProxiedRequest {
 
   /** The filter continued (continue_stream) or changed the stream's state outside a decode call. */
   private onContinue(): void {
+    if (this.responding) {
+      if (!this.completed && !this.responseReplaced()) this.releaseResponse();
+      this.progress();
+      return;
+    }
     // filter_manager.cc ActiveStreamFilterBase::commonContinue: the body the filter buffered goes on through doData
     // → FilterManager::decodeData, which resets the idle timer.
     if (!this.upstream && !this.endOfStreamAtHeaders && this.stream?.requestState === "forwarded") this.resetIdleTimer();
@@ -170,7 +187,8 @@ export class ProxiedRequest {
     const state = this.stream ? this.stream.requestState : "forwarded";
     switch (state) {
       case "forwarded":
-        if (this.req.isPaused() && !this.upstreamFull) this.req.resume();
+        if (this.stream?.requestBufferAboveLimit) this.req.pause();
+        else if (this.req.isPaused() && !this.upstreamFull) this.req.resume();
         if (!this.upstream) this.openUpstream();
         else this.pumpBody();
         return;
@@ -180,12 +198,10 @@ export class ProxiedRequest {
       case "reset":
         this.resetClient("RST");
         return;
-      case "stalled":
-        // Envoy's watermark: a request the filter holds without reading stops being read past the buffer limit.
-        if (this.bytesIn > (this.ctx.host?.bufferLimitBytes ?? Infinity)) this.req.pause();
-        return;
       default:
-        // Held by the filter ("headers", "paused"): wait for it, or for the timeout.
+        // Held by the filter ("headers", "paused", "stalled"): wait for it, or for the timeout. Envoy's watermark: a
+        // body buffer it holds past the limit (and still streaming: no 413) stops the client being read.
+        if (this.stream?.requestBufferAboveLimit) this.req.pause();
         return;
     }
   }
@@ -216,7 +232,7 @@ export class ProxiedRequest {
     // The whole request is in: send its exact (possibly rewritten) length. Otherwise keep the declared length
     // when there is one, or stream the body chunked.
     const body = this.takeBody();
-    if (this.bodyComplete) {
+    if (this.requestReleased) {
       if (body.length > 0 || !this.endOfStreamAtHeaders || contentLength !== null) out.push("content-length", String(body.length));
     } else if (contentLength !== null) {
       out.push("content-length", contentLength);
@@ -227,7 +243,10 @@ export class ProxiedRequest {
     up.on("response", (r) => this.guard("upstream response", () => this.onUpstreamResponse(r)));
     up.on("error", (e) => this.guard("upstream error", () => this.onUpstreamError(e)));
     this.writeUpstream(up, body);
-    if (this.bodyComplete) this.endUpstreamRequest(up);
+    if (this.requestReleased) this.endUpstreamRequest(up);
+    // The headers go upstream now even while the filter holds the body (router.cc Filter::decodeHeaders starts the
+    // upstream request); Node would wait for the first body write.
+    else if (body.length === 0) up.flushHeaders();
   }
 
   /**
@@ -239,6 +258,9 @@ export class ProxiedRequest {
    */
   private endUpstreamRequest(up: ClientRequest): void {
     this.upstreamEnded = true;
+    // filter_manager.cc FilterManager::decodeData/decodeHeaders: once end_stream has passed every filter,
+    // disarmRequestTimeout().
+    this.disarmHcmRequestTimer();
     up.end();
     if (this.ctx.requestTimeoutMs > 0 && this.routeTimer === null && !this.completed) {
       this.routeTimer = this.startTimer(this.ctx.requestTimeoutMs, "timeout", () => this.onRouteTimeout());
@@ -265,6 +287,11 @@ export class ProxiedRequest {
     return this.requestEnded || this.endOfStreamAtHeaders;
   }
 
+  /** The whole request may go to the upstream: all decoded, none of it held by the filter. */
+  private get requestReleased(): boolean {
+    return this.bodyComplete && !this.stream?.requestBodyHeld;
+  }
+
   private takeBody(): Uint8Array {
     if (this.stream) return this.stream.takeReleasedBody();
     const parts = this.plainBody;
@@ -275,8 +302,11 @@ export class ProxiedRequest {
   private pumpBody(): void {
     const up = this.upstream;
     if (!up || this.upstreamEnded || up.destroyed) return;
-    this.writeUpstream(up, this.takeBody());
-    if (this.bodyComplete) this.endUpstreamRequest(up);
+    const body = this.takeBody();
+    // filter_manager.cc FilterManager::decodeData resets the idle timer for body a continue lets go, too.
+    if (body.length > 0 || this.requestReleased) this.resetIdleTimer();
+    this.writeUpstream(up, body);
+    if (this.requestReleased) this.endUpstreamRequest(up);
   }
 
   // ---- response side ----
@@ -289,8 +319,10 @@ export class ProxiedRequest {
     // The route timeout keeps running until the response is complete (router.cc Filter::onUpstreamComplete disables
     // response_timeout_), so a response that streams past it is cut (onRouteTimeout).
     this.responding = true;
-    // filter_manager.cc FilterManager::encodeHeaders and encodeData: resetIdleTimer().
+    // filter_manager.cc FilterManager::encodeHeaders: resetIdleTimer() and disarmRequestTimeout(); encodeData:
+    // resetIdleTimer().
     this.resetIdleTimer();
+    this.disarmHcmRequestTimer();
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
     const headers: HeaderList = [[":status", String(this.upstreamStatus)]];
@@ -319,16 +351,49 @@ export class ProxiedRequest {
     const out = this.stream ? this.stream.encodeData(bytes, false) : bytes;
     if (this.responseReplaced()) return;
     this.writeBody(out);
+    // A streaming buffer the filter holds past the limit: the upstream is not read until the filter lets it go.
+    if (this.stream?.responseBufferAboveLimit) this.upstreamResponse?.pause();
   }
 
   private onUpstreamEnd(noBody: boolean): void {
     if (this.completed) return;
     this.resetIdleTimer();
+    this.upstreamComplete = true;
+    // router.cc Filter::onUpstreamComplete → cleanup(): the route timeout ends with the upstream response, whatever
+    // the filters downstream of the router still hold.
+    this.clearRouteTimer();
     if (this.stream && !noBody) {
       const out = this.stream.encodeData(EMPTY, true);
       if (this.responseReplaced()) return;
       this.writeBody(out);
     }
+    this.endResponse();
+  }
+
+  /**
+   * continue_stream(Response): filter_manager.cc ActiveStreamFilterBase::commonContinue sends the held headers
+   * (doHeaders → FilterManager::encodeHeaders) and the body buffered so far (doData → encodeData) on at once, each
+   * resetting the stream idle timer, with end_stream when the upstream response is over.
+   */
+  private releaseResponse(): void {
+    const stream = this.stream;
+    if (!stream || !this.upstreamResponse) return;
+    if (stream.responseHeadersReleased && !this.headersWritten) {
+      this.resetIdleTimer();
+      this.writeHeaders();
+    }
+    const body = stream.takeReleasedResponseBody();
+    if (body.length > 0) {
+      this.resetIdleTimer();
+      this.writeBody(body);
+    }
+    if (this.upstreamComplete) this.endResponse();
+    else this.resumeUpstreamReads();
+  }
+
+  /** Ends the downstream response once the upstream one ended, unless the filter still holds it. */
+  private endResponse(): void {
+    if (this.stream?.responseStoppedByFilter) return;
     if (!this.headersWritten) this.writeHeaders();
     this.res.end();
     this.complete(this.upstreamStatus);
@@ -340,6 +405,13 @@ export class ProxiedRequest {
    * the downstream stream is reset, as Envoy does.
    */
   private responseReplaced(): boolean {
+    if (this.stream?.responsePayloadTooLarge) {
+      // filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge → sendLocalReply(500), no response flag:
+      // straight to the client while no response headers went out (sendDirectLocalReply), else a reset.
+      if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", false);
+      else this.resetClient("-");
+      return true;
+    }
     const state = this.stream?.requestState;
     if (state !== "local-reply" && state !== "reset") return false;
     if (state === "local-reply" && !this.headersWritten) {
@@ -351,10 +423,15 @@ export class ProxiedRequest {
     return true;
   }
 
+  /** The upstream connection broke after its response started. */
   private onUpstreamAbort(): void {
     if (this.completed || this.upstreamCancelled || this.res.writableEnded) return;
-    // Envoy resets the downstream stream when the upstream resets after the response started.
-    this.resetClient("UC");
+    const reset = upstreamReset(null);
+    // router.cc Filter::onUpstreamReset → onUpstreamAbort → sendLocalReply (filter_manager.cc
+    // DownstreamFilterManager::sendLocalReply): response headers the filter still holds are replaced by the 503 sent
+    // straight to the client (sendDirectLocalReply); once they went out, the downstream stream is reset.
+    if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, false);
+    else this.resetClient(reset.flags);
   }
 
   private onUpstreamError(e: Error): void {
@@ -364,7 +441,8 @@ export class ProxiedRequest {
       return;
     }
     // Envoy's answer when it cannot reach (or loses) the host before the response starts.
-    this.sendLocal(503, `upstream connect error or disconnect/reset before headers. reset reason: ${e.message}`, "UF");
+    const reset = upstreamReset(e);
+    this.sendLocal(503, reset.body, reset.flags);
   }
 
   /** Writes the response headers as the filter left them (or the given ones, without a filter). */
@@ -391,24 +469,45 @@ export class ProxiedRequest {
     // A client reading slower than the upstream sends: stop reading the upstream until the client catches up
     // (router.cc/upstream_request.cc DownstreamWatermarkManager::onAboveWriteBufferHighWatermark -> readDisable).
     const upstream = this.upstreamResponse;
-    if (!this.res.write(bytes) && upstream && !upstream.isPaused()) {
+    if (!this.res.write(bytes) && upstream && !this.awaitingClientDrain) {
+      this.awaitingClientDrain = true;
       upstream.pause();
-      this.res.once("drain", () => upstream.resume());
+      this.res.once("drain", () => {
+        this.awaitingClientDrain = false;
+        this.resumeUpstreamReads();
+      });
     }
+  }
+
+  /** Reads the upstream response again unless the client or the filter's buffer is still above its limit. */
+  private resumeUpstreamReads(): void {
+    if (this.awaitingClientDrain || this.stream?.responseBufferAboveLimit) return;
+    this.upstreamResponse?.resume();
   }
 
   // ---- local answers ----
 
   /** The filter answered (its own reply, a 413, or a failure policy's 503); it already ran the encoder callbacks. */
   private sendPluginLocalReply(): void {
-    const reply = this.stream?.localReply;
-    if (!reply) return;
-    this.clearTimers();
+    const stream = this.stream;
+    const reply = stream?.localReply;
+    if (!stream || !reply || this.completed) return;
     this.responding = true;
     this.setFlags("LR");
     this.upstreamStatus = reply.status;
+    // filter_manager.cc sendLocalReplyViaFilterChain: the reply went through the encoder filters, this one included,
+    // which may hold it (StopIteration) until continue_stream; meanwhile only the idle timer runs (encodeHeaders
+    // disarmed the request timeout).
+    if (stream.responseStoppedByFilter) {
+      this.clearRouteTimer();
+      this.disarmHcmRequestTimer();
+      return;
+    }
+    this.clearTimers();
+    // The stream ends with the reply: router.cc Filter::onDestroy resets an upstream request still open.
+    this.cancelUpstream();
     this.writeHeaders();
-    this.writeBody(reply.body);
+    this.writeBody(stream.takeReleasedResponseBody());
     this.res.end();
     this.complete(this.upstreamStatus);
   }
@@ -445,10 +544,27 @@ export class ProxiedRequest {
   private onRouteTimeout(): void {
     this.routeTimer = null;
     if (this.completed) return;
-    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout): once the upstream response
-    // started, sendLocalReply resets the downstream stream instead.
-    if (this.responding) this.resetClient("UT");
-    else this.sendLocal(504, "upstream request timeout", "UT");
+    // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout) → sendLocalReply: through the
+    // filter before any response, straight to the client while the filter holds the response headers, a reset of the
+    // downstream stream once they went out.
+    if (this.headersWritten) this.resetClient("UT");
+    else this.sendLocal(504, "upstream request timeout", "UT", !this.responding);
+  }
+
+  /**
+   * conn_manager_impl.cc ActiveStream::onRequestTimeout: sendLocalReply "request timeout", 504 once the whole request
+   * was received, else 408 (Utility::maybeRequestTimeoutCode); no response flag. The timer is disarmed once a response
+   * starts, so the reply goes through the filter chain.
+   */
+  private onHcmRequestTimeout(): void {
+    this.hcmRequestTimer = null;
+    if (this.completed || this.responding) return;
+    this.sendLocal(this.bodyComplete ? 504 : 408, "request timeout", "-");
+  }
+
+  private disarmHcmRequestTimer(): void {
+    if (this.hcmRequestTimer) clearTimeout(this.hcmRequestTimer);
+    this.hcmRequestTimer = null;
   }
 
   /** A timer that does not keep the process alive, its callback guarded as every event's is. */
@@ -547,10 +663,15 @@ export class ProxiedRequest {
     this.upstreamResponse?.destroy();
   }
 
-  private clearTimers(): void {
+  private clearRouteTimer(): void {
     if (this.routeTimer) clearTimeout(this.routeTimer);
-    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.routeTimer = null;
+  }
+
+  private clearTimers(): void {
+    this.clearRouteTimer();
+    this.disarmHcmRequestTimer();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
   }
 

@@ -10,8 +10,8 @@ export interface RequestRecord {
   status: number;
   /**
    * Envoy response flags: "-" none, "LR" local reply (plugin, 413, failure policy), "UH" no upstream host,
-   * "UF" upstream connection failure, "UT" route (request) timeout, "SI" stream idle timeout, "UC" upstream reset
-   * mid-response,
+   * "UF" upstream connection failure, "UT" route (request) timeout, "SI" stream idle timeout, "UC" upstream connection lost
+   * once open (before or after the response started),
    * "DC" downstream (client) abort, "RST" stream reset by the plugin, "GW" gateway internal error.
    */
   flags: string;

@@ -54,7 +54,8 @@ function payloadTooLarge(): LocalReply {
  * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
  * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
  *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
- * - "forwarded": headers (and body released so far) may go upstream;
+ * - "forwarded": headers (and body released so far) may go upstream; a body callback that stops holds the rest of
+ *   the body until a Continue or continue_stream (requestBodyHeld);
  * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
  * - "reset": the stream was reset.
  */
@@ -92,6 +93,8 @@ export class FilterStream implements PluginStreamCalls {
   private requestComplete = false;
   /** The last body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
   private bufferingBody = false;
+  /** The last body callback stopped: the body is held (a forwarded request's too) until a Continue or continue_stream. */
+  private requestBodyStopped = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
   /** Stalled by StopAllIterationAndBuffer rather than ...AndWatermark: the buffer is not streaming. */
@@ -99,7 +102,24 @@ export class FilterStream implements PluginStreamCalls {
   /** The buffered request body went over the limit (WatermarkBuffer above_high_watermark_called_): the
    *  filter manager reacts to the first crossing only, with a 413 unless the buffer is streaming. */
   private aboveLimit = false;
+  /** The response headers have not gone past the filter (ActiveStreamFilterBase headers_continued_ false). */
   private responseHeld = false;
+  /** The filter stopped the response's iteration: its headers or last body callback did not return Continue
+   *  (IterationState StopSingleIteration); the response's end waits for continue_stream. */
+  private responseStopped = false;
+  /** Response body continue_stream let go (commonContinue → doData), not yet taken by the gateway. */
+  private releasedResponse: Uint8Array = new Uint8Array(0);
+  /** Stock Envoy turned the response headers' StopIteration into StopAllIteration: body frames are buffered without
+   *  reaching the filter until continue_stream (...AndBuffer: the buffer is not streaming); whether any came, and
+   *  the end of the stream among them. */
+  private responseStalled = false;
+  private responseStalledBuffering = false;
+  private responseStalledData = false;
+  private responseStalledEnd = false;
+  /** The response body buffered for the filter went over the limit (the encoder's WatermarkBuffer crossed it). */
+  private responseAboveLimit = false;
+  /** That crossing was on a non-streaming buffer: ActiveStreamEncoderFilter::responseDataTooLarge's 500. */
+  private responseTooLarge = false;
   private inCallback = 0;
   private finished = false;
   /** A local reply the plugin asked for during a callback, sent when the callback returns. */
@@ -146,6 +166,18 @@ export class FilterStream implements PluginStreamCalls {
   /** Request headers as they would go upstream (after the plugin's changes). */
   get requestHeaders(): HeaderList {
     return this.state.requestHeaders.pairs;
+  }
+
+  /** The request headers went on but the filter holds the body (and its end) until it continues. */
+  get requestBodyHeld(): boolean {
+    return this.requestState === "forwarded" && this.requestBodyStopped;
+  }
+
+  /** The filter holds a request body buffer that went past the limit: Envoy stops reading the client until the filter
+   *  lets it go (filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge on a streaming buffer →
+   *  onDecoderFilterAboveWriteBufferHighWatermark; a drained buffer's low watermark reads again). */
+  get requestBufferAboveLimit(): boolean {
+    return this.aboveLimit && (this.requestState === "paused" || this.requestState === "stalled" || this.requestBodyHeld);
   }
 
   /** Body bytes released for the upstream since the last call. */
@@ -204,11 +236,9 @@ export class FilterStream implements PluginStreamCalls {
           this.released.push(chunk);
           return;
         }
-        this.state.requestBody = chunk;
-        this.invoke("proxy_on_request_body", [this.contextId, chunk.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
-        if (this.requestState === "forwarded") this.released.push(this.state.requestBody);
-        this.state.requestBody = new Uint8Array(0);
-        return;
+        // The headers went on, each chunk still reaches the filter, and a body callback that stops holds the body from
+        // then on (filter_manager.cc commonHandleAfterDataCallback: StopSingleIteration), as while paused.
+        break;
       }
       case "stalled":
         // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; the
@@ -248,7 +278,10 @@ export class FilterStream implements PluginStreamCalls {
     const status = dataStatus(r);
     if (status === DataStatus.Continue) {
       this.forward();
-    } else if (status === DataStatus.StopIterationAndBuffer) {
+      return;
+    }
+    this.requestBodyStopped = true;
+    if (status === DataStatus.StopIterationAndBuffer) {
       this.bufferingBody = true;
       // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
       if (this.crossesLimit(this.state.requestBody.length)) this.sendLocal(payloadTooLarge());
@@ -274,10 +307,10 @@ export class FilterStream implements PluginStreamCalls {
 
   private deliverTrailers(): void {
     // The buffered body stays readable while the request is paused (spec "Buffers").
-    const readable = this.requestState === "paused" ? [BufferType.HttpRequestBody] : [];
+    const readable = this.requestState === "paused" || this.requestBodyHeld ? [BufferType.HttpRequestBody] : [];
     const count = this.state.requestTrailers?.pairs.length ?? 0;
     const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
-    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestState === "paused") this.forward();
+    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && (this.requestState === "paused" || this.requestBodyHeld)) this.forward();
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
@@ -288,7 +321,11 @@ export class FilterStream implements PluginStreamCalls {
     if (this.bypass || !this.createdInVm) return;
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
-    this.responseHeld = r !== null && headersStatus(r, this.stopIterationAllowed()) !== HeadersStatus.Continue;
+    const status = r === null ? HeadersStatus.Continue : headersStatus(r, this.stopIterationAllowed());
+    this.responseHeld = status !== HeadersStatus.Continue;
+    this.responseStopped = this.responseHeld;
+    this.responseStalled = status !== HeadersStatus.Continue && status !== HeadersStatus.StopIteration;
+    this.responseStalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
     if (!this.responseHeld) this.state.responseHeadersHeld = false;
   }
@@ -298,21 +335,71 @@ export class FilterStream implements PluginStreamCalls {
     return !this.responseHeld;
   }
 
+  /** Whether the filter holds the response (headers, body or its end) until it calls continue_stream. */
+  get responseStoppedByFilter(): boolean {
+    return this.responseStopped;
+  }
+
+  /** Response body bytes continue_stream let go since the last call. */
+  takeReleasedResponseBody(): Uint8Array {
+    const out = this.releasedResponse;
+    this.releasedResponse = new Uint8Array(0);
+    return out;
+  }
+
   /** Runs the response body callback and returns the bytes to send downstream now. */
   encodeData(chunk: Uint8Array, endOfStream: boolean): Uint8Array {
     this.state.responseBodySize += chunk.length;
     if (this.bypass || !this.createdInVm) return chunk;
     this.state.responseBody = concat(this.state.responseBody, chunk);
+    if (this.responseStalled) {
+      // filter_manager.cc FilterManager::encodeData, handleDataIfStopAll: buffered for the filter, not delivered; the
+      // buffer streams only under StopAllIterationAndWatermark.
+      this.responseStalledData = true;
+      if (endOfStream) this.responseStalledEnd = true;
+      this.checkResponseLimit(this.responseStalledBuffering);
+      return new Uint8Array(0);
+    }
+    return this.deliverResponseBody(endOfStream);
+  }
+
+  /** A response body callback with the body buffered so far (state.responseBody); returns the bytes let go. */
+  private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     if (status === DataStatus.Continue) {
       const out = this.state.responseBody;
       this.state.responseBody = new Uint8Array(0);
       this.responseHeld = false;
+      this.responseStopped = false;
+      this.responseAboveLimit = false;
       return out;
     }
+    this.responseStopped = true;
     if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
+    // commonHandleAfterDataCallback buffers the chunk; a StopIterationAndWatermark buffer streams.
+    else this.checkResponseLimit(status === DataStatus.StopIterationAndBuffer);
     return new Uint8Array(0);
+  }
+
+  /** The encoder's WatermarkBuffer: past the limit (its first crossing), a buffer that is not streaming is too large
+   *  (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge). */
+  private checkResponseLimit(notStreaming: boolean): void {
+    if (this.responseAboveLimit || this.state.responseBody.length <= this.worker.host.bufferLimitBytes) return;
+    this.responseAboveLimit = true;
+    this.responseTooLarge = notStreaming;
+  }
+
+  /** The filter holds a response body buffer that went past the limit: Envoy stops reading the upstream until the
+   *  filter lets it go (ActiveStreamEncoderFilter::responseDataTooLarge on a streaming buffer →
+   *  onEncoderFilterAboveWriteBufferHighWatermark). */
+  get responseBufferAboveLimit(): boolean {
+    return this.responseAboveLimit && this.responseStopped;
+  }
+
+  /** The filter buffered more response body than the buffer limit allows: Envoy answers 500 (or resets). */
+  get responsePayloadTooLarge(): boolean {
+    return this.responseTooLarge;
   }
 
   /** The stream is over (response sent, or reset): on_log, then on_done, then on_delete, as Envoy does.
@@ -390,12 +477,11 @@ export class FilterStream implements PluginStreamCalls {
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
-    } else if (type === StreamType.HttpRequest && this.requestState === "paused") {
+    } else if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestBodyHeld)) {
       this.forward();
       this.notify();
-    } else if (type === StreamType.HttpResponse && this.responseHeld) {
-      this.responseHeld = false;
-      this.notify();
+    } else if (type === StreamType.HttpResponse) {
+      this.vm.addAfterVmCallAction(() => this.resumeResponse());
     }
     return Status.Ok;
   }
@@ -434,8 +520,35 @@ export class FilterStream implements PluginStreamCalls {
     this.notify();
   }
 
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on the encoder side (continueEncoding): held headers
+   *  go on (doHeaders), then the body buffered so far (doData). */
+  private resumeResponse(): void {
+    if (!this.responseStopped || this.requestState === "reset") return;
+    if (this.responseStalled) {
+      // stoppedAll(): iterate_from_current_filter_, so the body buffered meanwhile reaches this filter (doData).
+      this.responseStalled = false;
+      this.responseHeld = false;
+      this.responseStopped = false;
+      if (this.responseStalledData) {
+        this.responseStalledData = false;
+        this.releasedResponse = concat(this.releasedResponse, this.deliverResponseBody(this.responseStalledEnd));
+      }
+      this.notify();
+      return;
+    }
+    this.responseHeld = false;
+    this.responseStopped = false;
+    this.responseAboveLimit = false;
+    this.releasedResponse = concat(this.releasedResponse, this.state.responseBody);
+    this.state.responseBody = new Uint8Array(0);
+    this.notify();
+  }
+
   private forward(): void {
     this.requestState = "forwarded";
+    this.requestBodyStopped = false;
+    // The buffer drains: its next crossing counts again (WatermarkBuffer below the low watermark).
+    this.aboveLimit = false;
     this.released.push(this.state.requestBody);
     this.state.requestBody = new Uint8Array(0);
   }
@@ -452,11 +565,14 @@ export class FilterStream implements PluginStreamCalls {
     // Envoy runs the local reply through the encoder filters, this one included.
     const responseHeaders: HeaderList = [[":status", String(reply.status)], ...headers];
     if (reply.body.length) responseHeaders.push(["content-length", String(reply.body.length)]);
+    // The body the filter lets go is the reply's (takeReleasedResponseBody); it may hold the reply until continue_stream.
+    this.releasedResponse = new Uint8Array(0);
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
-      if (reply.body.length) this.encodeData(reply.body, true);
+      if (reply.body.length) this.releasedResponse = concat(this.releasedResponse, this.encodeData(reply.body, true));
     } else {
       this.state.responseHeaders = new HeaderMap(responseHeaders);
+      this.releasedResponse = reply.body;
     }
     this.notify();
   }
@@ -492,9 +608,10 @@ export class FilterStream implements PluginStreamCalls {
     if (host.legacyFailOpen) {
       // plugin_->fail_open_: every callback returns Continue from now on.
       this.bypass = true;
-      if (this.requestState === "paused") this.forward();
+      if (this.requestState === "paused" || this.requestBodyHeld) this.forward();
       else if (this.requestState === "headers") this.requestState = "forwarded";
       this.responseHeld = false;
+      this.responseStopped = false;
       host.log(LogLevel.Warn, `fail_open: continuing the stream after a VM failure in ${where}`, this.vm);
       return;
     }

@@ -115,12 +115,25 @@ test("an unreachable upstream gets Envoy's 503; the gateway keeps serving", asyn
   assert.equal(g.healthChecker.hosts()[0].healthStatus, "Unhealthy");
   const r = await send(g.url, { body: "{}" });
   assert.equal(r.status, 503);
-  assert.match(r.body, /upstream connect error/);
+  // router.cc onUpstreamReset: RemoteConnectionFailure, with connection_impl.cc's transport failure reason.
+  assert.match(r.body, /^upstream connect error or disconnect\/reset before headers\. reset reason: remote connection failure, transport failure reason: delayed connect error: \d+$/);
   const f = parseRequestLine(logs.requestLines()[0])!;
   assert.equal(f.flags, "UF");
   assert.equal(f.endpoint, dead, "with no healthy host the fallback uses all hosts (panic mode)");
   assert.equal((await send(g.url, { body: "{}" })).status, 503);
   assert.equal(g.stats().errors, 2);
+});
+
+test("an upstream that drops the connection before its response headers gets 503 'connection termination', flag UC (router.cc streamResetReasonToResponseFlag)", async () => {
+  const dropping = await upstream("dropping", (req) => req.on("end", () => req.socket.destroy()).resume());
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [dropping.address], plugin: { wasm: await higressFixture(), flavor: "higress", config: {} } }, logs);
+  const r = await send(g.url, { body: "{}" });
+  assert.equal(r.status, 503);
+  assert.equal(r.body, "upstream connect error or disconnect/reset before headers. reset reason: connection termination");
+  const f = parseRequestLine(logs.requestLines()[0])!;
+  assert.equal(f.flags, "UC", "the connection was open: ConnectionTermination, not a connect failure");
+  assert.equal(g.stats().errors, 1);
 });
 
 test("an upstream reset after the response started resets the client", async () => {

@@ -286,7 +286,11 @@ class ConformanceStream extends HttpContext {
       host.sendLocalResponse(429, "held", "", writer);
       return HeadersAction.Continue;
     }
-    if (this.scenario == "continue") return HeadersAction.Continue;
+    if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
+      this.scenario == "hold-response-all" || this.scenario == "response-headers-result" || this.scenario == "continue-hold-body" ||
+      this.scenario == "watermark-response") {
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "headers-result") {
       const result = host.getHeaderValue(MapType.HttpRequestHeaders, "x-headers-result");
       return result === null ? HeadersAction.Continue : <i32>parseInt(result);
@@ -305,7 +309,9 @@ class ConformanceStream extends HttpContext {
   onRequestBody(bodySize: u32, endOfStream: bool): i32 {
     check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     if (this.scenario == "trap-body") unreachable();
-    if (!endOfStream) return DataAction.StopIterationAndBuffer;
+    if (this.scenario == "watermark-body") return DataAction.StopIterationAndWatermark;
+    // Held, its end too, until the test calls conformance_continue_stream(id, Request).
+    if (!endOfStream || this.scenario == "continue-hold-body") return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
     check("body_past_end", host.getBufferBytes(BufferType.HttpRequestBody, bodySize + 10, 5, out).toString() + ":" + out.len.toString());
     out.release();
@@ -342,11 +348,19 @@ class ConformanceStream extends HttpContext {
     check("resp_status", status === null ? "<none>" : status);
     const v = String.UTF8.encode("seen");
     host.addHeaderValue(MapType.HttpResponseHeaders, new Utf8("x-conformance"), changetype<usize>(v), v.byteLength);
-    return this.scenario == "local-hold" ? HeadersAction.StopIteration : HeadersAction.Continue;
+    if (this.scenario == "response-headers-result") {
+      const result = host.getHeaderValue(MapType.HttpResponseHeaders, "x-headers-result");
+      return result === null ? HeadersAction.Continue : <i32>parseInt(result);
+    }
+    const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all";
+    return hold ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
     check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
+    // Held until the test calls conformance_continue_stream(id, Response).
+    if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
+    if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;
     return DataAction.Continue;
   }
 

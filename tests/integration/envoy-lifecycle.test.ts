@@ -163,6 +163,54 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
 });
 
+test("after request headers went on with Continue, a body callback that stops holds the body until its Continue (filter_manager.cc commonHandleAfterDataCallback: StopSingleIteration, then commonContinue → doData)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("continue"), false);
+  assert.equal(s.requestState, "forwarded");
+  s.decodeData(enc.encode("ab"), false);
+  assert.equal(s.takeReleasedBody().length, 0, "StopIterationAndBuffer holds the chunk");
+  assert.equal(s.requestBodyHeld, true);
+  s.decodeData(enc.encode("cd"), true);
+  assert.deepEqual(h.values("body_size"), ["2:more", "4:end"], "the filter sees the body it holds grow");
+  assert.equal(h.last("body"), "abcd");
+  assert.equal(dec.decode(s.takeReleasedBody()), "abcd", "Continue lets all of it go");
+  assert.equal(s.requestBodyHeld, false);
+});
+
+test("stock Envoy holds the response body of a response whose headers the filter stopped (StopIteration → StopAllIteration) from the filter until continue_stream, then delivers it whole (filter_manager.cc encodeData handleDataIfStopAll, commonContinue)", async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("hold-response"), true);
+  s.encodeHeaders([[":status", "200"]], false);
+  assert.equal(s.responseHeadersReleased, false);
+  assert.equal(s.encodeData(enc.encode("ab"), false).length, 0);
+  assert.equal(s.encodeData(enc.encode("cd"), true).length, 0);
+  assert.deepEqual(h.values("resp_body_size"), [], "the body does not reach the filter");
+  assert.equal(s.responseStoppedByFilter, true);
+
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 1], worker.rootContextId);
+  assert.deepEqual(h.values("resp_body_size"), ["4:end"], "one body callback with all of it, and the end");
+  assert.equal(s.responseHeadersReleased, true);
+  assert.equal(dec.decode(s.takeReleasedResponseBody()), "abcd");
+  assert.equal(s.responseStoppedByFilter, false);
+});
+
+test("stock Envoy: a response buffered for a filter that stopped all iteration is too large (500) past the limit with StopAllIterationAndBuffer, not with StopAllIterationAndWatermark (filter_manager.cc handleDataIfStopAll, responseDataTooLarge)", async () => {
+  const h = await conformanceHost({ flavor: "envoy", bufferLimitBytes: 4 });
+  const send = (result: string) => {
+    const s = h.host.newStream();
+    s.decodeHeaders(request("response-headers-result"), true);
+    s.encodeHeaders([[":status", "200"], ["x-headers-result", result]], false);
+    s.encodeData(enc.encode("too long"), false);
+    return s;
+  };
+  assert.equal(send("3").responsePayloadTooLarge, true, "StopAllIterationAndBuffer: the buffer is not streaming");
+  assert.equal(send("4").responsePayloadTooLarge, false, "StopAllIterationAndWatermark: it streams");
+  assert.deepEqual(h.values("resp_body_size"), [], "neither body reached the filter");
+});
+
 test("a headers callback's other results as cpp-host and Envoy convert them: 2 (ContinueAndEndStream) is Continue; 3 stalls with a buffer that gets 413 over the limit; 4, larger values and negative ones stall with a streaming buffer (cpp-host context.cc convertVmCallResultToFilterHeadersStatus; envoy context.cc convertFilterHeadersStatus default branch; filter_manager.cc handleDataIfStopAll, requestDataTooLarge)", async () => {
   const h = await conformanceHost({ bufferLimitBytes: 8 });
   const send = (result: string) => {

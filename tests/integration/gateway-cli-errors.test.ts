@@ -37,6 +37,10 @@ test("unreadable files, a refused config, a bad upstream, 0 workers, a busy port
       // Node's timers take at most 2^31 - 1 ms; a longer one fires after 1 ms (every request would be answered 504).
       [[...up, "--port", "0", "--no-plugin", "--request-timeout-ms", "3000000000"], /^gateway: --request-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
       [[...up, "--port", "0", "--no-plugin", "--stream-idle-timeout-ms", "3000000000"], /^gateway: --stream-idle-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--route-idle-timeout-ms", "3000000000"], /^gateway: --route-idle-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--hcm-request-timeout-ms", "2147483648"], /^gateway: --hcm-request-timeout-ms must be a non-negative integer up to 2147483647, got "2147483648"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--request-headers-timeout-ms", "3000000000"], /^gateway: --request-headers-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
+      [[...up, "--port", "0", "--no-plugin", "--connection-idle-timeout-ms", "2147483647"], /^gateway: --connection-idle-timeout-ms must be a non-negative integer up to 2147478647, got "2147483647"$/m],
       [[...up, "--port", "0", "--no-plugin", "--health-interval-ms", "2147483648"], /^gateway: --health-interval-ms must be a positive integer up to 2147483647, got "2147483648"$/m],
     ];
     for (const [args, message] of cases) {
