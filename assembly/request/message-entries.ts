@@ -74,7 +74,7 @@ export class MessageEntryWriter {
         const t = w.nextDecoded(sc);
         // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still
         // is a system one or not, and the tools go after it or before it (EmitCore.assemble).
-        if (t == JsonToken.String) role = messageRole(sc.start, sc.end);
+        if (t == JsonToken.String) role = messageRole(sc.start, sc.end, sc.hasEscapes);
         core.inlineValue(sc, t);
         if (role != MessageRole.System) core.conversationStarts(recordStart);
         w.byte(US);
