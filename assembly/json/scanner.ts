@@ -1,7 +1,7 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { copyPlainAscii, copyWellFormed, plainRunLength } from "./string-runs";
+import { copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
 import { decodeJsonString, decodedBytes, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -285,9 +285,20 @@ export class JsonScanner {
   }
 
   // Scans the string whose opening quote is at open; sets start/end/hasEscapes and returns the position
-  // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed.
-  private scanString(open: usize): usize {
-    return this.scanStringFrom(open, open + 1, false);
+  // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed. A short plain string
+  // is done here, without the call.
+  // @ts-ignore: decorator
+  @inline private scanString(open: usize): usize {
+    const p = open + 1;
+    const k = stopInFirstBlock(p, this.limit);
+    if (k >= 0 && load<u8>(p + <usize>k) == 0x22) {
+      const close = p + <usize>k;
+      this.start = p;
+      this.end = close;
+      this.hasEscapes = false;
+      return close + 1;
+    }
+    return this.scanStringFrom(open, p, false);
   }
 
   // scanString continued from p inside the string.

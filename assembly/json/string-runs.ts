@@ -60,6 +60,23 @@ export function plainRunLength(p: usize, limit: usize): usize {
 }
 
 /**
+ * Index of the first '"', '\\' or control byte among the first block of bytes at p (16 with SIMD, 8 without), or -1
+ * when there is none there or the block would reach past limit: the one-block case of plainRunLength, for the short
+ * strings (keys, roles, types) a call and its loop setup cost more than the scan.
+ */
+// @ts-ignore: decorator
+@inline export function stopInFirstBlock(p: usize, limit: usize): i32 {
+  if (ASC_FEATURE_SIMD) {
+    if (p + 16 > limit) return -1;
+    const m = <u32>i8x16.bitmask(stopLanes(v128.load(p)));
+    return m ? <i32>ctz(m) : -1;
+  }
+  if (p + 8 > limit) return -1;
+  const stop = stringStopBytes(load<u64>(p));
+  return stop ? <i32>firstFlagged(stop) : -1;
+}
+
+/**
  * Copies the run of plain ASCII bytes at src (not '"', '\\', a control byte or >= 0x80) to dst, at most
  * limit - src bytes and at most dEnd - dst. Returns the bytes of the run copied. Bytes of [dst, dEnd) past the
  * run may be overwritten.
