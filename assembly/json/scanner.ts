@@ -191,7 +191,8 @@ export class JsonScanner {
    * as decodeJsonString(start, end, dst, cap, flags) would (flags: 0 or ESCAPE_SEPARATOR_BYTES). Sets
    * decodedLen and decodeFilled; other tokens write nothing.
    */
-  nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
+  // @ts-ignore: decorator
+  @inline nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
     this.sinkOn = true;
     this.sinkDst = dst;
     this.sinkEnd = dst + <usize>max(cap, 0);

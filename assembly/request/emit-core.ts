@@ -190,7 +190,8 @@ export class EmitCore {
    * The rest of a value whose first token t sc just returned via writer.nextDecoded: nothing more for a
    * string (already written) or null, minified JSON otherwise.
    */
-  inlineValue(sc: JsonScanner, t: i32): void {
+  // @ts-ignore: decorator
+  @inline inlineValue(sc: JsonScanner, t: i32): void {
     if (t == JsonToken.String || t == JsonToken.Null) return;
     if (this.ok(t)) this.ok(writeMinifiedJson(sc, this.writer));
   }
