@@ -1,7 +1,7 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { copyPlainAscii, copyWellFormed, plainRunLength } from "./string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
 import { decodeJsonString, decodedBytes, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -154,7 +154,7 @@ export class JsonScanner {
 
     this.isKey = false;
     if (c == 0x22) {
-      const after = this.sinkOn ? this.scanStringDecoding(p) : this.scanString(p);
+      const after = this.sinkOn ? this.scanStringDecodingShort(p) : this.scanString(p);
       if (after == 0) return this.fail(this.pos);
       return this.scalar(after, JsonToken.String);
     }
@@ -191,7 +191,8 @@ export class JsonScanner {
    * as decodeJsonString(start, end, dst, cap, flags) would (flags: 0 or ESCAPE_SEPARATOR_BYTES). Sets
    * decodedLen and decodeFilled; other tokens write nothing.
    */
-  nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
+  // @ts-ignore: decorator
+  @inline nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
     this.sinkOn = true;
     this.sinkDst = dst;
     this.sinkEnd = dst + <usize>max(cap, 0);
@@ -285,9 +286,20 @@ export class JsonScanner {
   }
 
   // Scans the string whose opening quote is at open; sets start/end/hasEscapes and returns the position
-  // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed.
-  private scanString(open: usize): usize {
-    return this.scanStringFrom(open, open + 1, false);
+  // after the closing quote, or 0 (with pos at the offending byte) if the string is malformed. A short plain string
+  // is done here, without the call.
+  // @ts-ignore: decorator
+  @inline private scanString(open: usize): usize {
+    const p = open + 1;
+    const k = stopInFirstBlock(p, this.limit);
+    if (<u32>k < <u32>FIRST_BLOCK && load<u8>(p + <usize>k) == 0x22) {
+      const close = p + <usize>k;
+      this.start = p;
+      this.end = close;
+      this.hasEscapes = false;
+      return close + 1;
+    }
+    return this.scanStringFrom(open, p + <usize>max(k, 0), false);
   }
 
   // scanString continued from p inside the string.
@@ -313,16 +325,33 @@ export class JsonScanner {
     return 0;
   }
 
+  // scanStringDecoding with a short plain ASCII string (a role, a short text) done here, without the call.
+  // @ts-ignore: decorator
+  @inline private scanStringDecodingShort(open: usize): usize {
+    const p = open + 1;
+    const k = copyFirstPlainBlock(p, this.limit, this.sinkDst, this.sinkEnd);
+    if (<u32>k < <u32>FIRST_BLOCK && load<u8>(p + <usize>k) == 0x22) {
+      const close = p + <usize>k;
+      this.decodedLen = k;
+      this.start = p;
+      this.end = close;
+      this.hasEscapes = false;
+      return close + 1;
+    }
+    // Go on after the plain bytes copied.
+    const done = <usize>max(k, 0);
+    return this.scanStringDecoding(open, p + done, this.sinkDst + done);
+  }
+
   // scanString that also decodes the content into the sink (see nextDecoded). Plain ASCII runs are copied
   // in bulk, short escapes and well-formed UTF-8 sequences are written directly (a well-formed sequence
   // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
-  private scanStringDecoding(open: usize): usize {
+  // Starts at p in the string, with the plain ASCII bytes before it already written up to d.
+  private scanStringDecoding(open: usize, p: usize, d: usize): usize {
     const limit = this.limit;
     const dst = this.sinkDst;
     const dEnd = this.sinkEnd;
     const flags = this.sinkFlags;
-    let p = open + 1;
-    let d = dst;
     let escaped = false;
     while (p < limit) {
       const run = copyPlainAscii(p, limit, d, dEnd);

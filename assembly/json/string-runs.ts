@@ -59,6 +59,47 @@ export function plainRunLength(p: usize, limit: usize): usize {
   return q - p;
 }
 
+/** Bytes of the one-block functions below: 16 with SIMD, 8 without. */
+export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
+
+/**
+ * Index of the first '"', '\\' or control byte among the FIRST_BLOCK bytes at p, FIRST_BLOCK when there is none
+ * there, or -1 when the block would reach past limit: the one-block case of plainRunLength, for the short strings
+ * (keys, roles, types) a call and its loop setup cost more than the scan.
+ */
+// @ts-ignore: decorator
+@inline export function stopInFirstBlock(p: usize, limit: usize): i32 {
+  if (ASC_FEATURE_SIMD) {
+    if (p + 16 > limit) return -1;
+    const m = <u32>i8x16.bitmask(stopLanes(v128.load(p)));
+    return m ? <i32>ctz(m) : 16;
+  }
+  if (p + 8 > limit) return -1;
+  const stop = stringStopBytes(load<u64>(p));
+  return stop ? <i32>firstFlagged(stop) : 8;
+}
+
+/**
+ * Copies the FIRST_BLOCK bytes at src to dst and returns the index of the first byte among them that is not plain
+ * ASCII ('"', '\\', a control byte or >= 0x80), FIRST_BLOCK when there is none there, or -1 when the block would
+ * reach past limit or dEnd (nothing copied then): the one-block case of copyPlainAscii.
+ */
+// @ts-ignore: decorator
+@inline export function copyFirstPlainBlock(src: usize, limit: usize, dst: usize, dEnd: usize): i32 {
+  if (ASC_FEATURE_SIMD) {
+    if (src + 16 > limit || dst + 16 > dEnd) return -1;
+    const x = v128.load(src);
+    v128.store(dst, x);
+    const m = <u32>i8x16.bitmask(stopOrHighLanes(x));
+    return m ? <i32>ctz(m) : 16;
+  }
+  if (src + 8 > limit || dst + 8 > dEnd) return -1;
+  const x = load<u64>(src);
+  store<u64>(dst, x);
+  const stop = stringStopOrHighBytes(x);
+  return stop ? <i32>firstFlagged(stop) : 8;
+}
+
 /**
  * Copies the run of plain ASCII bytes at src (not '"', '\\', a control byte or >= 0x80) to dst, at most
  * limit - src bytes and at most dEnd - dst. Returns the bytes of the run copied. Bytes of [dst, dEnd) past the

@@ -17,8 +17,19 @@ export enum MessageRole {
   System = 3,
 }
 
-/** The role named by the JSON string content [start, end) (escapes allowed). */
-export function messageRole(start: usize, end: usize): MessageRole {
+/** The role named by the JSON string content [start, end) (escapes allowed when `escaped`). */
+export function messageRole(start: usize, end: usize, escaped: bool): MessageRole {
+  if (!escaped) {
+    // Without escapes the content is its own decoding: compare the bytes (little-endian loads).
+    const n = end - start;
+    if (n == 4) return load<u32>(start) == 0x72657375 ? MessageRole.User : MessageRole.Other; // "user"
+    if (n == 6) return load<u32>(start) == 0x74737973 && load<u16>(start, 4) == 0x6d65 ? MessageRole.System : MessageRole.Other; // "system"
+    if (n != 9) return MessageRole.Other;
+    const head = load<u64>(start);
+    const last = load<u8>(start, 8);
+    if (head == 0x6e61747369737361 && last == 0x74) return MessageRole.Assistant; // "assistant"
+    return head == 0x65706f6c65766564 && last == 0x72 ? MessageRole.System : MessageRole.Other; // "developer"
+  }
   if (jsonStringEquals(start, end, "user")) return MessageRole.User;
   if (jsonStringEquals(start, end, "assistant")) return MessageRole.Assistant;
   return jsonStringEquals(start, end, "system") || jsonStringEquals(start, end, "developer") ? MessageRole.System : MessageRole.Other;
@@ -179,7 +190,8 @@ export class EmitCore {
    * The rest of a value whose first token t sc just returned via writer.nextDecoded: nothing more for a
    * string (already written) or null, minified JSON otherwise.
    */
-  inlineValue(sc: JsonScanner, t: i32): void {
+  // @ts-ignore: decorator
+  @inline inlineValue(sc: JsonScanner, t: i32): void {
     if (t == JsonToken.String || t == JsonToken.Null) return;
     if (this.ok(t)) this.ok(writeMinifiedJson(sc, this.writer));
   }

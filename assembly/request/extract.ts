@@ -239,9 +239,10 @@ export class RequestExtractor {
     let conversationOpen = true;
     for (let i = 0; i < inlineAt && !e.stopped(); i++) {
       const k = unchecked(SECTION_ORDER[i]);
+      if (!this.present(k)) continue;
       this.emitSection(k);
       // As when the first one is inline: the tools go at its end at the latest, not among a later section's records.
-      if (conversationOpen && this.present(k) && (k == K_MESSAGES || k == K_INPUT || k == K_PROMPT)) {
+      if (conversationOpen && (k == K_MESSAGES || k == K_INPUT || k == K_PROMPT)) {
         conversationOpen = false;
         e.conversationEnds();
       }
@@ -252,7 +253,10 @@ export class RequestExtractor {
     if (this.inlineKey < 0) return halt;
     if (halt != EmitHalt.None && halt != EmitHalt.StreamFull) return halt;
     e.halt = EmitHalt.None;
-    for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) this.emitSection(unchecked(SECTION_ORDER[i]));
+    for (let i = inlineAt + 1; i < SECTION_ORDER.length && !e.stopped(); i++) {
+      const k = unchecked(SECTION_ORDER[i]);
+      if (this.present(k)) this.emitSection(k);
+    }
     return e.halt;
   }
 
@@ -268,8 +272,8 @@ export class RequestExtractor {
     return SECTION_ORDER.length;
   }
 
+  // Section k, which is present.
   private emitSection(k: i32): void {
-    if (!this.present(k)) return;
     const e = this.emitter;
     const s = this.spans;
     const start = s.start(k);

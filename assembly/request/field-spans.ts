@@ -9,13 +9,18 @@ export class FieldSpans {
   // the document matches when its bytes are equal.
   private readonly keyData: StaticArray<u8>;
   private readonly keyOffsets: StaticArray<i32>;
-  private readonly keyLengths: StaticArray<i32>;
-  // Per key: first token of the value (0 = absent), and the value's bytes [start, end).
+  // Per key: its byte length in the high half and its first (up to) 4 bytes in the low half (keyHead), so most keys
+  // that are not it fail on one compare.
+  private readonly keyHeads: StaticArray<u64>;
+  // Bit i: key i was set since clear(); a key whose bit is clear is absent whatever tokens[i] holds.
+  private present: u32 = 0;
+  // Per key: first token of the value, and the value's bytes [start, end).
   private readonly tokens: StaticArray<i32>;
   private readonly starts: StaticArray<usize>;
   private readonly ends: StaticArray<usize>;
 
   constructor(keys: StaticArray<string>) {
+    assert(keys.length <= 32, "FieldSpans: at most 32 keys");
     this.keys = keys;
     const offsets = new StaticArray<i32>(keys.length);
     const lengths = new StaticArray<i32>(keys.length);
@@ -29,17 +34,18 @@ export class FieldSpans {
     for (let i = 0; i < keys.length; i++) {
       String.UTF8.encodeUnsafe(changetype<usize>(keys[i]), keys[i].length, changetype<usize>(data) + <usize>offsets[i]);
     }
+    const heads = new StaticArray<u64>(keys.length);
+    for (let i = 0; i < keys.length; i++) heads[i] = keyHead(changetype<usize>(data) + <usize>offsets[i], lengths[i]);
     this.keyData = data;
     this.keyOffsets = offsets;
-    this.keyLengths = lengths;
+    this.keyHeads = heads;
     this.tokens = new StaticArray<i32>(keys.length);
     this.starts = new StaticArray<usize>(keys.length);
     this.ends = new StaticArray<usize>(keys.length);
   }
 
   clear(): void {
-    const n = this.keys.length;
-    for (let i = 0; i < n; i++) unchecked((this.tokens[i] = 0));
+    this.present = 0;
   }
 
   /**
@@ -69,15 +75,21 @@ export class FieldSpans {
     unchecked((this.tokens[i] = token));
     unchecked((this.starts[i] = start));
     unchecked((this.ends[i] = end));
+    this.present |= <u32>1 << <u32>i;
   }
 
   has(i: i32): bool {
-    return this.token(i) != 0;
+    return <u32>i < <u32>this.tokens.length && (this.present & (<u32>1 << <u32>i)) != 0;
+  }
+
+  /** Some key of the mask (bit i: key i) was set. */
+  hasAny(mask: u32): bool {
+    return (this.present & mask) != 0;
   }
 
   /** The first token of key i's value (0 if absent; JsonToken.Null counts as present). */
   token(i: i32): i32 {
-    return <u32>i < <u32>this.tokens.length ? unchecked(this.tokens[i]) : 0;
+    return this.has(i) ? unchecked(this.tokens[i]) : 0;
   }
 
   /** Key i's value is a string that decodes to `text`. */
@@ -108,11 +120,25 @@ export class FieldSpans {
       return -1;
     }
     const len = <i32>(end - start);
-    const data = changetype<usize>(this.keyData);
+    const head = keyHead(start, len);
     for (let i = 0; i < n; i++) {
-      if (unchecked(this.keyLengths[i]) != len) continue;
-      if (memory.compare(start, data + <usize>unchecked(this.keyOffsets[i]), <usize>len) == 0) return i;
+      if (unchecked(this.keyHeads[i]) != head) continue;
+      if (len <= 4) return i;
+      const rest = changetype<usize>(this.keyData) + <usize>unchecked(this.keyOffsets[i]) + 4;
+      if (memory.compare(start + 4, rest, <usize>(len - 4)) == 0) return i;
     }
     return -1;
   }
+}
+
+// The byte length of the len bytes at p in the high half, their first (up to) 4 bytes little-endian in the low half.
+// @ts-ignore: decorator
+@inline function keyHead(p: usize, len: i32): u64 {
+  let bytes: u32 = 0;
+  if (len >= 4) {
+    bytes = load<u32>(p);
+  } else {
+    for (let j = 0; j < len; j++) bytes |= <u32>load<u8>(p + <usize>j) << (<u32>j << 3);
+  }
+  return (<u64>(<u32>len) << 32) | <u64>bytes;
 }

@@ -16,6 +16,8 @@ const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order, up to M_TYPE
 const M_TYPE = 6;
+// Bits of the attributes in FieldSpans masks: M_FIRST_ATTR up to M_TYPE.
+const ATTR_MASK: u32 = ((<u32>1 << M_TYPE) - 1) & ~((<u32>1 << M_FIRST_ATTR) - 1);
 
 export class MessageEntryWriter {
   private readonly core: EmitCore;
@@ -72,7 +74,7 @@ export class MessageEntryWriter {
         const t = w.nextDecoded(sc);
         // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still
         // is a system one or not, and the tools go after it or before it (EmitCore.assemble).
-        if (t == JsonToken.String) role = messageRole(sc.start, sc.end);
+        if (t == JsonToken.String) role = messageRole(sc.start, sc.end, sc.hasEscapes);
         core.inlineValue(sc, t);
         if (role != MessageRole.System) core.conversationStarts(recordStart);
         w.byte(US);
@@ -103,7 +105,7 @@ export class MessageEntryWriter {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
-    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) {
+    for (let i = M_FIRST_ATTR; i < M_TYPE && m.hasAny(ATTR_MASK); i++) {
       // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
       if (!m.has(i) || m.token(i) == JsonToken.Null || core.stopped()) continue;
       w.byte(SUB);

@@ -1,4 +1,4 @@
-import { copyPlainAscii, copyWellFormed, plainRunLength } from "../../assembly/json/string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "../../assembly/json/string-runs";
 import { multiByteSequenceLength } from "../../assembly/json/utf8";
 import { LEAD_BLOCK_BYTES, leadBytesIn8, leadBytesInBlock } from "../../assembly/text/utf8-lead-bytes";
 
@@ -52,6 +52,58 @@ describe("plainRunLength", () => {
       for (let i = len; i < len + 64; i++) buf[i] = 0x22;
       expect(plainRunLength(buf.dataStart, buf.dataStart + <usize>len)).toBe(<usize>len);
     }
+  });
+});
+
+describe("one-block runs", () => {
+  it("stopInFirstBlock is plainRunLength within the first block, -1 when the block passes the limit", () => {
+    const specials: u8[] = [0x22, 0x5c, 0x00, 0x1f, 0x80, 0xff];
+    const buf = plainBuffer(MAX_LEN + 64);
+    const p = buf.dataStart;
+    let failures = 0;
+    for (let len = 0; len <= MAX_LEN; len++) {
+      for (let at = -1; at < len; at++) {
+        for (let s = 0; s < specials.length; s++) {
+          if (at >= 0) buf[at] = specials[s];
+          const run = <i32>plainRunLength(p, p + <usize>len);
+          const expected = len < FIRST_BLOCK ? -1 : min(run, FIRST_BLOCK);
+          if (stopInFirstBlock(p, p + <usize>len) != expected) failures++;
+          if (at >= 0) buf[at] = 0x61;
+        }
+      }
+    }
+    expect(failures).toBe(0);
+  });
+
+  it("copyFirstPlainBlock is copyPlainAscii within the first block, and copies the block or nothing", () => {
+    const specials: u8[] = [0x22, 0x5c, 0x00, 0x1f, 0x80, 0xff];
+    const src = plainBuffer(MAX_LEN + 64);
+    const dst = new Uint8Array(MAX_LEN + 64);
+    let failures = 0;
+    for (let len = 0; len <= 2 * FIRST_BLOCK; len++) {
+      for (let room = 0; room <= 2 * FIRST_BLOCK; room++) {
+        for (let at = -1; at < len; at++) {
+          for (let s = 0; s < specials.length; s++) {
+            if (at >= 0) src[at] = specials[s];
+            dst.fill(0x2e);
+            const got = copyFirstPlainBlock(src.dataStart, src.dataStart + <usize>len, dst.dataStart, dst.dataStart + <usize>room);
+            let run = 0;
+            while (run < len && isPlainAscii(<u32>src[run])) run++;
+            const expected = len < FIRST_BLOCK || room < FIRST_BLOCK ? -1 : min(run, FIRST_BLOCK);
+            if (got != expected) failures++;
+            const copied = got < 0 ? 0 : FIRST_BLOCK;
+            for (let i = 0; i < dst.length; i++) {
+              if (dst[i] != (i < copied ? src[i] : 0x2e)) {
+                failures++;
+                break;
+              }
+            }
+            if (at >= 0) src[at] = 0x61;
+          }
+        }
+      }
+    }
+    expect(failures).toBe(0);
   });
 });
 

@@ -1,0 +1,60 @@
+// FieldSpans key matching (length and first bytes, then the rest) and clearing.
+import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
+import { FieldSpans } from "../../assembly/request/field-spans";
+
+// Keys that share lengths and first bytes, and keys shorter than 4 bytes (one of them empty).
+const KEYS: StaticArray<string> = ["abcdX", "abcdY", "abcd", "abc", "ab", "", "é", "abcdefghijk", "abcdefghijl"];
+
+let held: ArrayBuffer = new ArrayBuffer(0);
+const sc = new JsonScanner(8);
+
+// The scanner on the first key of `{<key>: 0}` (key given as JSON, quotes and escapes included).
+function onKey(jsonKey: string): JsonScanner {
+  held = String.UTF8.encode("{" + jsonKey + ":0}");
+  sc.reset(changetype<usize>(held), <usize>held.byteLength, 100);
+  sc.next();
+  if (sc.next() != JsonToken.String) throw new Error("no key in " + jsonKey);
+  return sc;
+}
+
+const spans = new FieldSpans(KEYS);
+
+describe("FieldSpans.indexOfKey", () => {
+  it("finds each key, plain or escaped", () => {
+    for (let i = 0; i < KEYS.length; i++) {
+      const key = KEYS[i];
+      expect(spans.indexOfKey(onKey('"' + key + '"'))).toBe(i, key);
+      if (key.length > 0) {
+        const escaped = "\\u" + key.charCodeAt(0).toString(16).padStart(4, "0") + key.substring(1);
+        expect(spans.indexOfKey(onKey('"' + escaped + '"'))).toBe(i, escaped);
+      }
+    }
+  });
+
+  it("tells apart keys that share their length and first bytes", () => {
+    expect(spans.indexOfKey(onKey('"abcdZ"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"abcdefghijm"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"abce"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"abd"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"a"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"abcdXY"'))).toBe(-1);
+    expect(spans.indexOfKey(onKey('"\\u00e9x"'))).toBe(-1);
+  });
+
+  it("forgets every set key on clear, and keeps the last value of a repeated one", () => {
+    spans.set(0, JsonToken.String, 10, 20);
+    spans.set(4, JsonToken.Null, 30, 34);
+    spans.set(0, JsonToken.Number, 40, 42);
+    expect(spans.token(0)).toBe(JsonToken.Number);
+    expect(spans.start(0)).toBe(40);
+    expect(spans.has(4)).toBe(true);
+    expect(spans.hasAny(1 << 3)).toBe(false);
+    expect(spans.hasAny((1 << 3) | (1 << 4))).toBe(true);
+    spans.clear();
+    for (let i = -1; i <= KEYS.length; i++) {
+      expect(spans.has(i)).toBe(false);
+      expect(spans.token(i)).toBe(0);
+    }
+    expect(spans.hasAny(0xffffffff)).toBe(false);
+  });
+});
