@@ -10,21 +10,12 @@ export class PrometheusParser {
   private waitingSum: f64 = 0;
   private prefixQueriesSum: f64 = 0;
   private prefixHitsSum: f64 = 0;
-  private hasPrefixQueries: bool = false;
-  private hasPrefixHits: bool = false;
   private prefixQueriesLegacySum: f64 = 0;
   private prefixHitsLegacySum: f64 = 0;
-  private hasPrefixQueriesLegacy: bool = false;
-  private hasPrefixHitsLegacy: bool = false;
   private runningSum: f64 = 0;
   private kvMax: f64 = 0;
   private kvLegacyMax: f64 = 0;
-  private hasWaiting: bool = false;
-  private hasRunning: bool = false;
-  private hasKv: bool = false;
-  private hasKvLegacy: bool = false;
   private loraBestStamp: f64 = 0;
-  private hasLora: bool = false;
   // The family of the line being read, and of the last line read: on a cut page that family may go on past the cut.
   private lineFamily: Family = Family.None;
   private lastLineFamily: Family = Family.None;
@@ -46,13 +37,12 @@ export class PrometheusParser {
   private waitingDpRanks: u64 = 0;
   private runningDpRanks: u64 = 0;
   private engine: i32 = Engine.Unknown;
-  // The families a signal was read from (bit 1 << family), and TARGET_BIT for a target sample.
+  // The families a signal was read from on this page (bit 1 << family, see has()), and TARGET_BIT for a target sample.
   private recognized: u32 = 0;
   // The caller's target metric name (Higress `target_metric`); targetLen == 0 when none.
   private targetPtr: usize = 0;
   private targetLen: usize = 0;
   private targetSum: f64 = 0;
-  private hasTargetSample: bool = false;
   private readonly line: MetricLine = new MetricLine();
   private readonly seriesRead: SeriesSet = new SeriesSet();
 
@@ -114,21 +104,12 @@ export class PrometheusParser {
     this.waitingSum = 0;
     this.prefixQueriesSum = 0;
     this.prefixHitsSum = 0;
-    this.hasPrefixQueries = false;
-    this.hasPrefixHits = false;
     this.prefixQueriesLegacySum = 0;
     this.prefixHitsLegacySum = 0;
-    this.hasPrefixQueriesLegacy = false;
-    this.hasPrefixHitsLegacy = false;
     this.runningSum = 0;
     this.kvMax = 0;
     this.kvLegacyMax = 0;
-    this.hasWaiting = false;
-    this.hasRunning = false;
-    this.hasKv = false;
-    this.hasKvLegacy = false;
     this.loraBestStamp = 0;
-    this.hasLora = false;
     this.lastLineFamily = Family.None;
     this.lastLineTarget = false;
     this.vllmBlocks = 0;
@@ -141,36 +122,41 @@ export class PrometheusParser {
     this.recognized = 0;
     this.seriesRead.clear();
     this.targetSum = 0;
-    this.hasTargetSample = false;
   }
 
   /** `whole`: every line of the page was read (it was not cut, and the line budget reached its end). */
+  /** Whether a sample of family was read as a signal on this page (and not dropped with a cut). */
+  // @ts-ignore: decorator
+  @inline private has(family: Family): bool {
+    return (this.recognized & familyBit(family)) != 0;
+  }
+
   private writeSums(out: EndpointMetrics, whole: bool): void {
-    if (this.hasWaiting) {
+    if (this.has(Family.Waiting)) {
       out.waiting = this.waitingSum;
       out.hasWaiting = true;
     }
-    if (this.hasRunning) {
+    if (this.has(Family.Running)) {
       out.running = this.runningSum;
       out.hasRunning = true;
     }
-    if (this.hasKv) {
+    if (this.has(Family.KvUsage)) {
       out.kvUsage = this.kvMax;
       out.hasKv = true;
-    } else if (this.hasKvLegacy) {
+    } else if (this.has(Family.KvUsageLegacy)) {
       out.kvUsage = this.kvLegacyMax;
       out.hasKv = true;
     }
     // A pair is taken whole, the current names first (the same counts under both names on one page).
-    if (this.hasPrefixQueries && this.hasPrefixHits) {
+    if (this.has(Family.PrefixQueries) && this.has(Family.PrefixHits)) {
       out.prefixQueries = this.prefixQueriesSum;
       out.prefixHits = this.prefixHitsSum;
       out.hasPrefixCounters = true;
-    } else if (this.hasPrefixQueriesLegacy && this.hasPrefixHitsLegacy) {
+    } else if (this.has(Family.PrefixQueriesLegacy) && this.has(Family.PrefixHitsLegacy)) {
       out.prefixQueries = this.prefixQueriesLegacySum;
       out.prefixHits = this.prefixHitsLegacySum;
       out.hasPrefixCounters = true;
-    } else if (this.hasPrefixQueries && whole && this.engine == Engine.Sglang) {
+    } else if (this.has(Family.PrefixQueries) && whole && this.engine == Engine.Sglang) {
       // SGLang creates a cached_tokens_total series at the first cached token
       // (python/sglang/srt/metrics/collector.py, observe_one_finished_request): none on a whole page is none yet.
       out.prefixQueries = this.prefixQueriesSum;
@@ -182,10 +168,10 @@ export class PrometheusParser {
     // vllm/v1/metrics/loggers.py PrometheusStatLogger.log_metrics_info): one engine holds its share.
     const series = this.vllmCacheSeries;
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
-    out.hasLora = this.hasLora;
+    out.hasLora = this.has(Family.LoraInfo);
     out.engine = this.engine;
     // Finite samples can still add up past the largest float; such a sum says nothing usable.
-    if (this.hasTargetSample && isFinite(this.targetSum)) {
+    if ((this.recognized & TARGET_BIT) != 0 && isFinite(this.targetSum)) {
       out.targetValue = this.targetSum;
       out.hasTarget = true;
     }
@@ -216,57 +202,17 @@ export class PrometheusParser {
    */
   private dropCutFamily(out: EndpointMetrics): void {
     if (this.lastLineTarget) {
-      this.hasTargetSample = false;
       this.recognized &= ~TARGET_BIT;
     }
     const family = this.lastLineFamily;
-    switch (family) {
-      case Family.Waiting: {
-        this.hasWaiting = false;
-        break;
-      }
-      case Family.Running: {
-        this.hasRunning = false;
-        break;
-      }
-      case Family.KvUsage: {
-        this.hasKv = false;
-        break;
-      }
-      case Family.KvUsageLegacy: {
-        this.hasKvLegacy = false;
-        break;
-      }
-      case Family.PrefixQueries: {
-        this.hasPrefixQueries = false;
-        break;
-      }
-      case Family.PrefixHits: {
-        this.hasPrefixHits = false;
-        break;
-      }
-      case Family.PrefixQueriesLegacy: {
-        this.hasPrefixQueriesLegacy = false;
-        break;
-      }
-      case Family.PrefixHitsLegacy: {
-        this.hasPrefixHitsLegacy = false;
-        break;
-      }
-      case Family.CacheConfig: {
-        this.vllmCacheSeries = 0;
-        break;
-      }
-      case Family.LoraInfo: {
-        this.hasLora = false;
-        out.loraMax = 0;
-        out.runningAdapters.clear();
-        out.waitingAdapters.clear();
-        break;
-      }
-      // SGLang's pool sizes are each engine's own, kept as read.
-      default:
-        return;
+    if (family == Family.CacheConfig) {
+      this.vllmCacheSeries = 0;
+    } else if (family == Family.LoraInfo) {
+      out.loraMax = 0;
+      out.runningAdapters.clear();
+      out.waitingAdapters.clear();
+    } else if (family == Family.KvTokens || family == Family.None) {
+      return; // SGLang's pool sizes are each engine's own, kept as read.
     }
     this.recognized &= ~familyBit(family);
   }
@@ -332,7 +278,6 @@ export class PrometheusParser {
     if (this.readSeries(q, end) == 0 || !isFinite(line.sample.value)) return;
     if (!this.seriesRead.addNew(seriesKey(TARGET_TAG, line.labelsHash))) return;
     this.targetSum += line.sample.value;
-    this.hasTargetSample = true;
     this.recognized |= TARGET_BIT;
   }
 
@@ -347,7 +292,6 @@ export class PrometheusParser {
         if (line.repeatsEngine(this.waitingDpRanks)) return true;
         this.waitingDpRanks |= dpRankBit(line.dpRank);
         this.waitingSum += v;
-        this.hasWaiting = true;
         break;
       }
       case Family.Running: {
@@ -355,29 +299,25 @@ export class PrometheusParser {
         if (line.repeatsEngine(this.runningDpRanks)) return true;
         this.runningDpRanks |= dpRankBit(line.dpRank);
         this.runningSum += v;
-        this.hasRunning = true;
         break;
       }
       case Family.KvUsage: {
         const u = usageFraction(v);
         if (u < 0) return false;
-        if (!this.hasKv || u > this.kvMax) this.kvMax = u;
-        this.hasKv = true;
+        if (!this.has(Family.KvUsage) || u > this.kvMax) this.kvMax = u;
         break;
       }
       case Family.KvUsageLegacy: {
         const u = usageFraction(v);
         if (u < 0) return false;
-        if (!this.hasKvLegacy || u > this.kvLegacyMax) this.kvLegacyMax = u;
-        this.hasKvLegacy = true;
+        if (!this.has(Family.KvUsageLegacy) || u > this.kvLegacyMax) this.kvLegacyMax = u;
         break;
       }
       case Family.LoraInfo: {
         // The value is the time the series was last set; the newest series describes the current state.
         if (!isFinite(v)) return false;
-        if (this.hasLora && v <= this.loraBestStamp) return true;
+        if (this.has(Family.LoraInfo) && v <= this.loraBestStamp) return true;
         this.loraBestStamp = v;
-        this.hasLora = true;
         const maxLora = parseInteger(line.maxLoraStart, line.maxLoraEnd);
         out.loraMax = maxLora >= 0 && maxLora <= i32.MAX_VALUE ? <i32>maxLora : 0;
         readAdapterList(line.runningStart, line.runningEnd, out.runningAdapters);
@@ -387,25 +327,21 @@ export class PrometheusParser {
       case Family.PrefixQueries: {
         if (!isCount(v)) return false;
         this.prefixQueriesSum += v;
-        this.hasPrefixQueries = true;
         break;
       }
       case Family.PrefixHits: {
         if (!isCount(v)) return false;
         this.prefixHitsSum += v;
-        this.hasPrefixHits = true;
         break;
       }
       case Family.PrefixQueriesLegacy: {
         if (!isCount(v)) return false;
         this.prefixQueriesLegacySum += v;
-        this.hasPrefixQueriesLegacy = true;
         break;
       }
       case Family.PrefixHitsLegacy: {
         if (!isCount(v)) return false;
         this.prefixHitsLegacySum += v;
-        this.hasPrefixHitsLegacy = true;
         break;
       }
       case Family.CacheConfig: {
