@@ -569,7 +569,11 @@ export class FilterStream implements PluginStreamCalls {
     this.releasedResponse = new Uint8Array(0);
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
-      if (reply.body.length) this.releasedResponse = concat(this.releasedResponse, this.encodeData(reply.body, true));
+      if (reply.body.length) {
+        // Read after the body callback: a continue_stream it called may have let the body go meanwhile.
+        const sent = this.encodeData(reply.body, true);
+        this.releasedResponse = concat(this.releasedResponse, sent);
+      }
     } else {
       this.state.responseHeaders = new HeaderMap(responseHeaders);
       this.releasedResponse = reply.body;

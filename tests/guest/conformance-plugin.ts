@@ -286,6 +286,11 @@ class ConformanceStream extends HttpContext {
       host.sendLocalResponse(429, "held", "", writer);
       return HeadersAction.Continue;
     }
+    if (this.scenario == "local-continue-in-body") {
+      writer.clear();
+      host.sendLocalResponse(403, "denied", "denied body", writer);
+      return HeadersAction.Continue;
+    }
     if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
       this.scenario == "hold-response-all" || this.scenario == "response-headers-result" || this.scenario == "continue-hold-body" ||
       this.scenario == "watermark-response") {
@@ -352,7 +357,8 @@ class ConformanceStream extends HttpContext {
       const result = host.getHeaderValue(MapType.HttpResponseHeaders, "x-headers-result");
       return result === null ? HeadersAction.Continue : <i32>parseInt(result);
     }
-    const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all";
+    const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all" ||
+      this.scenario == "local-continue-in-body";
     return hold ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
@@ -361,6 +367,7 @@ class ConformanceStream extends HttpContext {
     // Held until the test calls conformance_continue_stream(id, Response).
     if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
     if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;
+    if (this.scenario == "local-continue-in-body") check("continue_response_in_body", host.continueStream(StreamType.HttpResponse).toString());
     return DataAction.Continue;
   }
 

@@ -114,6 +114,17 @@ test("continue_stream(Response) lets held response headers go and keeps the resp
   assert.equal(h.last("after_continue_request_header"), String(Status.BadArgument), "request_headers_ is dropped");
 });
 
+test("a local reply whose headers the filter held and whose body callback calls continue_stream(Response) is sent with its body (context.cc Context::continueStream → filter_manager.cc commonContinue, run after the VM call)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("local-continue-in-body"), false);
+  assert.equal(s.localReply?.status, 403);
+  assert.equal(h.last("continue_response_in_body"), String(Status.Ok));
+  assert.equal(s.responseHeadersReleased, true);
+  assert.equal(s.responseStoppedByFilter, false);
+  assert.equal(new TextDecoder().decode(s.takeReleasedResponseBody()), "denied body", "the body continue_stream let go is not dropped");
+});
+
 test("get_buffer_bytes past the end of the body is Ok with nothing, and a length whose end passes 2^32 is cut at the body's end (cpp-host exports.cc get_buffer_bytes: its overflow check is on 64-bit Words)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
