@@ -14,6 +14,8 @@ import type { HeaderList } from "./header-map.ts";
 import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
 import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
+import { DirectionState, type LimitCrossing } from "./direction-state.ts";
+import { concatBytes } from "./concat-bytes.ts";
 
 const enc = new TextEncoder();
 
@@ -48,32 +50,12 @@ function payloadTooLarge(): LocalReply {
   return { status: 413, details: "request_payload_too_large", body: enc.encode("Payload Too Large"), headers: [], grpcStatus: -1 };
 }
 
-/**
- * Request side:
- * - "headers": nothing decoded yet;
- * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
- * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
- *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
- * - "forwarded": headers (and body released so far) may go upstream; a body callback that stops holds the rest of
- *   the body until a Continue or continue_stream (requestBodyHeld);
- * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
- * - "reset": the stream was reset.
- */
+/** Where the request is; see FilterStream.requestState. */
 export type RequestState = "headers" | "paused" | "stalled" | "forwarded" | "local-reply" | "reset";
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
 
 export class FilterStream implements PluginStreamCalls {
   readonly state: StreamState;
   readonly contextId: number;
-  requestState: RequestState = "headers";
   /** Names of the module callbacks invoked for this stream, in order. */
   readonly calls: string[] = [];
   /** True when the filter is out of the way: not added to a new stream (FAIL_OPEN on a failed VM), or
@@ -83,42 +65,22 @@ export class FilterStream implements PluginStreamCalls {
   private streamFailed = false;
   /** Called when the request becomes forwardable or is answered outside a decode call (continue_stream). */
   onChange: (() => void) | null = null;
-  private released: Uint8Array[] = [];
-  /** While stalled: the body Envoy buffers for the filter, whether any data frame came (bufferedData()),
-   *  and whether the trailers came. */
+  /** The filter's state on the request side (ActiveStreamDecoderFilter) and on the response side
+   *  (ActiveStreamEncoderFilter). */
+  private readonly request: DirectionState;
+  private readonly response: DirectionState;
+  /** How the stream ended early, if it did: answered locally (plugin reply, 413, a failure policy's 503) or reset. */
+  private fate: "local-reply" | "reset" | null = null;
+  /** While the request is stalled: the body Envoy buffers for the filter, kept from its request body until
+   *  continue_stream, and whether the trailers came. */
   private pendingBody: Uint8Array = new Uint8Array(0);
-  private pendingData = false;
   private pendingTrailers = false;
-  /** The request's end was seen (an end-of-stream data frame or trailers: FilterManager complete()). */
-  private requestComplete = false;
-  /** The last body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
-  private bufferingBody = false;
-  /** The last body callback stopped: the body is held (a forwarded request's too) until a Continue or continue_stream. */
-  private requestBodyStopped = false;
+  /** The last request body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
+  private bufferingRequestBody = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
-  /** Stalled by StopAllIterationAndBuffer rather than ...AndWatermark: the buffer is not streaming. */
-  private stalledBuffering = false;
-  /** The buffered request body went over the limit (WatermarkBuffer above_high_watermark_called_): the
-   *  filter manager reacts to the first crossing only, with a 413 unless the buffer is streaming. */
-  private aboveLimit = false;
-  /** The response headers have not gone past the filter (ActiveStreamFilterBase headers_continued_ false). */
-  private responseHeld = false;
-  /** The filter stopped the response's iteration: its headers or last body callback did not return Continue
-   *  (IterationState StopSingleIteration); the response's end waits for continue_stream. */
-  private responseStopped = false;
-  /** Response body continue_stream let go (commonContinue → doData), not yet taken by the gateway. */
-  private releasedResponse: Uint8Array = new Uint8Array(0);
-  /** Stock Envoy turned the response headers' StopIteration into StopAllIteration: body frames are buffered without
-   *  reaching the filter until continue_stream (...AndBuffer: the buffer is not streaming); whether any came, and
-   *  the end of the stream among them. */
-  private responseStalled = false;
-  private responseStalledBuffering = false;
-  private responseStalledData = false;
-  private responseStalledEnd = false;
-  /** The response body buffered for the filter went over the limit (the encoder's WatermarkBuffer crossed it). */
-  private responseAboveLimit = false;
-  /** That crossing was on a non-streaming buffer: ActiveStreamEncoderFilter::responseDataTooLarge's 500. */
+  /** The response buffer's last crossing of the limit was on a non-streaming buffer:
+   *  ActiveStreamEncoderFilter::responseDataTooLarge's 500. */
   private responseTooLarge = false;
   private inCallback = 0;
   private finished = false;
@@ -137,6 +99,8 @@ export class FilterStream implements PluginStreamCalls {
     const host = worker.host;
     this.contextId = vm.failed ? 0 : vm.allocateContextId();
     this.state = new StreamState(this.contextId, info, host.clock.nowMs(), worker.rootContextId);
+    this.request = new DirectionState("request", this.state);
+    this.response = new DirectionState("response", this.state);
     if (vm.failed) {
       // envoy source/extensions/common/wasm/wasm.cc PluginConfig::createContext on a failed VM: FAIL_OPEN
       // adds no filter; otherwise an empty Context, whose first callback fails the stream (503).
@@ -168,47 +132,59 @@ export class FilterStream implements PluginStreamCalls {
     return this.state.requestHeaders.pairs;
   }
 
+  /** Request side:
+   * - "headers": nothing decoded yet;
+   * - "paused": the filter holds the request (headers and any body) and gets each body chunk;
+   * - "stalled": stock Envoy mapped a headers StopIteration to StopAllIteration: the body and trailers are
+   *   buffered without reaching the filter until the plugin calls continue_stream, which delivers them to it;
+   * - "forwarded": headers (and body released so far) may go upstream; a body callback that stops holds the rest of
+   *   the body until a Continue or continue_stream (requestBodyHeld);
+   * - "local-reply": the stream is answered locally (plugin reply, 413, or a failure policy's 503);
+   * - "reset": the stream was reset. */
+  get requestState(): RequestState {
+    if (this.fate !== null) return this.fate;
+    if (!this.request.headersCalled) return "headers";
+    if (!this.request.headersHeld) return "forwarded";
+    return this.request.stoppedAll ? "stalled" : "paused";
+  }
+
   /** The request headers went on but the filter holds the body (and its end) until it continues. */
   get requestBodyHeld(): boolean {
-    return this.requestState === "forwarded" && this.requestBodyStopped;
+    return this.requestState === "forwarded" && this.request.stopped;
+  }
+
+  /** The filter holds the request body it reads: paused, or its body held after the headers went on. */
+  private get requestBodyWithFilter(): boolean {
+    return this.requestState === "paused" || this.requestBodyHeld;
   }
 
   /** The filter holds a request body buffer that went past the limit: Envoy stops reading the client until the filter
    *  lets it go (filter_manager.cc ActiveStreamDecoderFilter::requestDataTooLarge on a streaming buffer →
    *  onDecoderFilterAboveWriteBufferHighWatermark; a drained buffer's low watermark reads again). */
   get requestBufferAboveLimit(): boolean {
-    return this.aboveLimit && (this.requestState === "paused" || this.requestState === "stalled" || this.requestBodyHeld);
+    return this.request.aboveLimit && (this.requestState === "stalled" || this.requestBodyWithFilter);
   }
 
   /** Body bytes released for the upstream since the last call. */
   takeReleasedBody(): Uint8Array {
-    const out = this.released.reduce(concat, new Uint8Array(0));
-    this.released = [];
-    return out;
+    return this.request.takeReleased();
   }
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
     this.state.requestHeaders.set(headers, true);
     if (this.bypass) {
-      this.requestState = "forwarded";
+      this.request.afterHeaders(HeadersStatus.Continue);
       return;
     }
     this.createInVm();
     const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
+    // StopAllIteration ("stalled"): stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
     const status = headersStatus(r, this.stopIterationAllowed());
-    if (status === HeadersStatus.Continue) {
-      // context.cc Context::decodeHeaders: after Continue the filter no longer holds the header map.
-      this.state.requestHeadersHeld = false;
-      this.requestState = "forwarded";
-    } else if (status === HeadersStatus.StopIteration) {
-      this.requestState = "paused";
-    } else {
-      // StopAllIteration: stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
-      this.requestState = "stalled";
-      this.stalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
-    }
+    // context.cc Context::decodeHeaders: after Continue the filter no longer holds the header map.
+    if (status === HeadersStatus.Continue) this.state.requestHeadersHeld = false;
+    this.request.afterHeaders(status);
   }
 
   // Whether a headers StopIteration stays itself. Stock Envoy: with allow_on_headers_stop_iteration (cpp-host
@@ -219,21 +195,13 @@ export class FilterStream implements PluginStreamCalls {
     return host.flavor === "higress" ? this.worker.vm.abiVersion === "0.2.100" : host.allowOnHeadersStopIteration;
   }
 
-  /** The buffered request body grew to `size`: whether that is the limit's first crossing, where a
-   *  non-streaming buffer gets the 413 (ActiveStreamDecoderFilter::requestDataTooLarge). */
-  private crossesLimit(size: number): boolean {
-    if (this.aboveLimit || size <= this.worker.host.bufferLimitBytes) return false;
-    this.aboveLimit = true;
-    return true;
-  }
-
   decodeData(chunk: Uint8Array, endOfStream: boolean): void {
     this.state.requestBodySize += chunk.length;
-    if (endOfStream) this.requestComplete = true;
+    const limit = this.worker.host.bufferLimitBytes;
     switch (this.requestState) {
       case "forwarded": {
         if (this.bypass) {
-          this.released.push(chunk);
+          this.request.release(chunk);
           return;
         }
         // The headers went on, each chunk still reaches the filter, and a body callback that stops holds the body from
@@ -241,18 +209,17 @@ export class FilterStream implements PluginStreamCalls {
         break;
       }
       case "stalled":
-        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; the
-        // buffer streams (no 413, reading just pauses) only under StopAllIterationAndWatermark.
-        this.pendingBody = concat(this.pendingBody, chunk);
-        this.pendingData = true;
-        if (this.crossesLimit(this.pendingBody.length) && this.stalledBuffering) this.sendLocal(payloadTooLarge());
+        // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; over the limit
+        // a non-streaming buffer gets requestDataTooLarge's 413, a streaming one just pauses reading.
+        this.pendingBody = concatBytes(this.pendingBody, chunk);
+        if (this.request.bufferWhileStoppedAll(this.pendingBody.length, endOfStream, limit) === "too-large") this.sendLocal(payloadTooLarge());
         return;
       case "paused":
         break;
       default:
         return;
     }
-    this.state.requestBody = concat(this.state.requestBody, chunk);
+    this.state.requestBody = concatBytes(this.state.requestBody, chunk);
     // context.cc Context::decodeData: while buffering, the chunk joins the buffered body (addDecodedData)
     // before the VM is called. Over the limit that is requestDataTooLarge's 413, which the filter manager
     // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
@@ -260,18 +227,18 @@ export class FilterStream implements PluginStreamCalls {
     // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
     // That is upstream Envoy's order; higress-group/envoy's envoy-1.27 Context::decodeData calls the VM first and
     // leaves buffering to the filter manager (a 413 only after StopIterationAndBuffer). Not modelled per flavor.
-    if (this.bufferingBody && this.crossesLimit(this.state.requestBody.length)) this.preparedReply = payloadTooLarge();
+    if (this.bufferingRequestBody && this.request.crossLimit(this.state.requestBody.length, limit, true) === "too-large") this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }
 
   /** A body callback while the filter holds the request; the body it holds is state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
-    this.bufferingBody = false;
+    this.bufferingRequestBody = false;
     const prepared = this.preparedReply;
     if (prepared) {
       this.preparedReply = null;
-      if (this.requestState !== "reset" && !this.state.localReply) this.sendLocal(prepared);
+      if (this.fate !== "reset" && !this.state.localReply) this.sendLocal(prepared);
       return;
     }
     if (r === null || this.settled()) return;
@@ -280,23 +247,15 @@ export class FilterStream implements PluginStreamCalls {
       this.forward();
       return;
     }
-    this.requestBodyStopped = true;
-    if (status === DataStatus.StopIterationAndBuffer) {
-      this.bufferingBody = true;
-      // commonHandleAfterDataCallback buffers the chunk (not streaming): over the limit, a 413 now.
-      if (this.crossesLimit(this.state.requestBody.length)) this.sendLocal(payloadTooLarge());
-    } else if (status === DataStatus.StopIterationAndWatermark) {
-      // A streaming buffer: crossing the limit only pauses reading (no 413).
-      this.crossesLimit(this.state.requestBody.length);
-    } else {
-      this.state.requestBody = new Uint8Array(0);
-    }
+    const crossing = this.request.stopAfterData(status, this.worker.host.bufferLimitBytes);
+    this.bufferingRequestBody = status === DataStatus.StopIterationAndBuffer;
+    // A non-streaming buffer (StopIterationAndBuffer) over the limit: the 413 now; a streaming one only pauses reading.
+    if (crossing === "too-large") this.sendLocal(payloadTooLarge());
   }
 
   decodeTrailers(trailers: HeaderList): void {
     this.state.requestTrailers = new HeaderMap(normalizeHeaders(trailers));
-    this.requestComplete = true;
-    if (this.bypass || this.requestState === "local-reply" || this.requestState === "reset") return;
+    if (this.bypass || this.fate !== null) return;
     // filter_manager.cc FilterManager::decodeTrailers returns at a filter that stoppedAll().
     if (this.requestState === "stalled") {
       this.pendingTrailers = true;
@@ -307,10 +266,10 @@ export class FilterStream implements PluginStreamCalls {
 
   private deliverTrailers(): void {
     // The buffered body stays readable while the request is paused (spec "Buffers").
-    const readable = this.requestState === "paused" || this.requestBodyHeld ? [BufferType.HttpRequestBody] : [];
+    const readable = this.requestBodyWithFilter ? [BufferType.HttpRequestBody] : [];
     const count = this.state.requestTrailers?.pairs.length ?? 0;
     const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
-    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && (this.requestState === "paused" || this.requestBodyHeld)) this.forward();
+    if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestBodyWithFilter) this.forward();
   }
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
@@ -322,42 +281,36 @@ export class FilterStream implements PluginStreamCalls {
     this.state.responseHeadersHeld = true;
     const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
     const status = r === null ? HeadersStatus.Continue : headersStatus(r, this.stopIterationAllowed());
-    this.responseHeld = status !== HeadersStatus.Continue;
-    this.responseStopped = this.responseHeld;
-    this.responseStalled = status !== HeadersStatus.Continue && status !== HeadersStatus.StopIteration;
-    this.responseStalledBuffering = status === HeadersStatus.StopAllIterationAndBuffer;
+    this.response.afterHeaders(status);
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
-    if (!this.responseHeld) this.state.responseHeadersHeld = false;
+    if (!this.response.headersHeld) this.state.responseHeadersHeld = false;
   }
 
   /** Whether the response headers may be sent downstream now. */
   get responseHeadersReleased(): boolean {
-    return !this.responseHeld;
+    return !this.response.headersHeld;
   }
 
   /** Whether the filter holds the response (headers, body or its end) until it calls continue_stream. */
   get responseStoppedByFilter(): boolean {
-    return this.responseStopped;
+    return this.response.stopped;
   }
 
   /** Response body bytes continue_stream let go since the last call. */
   takeReleasedResponseBody(): Uint8Array {
-    const out = this.releasedResponse;
-    this.releasedResponse = new Uint8Array(0);
-    return out;
+    return this.response.takeReleased();
   }
 
   /** Runs the response body callback and returns the bytes to send downstream now. */
   encodeData(chunk: Uint8Array, endOfStream: boolean): Uint8Array {
     this.state.responseBodySize += chunk.length;
     if (this.bypass || !this.createdInVm) return chunk;
-    this.state.responseBody = concat(this.state.responseBody, chunk);
-    if (this.responseStalled) {
+    this.state.responseBody = concatBytes(this.state.responseBody, chunk);
+    if (this.response.stoppedAll) {
       // filter_manager.cc FilterManager::encodeData, handleDataIfStopAll: buffered for the filter, not delivered; the
       // buffer streams only under StopAllIterationAndWatermark.
-      this.responseStalledData = true;
-      if (endOfStream) this.responseStalledEnd = true;
-      this.checkResponseLimit(this.responseStalledBuffering);
+      const limit = this.worker.host.bufferLimitBytes;
+      this.responseCrossedLimit(this.response.bufferWhileStoppedAll(this.state.responseBody.length, endOfStream, limit));
       return new Uint8Array(0);
     }
     return this.deliverResponseBody(endOfStream);
@@ -367,34 +320,23 @@ export class FilterStream implements PluginStreamCalls {
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
-    if (status === DataStatus.Continue) {
-      const out = this.state.responseBody;
-      this.state.responseBody = new Uint8Array(0);
-      this.responseHeld = false;
-      this.responseStopped = false;
-      this.responseAboveLimit = false;
-      return out;
-    }
-    this.responseStopped = true;
-    if (status === DataStatus.StopIterationNoBuffer) this.state.responseBody = new Uint8Array(0);
+    if (status === DataStatus.Continue) return this.response.continueWithBody();
     // commonHandleAfterDataCallback buffers the chunk; a StopIterationAndWatermark buffer streams.
-    else this.checkResponseLimit(status === DataStatus.StopIterationAndBuffer);
+    this.responseCrossedLimit(this.response.stopAfterData(status, this.worker.host.bufferLimitBytes));
     return new Uint8Array(0);
   }
 
-  /** The encoder's WatermarkBuffer: past the limit (its first crossing), a buffer that is not streaming is too large
+  /** The encoder's WatermarkBuffer crossed the limit: a buffer that is not streaming is too large
    *  (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge). */
-  private checkResponseLimit(notStreaming: boolean): void {
-    if (this.responseAboveLimit || this.state.responseBody.length <= this.worker.host.bufferLimitBytes) return;
-    this.responseAboveLimit = true;
-    this.responseTooLarge = notStreaming;
+  private responseCrossedLimit(crossing: LimitCrossing): void {
+    if (crossing !== "none") this.responseTooLarge = crossing === "too-large";
   }
 
   /** The filter holds a response body buffer that went past the limit: Envoy stops reading the upstream until the
    *  filter lets it go (ActiveStreamEncoderFilter::responseDataTooLarge on a streaming buffer →
    *  onEncoderFilterAboveWriteBufferHighWatermark). */
   get responseBufferAboveLimit(): boolean {
-    return this.responseAboveLimit && this.responseStopped;
+    return this.response.aboveLimit && this.response.stopped;
   }
 
   /** The filter buffered more response body than the buffer limit allows: Envoy answers 500 (or resets). */
@@ -414,7 +356,7 @@ export class FilterStream implements PluginStreamCalls {
     // (deferHeadersAndTrailers, QuicStatsGatherer::maybeDoDeferredLog), after destroyFilters; the access-log handler
     // keeps the Context alive for that. Others, and a stream the client reset (sawDownstreamReset), are logged before
     // their filters go.
-    if (this.state.info.protocol === "HTTP/3" && this.requestState !== "reset") {
+    if (this.state.info.protocol === "HTTP/3" && this.fate !== "reset") {
       this.destroy();
       this.log();
     } else {
@@ -444,7 +386,7 @@ export class FilterStream implements PluginStreamCalls {
 
   /** A downstream or upstream reset: Envoy still writes the access log, so the teardown is the same. */
   reset(): void {
-    if (this.requestState !== "local-reply") this.requestState = "reset";
+    if (this.fate !== "local-reply") this.fate = "reset";
     this.finish();
   }
 
@@ -455,7 +397,7 @@ export class FilterStream implements PluginStreamCalls {
    *  second reply while one is pending or sent changes nothing. */
   setLocalReply(reply: LocalReply): number {
     // A prepared 413 stands (DownstreamFilterManager::prepareLocalReplyViaFilterChain keeps the first).
-    if (this.state.localReply || this.deferredReply || this.preparedReply || this.requestState === "reset") return Status.Ok;
+    if (this.state.localReply || this.deferredReply || this.preparedReply || this.fate === "reset") return Status.Ok;
     // StringUtil::replaceAllEmptySpace on the details.
     const details = reply.details.replace(/\s/g, "_");
     this.deferredReply = { ...reply, details };
@@ -467,7 +409,7 @@ export class FilterStream implements PluginStreamCalls {
   private sendDeferredReply(): void {
     const reply = this.deferredReply;
     this.deferredReply = null;
-    if (reply && this.requestState !== "reset" && !this.state.localReply) this.sendLocal(reply);
+    if (reply && this.fate !== "reset" && !this.state.localReply) this.sendLocal(reply);
   }
 
   continueFromPlugin(type: number): number {
@@ -477,7 +419,7 @@ export class FilterStream implements PluginStreamCalls {
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
-    } else if (type === StreamType.HttpRequest && (this.requestState === "paused" || this.requestBodyHeld)) {
+    } else if (type === StreamType.HttpRequest && this.requestBodyWithFilter) {
       this.forward();
       this.notify();
     } else if (type === StreamType.HttpResponse) {
@@ -488,7 +430,7 @@ export class FilterStream implements PluginStreamCalls {
 
   closeFromPlugin(_type: number): number {
     this.state.closedByPlugin = true;
-    this.requestState = "reset";
+    this.fate = "reset";
     this.notify();
     return Status.Ok;
   }
@@ -505,13 +447,14 @@ export class FilterStream implements PluginStreamCalls {
    *  trailers follow), then the trailers (doTrailers), reach this filter itself. */
   private resumeStalled(): void {
     if (this.requestState !== "stalled") return;
-    this.requestState = "forwarded";
-    if (this.pendingData) {
-      this.requestState = "paused";
+    if (this.request.resumeFromStoppedAll()) {
+      // The request stays held ("paused") while its buffered body reaches the filter.
+      this.request.headersHeld = true;
+      this.request.iteration = "stop-single";
       this.state.requestBody = this.pendingBody;
       this.pendingBody = new Uint8Array(0);
-      this.pendingData = false;
-      this.deliverBody(this.requestComplete && !this.pendingTrailers);
+      // The end of the stream, unless trailers follow.
+      this.deliverBody(this.request.endWhileStoppedAll && !this.pendingTrailers);
     }
     if (this.pendingTrailers && !this.settled()) {
       this.pendingTrailers = false;
@@ -523,60 +466,47 @@ export class FilterStream implements PluginStreamCalls {
   /** filter_manager.cc ActiveStreamFilterBase::commonContinue on the encoder side (continueEncoding): held headers
    *  go on (doHeaders), then the body buffered so far (doData). */
   private resumeResponse(): void {
-    if (!this.responseStopped || this.requestState === "reset") return;
-    if (this.responseStalled) {
-      // stoppedAll(): iterate_from_current_filter_, so the body buffered meanwhile reaches this filter (doData).
-      this.responseStalled = false;
-      this.responseHeld = false;
-      this.responseStopped = false;
-      if (this.responseStalledData) {
-        this.responseStalledData = false;
-        this.releasedResponse = concat(this.releasedResponse, this.deliverResponseBody(this.responseStalledEnd));
+    if (!this.response.stopped || this.fate === "reset") return;
+    if (this.response.stoppedAll) {
+      // iterate_from_current_filter_: the body buffered meanwhile reaches this filter (doData).
+      if (this.response.resumeFromStoppedAll()) {
+        const sent = this.deliverResponseBody(this.response.endWhileStoppedAll);
+        // What the callback let go replaces what was released meanwhile: a local reply it sent loses its body
+        // (a known gap, kept as it was).
+        this.response.dropReleased();
+        this.response.release(sent);
       }
-      this.notify();
-      return;
+    } else {
+      this.response.release(this.response.continueWithBody());
     }
-    this.responseHeld = false;
-    this.responseStopped = false;
-    this.responseAboveLimit = false;
-    this.releasedResponse = concat(this.releasedResponse, this.state.responseBody);
-    this.state.responseBody = new Uint8Array(0);
     this.notify();
   }
 
+  /** The filter lets the request go: headers, and the body it held. */
   private forward(): void {
-    this.requestState = "forwarded";
-    this.requestBodyStopped = false;
-    // The buffer drains: its next crossing counts again (WatermarkBuffer below the low watermark).
-    this.aboveLimit = false;
-    this.released.push(this.state.requestBody);
-    this.state.requestBody = new Uint8Array(0);
+    this.request.release(this.request.continueWithBody());
   }
 
   private settled(): boolean {
-    return this.requestState === "local-reply" || this.requestState === "reset" || this.bypass;
+    return this.fate !== null || this.bypass;
   }
 
   private sendLocal(reply: LocalReply): void {
     const headers = normalizeHeaders(reply.headers).filter(([k]) => k !== ":status");
     this.state.localReply = { ...reply, headers };
-    this.requestState = "local-reply";
-    this.released = [];
+    this.fate = "local-reply";
+    this.request.dropReleased();
     // Envoy runs the local reply through the encoder filters, this one included.
     const responseHeaders: HeaderList = [[":status", String(reply.status)], ...headers];
     if (reply.body.length) responseHeaders.push(["content-length", String(reply.body.length)]);
     // The body the filter lets go is the reply's (takeReleasedResponseBody); it may hold the reply until continue_stream.
-    this.releasedResponse = new Uint8Array(0);
+    this.response.dropReleased();
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
-      if (reply.body.length) {
-        // Read after the body callback: a continue_stream it called may have let the body go meanwhile.
-        const sent = this.encodeData(reply.body, true);
-        this.releasedResponse = concat(this.releasedResponse, sent);
-      }
+      if (reply.body.length) this.response.release(this.encodeData(reply.body, true));
     } else {
       this.state.responseHeaders = new HeaderMap(responseHeaders);
-      this.releasedResponse = reply.body;
+      this.response.release(reply.body);
     }
     this.notify();
   }
@@ -612,17 +542,18 @@ export class FilterStream implements PluginStreamCalls {
     if (host.legacyFailOpen) {
       // plugin_->fail_open_: every callback returns Continue from now on.
       this.bypass = true;
-      if (this.requestState === "paused" || this.requestBodyHeld) this.forward();
-      else if (this.requestState === "headers") this.requestState = "forwarded";
-      this.responseHeld = false;
-      this.responseStopped = false;
+      if (this.requestBodyWithFilter) this.forward();
+      else if (this.requestState === "headers") this.request.afterHeaders(HeadersStatus.Continue);
+      // The response goes on too, its headers and whatever comes next (encodeData skips the VM from now on).
+      this.response.headersHeld = false;
+      this.response.iteration = "continue";
       host.log(LogLevel.Warn, `fail_open: continuing the stream after a VM failure in ${where}`, this.vm);
       return;
     }
     if (this.streamFailed) return;
     this.streamFailed = true;
     // Context::failStream(Request): one local 503, unless the stream already has a reply (or a prepared one).
-    if (this.requestState === "local-reply" || this.state.localReply || this.preparedReply) return;
+    if (this.fate === "local-reply" || this.state.localReply || this.preparedReply) return;
     this.sendLocal({ status: 503, details: "wasm_fail_stream", body: new Uint8Array(0), headers: [], grpcStatus: 14 });
   }
 
