@@ -448,9 +448,7 @@ export class FilterStream implements PluginStreamCalls {
   private resumeStalled(): void {
     if (this.requestState !== "stalled") return;
     if (this.request.resumeFromStoppedAll()) {
-      // The request stays held ("paused") while its buffered body reaches the filter.
-      this.request.headersHeld = true;
-      this.request.iteration = "stop-single";
+      // The headers have gone on; a body callback that stops holds only the body (requestBodyHeld).
       this.state.requestBody = this.pendingBody;
       this.pendingBody = new Uint8Array(0);
       // The end of the stream, unless trailers follow.

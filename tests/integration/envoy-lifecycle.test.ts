@@ -163,6 +163,23 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
 });
 
+test("stock Envoy: continue_stream on a stalled request sends its headers on before the buffered body reaches the filter, so a body callback that stops then holds only the body (filter_manager.cc ActiveStreamFilterBase::commonContinue: headers_continued_ and doHeaders, then doData from this filter)", async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("normal"), false);
+  s.decodeData(enc.encode("ab"), false);
+  assert.equal(s.requestState, "stalled");
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 0], worker.rootContextId);
+  assert.deepEqual(h.values("body_size"), ["2:more"], "the buffered body reaches the filter, which holds it");
+  assert.equal(s.requestState, "forwarded", "the headers went on");
+  assert.equal(s.requestBodyHeld, true);
+  assert.equal(s.takeReleasedBody().length, 0);
+  s.decodeData(enc.encode("cd"), true);
+  assert.equal(dec.decode(s.takeReleasedBody()), "abcd");
+  assert.equal(s.requestBodyHeld, false);
+});
+
 test("after request headers went on with Continue, a body callback that stops holds the body until its Continue (filter_manager.cc commonHandleAfterDataCallback: StopSingleIteration, then commonContinue → doData)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
