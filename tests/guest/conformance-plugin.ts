@@ -293,7 +293,7 @@ class ConformanceStream extends HttpContext {
     }
     if (this.scenario == "continue" || this.scenario == "hold-response" || this.scenario == "hold-response-body" ||
       this.scenario == "hold-response-all" || this.scenario == "response-headers-result" || this.scenario == "continue-hold-body" ||
-      this.scenario == "watermark-response") {
+      this.scenario == "watermark-response" || this.scenario == "reply-in-response-body") {
       return HeadersAction.Continue;
     }
     if (this.scenario == "headers-result") {
@@ -358,7 +358,7 @@ class ConformanceStream extends HttpContext {
       return result === null ? HeadersAction.Continue : <i32>parseInt(result);
     }
     const hold = this.scenario == "local-hold" || this.scenario == "hold-response" || this.scenario == "hold-response-all" ||
-      this.scenario == "local-continue-in-body";
+      this.scenario == "local-continue-in-body" || (this.scenario == "reply-in-response-body" && status == "200");
     return hold ? HeadersAction.StopIteration : HeadersAction.Continue;
   }
 
@@ -367,6 +367,10 @@ class ConformanceStream extends HttpContext {
     // Held until the test calls conformance_continue_stream(id, Response).
     if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
     if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;
+    if (this.scenario == "reply-in-response-body") {
+      writer.clear();
+      check("reply_in_response_body", host.sendLocalResponse(403, "replaced", "replaced", writer).toString());
+    }
     if (this.scenario == "local-continue-in-body") check("continue_response_in_body", host.continueStream(StreamType.HttpResponse).toString());
     return DataAction.Continue;
   }

@@ -125,6 +125,19 @@ test("a local reply whose headers the filter held and whose body callback calls 
   assert.equal(new TextDecoder().decode(s.takeReleasedResponseBody()), "denied body", "the body continue_stream let go is not dropped");
 });
 
+test("stock Envoy: a local reply sent from the body callback continue_stream(Response) delivered replaces the upstream response, body included (filter_manager.cc sendLocalReply before the response headers went downstream)", { todo: "the host drops the reply's body (FilterStream.resumeResponse), and sendLocal runs it through the filter after the upstream body the filter still holds" }, async () => {
+  const h = await conformanceHost({ flavor: "envoy" });
+  const s = h.host.newStream();
+  s.decodeHeaders(request("reply-in-response-body"), true);
+  s.encodeHeaders([[":status", "200"]], false);
+  assert.equal(s.encodeData(enc.encode("upstream"), true).length, 0, "held for the filter");
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_continue_stream", [s.contextId, 1], worker.rootContextId);
+  assert.equal(h.values("reply_in_response_body")[0], String(Status.Ok));
+  assert.equal(s.localReply?.status, 403);
+  assert.equal(new TextDecoder().decode(s.takeReleasedResponseBody()), "replaced");
+});
+
 test("get_buffer_bytes past the end of the body is Ok with nothing, and a length whose end passes 2^32 is cut at the body's end (cpp-host exports.cc get_buffer_bytes: its overflow check is on 64-bit Words)", async () => {
   const h = await conformanceHost();
   const s = h.host.newStream();
