@@ -9,6 +9,7 @@
 import net from "node:net";
 import type { Clock } from "./clock.ts";
 import { RespProtocolError, encodeCommand, replyLength } from "./redis-resp.ts";
+import { ByteQueue } from "./byte-queue.ts";
 
 /** How a reply ends: the raw RESP reply, or null when the call failed (connection closed, timeout). */
 export type RedisReplyCallback = (reply: Uint8Array | null) => void;
@@ -173,7 +174,7 @@ class RawClient {
   private encoderLength = 0;
   private cancelFlushTimer: (() => void) | null = null;
   private cancelConnectOrOpTimer: (() => void) | null = null;
-  private input: Buffer = Buffer.alloc(0);
+  private readonly input = new ByteQueue();
   private readonly wire: RedisWire;
 
   constructor(
@@ -246,19 +247,19 @@ class RawClient {
   /** RawClientImpl::onData: a reply that is not RESP closes the connection. */
   private onData(chunk: Uint8Array): void {
     if (this.closed) return;
-    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    this.input = this.input.length === 0 ? bytes : Buffer.concat([this.input, bytes]);
+    this.input.append(chunk);
     while (this.input.length > 0 && !this.closed) {
+      const pending = this.input.view();
       let n: number;
       try {
-        n = replyLength(this.input);
+        n = replyLength(pending);
       } catch (e) {
         if (e instanceof RespProtocolError) return this.close();
         throw e;
       }
       if (n < 0) return;
-      const reply = Uint8Array.prototype.slice.call(this.input, 0, n);
-      this.input = this.input.subarray(n);
+      const reply = pending.slice(0, n);
+      this.input.consume(n);
       this.onRawResponse(reply);
     }
   }
