@@ -468,11 +468,14 @@ export class FilterStream implements PluginStreamCalls {
     if (this.response.stoppedAll) {
       // iterate_from_current_filter_: the body buffered meanwhile reaches this filter (doData).
       if (this.response.resumeFromStoppedAll()) {
+        const fateBefore = this.fate;
         const sent = this.deliverResponseBody(this.response.endWhileStoppedAll);
-        // What the callback let go replaces what was released meanwhile: a local reply it sent loses its body
-        // (a known gap: the todo test in conformance/stream-calls.test.ts).
-        this.response.dropReleased();
-        this.response.release(sent);
+        // A local reply the callback sent replaced the response, body included (sendLocal); otherwise what the
+        // callback let go replaces what was released meanwhile.
+        if (this.fate === fateBefore) {
+          this.response.dropReleased();
+          this.response.release(sent);
+        }
       }
     } else {
       this.response.release(this.response.continueWithBody());
@@ -499,6 +502,9 @@ export class FilterStream implements PluginStreamCalls {
     if (reply.body.length) responseHeaders.push(["content-length", String(reply.body.length)]);
     // The body the filter lets go is the reply's (takeReleasedResponseBody); it may hold the reply until continue_stream.
     this.response.dropReleased();
+    // The upstream response the filter still buffers is replaced, not sent before the reply (filter_manager.cc
+    // sendLocalReplyViaFilterChain, before the response headers went downstream).
+    this.state.responseBody = new Uint8Array(0);
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
       if (reply.body.length) this.response.release(this.encodeData(reply.body, true));
