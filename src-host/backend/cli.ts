@@ -15,6 +15,12 @@ const USAGE = `usage: tsx src-host/backend/cli.ts [options]
   --max-batch-tokens N  per-step token budget (default 2048)
   --max-model-len N     longest prompt + output (default 32768, capped by the KV capacity)
   --prefill-tps N       prefill tokens per second (default 8000)
+  --attention-ms-per-m-pairs X
+                        prefill attention cost, ms per 10^6 (query, context) token pairs (default: the rate
+                        --prefill-tps implies for an 8B model, 4.7 at 8000; 0 = free)
+  --decode-ms-per-k-context X
+                        decode KV-read cost, ms per 1000 context tokens of each decoding sequence per step
+                        (default 0.052, an 8B model's 128 KiB per token at 2.5 TB/s; 0 = free)
   --max-tokens N        answer length when the client sets no max_tokens (default 64)
   --lora a,b            LoRA adapter names to serve
   --max-loras N         max_lora reported in vllm:lora_requests_info
@@ -35,6 +41,8 @@ const values = parseCliArgs(TOOL, USAGE, {
   "max-batch-tokens": { type: "string" },
   "max-model-len": { type: "string" },
   "prefill-tps": { type: "string" },
+  "attention-ms-per-m-pairs": { type: "string" },
+  "decode-ms-per-k-context": { type: "string" },
   "max-tokens": { type: "string" },
   lora: { type: "string" },
   "max-loras": { type: "string" },
@@ -47,6 +55,11 @@ function positive(flag: Flag, fractional = false): number | undefined {
   const text = values[flag];
   return text === undefined ? undefined : numberArg(TOOL, flag, text, { positive: true, integer: !fractional });
 }
+/** A flag's value, which must be a number >= 0, or undefined when it is absent. */
+function nonNegative(flag: "attention-ms-per-m-pairs" | "decode-ms-per-k-context"): number | undefined {
+  const text = values[flag];
+  return text === undefined ? undefined : numberArg(TOOL, flag, text, { min: 0 });
+}
 
 const port = numberArg(TOOL, "port", values.port, { integer: true, min: 0, max: 65535 });
 const engine = {
@@ -57,6 +70,8 @@ const engine = {
   maxBatchTokens: positive("max-batch-tokens"),
   maxModelLen: positive("max-model-len"),
   prefillTokensPerSec: positive("prefill-tps", true),
+  attentionMsPerMTokenPairs: nonNegative("attention-ms-per-m-pairs"),
+  decodeMsPerKContextTokens: nonNegative("decode-ms-per-k-context"),
 };
 if (engine.kvTokens < (engine.blockSize ?? DEFAULT_ENGINE_CONFIG.blockSize)) usageError(TOOL, `--kv-tokens (${engine.kvTokens}) must hold at least one block of --block-size tokens`);
 

@@ -11,8 +11,12 @@
 //   is preempted (blocks released, recomputed later). A request alone always fits (maxModelLen check),
 //   so the engine cannot deadlock.
 // - Step duration = (stepOverheadMs + decodePerSeqMs * decoding sequences + prefill tokens /
-//   prefillTokensPerSec) / speed. Full blocks are cached as they are scheduled (vLLM allocate_slots); the
-//   other effects of a step (tokens, finishing) land at its end.
+//   prefillTokensPerSec + attentionMsPerMTokenPairs * prefill attention pairs / 1e6 + decodeMsPerKContextTokens *
+//   decoding sequences' context tokens / 1000) / speed. A prefill chunk of n tokens atop c computed ones attends
+//   n * (c + (n + 1) / 2) (query, context) pairs (compute-bound, like the linear layers); a decode step reads the KV
+//   of every decoding sequence's whole context (memory-bound, like the weight read the overhead stands for). So a
+//   long uncached context is slow to prefill and a long cached one is worth keeping. Full blocks are cached as they
+//   are scheduled (vLLM allocate_slots); the other effects of a step (tokens, finishing) land at its end.
 import { computeBlockHashes, hashBlock, rootBlockHash } from "./block-hash.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
 import { PrefixCache } from "./prefix-cache.ts";
@@ -35,6 +39,17 @@ export interface EngineConfig {
   stepOverheadMs: number;
   /** Added step cost per decoding sequence in the batch. */
   decodePerSeqMs: number;
+  /**
+   * Prefill attention: ms per 10^6 (query token, context token) pairs, summed over the step's prefill chunks as
+   * n * (tokens computed before the chunk + (n + 1) / 2). Unset: derived from prefillTokensPerSec (see
+   * attentionCostFor). 0: attention is free (the cost model before this term).
+   */
+  attentionMsPerMTokenPairs: number;
+  /**
+   * Decode KV read: ms per 1000 context tokens of each decoding sequence, per step. Unset: derived from
+   * stepOverheadMs (see kvReadCostFor). 0: KV reads are free.
+   */
+  decodeMsPerKContextTokens: number;
   /** Divides every duration: 10 runs ten times faster than the modelled GPU. */
   speed: number;
   /** Seeds the pseudo token ids generated when a request does not supply its output tokens. */
@@ -46,6 +61,27 @@ export type EngineConfigInput = Partial<EngineConfig> & {
   kvTokens?: number;
 };
 
+// Unset, the two context costs are derived from the GPU speed the configuration already gives, with Llama-3-8B's
+// shape (the 8B dense model that 8000 prefill tokens/s and a 6 ms step suggest), so a faster GPU is faster at both.
+// Attention: a layer's linear layers cost 2 * 53,248 * 4096 FLOPs per token (q/k/v/o 4096 x (4096 + 2 * 1024 + 4096)
+// plus MLP 3 x 4096 x 14,336 weights), its attention 4 * 4096 FLOPs per (query, context) pair (QK^T and AV, 32 heads
+// x 128 dims); at the same achieved FLOP rate (8000 tokens/s is 112 TFLOP/s) a token's attention over 26,624 context
+// tokens costs as much as its linear layers. KV read: a token's KV is 8 KV heads x 128 dims x 2 (K, V) x 32 layers x
+// 2 bytes = 128 KiB; a decode step reads 7.5e9 x 2 bytes = 15.0 GB of weights, which the step overhead stands for
+// (6 ms is 2.5 TB/s of HBM), so reading 114,516 tokens' KV costs one step overhead.
+const ATTENTION_BREAK_EVEN_CONTEXT_TOKENS = 26_624;
+const KV_TOKENS_PER_WEIGHT_READ = 114_516;
+
+/** Prefill attention cost (ms per 10^6 token pairs) at the FLOP rate that `prefillTokensPerSec` implies. */
+export function attentionCostFor(prefillTokensPerSec: number): number {
+  return (1000 / prefillTokensPerSec) * (1e6 / ATTENTION_BREAK_EVEN_CONTEXT_TOKENS);
+}
+
+/** Decode KV-read cost (ms per 1000 context tokens) at the bandwidth that a step overhead of `stepOverheadMs` implies. */
+export function kvReadCostFor(stepOverheadMs: number): number {
+  return (stepOverheadMs * 1000) / KV_TOKENS_PER_WEIGHT_READ;
+}
+
 export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   blockSize: 16,
   numGpuBlocks: 4096,
@@ -55,6 +91,8 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   prefillTokensPerSec: 8000,
   stepOverheadMs: 6,
   decodePerSeqMs: 0.2,
+  attentionMsPerMTokenPairs: attentionCostFor(8000),
+  decodeMsPerKContextTokens: kvReadCostFor(6),
   speed: 1,
   seed: 0,
 });
@@ -72,13 +110,15 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     numGpuBlocks,
     maxModelLen: Math.min(input.maxModelLen ?? DEFAULT_ENGINE_CONFIG.maxModelLen, capacity),
   };
+  config.attentionMsPerMTokenPairs = input.attentionMsPerMTokenPairs ?? attentionCostFor(config.prefillTokensPerSec);
+  config.decodeMsPerKContextTokens = input.decodeMsPerKContextTokens ?? kvReadCostFor(config.stepOverheadMs);
   const positive: (keyof EngineConfig)[] = [
     "blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen", "prefillTokensPerSec", "speed",
   ];
   for (const key of positive) {
     if (!(config[key] > 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be > 0`);
   }
-  for (const key of ["stepOverheadMs", "decodePerSeqMs"] as const) {
+  for (const key of ["stepOverheadMs", "decodePerSeqMs", "attentionMsPerMTokenPairs", "decodeMsPerKContextTokens"] as const) {
     if (!(config[key] >= 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be >= 0`);
   }
   for (const key of ["blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen"] as const) {
@@ -429,7 +469,9 @@ export class Engine {
     scheduled.length = 0;
     let budget = cfg.maxBatchTokens;
     let prefillTokens = 0;
+    let attentionPairs = 0;
     let decodeSeqs = 0;
+    let decodeContextTokens = 0;
     let preempted = false;
 
     for (let i = 0; i < this.running.length && budget > 0; i++) {
@@ -450,8 +492,13 @@ export class Engine {
       budget -= n;
       scheduled.push(seq);
       this.cacheScheduledBlocks(seq);
-      if (n === 1 && seq.outputs.length > 0 && seq.numComputed === seq.numTokens - 1) decodeSeqs++;
-      else prefillTokens += n;
+      if (n === 1 && seq.outputs.length > 0 && seq.numComputed === seq.numTokens - 1) {
+        decodeSeqs++;
+        decodeContextTokens += seq.numTokens;
+      } else {
+        prefillTokens += n;
+        attentionPairs += prefillPairs(seq.numComputed, n);
+      }
     }
 
     if (!preempted || scheduled.length === 0) {
@@ -477,6 +524,7 @@ export class Engine {
         seq.stepTokens = n;
         budget -= n;
         prefillTokens += n;
+        attentionPairs += prefillPairs(hit, n);
         this.running.push(seq);
         scheduled.push(seq);
         this.cacheScheduledBlocks(seq);
@@ -490,7 +538,9 @@ export class Engine {
       }
       return;
     }
-    const ms = cfg.stepOverheadMs + cfg.decodePerSeqMs * decodeSeqs + (prefillTokens * 1000) / cfg.prefillTokensPerSec;
+    const ms =
+      cfg.stepOverheadMs + cfg.decodePerSeqMs * decodeSeqs + (prefillTokens * 1000) / cfg.prefillTokensPerSec +
+      (cfg.attentionMsPerMTokenPairs * attentionPairs) / 1e6 + (cfg.decodeMsPerKContextTokens * decodeContextTokens) / 1000;
     this.inStep = true;
     this.stepEnd = at + ms / cfg.speed;
   }
@@ -646,6 +696,11 @@ export class Engine {
     if (n > 0) map.set(lora, n);
     else map.delete(lora);
   }
+}
+
+/** (query, context) pairs a causal prefill chunk of n tokens atop `computedBefore` computed ones attends. */
+function prefillPairs(computedBefore: number, n: number): number {
+  return n * computedBefore + (n * (n + 1)) / 2;
 }
 
 /** Deterministic stand-in token id for output position k of the request with this serial. */

@@ -18,6 +18,8 @@ export function engineConfig(spec: PodsSpec, seed: number): EngineConfigInput {
     prefillTokensPerSec: spec.prefillTokensPerSec,
     stepOverheadMs: spec.decodeStepMs.baseMs,
     decodePerSeqMs: spec.decodeStepMs.perSequenceMs,
+    attentionMsPerMTokenPairs: spec.attentionMsPerMTokenPairs,
+    decodeMsPerKContextTokens: spec.decodeStepMs.perKContextTokensMs,
     seed,
   };
 }

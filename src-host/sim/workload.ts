@@ -9,8 +9,16 @@ export interface PodsSpec {
   kvTokens: number;
   blockTokens: number;
   prefillTokensPerSec: number;
-  /** Step time = baseMs + perSequenceMs × decoding sequences (+ prefill time). */
-  decodeStepMs: { baseMs: number; perSequenceMs: number };
+  /**
+   * Prefill attention, ms per 10^6 (query, context) token pairs (the engine's attentionMsPerMTokenPairs). Absent:
+   * derived from prefillTokensPerSec.
+   */
+  attentionMsPerMTokenPairs?: number;
+  /**
+   * Step time = baseMs + perSequenceMs × decoding sequences + perKContextTokensMs × their context tokens / 1000
+   * (+ prefill time). perKContextTokensMs absent: derived from baseMs (the engine's decodeMsPerKContextTokens).
+   */
+  decodeStepMs: { baseMs: number; perSequenceMs: number; perKContextTokensMs?: number };
   maxBatchTokens: number;
   maxNumSeqs: number;
 }
@@ -167,6 +175,7 @@ const POD_FIELDS: Fields = {
   kvTokens: { kind: "int", min: 1 },
   blockTokens: { kind: "int", min: 1, max: 1024, default: 16 },
   prefillTokensPerSec: { kind: "number", min: 0, exclusiveMin: true },
+  attentionMsPerMTokenPairs: { kind: "number", min: 0, optional: true },
   maxBatchTokens: { kind: "int", min: 1, default: 8192 },
   maxNumSeqs: { kind: "int", min: 1, default: 256 },
 };
@@ -221,6 +230,7 @@ function parsePods(v: unknown, path: string): PodsSpec {
   const step = checkObject(decodeStepMs, `${path}.decodeStepMs`, {
     baseMs: { kind: "number", min: 0 },
     perSequenceMs: { kind: "number", min: 0 },
+    perKContextTokensMs: { kind: "number", min: 0, optional: true },
   }) as PodsSpec["decodeStepMs"];
   return { ...pods, decodeStepMs: step };
 }

@@ -112,6 +112,8 @@ const BAD_VALUES: Array<[string, string[], RegExp]> = [
   ["demo.ts", ["--workers", "100000"], /--workers must be a positive integer up to 64, got "100000"$/],
   ["src-host/backend/cli.ts", ["--port=-5"], /--port must be a non-negative integer up to 65535, got "-5"$/],
   ["src-host/backend/cli.ts", ["--kv-tokens", "8"], /--kv-tokens \(8\) must hold at least one block/],
+  ["src-host/backend/cli.ts", ["--attention-ms-per-m-pairs=-1"], /--attention-ms-per-m-pairs must be a non-negative number, got "-1"$/],
+  ["src-host/backend/cli.ts", ["--decode-ms-per-k-context", "fast"], /--decode-ms-per-k-context must be a non-negative number, got "fast"$/],
   ["src-host/package/cli.ts", ["--name", "../x", "--out", "build/oci-never"], /--name: image name must be lower-case letters/],
   ["src-host/package/cli.ts", ["--created", "yesterday", "--out", "build/oci-never"], /--created must be an RFC 3339 time/],
   ["src-host/package/cli.ts", ["--wasm", "package.json", "--out", "build/oci-never"], /package\.json is not a WebAssembly module/],

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { computeBlockHashes } from "../../src-host/backend/block-hash.ts";
 import {
-  Engine, EngineRequestError, type EngineConfigInput, type EngineEvent, type EngineRequest, type FinishedEvent,
+  DEFAULT_ENGINE_CONFIG, Engine, EngineRequestError, resolveEngineConfig, type EngineConfigInput, type EngineEvent, type EngineRequest, type FinishedEvent,
 } from "../../src-host/backend/engine.ts";
 
 const CONFIG: EngineConfigInput = {
@@ -45,17 +45,99 @@ function finished(events: EngineEvent[]): Map<string | number, FinishedEvent> {
 
 test("a lone request's TTFT is the chunked prefill time of its prompt", () => {
   const engine = new Engine(CONFIG);
+  const { attentionMsPerMTokenPairs: attention, decodeMsPerKContextTokens: kvRead } = engine.config;
   const prompt = 1300; // chunks of 512, 512, 276
   engine.submit({ id: "a", promptTokens: tokens(prompt, 1), maxTokens: 4 }, 100);
   const done = finished(drain(engine)).get("a")!;
-  const chunkMs = (n: number) => 5 + (n * 1000) / 10_000;
-  const prefill = chunkMs(512) + chunkMs(512) + chunkMs(276);
+  // Each chunk attends over the tokens before it and causally over itself.
+  const chunkMs = (n: number, before: number) => 5 + (n * 1000) / 10_000 + (attention * (n * before + (n * (n + 1)) / 2)) / 1e6;
+  const prefill = chunkMs(512, 0) + chunkMs(512, 512) + chunkMs(276, 1024);
   assert.ok(Math.abs(done.ttftMs - prefill) < 1e-9, `ttft ${done.ttftMs} vs ${prefill}`);
-  // Then three single-sequence decode steps.
-  assert.ok(Math.abs(done.e2eMs - (prefill + 3 * (5 + 0.5))) < 1e-9);
+  // Then three single-sequence decode steps, each reading the KV of the whole sequence so far.
+  const decodeMs = (context: number) => 5 + 0.5 + (kvRead * context) / 1000;
+  assert.ok(Math.abs(done.e2eMs - (prefill + decodeMs(1301) + decodeMs(1302) + decodeMs(1303))) < 1e-9);
   assert.deepEqual(done.usage, { promptTokens: prompt, completionTokens: 4, cachedTokens: 0 });
   assert.equal(done.finishReason, "length");
   assert.equal(engine.kvUsage(), 0, "all blocks are unpinned after finishing");
+});
+
+/** CONFIG with explicit context costs, so the expected durations do not depend on their derivation. */
+const CONTEXT_COSTS: EngineConfigInput = { ...CONFIG, kvTokens: 65_536, attentionMsPerMTokenPairs: 2, decodeMsPerKContextTokens: 0.1 };
+
+/** TTFT of `newTokens` fresh prompt tokens after `cached` tokens that an earlier request left in the cache. */
+function ttftAtop(config: EngineConfigInput, cached: number, newTokens: number): number {
+  const engine = new Engine(config);
+  const prefix = tokens(cached, 1);
+  if (cached > 0) {
+    engine.submit({ id: "warm", promptTokens: prefix, maxTokens: 1 }, 0);
+    drain(engine);
+  }
+  engine.submit({ id: "q", promptTokens: [...prefix, ...tokens(newTokens, 900_000)], maxTokens: 1 }, 1e6);
+  const done = finished(drain(engine)).get("q")!;
+  assert.equal(done.usage.cachedTokens, cached);
+  return done.ttftMs;
+}
+
+/** Decode time (first token to last) of a lone request with a prompt of `promptTokens` and 4 output tokens. */
+function decodeMsAt(config: EngineConfigInput, promptTokens: number): number {
+  const engine = new Engine(config);
+  engine.submit({ id: "d", promptTokens: tokens(promptTokens, 1), maxTokens: 4 }, 0);
+  const done = finished(drain(engine)).get("d")!;
+  return done.e2eMs - done.ttftMs;
+}
+
+test("prefilling atop a long cached prefix takes longer than the same new tokens atop none: attention reads the context", () => {
+  const atop = ttftAtop(CONTEXT_COSTS, 8000, 512);
+  const alone = ttftAtop(CONTEXT_COSTS, 0, 512);
+  assert.ok(atop > alone, `${atop} > ${alone}`);
+  // The difference is the pairs of the 512 new tokens with the 8000 cached ones, and nothing else.
+  assert.ok(Math.abs(atop - alone - (2 * 512 * 8000) / 1e6) < 1e-9, `${atop - alone}`);
+});
+
+test("a decode step over long contexts takes longer than over short ones: every step reads each sequence's KV", () => {
+  const long = decodeMsAt(CONTEXT_COSTS, 8000);
+  const short = decodeMsAt(CONTEXT_COSTS, 100);
+  assert.ok(long > short, `${long} > ${short}`);
+  // Three decode steps, each reading 7900 more context tokens.
+  assert.ok(Math.abs(long - short - (3 * 0.1 * 7900) / 1000) < 1e-9, `${long - short}`);
+});
+
+test("a chunked prefill attends the same token pairs as a one-shot one: each chunk is costed with its own context", () => {
+  const ttft = (maxBatchTokens: number) => {
+    const engine = new Engine({ ...CONTEXT_COSTS, maxBatchTokens });
+    engine.submit({ id: "a", promptTokens: tokens(1300, 1), maxTokens: 1 }, 0);
+    return finished(drain(engine)).get("a")!.ttftMs;
+  };
+  const oneShot = ttft(2048);
+  const chunked = ttft(512); // 512, 512, 276: two more step overheads
+  assert.ok(Math.abs(oneShot - (5 + 130 + (2 * 1300 * 1301) / 2 / 1e6)) < 1e-9, `one-shot ${oneShot}`);
+  assert.ok(Math.abs(chunked - 2 * 5 - oneShot) < 1e-9, `chunked ${chunked} vs one-shot ${oneShot}`);
+});
+
+test("with both context costs 0 the step durations are the old ones: overhead, decoding sequences and prefill tokens only", () => {
+  const off: EngineConfigInput = { ...CONTEXT_COSTS, attentionMsPerMTokenPairs: 0, decodeMsPerKContextTokens: 0 };
+  const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} vs ${expected}`);
+  near(ttftAtop(off, 8000, 512), 5 + 51.2);
+  near(ttftAtop(off, 0, 512), 5 + 51.2);
+  near(decodeMsAt(off, 8000), 3 * 5.5);
+  near(decodeMsAt(off, 100), 3 * 5.5);
+});
+
+test("unset context costs follow the configured GPU: a faster prefill is faster at attention, a shorter step at reading KV", () => {
+  const base = resolveEngineConfig({ prefillTokensPerSec: 8000, stepOverheadMs: 6 });
+  const fast = resolveEngineConfig({ prefillTokensPerSec: 20_000, stepOverheadMs: 3 });
+  assert.ok(base.attentionMsPerMTokenPairs > 0 && base.decodeMsPerKContextTokens > 0);
+  assert.ok(Math.abs(fast.attentionMsPerMTokenPairs / base.attentionMsPerMTokenPairs - 8000 / 20_000) < 1e-12);
+  assert.ok(Math.abs(fast.decodeMsPerKContextTokens / base.decodeMsPerKContextTokens - 3 / 6) < 1e-12);
+  assert.deepEqual(resolveEngineConfig({}), { ...DEFAULT_ENGINE_CONFIG });
+  const given = resolveEngineConfig({ prefillTokensPerSec: 20_000, attentionMsPerMTokenPairs: 0, decodeMsPerKContextTokens: 0.5 });
+  assert.equal(given.attentionMsPerMTokenPairs, 0);
+  assert.equal(given.decodeMsPerKContextTokens, 0.5);
+  for (const key of ["attentionMsPerMTokenPairs", "decodeMsPerKContextTokens"] as const) {
+    for (const bad of [-1, NaN, Infinity]) {
+      assert.throws(() => resolveEngineConfig({ [key]: bad }), new RegExp(`${key} must be >= 0`));
+    }
+  }
 });
 
 test("a repeated prompt is served from the prefix cache with a shorter TTFT under the same load", () => {

@@ -2,12 +2,14 @@
 // through the real tokenizer, multi-turn prefix sharing, and determinism by seed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { attentionCostFor, kvReadCostFor, resolveEngineConfig } from "../../src-host/backend/engine.ts";
 import { Tokenizer } from "../../src-host/backend/tokenizer.ts";
 import { createGenerator } from "../../src-host/sim/generators/create-generator.ts";
 import type { RequestSpec } from "../../src-host/sim/generators/traffic-generator.ts";
 import { pseudoText } from "../../src-host/sim/pseudo-text.ts";
 import { SimRequest } from "../../src-host/sim/sim-request.ts";
 import { VocabularyTokenizer } from "../../src-host/sim/vocabulary-tokenizer.ts";
+import { engineConfig } from "../../src-host/sim/sim-pod.ts";
 import { parseWorkload, scaleWorkload, WorkloadError, type TrafficSpec } from "../../src-host/sim/workload.ts";
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -49,6 +51,20 @@ test("workload validation names the path of unknown keys and bad values", () => 
     (w) => (w.traffic = [{ type: "multi-turn", conversations: 1, turns: [3, 2], systemTokens: 0, userTokens: [1, 2], assistantTokens: [1, 2], thinkTimeS: [0, 1] }]),
     "workload.traffic[0].turns",
   );
+});
+
+test("a workload sets the engine's context costs, or leaves them to be derived from its GPU speed", () => {
+  const w = base() as Record<string, any>;
+  w.pods.attentionMsPerMTokenPairs = 1.5;
+  w.pods.decodeStepMs.perKContextTokensMs = 0.07;
+  const given = resolveEngineConfig(engineConfig(parseWorkload(w).pods, 1));
+  assert.equal(given.attentionMsPerMTokenPairs, 1.5);
+  assert.equal(given.decodeMsPerKContextTokens, 0.07);
+  const derived = resolveEngineConfig(engineConfig(parseWorkload(base()).pods, 1));
+  assert.equal(derived.attentionMsPerMTokenPairs, attentionCostFor(1000));
+  assert.equal(derived.decodeMsPerKContextTokens, kvReadCostFor(5));
+  rejects((w) => (w.pods.attentionMsPerMTokenPairs = -1), "workload.pods.attentionMsPerMTokenPairs");
+  rejects((w) => (w.pods.decodeStepMs.perKContextTokensMs = "0.1"), "workload.pods.decodeStepMs.perKContextTokensMs");
 });
 
 test("every shipped workload file parses, the held-out ones too", () => {
