@@ -45,6 +45,8 @@ export class PrometheusParser {
   private targetSum: f64 = 0;
   private readonly line: MetricLine = new MetricLine();
   private readonly seriesRead: SeriesSet = new SeriesSet();
+  /** After a parse: every line of the page was read (the caller did not cut it, and the line budget reached its end). */
+  readWhole: bool = false;
 
   /**
    * Returns true if at least one recognized signal was read into `out` (which is reset first).
@@ -72,6 +74,7 @@ export class PrometheusParser {
     targetNameLen: usize,
   ): bool {
     out.reset();
+    this.readWhole = false;
     this.targetPtr = targetNamePtr;
     this.targetLen = targetNamePtr == 0 ? 0 : targetNameLen;
     let end = ptr + len;
@@ -94,6 +97,7 @@ export class PrometheusParser {
       p = lineEnd + 1;
     }
     const whole = !truncated && p >= end;
+    this.readWhole = whole;
     const lastLineCounts = this.lastLineFamily != Family.None || this.lastLineTarget;
     if (!whole && lastLineCounts && !this.startsAnotherMetric(p, ptr + len)) this.dropCutFamily(out);
     this.writeSums(out, whole);
@@ -124,7 +128,6 @@ export class PrometheusParser {
     this.targetSum = 0;
   }
 
-  /** `whole`: every line of the page was read (it was not cut, and the line budget reached its end). */
   /** Whether a sample of family was read as a signal on this page (and not dropped with a cut). */
   // @ts-ignore: decorator
   @inline private has(family: Family): bool {

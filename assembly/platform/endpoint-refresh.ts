@@ -20,7 +20,7 @@ export function applyEndpointMetrics(state: PickerState, slot: i32, ptr: usize, 
   }
   state.registry.setUpdatedMs(slot, nowMs);
   if (ok) {
-    state.cacheSizes.fillIn(slot, m, truncated);
+    state.cacheSizes.fillIn(slot, m, !state.metricsParser.readWhole);
     applyEngineState(state, slot, m, nowMs);
   } else if (unchecked(state.appliedCapacity[slot]) == 0) {
     // An error page says nothing of the engine: its restart state, cache horizon and index share stay as the last

@@ -168,9 +168,9 @@ export class MetricsPoller {
       this.state.telemetry.add(this.state.telemetry.metricsParseErrors, 1);
       m.reset();
     } else {
-      // vLLM writes cache_config_info last: a page longer than MAX_BODY lost it, and without the size the readers'
+      // vLLM writes cache_config_info last: a page longer than MAX_BODY or MAX_LINES lost it, and without the size the readers'
       // index share fell back to the default and their cache horizon started over at every such page.
-      this.cacheSizes.fillIn(i, m, bodySize > take);
+      this.cacheSizes.fillIn(i, m, !this.state.metricsParser.readWhole);
     }
     unchecked((this.failures[i] = 0));
     unchecked((this.lastSuccessMs[i] = nowMs));

@@ -639,6 +639,16 @@ describe("parsePrometheus truncation and budget", () => {
     expect<bool>(parse(page, false, 0)).toBe(false);
   });
 
+  it("says whether it read the whole page: not when cut by the caller or stopped by the line budget", () => {
+    const page = "vllm:num_requests_waiting 2\nvllm:num_requests_running 1\n";
+    expect<bool>(parse(page, false, 2)).toBe(true);
+    expect<bool>(parser.readWhole).toBe(true);
+    expect<bool>(parse(page, false, 1)).toBe(true);
+    expect<bool>(parser.readWhole).toBe(false);
+    expect<bool>(parse(page, true, 2)).toBe(true);
+    expect<bool>(parser.readWhole).toBe(false);
+  });
+
   it("handles empty input", () => {
     expect<bool>(parser.parse(0, 0, false, metrics, 100)).toBe(false);
   });

@@ -71,7 +71,9 @@ test("a lease that ends further ahead than any renewal writes (the wall clock st
   assert.ok((polls.get(OLD[0]) ?? 0) - before >= 8, `${(polls.get(OLD[0]) ?? 0) - before} polls in ten intervals`);
 });
 
-test("an endpoint's cache size stands in its published record when its page grows past the 256 KiB the poller reads (vLLM writes cache_config_info last; Envoy's async client takes up to 32 MiB: async_client_impl.h kBufferLimitForResponse)", () => {
+/** An endpoint's published cache size (blocks) after a whole page, and after its page grows by `filler` lines
+ *  before vllm:cache_config_info. */
+function cacheSizeBeforeAndAfterGrowth(filler: string): [number, number] {
   let grow = false;
   const registry = new ClusterRegistry();
   for (const address of OLD) {
@@ -83,9 +85,7 @@ test("an endpoint's cache size stands in its published record when its page grow
         if (grow) {
           const at = page.indexOf("# HELP vllm:cache_config_info");
           assert.ok(at > 0);
-          const filler = Array.from({ length: 6000 }, (_, i) => `vllm:filler_total{engine="0",i="${i}"} 1.0\n`).join("");
           page = page.slice(0, at) + filler + page.slice(at);
-          assert.ok(page.length > 262144);
         }
         respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
       },
@@ -102,10 +102,26 @@ test("an endpoint's cache size stands in its published record when its page grow
     return hasCacheConfig ? Number(view.getBigInt64(48, true)) : 0;
   };
   h.clock.advanceTo(h.clock.nowMs() + 2 * INTERVAL);
-  assert.equal(blocks(), 1000, "a whole page");
+  const before = blocks();
   grow = true;
   h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
-  assert.equal(blocks(), 1000, "a page cut before cache_config_info keeps the size last read");
+  return [before, blocks()];
+}
+
+test("an endpoint's cache size stands in its published record when its page grows past the 256 KiB the poller reads (vLLM writes cache_config_info last; Envoy's async client takes up to 32 MiB: async_client_impl.h kBufferLimitForResponse)", () => {
+  const filler = Array.from({ length: 7000 }, (_, i) => `vllm:filler_total{engine="0",i="${i}"} 1.0\n`).join("");
+  assert.ok(filler.length > 262144);
+  const [before, after] = cacheSizeBeforeAndAfterGrowth(filler);
+  assert.equal(before, 1000, "a whole page");
+  assert.equal(after, 1000, "a page cut before cache_config_info keeps the size last read");
+});
+
+test("the same when the page stops at the parser's line budget before cache_config_info (20,000 lines in under 256 KiB)", () => {
+  const filler = Array.from({ length: 21000 }, (_, i) => `f${i % 10} 1\n`).join("");
+  assert.ok(filler.length < 200000);
+  const [before, after] = cacheSizeBeforeAndAfterGrowth(filler);
+  assert.equal(before, 1000, "a whole page");
+  assert.equal(after, 1000, "a page read only to the line budget keeps the size last read");
 });
 
 test("every worker's VM failed and reloaded (FAIL_RELOAD): the new VMs, with new worker tokens, poll again from their first ticks; the dead ones' leases have expired by then", () => {
