@@ -214,8 +214,14 @@ export class PrometheusParser {
       out.loraMax = 0;
       out.runningAdapters.clear();
       out.waitingAdapters.clear();
-    } else if (family == Family.KvTokens || family == Family.None) {
-      return; // SGLang's pool sizes are each engine's own, kept as read.
+    } else if (family == Family.KvTokens) {
+      // Another data-parallel engine's pool may follow: its engine count is not known (none rather than too few).
+      out.hasCacheConfig = false;
+      out.numGpuBlocks = 0;
+      out.blockSize = 0;
+      out.cacheEngines = 0;
+    } else if (family == Family.None) {
+      return;
     }
     this.recognized &= ~familyBit(family);
   }

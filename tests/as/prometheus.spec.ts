@@ -251,6 +251,13 @@ describe("parsePrometheus families", () => {
       'sglang:max_total_num_tokens{model_name="m",dp_rank="1",tp_rank="2",pp_rank="1"} 412000\n';
     expect<bool>(parse(dataParallel)).toBe(true);
     expect<i32>(metrics.cacheEngines).toBe(2, "two data-parallel engines, the second with two pipeline stages");
+    // Cut after the first engine's pool: the second's may follow, so the engine count is not known.
+    const firstPool = dataParallel.substring(0, dataParallel.indexOf('sglang:max_total_num_tokens{model_name="m",dp_rank="1"'));
+    expect<bool>(parse(firstPool, true)).toBe(true);
+    expect<bool>(metrics.hasCacheConfig).toBe(false);
+    expect<i32>(metrics.cacheEngines).toBe(0);
+    expect<bool>(parse(firstPool + "sglang:num_running_reqs 1\n", true)).toBe(true);
+    expect<i32>(metrics.cacheEngines).toBe(1, "a line of another metric closes the pools");
     // Metrics for all schedulers with data parallelism: every tensor-parallel rank of an engine carries its dp_rank.
     const allSchedulers = "sglang:prompt_tokens_total 5\nsglang:cached_tokens_total 1\n" +
       'sglang:max_total_num_tokens{dp_rank="0",tp_rank="0",pp_rank="0"} 412000\n' +
