@@ -69,3 +69,14 @@ test("a replaced configuration's counts are written when its root context goes",
   h.host.replaceConfiguration(JSON.stringify({ debug: { header: true } }));
   assert.equal(now(h, "decisions"), 3);
 });
+
+test("a scrape runs the worker's timer now, without moving the clock, and the timer keeps its schedule", () => {
+  const { h } = countingPicker();
+  const startMs = h.clock.nowMs();
+  for (let i = 0; i < 2; i++) h.complete(h.send(chat(text(150 + i, 2000), [], "q" + i)));
+  assert.equal(h.counter("decisions"), 2); // PluginHost.scrape
+  assert.equal(h.clock.nowMs(), startMs);
+  for (let i = 2; i < 4; i++) h.complete(h.send(chat(text(150 + i, 2000), [], "q" + i)));
+  h.clock.advanceTo(startMs + METRICS_FLUSH_MS);
+  assert.equal(now(h, "decisions"), 4);
+});
