@@ -1,21 +1,53 @@
 // Metrics a plugin exports through proxy-wasm (Envoy shows them as wasmcustom.<name>). A MetricList declares
 // each of its metrics once, as a field initialised with its name; defineAll() gives every declared one its host
-// id, and increments go to that id. Core telemetry and the replica counters are both MetricLists.
-import { defineMetric } from "./host";
+// id. Increments are held in the plugin's memory and written to the host in one batch by flush(): a host call per
+// metric per request was a tenth of a request's own cost. The owner flushes on its tick and when it goes; add()
+// flushes by itself after FLUSH_EVERY_ADDS increments. Core telemetry and the replica counters are both MetricLists.
+import { defineMetric, incrementMetric } from "./host";
 import { MetricType } from "./types";
+import { Stage, stageEnter, stageLeave } from "./stage-profile";
 
 /** The id of a metric that is not defined (never declared to the host, or refused by it): adding does nothing. */
 export const UNDEFINED_METRIC: u32 = u32.MAX_VALUE;
 
+/** Increments held back at most before add() writes them out (a few requests' worth). */
+export const FLUSH_EVERY_ADDS: i32 = 64;
+
 /** One exported metric: its name under its list's prefix, its type and, once defined, its host id. */
 export class PluginMetric {
   id: u32 = UNDEFINED_METRIC;
+  /** Added since the last flush, not yet written to the host. */
+  held: i64 = 0;
   constructor(readonly type: MetricType, readonly name: string) {}
 }
 
 export abstract class MetricList {
-  /** Every metric declared, in declaration order. */
+  /** Every declared metric, in declaration order. */
   private readonly all: Array<PluginMetric> = [];
+  /** Increments held back since the last flush. */
+  private heldAdds: i32 = 0;
+
+  /** Adds delta to the metric (nothing for an undefined one); written to the host by the next flush. */
+  add(metric: PluginMetric, delta: i64): void {
+    if (metric.id == UNDEFINED_METRIC || delta == 0) return;
+    metric.held += delta;
+    if (++this.heldAdds >= FLUSH_EVERY_ADDS) this.flush();
+  }
+
+  /** Writes every held-back increment to the host: one proxy_increment_metric per metric that changed. */
+  flush(): void {
+    stageEnter(Stage.Telemetry);
+    this.heldAdds = 0;
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const m = unchecked(all[i]);
+      const held = m.held;
+      if (held == 0) continue;
+      m.held = 0;
+      incrementMetric(m.id, held);
+    }
+    stageLeave();
+  }
 
   /** Defines every declared metric with the host, named prefix + its name. */
   protected defineAll(prefix: string): void {

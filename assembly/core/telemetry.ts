@@ -1,15 +1,12 @@
 // Counters and gauges the plugin exports through proxy-wasm metrics (Envoy shows them as
 // wasmcustom.endpoint_picker.*). Each is declared once, below, with its name; define() gives every declared one
-// its host id at configure time, and the hot path only increments.
-import { incrementMetric } from "../abi/host";
-import { MetricList, PluginMetric, UNDEFINED_METRIC } from "../abi/plugin-metric";
-import { Stage, stageEnter, stageLeave } from "../abi/stage-profile";
+// its host id at configure time; increments are held back and written out in batches (abi/plugin-metric.ts).
+import { MetricList, PluginMetric } from "../abi/plugin-metric";
 import { FALLBACK_NAMES, Fallback } from "./fallback";
 import { PREFIX_SKIP_NAMES } from "../request/prefix-skip";
 
 export { PluginMetric } from "../abi/plugin-metric";
 
-const UNDEFINED: u32 = UNDEFINED_METRIC;
 const PREFIX = "endpoint_picker.";
 
 export class Telemetry extends MetricList {
@@ -37,15 +34,6 @@ export class Telemetry extends MetricList {
   /** Defines every declared metric with the host. */
   define(): void {
     this.defineAll(PREFIX);
-  }
-
-  @inline add(metric: PluginMetric, delta: i64): void {
-    const id = metric.id;
-    if (id != UNDEFINED && delta != 0) {
-      stageEnter(Stage.Telemetry);
-      incrementMetric(id, delta);
-      stageLeave();
-    }
   }
 
   fallback(reason: i32): void {

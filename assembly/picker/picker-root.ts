@@ -27,6 +27,9 @@ import { GatewayIdentity } from "../replica/gateway-identity";
 import { ReplyKind, RespReply } from "../replica/resp";
 
 const BODY_WAIT_MS: f64 = 1000;
+/** The longest the counters may lag the requests: the tick writes out what telemetry holds back (abi/plugin-metric.ts).
+ *  Well under Envoy's stats_flush_interval (5 s by default), when sinks read the counters. */
+export const METRICS_FLUSH_MS: u32 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
 
 /** Makes the platform of one configuration: ruleIndex is -1 for the default configuration. */
@@ -84,6 +87,7 @@ export class PickerRoot extends WorkerPickers {
     }
     const telemetry = new Telemetry();
     telemetry.define();
+    this.flushMetrics(); // a configuration this root replaces keeps none of its counts
     this.telemetry = telemetry;
     let defaultPicker: ConfiguredPicker | null = null;
     if (config.hasDefault) {
@@ -102,9 +106,10 @@ export class PickerRoot extends WorkerPickers {
     // polling lease. The first tick does the first poll.
     const poll = this.isStockEnvoy ? shortestPollInterval(config) : 0;
     if (poll > 0) this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
-    // The tick also writes out the load changes a worker holds back (shared-load.ts), and gives up Redis calls past
-    // their timeout while no request comes to do it.
-    const period = anyWantsShortTick(config) ? (poll > 0 ? min<u32>(poll, LOAD_TICK_MS) : LOAD_TICK_MS) : poll;
+    // The tick also writes out the counts telemetry and the load changes a worker hold back (shared-load.ts), and gives
+    // up Redis calls past their timeout while no request comes to do it.
+    const wanted = anyWantsShortTick(config) ? LOAD_TICK_MS : METRICS_FLUSH_MS;
+    const period = poll > 0 ? min<u32>(poll, wanted) : wanted;
     this.tickPeriod = period;
     if (period > 0) setTickPeriodMs(period);
     const what = rules.length > 0 ? ", " + rules.length.toString() + " rule(s)" : "";
@@ -186,6 +191,7 @@ export class PickerRoot extends WorkerPickers {
 
   onTick(): void {
     if (this.config === null) return;
+    this.flushMetrics();
     const now = nowMs();
     const watchdog = this.watchdog;
     // Resuming a stream makes it the effective context: the tick's own host calls act on the root again after.
@@ -212,7 +218,16 @@ export class PickerRoot extends WorkerPickers {
   /** The configuration goes (replaced, once its last stream ended, or the VM shuts down): write what is held back. */
   onDone(): bool {
     if (vmLoad !== null) vmLoad!.flush(nowMs());
+    this.flushMetrics();
     return true;
+  }
+
+  /** Writes out the counts both metric lists hold back. */
+  private flushMetrics(): void {
+    const telemetry = this.telemetry;
+    if (telemetry !== null) telemetry.flush();
+    const redis = this.redisTelemetry;
+    if (redis !== null) redis.flush();
   }
 
   onHttpCallResponse(callId: u32, numHeaders: u32, bodySize: u32, numTrailers: u32): void {

@@ -1,8 +1,7 @@
 // Counters of the replica hints (endpoint_picker.redis.*): what was asked and found, and every way Redis
 // failed, each a fail-open that cost only the affinity. Declared once each, with its name, as in
 // core/telemetry.ts.
-import { incrementMetric } from "../abi/host";
-import { MetricList, PluginMetric, UNDEFINED_METRIC } from "../abi/plugin-metric";
+import { MetricList, PluginMetric } from "../abi/plugin-metric";
 
 export class RedisTelemetry extends MetricList {
   readonly lookups: PluginMetric = this.counter("lookups");
@@ -37,7 +36,6 @@ export class RedisTelemetry extends MetricList {
   }
 
   @inline count(metric: PluginMetric): void {
-    const id = metric.id;
-    if (id != UNDEFINED_METRIC) incrementMetric(id, 1);
+    this.add(metric, 1);
   }
 }

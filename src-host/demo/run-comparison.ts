@@ -101,7 +101,7 @@ async function runMode(flavor: Flavor | null, settings: DemoSettings, wasm: Uint
     });
     const counters = await cluster.prefixCacheCounters();
     const pluginCounters: Record<string, number> = {};
-    for (const [k, v] of Object.entries(cluster.gateway.host?.stats() ?? {})) {
+    for (const [k, v] of Object.entries(cluster.gateway.host?.scrape() ?? {})) {
       if (k.startsWith("endpoint_picker.") && typeof v === "number") pluginCounters[k] = v;
     }
     const result: ModeResult = {

@@ -23,7 +23,7 @@ export function sendBody(host: PluginHost, body: Uint8Array, o: SendOptions = {}
 /** The plugin's counters and gauges, without the prefix. */
 export function pickerCounters(host: PluginHost): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [k, v] of Object.entries(host.stats())) if (k.startsWith(PREFIX) && typeof v === "number") out.set(k.slice(PREFIX.length), v);
+  for (const [k, v] of Object.entries(host.scrape())) if (k.startsWith(PREFIX) && typeof v === "number") out.set(k.slice(PREFIX.length), v);
   return out;
 }
 

@@ -94,7 +94,7 @@ export class StaticClusterHarness<C extends Clock = VirtualClock> {
 
   /** One of the plugin's counters or gauges (0 when absent). */
   counter(name: string): number {
-    const v = this.host.stats()[`${this.host.rootId}.${name}`];
+    const v = this.host.scrape()[`${this.host.rootId}.${name}`];
     return typeof v === "number" ? v : 0;
   }
 

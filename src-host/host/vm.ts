@@ -81,6 +81,8 @@ export interface RootState {
   pluginConfig: Uint8Array;
   cancelTick: (() => void) | null;
   tickPeriodMs: number;
+  /** What the timer runs (proxy_on_tick on this root), while tickPeriodMs > 0. */
+  onTick: (() => void) | null;
   /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
    *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure and Context::onRedisCallFailure set
    *  BrokenConnection and never reset the code; nothing on the success path touches it. */
@@ -214,7 +216,7 @@ export class WasmVm {
 
   createRootContext(pluginConfig: Uint8Array = this.options.pluginConfig): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, statusCode: 0, statusMessage: "" });
+    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "" });
     this.call("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -239,7 +241,15 @@ export class WasmVm {
     root.cancelTick?.();
     root.cancelTick = null;
     root.tickPeriodMs = periodMs;
+    root.onTick = periodMs > 0 ? onTick : null;
     if (periodMs > 0) root.cancelTick = this.options.clock.every(periodMs, onTick);
+  }
+
+  /** Runs the timer of every root context that has one, now, as its next expiry would (cpp-host WasmBase::tick);
+   *  the schedule stays. A root without a timer gets no tick, as in Envoy. */
+  tickNow(): void {
+    if (this.shutDown) return;
+    for (const root of [...this.roots.values()]) root.onTick?.();
   }
 
   /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */

@@ -129,7 +129,7 @@ function ratio(a: number | null, b: number | null): number | null {
 
 function pluginCounters(gw: GatewayHandle): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(gw.host?.stats() ?? {})) if (k.startsWith(COUNTER_PREFIX) && typeof v === "number") out[k.slice(COUNTER_PREFIX.length)] = v;
+  for (const [k, v] of Object.entries(gw.host?.scrape() ?? {})) if (k.startsWith(COUNTER_PREFIX) && typeof v === "number") out[k.slice(COUNTER_PREFIX.length)] = v;
   return out;
 }
 

@@ -54,7 +54,7 @@ for (const flavor of ["higress", "envoy"] as const satisfies readonly Flavor[]) 
     assert.equal(health(), "Healthy");
 
     // Kill it while a round of turns is in flight: those may fail, they are not counted.
-    const stat = (name: string) => Number(cluster.gateway.host!.stats()[`endpoint_picker.${name}`] ?? 0);
+    const stat = (name: string) => Number(cluster.gateway.host!.scrape()[`endpoint_picker.${name}`] ?? 0);
     const pollFailuresBefore = stat("poll_failures");
     const inFlight = Promise.allSettled(conversations.map((_, c) => turn(c, "second question")));
     await victim.close();

@@ -159,7 +159,7 @@ test("an upstream reset after the response started resets the client", async () 
   assert.equal(f.flags, "UC");
   assert.equal(f.status, "200");
   assert.equal(g.stats().errors, 1);
-  const counters = g.host!.stats() as Record<string, number>;
+  const counters = g.host!.scrape() as Record<string, number>;
   assert.equal(counters["fixture.on_log"], 1);
   assert.equal(counters["fixture.on_done"], 1);
 });
@@ -191,7 +191,7 @@ test("a response still streaming at the route timeout is cut: the client is rese
   const f = parseRequestLine(line === "none" ? await logs.waitFor((l) => l.startsWith("gw req ")) : line)!;
   assert.equal(f.flags, "UT");
   assert.equal(f.status, "200");
-  const counters = g.host!.stats() as Record<string, number>;
+  const counters = g.host!.scrape() as Record<string, number>;
   assert.equal(counters["fixture.on_log"], 1);
   assert.equal(counters["fixture.on_done"], 1);
 });

@@ -97,7 +97,7 @@ test("a client abort resets the stream: on_log and on_done run, the upstream req
   onClose(async () => open.forEach((r) => r.destroy()));
   const logs = new LogCollector();
   const g = await gateway({ upstreams: [slow.address], plugin: { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress", config: {} } }, logs);
-  const counters = () => g.host!.stats() as Record<string, number>;
+  const counters = () => g.host!.scrape() as Record<string, number>;
   const before = { log: counters()["fixture.on_log"], done: counters()["fixture.on_done"] };
 
   // 1. Abort after the response started.

@@ -41,7 +41,7 @@ async function fixture(flavor: Flavor): Promise<Fixture> {
 }
 
 function counter(cluster: DemoCluster, name: string): number {
-  const v = cluster.gateway.host!.stats()[`endpoint_picker.${name}`];
+  const v = cluster.gateway.host!.scrape()[`endpoint_picker.${name}`];
   return typeof v === "number" ? v : 0;
 }
 

@@ -22,6 +22,7 @@ export interface PickerHarness<C extends Clock = VirtualClock> {
   /** Ends a stream with a response status (on_log, on_done). */
   complete(stream: FilterStream, status?: number): void;
   chosen(stream: FilterStream): string | null;
+  /** The counters once the plugin's tick wrote out what it holds back (PluginHost.scrape). */
   stats(): Record<string, number | number[]>;
   counter(name: string): number;
 }
@@ -48,7 +49,7 @@ export function pickerHost<C extends Clock = VirtualClock>(options: HarnessOptio
     send: (body, headers = [], opts = {}) => h.send(body, { headers, worker: opts.worker }),
     complete: (stream, status = 200) => h.complete(stream, status),
     chosen: (stream) => h.chosen(stream),
-    stats: () => h.host.stats(),
+    stats: () => h.host.scrape(),
     counter: (name) => h.counter(name),
   };
 }
