@@ -9,6 +9,8 @@ import { consistentHashPolicy, HashRing } from "../../src-host/sim/policies/cons
 import { gieScores } from "../../src-host/sim/policies/gie-approx.ts";
 import { GiePrefixIndex, gieBlockHashes } from "../../src-host/sim/policies/gie-prefix-index.ts";
 import { leastRequestPolicy } from "../../src-host/sim/policies/least-request.ts";
+import { estimateTtftMs } from "../../src-host/sim/policies/oracle.ts";
+import { attentionCostFor } from "../../src-host/backend/engine.ts";
 import type { PolicyContext } from "../../src-host/sim/policies/policy.ts";
 import { precisePolicy } from "../../src-host/sim/policies/precise.ts";
 import { roundRobinPolicy } from "../../src-host/sim/policies/round-robin.ts";
@@ -136,4 +138,15 @@ test("gie-approx: block hashes chain xxh64 over 64-byte blocks seeded by the mod
   assert.deepEqual(byPod(index.longestPrefix([1, 2, 3])), [[7, 2], [8, 2]]);
   assert.deepEqual(byPod(index.longestPrefix([5, 1, 2])), []);
   assert.equal(index.sizeOf(7), 3);
+});
+
+test("oracle: the TTFT estimate includes the request's attention over its whole context, as the engine costs it", () => {
+  const pods = cluster(1);
+  const r = request(pseudoText(1, "long system", 3000).text, pseudoText(1, "q", 50).text);
+  const withAttention = estimateTtftMs(pods[0], r, workload.pods);
+  const without = estimateTtftMs(pods[0], r, { ...workload.pods, attentionMsPerMTokenPairs: 0 });
+  const n = r.promptTokens.length;
+  const expected = (attentionCostFor(workload.pods.prefillTokensPerSec) * n * ((n + 1) / 2)) / 1e6;
+  assert.ok(expected > 0);
+  assert.ok(Math.abs(withAttention - without - expected) < 1e-9, `${withAttention} - ${without} != ${expected}`);
 });

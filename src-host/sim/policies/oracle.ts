@@ -1,11 +1,13 @@
 // Knows every pod's cache and queue: picks the pod with the smallest estimated time to first token,
-// estimated as (prefill work queued ahead + this request's uncached tokens) at the pod's prefill rate,
+// estimated as (prefill work queued ahead + this request's uncached tokens) at the pod's prefill rate, plus
+// this request's attention over its context (engine.ts),
 // plus the steps that work takes (overhead + decode of the running batch per step) and, when the batch
 // is full, one decode step per slot ahead of it.
 import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { SimRequest } from "../sim-request.ts";
 import type { PodsSpec } from "../workload.ts";
+import { attentionCostFor } from "../../backend/engine.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
 export function estimateTtftMs(pod: SimPod, req: SimRequest, spec: PodsSpec): number {
@@ -17,7 +19,10 @@ export function estimateTtftMs(pod: SimPod, req: SimRequest, spec: PodsSpec): nu
   const budget = Math.max(1, spec.maxBatchTokens - running);
   const steps = Math.ceil(work / budget);
   const slotWait = Math.max(0, running + pod.numWaiting + 1 - spec.maxNumSeqs) * stepMs;
-  return (work * 1000) / spec.prefillTokensPerSec + steps * stepMs + slotWait;
+  // The request's own attention over its context, as the engine costs it (queued prefills' contexts are not known).
+  const cached = len - uncached;
+  const attentionMs = ((spec.attentionMsPerMTokenPairs ?? attentionCostFor(spec.prefillTokensPerSec)) * uncached * (cached + (uncached + 1) / 2)) / 1e6;
+  return (work * 1000) / spec.prefillTokensPerSec + attentionMs + steps * stepMs + slotWait;
 }
 
 export function oraclePolicy(ctx: PolicyContext): Policy {
