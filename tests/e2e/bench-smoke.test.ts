@@ -62,7 +62,7 @@ test("quick run: the per-stage profile covers the request path for 8 and 256 end
     for (const stage of ["gate", "bodyRead", "extract", "chunkHash", "indexLookup", "scoring", "route", "record", "telemetry", "response"] as const) {
       assert.ok(row.stagesUs[stage] !== undefined && Number.isFinite(row.stagesUs[stage]), `${at}: ${stage} is measured`);
     }
-    assert.ok(row.intervalsPerRequest >= 20, `${at}: the profiling build marks its stages (${row.intervalsPerRequest} per request)`);
+    assert.ok(row.intervalsPerRequest >= 15, `${at}: the profiling build marks its stages (${row.intervalsPerRequest} per request)`);
     for (const v of [row.stagesSumUs, row.profiledUs, row.pickerUs, row.bodyCopyUs]) positiveFinite(v, `${at}: totals`);
   }
 });
