@@ -35,6 +35,9 @@ export class Candidates {
   readonly failureEwma: StaticArray<f64>;
   readonly sessionMatch: StaticArray<bool>;
 
+  /** Whether exclude() cleared some candidate's health since this was last set to false. */
+  excludedAny: bool = false;
+
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;
     this.capacity = n;
@@ -54,6 +57,13 @@ export class Candidates {
 
   clear(): void {
     this.count = 0;
+  }
+
+  /** Takes candidate i out of the pick (a filter). */
+  exclude(i: i32): void {
+    if (<u32>i >= <u32>this.capacity) return;
+    unchecked((this.healthy[i] = false));
+    this.excludedAny = true;
   }
 
   // Appends a healthy candidate with no metrics and neutral signals; returns its index, or -1 when full.
