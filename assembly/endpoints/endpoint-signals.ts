@@ -84,6 +84,7 @@ export class EndpointSignals {
       unchecked((c.hasKv[k] = hasKv));
       if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = loraStateOf(m, modelHash)));
     }
+    c.deriveLanes(c.count);
     this.healthyCount = healthy;
     this.anyLora = anyLora;
   }
