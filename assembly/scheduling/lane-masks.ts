@@ -35,18 +35,20 @@ export function highestLane(v: v128): f64 {
   return max<f64>(f64x2.extract_lane(v, 0), f64x2.extract_lane(v, 1));
 }
 
-/** The smaller of the low two i32 lanes. */
+/** The smallest of four i32 lanes. */
 // @ts-ignore: decorator
 @inline
-export function lowestI32Pair(v: v128): i32 {
-  return min<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1));
+export function lowestI32Lane(v: v128): i32 {
+  return min<i32>(min<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1)),
+    min<i32>(i32x4.extract_lane(v, 2), i32x4.extract_lane(v, 3)));
 }
 
-/** The larger of the low two i32 lanes. */
+/** The largest of four i32 lanes. */
 // @ts-ignore: decorator
 @inline
-export function highestI32Pair(v: v128): i32 {
-  return max<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1));
+export function highestI32Lane(v: v128): i32 {
+  return max<i32>(max<i32>(i32x4.extract_lane(v, 0), i32x4.extract_lane(v, 1)),
+    max<i32>(i32x4.extract_lane(v, 2), i32x4.extract_lane(v, 3)));
 }
 
 /** Two f64 lanes with anything but a finite count >= 0 (NaN, negative, Infinity) as +0. */

@@ -7,7 +7,7 @@
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
 import {
-  countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Pair, highestLane, lowestI32Pair,
+  countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
   lowestLane,
 } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
@@ -151,15 +151,24 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
     const healthyLanes32 = currentLanes(c, c.healthyLanes32);
+    if (healthyLanes32 != 0) {
+      // With the masks at hand, four candidates per step.
+      for (; i + 4 <= n; i += 4) {
+        const ok = v128.load(healthyLanes32 + (<usize>i << 2));
+        const x = i32x4.max_s(v128.load(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
+        low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
+        high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
+      }
+    }
     for (; i + 2 <= n; i += 2) {
       const ok = flagLanes32(healthyLanes32, changetype<usize>(healthy), i); // lanes 2 and 3 are never set
       const x = i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
       low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
     }
-    const most = highestI32Pair(high);
+    const most = highestI32Lane(high);
     if (most >= 0) {
-      lo = <f64>lowestI32Pair(low);
+      lo = <f64>lowestI32Lane(low);
       hi = <f64>most;
     }
   }
@@ -254,14 +263,23 @@ export function normalizePrefix(
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = zero;
     const healthyLanes32 = currentLanes(c, c.healthyLanes32);
+    if (healthyLanes32 != 0) {
+      // With the masks at hand, four candidates per step.
+      for (; i + 4 <= n; i += 4) {
+        const ok = v128.load(healthyLanes32 + (<usize>i << 2));
+        const m = i32x4.min_s(i32x4.max_s(v128.load(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
+        low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
+        high = i32x4.max_s(high, v128.and(m, ok));
+      }
+    }
     for (; i + 2 <= n; i += 2) {
       const ok = flagLanes32(healthyLanes32, changetype<usize>(healthy), i); // lanes 2 and 3 are never set
       const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
       low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.and(m, ok));
     }
-    lo = lowestI32Pair(low);
-    hi = highestI32Pair(high);
+    lo = lowestI32Lane(low);
+    hi = highestI32Lane(high);
   }
   for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
