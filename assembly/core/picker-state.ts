@@ -33,6 +33,8 @@ export class PickerState {
   readonly registry: EndpointRegistry;
   /** The registry's snapshot per active endpoint, as the candidate fill copies it. */
   readonly endpointSignals: EndpointSignals;
+  /** endpointSignals.builds when candidates last took the list's snapshot fields (candidate-fill.ts). */
+  candidatesBuild: u32 = 0;
   readonly scheduler: Scheduler;
   readonly candidates: Candidates;
   readonly leases: InflightLeases;

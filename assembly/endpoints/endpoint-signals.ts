@@ -35,6 +35,8 @@ export class EndpointSignals {
   readonly generation: StaticArray<u32>;
   /** Healthy endpoints among the active ones a fill looks at: the listed ones and, past a full list, one more. */
   healthyCount: i32 = 0;
+  /** How many times the list was rebuilt (wraps): a fill that copied it at this count still holds its copy. */
+  builds: u32 = 0;
 
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;
@@ -47,6 +49,7 @@ export class EndpointSignals {
     if (this.builtVersion == registry.version && (!this.anyLora || this.builtModel == modelHash)) return;
     this.builtVersion = registry.version;
     this.builtModel = modelHash;
+    this.builds++;
     const active = registry.activeCount;
     const slots = registry.activeSlots;
     const healthyBySlot = registry.healthyBySlot;
@@ -81,6 +84,7 @@ export class EndpointSignals {
       unchecked((c.hasKv[k] = hasKv));
       if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = loraStateOf(m, modelHash)));
     }
+    c.deriveLanes(c.count);
     this.healthyCount = healthy;
     this.anyLora = anyLora;
   }

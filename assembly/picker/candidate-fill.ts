@@ -27,20 +27,35 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
   const sessionGeneration = sessionSlot >= 0 ? state.sessions.generationFor(sessionHash) : 0;
   const c = state.candidates;
   const shared = state.load !== null;
-  // The snapshot's part of every candidate is copied whole; what changes per request is written below.
+  // The snapshot's part of every candidate (with its lane masks) is copied whole once per rebuilt list: nothing but
+  // this fill writes those fields, except health, which the filters (decide.ts) clear, so it is copied again after
+  // they did. What changes per request is written below.
   const signals = state.endpointSignals;
   signals.update(registry, state.modelHash, c.capacity);
   const listed = signals.listed;
   const count = listed.count;
   const healthy = signals.healthyCount;
-  copyInto(c.slot, listed.slot, count);
-  copyInto(c.healthy, listed.healthy, count);
-  copyInto(c.hasMetrics, listed.hasMetrics, count);
-  copyInto(c.running, listed.running, count);
-  copyInto(c.kvUsage, listed.kvUsage, count);
-  copyInto(c.hasKv, listed.hasKv, count);
-  copyInto(c.loraState, listed.loraState, count);
-  if (!shared) copyInto(c.waiting, listed.waiting, count);
+  const rebuilt = state.candidatesBuild != signals.builds;
+  if (rebuilt || c.excludedAny) {
+    c.excludedAny = false;
+    copyInto(c.healthy, listed.healthy, count);
+    copyInto(c.healthyLanes, listed.healthyLanes, count);
+    copyInto(c.healthyLanes32, listed.healthyLanes32, count);
+  }
+  if (rebuilt) {
+    state.candidatesBuild = signals.builds;
+    copyInto(c.slot, listed.slot, count);
+    copyInto(c.hasMetrics, listed.hasMetrics, count);
+    copyInto(c.hasMetricsLanes, listed.hasMetricsLanes, count);
+    copyInto(c.running, listed.running, count);
+    copyInto(c.kvUsage, listed.kvUsage, count);
+    copyInto(c.hasKv, listed.hasKv, count);
+    copyInto(c.hasKvLanes, listed.hasKvLanes, count);
+    copyInto(c.loraState, listed.loraState, count);
+    if (!shared) copyInto(c.waiting, listed.waiting, count);
+    if (!state.tracksFailures) clearFirst(c.failureEwma, count); // never fed
+  }
+  c.lanesCurrent = listed.lanesCurrent;
   // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
   // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
   const signalSlots = listed.slot;
@@ -91,8 +106,6 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
         ? decayedEwma(unchecked(failureEwmas[slot]), nowMs - unchecked(failureUpdatedMs[slot]), failureHalfLifeMs)
         : 0));
     }
-  } else {
-    clearFirst(cFailureEwma, count); // never fed
   }
   clearFirst(cSessionMatch, count);
   if (sessionSlot >= 0) {

@@ -246,7 +246,7 @@ function keepBestByTargetMetric(state: PickerState): void {
     const m = unchecked(registry.metricsBySlot[unchecked(c.slot[i])]); // a read: writableMetrics() counts as a change
     if (!m.hasTarget) continue;
     const keep = least ? m.targetValue <= lo + band : m.targetValue >= hi - band;
-    if (!keep) unchecked((c.healthy[i] = false));
+    if (!keep) c.exclude(i);
   }
 }
 
@@ -260,6 +260,6 @@ function skipOverShare(state: PickerState): void {
   }
   if (remaining == 0) return;
   for (let i = 0; i < c.count; i++) {
-    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) > limit) unchecked((c.healthy[i] = false));
+    if (unchecked(c.healthy[i]) && state.rateWindow.share(unchecked(c.slot[i])) > limit) c.exclude(i);
   }
 }

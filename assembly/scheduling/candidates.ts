@@ -35,6 +35,19 @@ export class Candidates {
   readonly failureEwma: StaticArray<f64>;
   readonly sessionMatch: StaticArray<bool>;
 
+  // The flags as lane masks (all ones where set), for the SIMD build's loops, which take two candidates per step and
+  // otherwise turn each pair of flags into a mask again in every pass. Read only while lanesCurrent: the endpoint
+  // snapshot derives them once per refresh (deriveLanes) and the candidate fill copies them with the flags, for one
+  // pick; a pick, add() and clear() leave them stale (the flags may be written directly). Empty in the scalar build.
+  readonly healthyLanes: StaticArray<u64>;
+  readonly hasMetricsLanes: StaticArray<u64>;
+  readonly hasKvLanes: StaticArray<u64>;
+  // healthy as 32-bit lanes, for the loops over i32 counts.
+  readonly healthyLanes32: StaticArray<u32>;
+  lanesCurrent: bool = false;
+  /** Whether exclude() cleared some candidate's health since this was last set to false. */
+  excludedAny: bool = false;
+
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;
     this.capacity = n;
@@ -50,10 +63,41 @@ export class Candidates {
     this.loraState = new StaticArray<i32>(n);
     this.failureEwma = new StaticArray<f64>(n);
     this.sessionMatch = new StaticArray<bool>(n);
+    const lanes = ASC_FEATURE_SIMD ? n : 0;
+    this.healthyLanes = new StaticArray<u64>(lanes);
+    this.hasMetricsLanes = new StaticArray<u64>(lanes);
+    this.hasKvLanes = new StaticArray<u64>(lanes);
+    this.healthyLanes32 = new StaticArray<u32>(lanes);
   }
 
   clear(): void {
     this.count = 0;
+    this.lanesCurrent = false;
+  }
+
+  /** Sets the lane masks of the first n candidates from their flags and marks them current (SIMD build only). */
+  deriveLanes(n: i32): void {
+    if (!ASC_FEATURE_SIMD) return;
+    const m = min<i32>(n, this.healthyLanes.length);
+    for (let i = 0; i < m; i++) {
+      const healthy = unchecked(this.healthy[i]);
+      unchecked((this.healthyLanes[i] = healthy ? u64.MAX_VALUE : 0));
+      unchecked((this.healthyLanes32[i] = healthy ? u32.MAX_VALUE : 0));
+      unchecked((this.hasMetricsLanes[i] = unchecked(this.hasMetrics[i]) ? u64.MAX_VALUE : 0));
+      unchecked((this.hasKvLanes[i] = unchecked(this.hasKv[i]) ? u64.MAX_VALUE : 0));
+    }
+    this.lanesCurrent = true;
+  }
+
+  /** Takes candidate i out of the pick (a filter): not healthy, in its flag and in its lanes. */
+  exclude(i: i32): void {
+    if (<u32>i >= <u32>this.capacity) return;
+    unchecked((this.healthy[i] = false));
+    if (<u32>i < <u32>this.healthyLanes.length) {
+      unchecked((this.healthyLanes[i] = 0));
+      unchecked((this.healthyLanes32[i] = 0));
+    }
+    this.excludedAny = true;
   }
 
   // Appends a healthy candidate with no metrics and neutral signals; returns its index, or -1 when full.
@@ -61,6 +105,7 @@ export class Candidates {
   addSlot(slot: i32): i32 {
     const i = this.count;
     if (i >= this.capacity) return -1;
+    this.lanesCurrent = false;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = true));
     unchecked((this.hasMetrics[i] = false));
@@ -94,6 +139,7 @@ export class Candidates {
   ): i32 {
     const i = this.count;
     if (i >= this.capacity) return -1;
+    this.lanesCurrent = false;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = healthy));
     unchecked((this.hasMetrics[i] = hasMetrics));

@@ -7,7 +7,7 @@
 // slack as the smallest spread that counts): wedged engines whose metrics still answer with hundreds waiting would
 // raise the limit above every healthy endpoint's load and so switch the guard off for them.
 import { Candidates } from "./candidates";
-import { countPairAsF64, countsOrZero, flagPair64, highestLane, lowestLane } from "./lane-masks";
+import { countPairAsF64, countsOrZero, currentLanes, flagLanes64, highestLane, lowestLane } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
 
 // @ts-ignore: decorator
@@ -50,12 +50,14 @@ export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64, lo
     // sum as it was), so the limit is the same to the bit.
     let highest = f64x2.splat(0);
     let lowest = f64x2.splat(Infinity);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
       const flags = changetype<usize>(healthyFlags) + i;
-      const ok = flagPair64(flags);
+      const ok = flagLanes64(healthyLanes, changetype<usize>(healthyFlags), i);
       const requests = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
       const queued = v128.and(countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3))),
-        flagPair64(changetype<usize>(hasMetrics) + i));
+        flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
       const pair = f64x2.add(requests, queued);
       const counted = v128.and(pair, ok);
       sum += f64x2.extract_lane(counted, 0);

@@ -7,7 +7,8 @@
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
 import {
-  countPairAsF64, countsOrZero, flagPair32, flagPair64, highestI32Pair, highestLane, lowestI32Pair, lowestLane,
+  countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
+  lowestLane,
 } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
 
@@ -96,9 +97,12 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
     const none = f64x2.splat(-1);
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
-      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasMetrics) + i));
+      const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
+        flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
       const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
       high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
@@ -146,15 +150,25 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
     // In whole counts (exact as f64); -1 as the highest means no candidate was seen.
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
+    const healthyLanes32 = currentLanes(c, c.healthyLanes32);
+    if (healthyLanes32 != 0) {
+      // With the masks at hand, four candidates per step.
+      for (; i + 4 <= n; i += 4) {
+        const ok = v128.load(healthyLanes32 + (<usize>i << 2));
+        const x = i32x4.max_s(v128.load(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
+        low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
+        high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
+      }
+    }
     for (; i + 2 <= n; i += 2) {
-      const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
+      const ok = flagLanes32(healthyLanes32, changetype<usize>(healthy), i); // lanes 2 and 3 are never set
       const x = i32x4.max_s(v128.load64_zero(changetype<usize>(inflight) + (<usize>i << 2)), i32x4.splat(0));
       low = i32x4.min_s(low, v128.bitselect(x, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.bitselect(x, i32x4.splat(-1), ok));
     }
-    const most = highestI32Pair(high);
+    const most = highestI32Lane(high);
     if (most >= 0) {
-      lo = <f64>lowestI32Pair(low);
+      lo = <f64>lowestI32Lane(low);
       hi = <f64>most;
     }
   }
@@ -175,10 +189,11 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
   const inverseRange = inverseOfRange(lo, hi, top, floor);
   i = 0;
   if (ASC_FEATURE_SIMD) {
+    const healthyLanes = currentLanes(c, c.healthyLanes);
     for (; i + 2 <= n; i += 2) {
       const x = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
       v128.store(changetype<usize>(out) + (<usize>i << 3),
-        v128.and(lowerIsBetterPair(x, lo, inverseRange), flagPair64(changetype<usize>(healthy) + i)));
+        v128.and(lowerIsBetterPair(x, lo, inverseRange), flagLanes64(healthyLanes, changetype<usize>(healthy), i)));
     }
   }
   for (; i < n; i++) {
@@ -197,9 +212,12 @@ export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
   if (ASC_FEATURE_SIMD) {
     const one = f64x2.splat(1);
     const zero = f64x2.splat(0);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasKvLanes = currentLanes(c, c.hasKvLanes);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
-      const ok = v128.and(flagPair64(changetype<usize>(healthy) + i), flagPair64(changetype<usize>(hasKv) + i));
+      const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
+        flagLanes64(hasKvLanes, changetype<usize>(hasKv), i));
       const u = v128.load(changetype<usize>(kvUsage) + at);
       // unitClamp: u >= 0 ? (u <= 1 ? u : 1) : 0, NaN -> 0
       const clamped = v128.bitselect(v128.bitselect(u, one, f64x2.le(u, one)), zero, f64x2.ge(u, zero));
@@ -244,14 +262,24 @@ export function normalizePrefix(
     const chain = i32x4.splat(chainLength);
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = zero;
+    const healthyLanes32 = currentLanes(c, c.healthyLanes32);
+    if (healthyLanes32 != 0) {
+      // With the masks at hand, four candidates per step.
+      for (; i + 4 <= n; i += 4) {
+        const ok = v128.load(healthyLanes32 + (<usize>i << 2));
+        const m = i32x4.min_s(i32x4.max_s(v128.load(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
+        low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
+        high = i32x4.max_s(high, v128.and(m, ok));
+      }
+    }
     for (; i + 2 <= n; i += 2) {
-      const ok = flagPair32(changetype<usize>(healthy) + i); // lanes 2 and 3 are never set
+      const ok = flagLanes32(healthyLanes32, changetype<usize>(healthy), i); // lanes 2 and 3 are never set
       const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
       low = i32x4.min_s(low, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok));
       high = i32x4.max_s(high, v128.and(m, ok));
     }
-    lo = lowestI32Pair(low);
-    hi = highestI32Pair(high);
+    lo = lowestI32Lane(low);
+    hi = highestI32Lane(high);
   }
   for (; i < n; i++) {
     if (!unchecked(healthy[i])) continue;
@@ -271,12 +299,13 @@ export function normalizePrefix(
     const fraction = f64x2.splat(fractionScale);
     const deficit = f64x2.splat(deficitScale);
     const marginal = f64x2.splat(marginalWeight);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
     for (; i + 2 <= n; i += 2) {
       const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
       const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
       const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
       const s = f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit);
-      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(s, flagPair64(changetype<usize>(healthy) + i)));
+      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(s, flagLanes64(healthyLanes, changetype<usize>(healthy), i)));
     }
   }
   for (; i < n; i++) {

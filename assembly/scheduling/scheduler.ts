@@ -107,6 +107,7 @@ export class Scheduler {
     this.lastPick = totals.secondBest < totals.best - TIE_EPSILON
       ? totals.bestIndex
       : pickAmongBest(c, this.total, totals.best, this.rng);
+    c.lanesCurrent = false; // the flags may be written directly before the next pick
     return this.lastPick;
   }
 }

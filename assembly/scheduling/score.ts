@@ -6,7 +6,7 @@ import { Candidates } from "./candidates";
 import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
 import { isOverloaded } from "./load-guard";
-import { flagPair64, highestLane } from "./lane-masks";
+import { currentLanes, flagLanes64, highestLane } from "./lane-masks";
 
 /** What totalScores found besides the totals. */
 export class TotalsSummary {
@@ -76,9 +76,10 @@ export function totalScores(
     const none = f64x2.splat(-Infinity);
     let top = none;
     let next = none;
+    const healthyLanes = currentLanes(c, c.healthyLanes);
     for (; i + 2 <= n; i += 2) {
       const at = sums + (<usize>i << 3);
-      const ok = flagPair64(changetype<usize>(healthy) + i);
+      const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
       const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
       v128.store(at, t);
       const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts

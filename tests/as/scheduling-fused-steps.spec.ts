@@ -76,6 +76,7 @@ describe("Scheduler.pick in one pass", () => {
       // Without the load scorers the prefix score, which yields to the guard, is the first term of the sums.
       s.scorer("queue")!.weight = round % 6 == 1 ? 0 : 2;
       s.scorer("kvCache")!.weight = round % 6 == 1 ? 0 : 2;
+      if (round % 2 == 1) c.deriveLanes(c.count); // the flags as lane masks (SIMD build), as the candidate fill gives them
       checkAgainstSteps(s, round % 7 == 0 ? 0 : 8, draws);
     }
   });

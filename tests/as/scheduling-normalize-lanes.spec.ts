@@ -1,7 +1,8 @@
 // The queue, KV, in-flight and prefix scores against their formulas computed one candidate at a time, bit for bit,
 // on random candidates: any count (odd ones leave a candidate past the last pair), unhealthy ones, missing metrics,
 // and metric values a page may carry (NaN, -0, Infinity, negatives, fractions). Run on the scalar path by
-// `npm run test:as` and on the SIMD path, which takes two candidates per step, by `npm run test:as:simd`.
+// `npm run test:as` and on the SIMD path, which takes two candidates per step, by `npm run test:as:simd`, there
+// with the flags as lane masks too (Candidates.deriveLanes).
 import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
 import { normalizeInflight, normalizeKv, normalizePrefix, normalizeQueue } from "../../assembly/scheduling/normalize";
 import { Rng } from "../../assembly/scheduling/rng";
@@ -132,6 +133,10 @@ describe("scores over two candidates per step", () => {
     const r = new Rng(0x5eed);
     for (let round = 0; round < 3000; round++) {
       fill(r, <i32>r.below(MAX + 1));
+      // Half the rounds read the flags from the candidates' lane masks (SIMD build), some with a candidate excluded
+      // after the masks were derived.
+      if (round % 2 == 1) c.deriveLanes(c.count);
+      if (round % 4 == 3 && c.count > 0) c.exclude(<i32>r.below(c.count));
       const span = SPANS[r.below(SPANS.length)];
       const relativeSpan = RELATIVE_SPANS[r.below(RELATIVE_SPANS.length)];
       normalizeQueue(c, out, span, relativeSpan);

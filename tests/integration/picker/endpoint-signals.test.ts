@@ -53,3 +53,18 @@ test("a new snapshot's health and load reach the next decision", () => {
   h.clock.advanceTo(h.clock.nowMs() + 10_000);
   for (let turn = 2; turn < 6; turn++) assert.equal(chosenFor(h, "m", turn), A, `turn ${turn}: B is unhealthy`);
 });
+
+test("an endpoint a filter left out of one decision is back in the next within one snapshot", () => {
+  // Higress rate_limit: an endpoint above its share of recent picks is skipped while another remains. A holds the
+  // shorter queue, so it wins whenever it is not skipped: first, skipped at share 1/1, back at 1/2, skipped at 2/3,
+  // back at 2/4.
+  const h = harness(
+    [
+      { address: A, waiting: 0, kv: 0.2 },
+      { address: B, waiting: 5, kv: 0.2 },
+    ],
+    { rate_limit: 0.6 },
+  );
+  const chosen = [0, 1, 2, 3, 4].map((turn) => chosenFor(h, "m", turn));
+  assert.deepEqual(chosen, [A, B, A, B, A]);
+});
