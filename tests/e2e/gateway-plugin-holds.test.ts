@@ -54,6 +54,22 @@ async function heldUpstream() {
   return { u, headersSent: sent, finish: (body: string) => answer!.end(body), reset: () => answer!.socket?.destroy() };
 }
 
+/** The router's local reply reached the client while the plugin held the response headers: sent directly (not
+ *  through the filter) in place of them, and logged with its status and response flags. */
+async function assertRouterLocalReply(
+  r: ReturnType<typeof post>, logs: LogCollector, waitMs: number, status: number, body: string, flags: string,
+): Promise<void> {
+  const res = await within(r.headers, waitMs, "no answer");
+  assert.notEqual(res, "no answer");
+  if (typeof res === "string") return;
+  assert.equal(res.statusCode, status, "no headers had gone out: the router's local reply replaces them");
+  assert.equal(res.headers["x-conformance"], undefined, "sent directly, not through the filter");
+  assert.equal(await r.body, body);
+  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+  assert.equal(f.flags, flags);
+  assert.equal(f.status, String(status));
+}
+
 /** A POST whose response headers and body the test can wait for separately. */
 function post(url: string, scenario: string) {
   let onHeaders!: (res: IncomingMessage) => void;
@@ -145,15 +161,7 @@ test("an upstream reset while the plugin holds the response headers: 503 straigh
   await up.headersSent;
   await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
   up.reset();
-  const res = await within(r.headers, 3000, "no answer");
-  assert.notEqual(res, "no answer");
-  if (typeof res === "string") return;
-  assert.equal(res.statusCode, 503, "no headers had gone out: the router's local reply replaces them");
-  assert.equal(res.headers["x-conformance"], undefined, "sent directly, not through the filter");
-  assert.equal(await r.body, "upstream connect error or disconnect/reset before headers. reset reason: connection termination");
-  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
-  assert.equal(f.flags, "UC");
-  assert.equal(f.status, "503");
+  await assertRouterLocalReply(r, logs, 3000, 503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination", "UC");
 });
 
 test("a response body the plugin buffers past the buffer limit: 500 while the headers are held, a reset once they went out (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge)", { timeout: 20_000 }, async () => {
@@ -251,15 +259,7 @@ test("the route timeout while the plugin holds the response headers: 504 straigh
   const logs = new LogCollector();
   const g = await gateway({ upstreams: [up.u.address], requestTimeoutMs: 500, plugin: await conformancePlugin() }, logs);
   const r = post(g.url, "hold-response");
-  const res = await within(r.headers, 5000, "no answer");
-  assert.notEqual(res, "no answer");
-  if (typeof res === "string") return;
-  assert.equal(res.statusCode, 504, "no headers had gone out: the router's local reply replaces them");
-  assert.equal(res.headers["x-conformance"], undefined, "sent directly, not through the filter");
-  assert.equal(await r.body, "upstream request timeout");
-  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
-  assert.equal(f.flags, "UT");
-  assert.equal(f.status, "504");
+  await assertRouterLocalReply(r, logs, 5000, 504, "upstream request timeout", "UT");
 });
 
 test("the plugin's own local reply, held by its on_response_headers, goes to the client when it continues (filter_manager.cc sendLocalReplyViaFilterChain)", { timeout: 20_000 }, async () => {
