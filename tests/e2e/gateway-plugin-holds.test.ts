@@ -54,6 +54,20 @@ async function heldUpstream() {
   return { u, headersSent: sent, finish: (body: string) => answer!.end(body), reset: () => answer!.socket?.destroy() };
 }
 
+/** A POST of the "hold-response" scenario through a gateway (with `options`) to a held upstream; `headersHeld`
+ *  resolves once the upstream sent its headers and the plugin's on_response_headers held them. */
+async function heldResponse(options: { requestTimeoutMs?: number; streamIdleTimeoutMs?: number } = {}) {
+  const up = await heldUpstream();
+  const logs = new LogCollector();
+  const g = await gateway({ upstreams: [up.u.address], ...options, plugin: await conformancePlugin() }, logs);
+  const r = post(g.url, "hold-response");
+  const headersHeld = async () => {
+    await up.headersSent;
+    await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  };
+  return { up, logs, g, r, headersHeld };
+}
+
 /** The router's local reply reached the client while the plugin held the response headers: sent directly (not
  *  through the filter) in place of them, and logged with its status and response flags. */
 async function assertRouterLocalReply(
@@ -89,12 +103,8 @@ function post(url: string, scenario: string) {
 }
 
 test("held response headers go to the client as soon as the plugin continues, before any body arrives", { timeout: 20_000 }, async () => {
-  const up = await heldUpstream();
-  const logs = new LogCollector();
-  const g = await gateway({ upstreams: [up.u.address], plugin: await conformancePlugin() }, logs);
-  const r = post(g.url, "hold-response");
-  await up.headersSent;
-  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  const { up, logs, g, r, headersHeld } = await heldResponse();
+  await headersHeld();
   assert.equal(await within(r.headers, 300, "held"), "held", "on_response_headers returned StopIteration");
   continueResponse(g);
   const res = await within(r.headers, 3000, "still held");
@@ -108,14 +118,10 @@ test("held response headers go to the client as soon as the plugin continues, be
 });
 
 test("continuing held response headers restarts the stream idle timer (filter_manager.cc FilterManager::encodeHeaders resetIdleTimer)", { timeout: 20_000 }, async () => {
-  const up = await heldUpstream();
-  const logs = new LogCollector();
   // The upstream's body comes 1000 ms after its headers: past the idle timeout counted from the headers, within it
   // counted from the continue at 500 ms.
-  const g = await gateway({ upstreams: [up.u.address], requestTimeoutMs: 0, streamIdleTimeoutMs: 800, plugin: await conformancePlugin() }, logs);
-  const r = post(g.url, "hold-response");
-  await up.headersSent;
-  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  const { up, logs, g, r, headersHeld } = await heldResponse({ requestTimeoutMs: 0, streamIdleTimeoutMs: 800 });
+  await headersHeld();
   await sleep(500);
   continueResponse(g);
   await sleep(500);
@@ -154,12 +160,8 @@ test("the route timeout ends with the upstream response: a response the plugin s
 });
 
 test("an upstream reset while the plugin holds the response headers: 503 straight to the client, flag UC (filter_manager.cc sendLocalReply → sendDirectLocalReply)", { timeout: 20_000 }, async () => {
-  const up = await heldUpstream();
-  const logs = new LogCollector();
-  const g = await gateway({ upstreams: [up.u.address], plugin: await conformancePlugin() }, logs);
-  const r = post(g.url, "hold-response");
-  await up.headersSent;
-  await logs.waitFor((l) => l.includes("CHECK resp_status 200"));
+  const { up, logs, r, headersHeld } = await heldResponse();
+  await headersHeld();
   up.reset();
   await assertRouterLocalReply(r, logs, 3000, 503, "upstream connect error or disconnect/reset before headers. reset reason: connection termination", "UC");
 });
@@ -255,10 +257,7 @@ test("a response body the plugin holds in a streaming buffer (StopIterationAndWa
 });
 
 test("the route timeout while the plugin holds the response headers: 504 straight to the client, flag UT (router.cc onResponseTimeout → sendLocalReply → sendDirectLocalReply)", { timeout: 20_000 }, async () => {
-  const up = await heldUpstream();
-  const logs = new LogCollector();
-  const g = await gateway({ upstreams: [up.u.address], requestTimeoutMs: 500, plugin: await conformancePlugin() }, logs);
-  const r = post(g.url, "hold-response");
+  const { logs, r } = await heldResponse({ requestTimeoutMs: 500 });
   await assertRouterLocalReply(r, logs, 5000, 504, "upstream request timeout", "UT");
 });
 
