@@ -110,7 +110,23 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
   let s = src;
   let d = dst;
   if (ASC_FEATURE_SIMD) {
-    while (s + 16 <= limit && d + 16 <= dEnd) {
+    // One bound for both: the bytes that fit in the destination.
+    const sEnd = src + min(limit - src, dEnd - dst);
+    while (s + 32 <= sEnd) {
+      const x = v128.load(s);
+      const y = v128.load(s, 16);
+      v128.store(d, x);
+      v128.store(d, y, 16);
+      const a = stopOrHighLanes(x);
+      const b = stopOrHighLanes(y);
+      if (v128.any_true(v128.or(a, b))) {
+        const m = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
+        return s + <usize>ctz(m) - src;
+      }
+      s += 32;
+      d += 32;
+    }
+    if (s + 16 <= sEnd) {
       const x = v128.load(s);
       v128.store(d, x);
       const m = <u32>i8x16.bitmask(stopOrHighLanes(x));
@@ -166,16 +182,38 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
   // [s, checkedEnd): continuation bytes of a sequence the SIMD path already checked (and knows to fit).
   let checkedEnd = src;
   if (ASC_FEATURE_SIMD) {
+    // One bound for both: the bytes that fit in the destination.
+    const sEnd = src + min(limit - src, dEnd - dst);
     while (true) {
-      // Whole blocks of plain ASCII, then the first block with something else in it.
+      // Whole blocks of plain ASCII, two at a time, then the first block with something else in it.
       let special: u32 = 0;
-      while (s + 16 <= limit && d + 16 <= dEnd) {
+      while (s + 32 <= sEnd) {
+        const x = v128.load(s);
+        const y = v128.load(s, 16);
+        v128.store(d, x);
+        v128.store(d, y, 16);
+        const a = stopOrHighLanes(x);
+        const b = stopOrHighLanes(y);
+        if (v128.any_true(v128.or(a, b))) {
+          special = <u32>i8x16.bitmask(a);
+          if (special == 0) {
+            special = <u32>i8x16.bitmask(b);
+            s += 16;
+            d += 16;
+          }
+          break;
+        }
+        s += 32;
+        d += 32;
+      }
+      if (special == 0 && s + 16 <= sEnd) {
         const x = v128.load(s);
         v128.store(d, x);
         special = <u32>i8x16.bitmask(stopOrHighLanes(x));
-        if (special) break;
-        s += 16;
-        d += 16;
+        if (special == 0) {
+          s += 16;
+          d += 16;
+        }
       }
       if (special == 0) break;
       const first = s + <usize>ctz(special);
