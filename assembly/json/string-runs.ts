@@ -109,9 +109,9 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
 @inline export function copyPlainAscii(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
   let s = src;
   let d = dst;
+  // One bound for both: the bytes that fit in the destination.
+  const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
-    // One bound for both: the bytes that fit in the destination.
-    const sEnd = src + min(limit - src, dEnd - dst);
     while (s + 32 <= sEnd) {
       const x = v128.load(s);
       const y = v128.load(s, 16);
@@ -135,7 +135,7 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
       d += 16;
     }
   }
-  while (s + 8 <= limit && d + 8 <= dEnd) {
+  while (s + 8 <= sEnd) {
     const x = load<u64>(s);
     store<u64>(d, x);
     const stop = stringStopOrHighBytes(x);
@@ -143,7 +143,7 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
     s += 8;
     d += 8;
   }
-  while (s < limit && d < dEnd) {
+  while (s < sEnd) {
     const c = <u32>load<u8>(s);
     if (!isPlainAscii(c)) break;
     store<u8>(d, <u8>c);
@@ -181,9 +181,9 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
   let d = dst;
   // [s, checkedEnd): continuation bytes of a sequence the SIMD path already checked (and knows to fit).
   let checkedEnd = src;
+  // One bound for both runs of plain bytes: the bytes that fit in the destination.
+  const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
-    // One bound for both: the bytes that fit in the destination.
-    const sEnd = src + min(limit - src, dEnd - dst);
     while (true) {
       // Whole blocks of plain ASCII, two at a time, then the first block with something else in it.
       let special: u32 = 0;
@@ -236,7 +236,7 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       d += 16;
     }
   } else {
-    while (s + 8 <= limit && d + 8 <= dEnd) {
+    while (s + 8 <= sEnd) {
       const x = load<u64>(s);
       store<u64>(d, x);
       const special = stringStopOrHighBytes(x);
@@ -256,7 +256,7 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       d += n;
     }
   }
-  while (s < limit && d < dEnd) {
+  while (s < sEnd) {
     const c = <u32>load<u8>(s);
     if (s < checkedEnd || isPlainAscii(c)) {
       store<u8>(d, <u8>c);
