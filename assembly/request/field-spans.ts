@@ -13,8 +13,10 @@ export class FieldSpans {
   private readonly keyData: StaticArray<u8>;
   private readonly keyOffsets: StaticArray<i32>;
   // Per key: its byte length in the high half and its first (up to) 4 bytes in the low half (keyHead), so most keys
-  // that are not it fail on one compare.
+  // that are not it fail on one compare; and its last 4 bytes (keys of 5 bytes or more), which with the head decide
+  // keys of up to 8 bytes.
   private readonly keyHeads: StaticArray<u64>;
+  private readonly keyTails: StaticArray<u32>;
   // Per byte length (LONG_KEY for LONG_KEY bytes and more): bit i set when key i has it, so a lookup compares only
   // keys of the document key's length.
   private readonly keysOfLength: StaticArray<u32>;
@@ -43,11 +45,15 @@ export class FieldSpans {
       String.UTF8.encodeUnsafe(changetype<usize>(keys[i]), keys[i].length, changetype<usize>(data) + <usize>offsets[i]);
     }
     const heads = new StaticArray<u64>(keys.length);
+    const tails = new StaticArray<u32>(keys.length);
     const keysOfLength = new StaticArray<u32>(LONG_KEY + 1);
     for (let i = 0; i < keys.length; i++) {
-      heads[i] = keyHead(changetype<usize>(data) + <usize>offsets[i], lengths[i]);
+      const p = changetype<usize>(data) + <usize>offsets[i];
+      heads[i] = keyHead(p, lengths[i]);
+      if (lengths[i] > 4) tails[i] = load<u32>(p + <usize>(lengths[i] - 4));
       keysOfLength[min(lengths[i], LONG_KEY)] |= <u32>1 << <u32>i;
     }
+    this.keyTails = tails;
     this.keysOfLength = keysOfLength;
     this.keyData = data;
     this.keyOffsets = offsets;
@@ -145,13 +151,16 @@ export class FieldSpans {
     let candidates = unchecked(this.keysOfLength[min(len, LONG_KEY)]);
     if (candidates == 0) return -1;
     const head = keyHead(start, len);
+    const tail = len > 4 ? load<u32>(end - 4) : 0;
     while (candidates != 0) {
       const i = <i32>ctz(candidates);
       candidates &= candidates - 1;
       if (unchecked(this.keyHeads[i]) != head) continue;
       if (len <= 4) return i;
+      if (unchecked(this.keyTails[i]) != tail) continue;
+      if (len <= 8) return i;
       const rest = changetype<usize>(this.keyData) + <usize>unchecked(this.keyOffsets[i]) + 4;
-      if (memory.compare(start + 4, rest, <usize>(len - 4)) == 0) return i;
+      if (memory.compare(start + 4, rest, <usize>(len - 8)) == 0) return i;
     }
     return -1;
   }

@@ -86,3 +86,15 @@ describe("FieldSpans.valuedKeys", () => {
     expect(spans.valuedKeys).toBe(0);
   });
 });
+
+// Keys of 9 bytes and more that share their first and last 4 bytes differ in the middle only.
+const MIDDLE: StaticArray<string> = ["headMIDDLEtail", "headMIDDLftail", "head1tail", "head2tail"];
+const middleSpans = new FieldSpans(MIDDLE);
+
+describe("FieldSpans with keys that differ in the middle", () => {
+  it("tells them apart", () => {
+    for (let i = 0; i < MIDDLE.length; i++) expect(middleSpans.indexOfKey(onKey('"' + MIDDLE[i] + '"'))).toBe(i, MIDDLE[i]);
+    expect(middleSpans.indexOfKey(onKey('"headMIDDLgtail"'))).toBe(-1);
+    expect(middleSpans.indexOfKey(onKey('"head3tail"'))).toBe(-1);
+  });
+});
