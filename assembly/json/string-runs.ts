@@ -109,8 +109,24 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
 @inline export function copyPlainAscii(src: usize, limit: usize, dst: usize, dEnd: usize): usize {
   let s = src;
   let d = dst;
+  // One bound for both: the bytes that fit in the destination.
+  const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
-    while (s + 16 <= limit && d + 16 <= dEnd) {
+    while (s + 32 <= sEnd) {
+      const x = v128.load(s);
+      const y = v128.load(s, 16);
+      v128.store(d, x);
+      v128.store(d, y, 16);
+      const a = stopOrHighLanes(x);
+      const b = stopOrHighLanes(y);
+      if (v128.any_true(v128.or(a, b))) {
+        const m = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
+        return s + <usize>ctz(m) - src;
+      }
+      s += 32;
+      d += 32;
+    }
+    if (s + 16 <= sEnd) {
       const x = v128.load(s);
       v128.store(d, x);
       const m = <u32>i8x16.bitmask(stopOrHighLanes(x));
@@ -119,7 +135,7 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
       d += 16;
     }
   }
-  while (s + 8 <= limit && d + 8 <= dEnd) {
+  while (s + 8 <= sEnd) {
     const x = load<u64>(s);
     store<u64>(d, x);
     const stop = stringStopOrHighBytes(x);
@@ -127,7 +143,7 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
     s += 8;
     d += 8;
   }
-  while (s < limit && d < dEnd) {
+  while (s < sEnd) {
     const c = <u32>load<u8>(s);
     if (!isPlainAscii(c)) break;
     store<u8>(d, <u8>c);
@@ -165,17 +181,39 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
   let d = dst;
   // [s, checkedEnd): continuation bytes of a sequence the SIMD path already checked (and knows to fit).
   let checkedEnd = src;
+  // One bound for both runs of plain bytes: the bytes that fit in the destination.
+  const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
     while (true) {
-      // Whole blocks of plain ASCII, then the first block with something else in it.
+      // Whole blocks of plain ASCII, two at a time, then the first block with something else in it.
       let special: u32 = 0;
-      while (s + 16 <= limit && d + 16 <= dEnd) {
+      while (s + 32 <= sEnd) {
+        const x = v128.load(s);
+        const y = v128.load(s, 16);
+        v128.store(d, x);
+        v128.store(d, y, 16);
+        const a = stopOrHighLanes(x);
+        const b = stopOrHighLanes(y);
+        if (v128.any_true(v128.or(a, b))) {
+          special = <u32>i8x16.bitmask(a);
+          if (special == 0) {
+            special = <u32>i8x16.bitmask(b);
+            s += 16;
+            d += 16;
+          }
+          break;
+        }
+        s += 32;
+        d += 32;
+      }
+      if (special == 0 && s + 16 <= sEnd) {
         const x = v128.load(s);
         v128.store(d, x);
         special = <u32>i8x16.bitmask(stopOrHighLanes(x));
-        if (special) break;
-        s += 16;
-        d += 16;
+        if (special == 0) {
+          s += 16;
+          d += 16;
+        }
       }
       if (special == 0) break;
       const first = s + <usize>ctz(special);
@@ -198,7 +236,7 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       d += 16;
     }
   } else {
-    while (s + 8 <= limit && d + 8 <= dEnd) {
+    while (s + 8 <= sEnd) {
       const x = load<u64>(s);
       store<u64>(d, x);
       const special = stringStopOrHighBytes(x);
@@ -218,7 +256,7 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       d += n;
     }
   }
-  while (s < limit && d < dEnd) {
+  while (s < sEnd) {
     const c = <u32>load<u8>(s);
     if (s < checkedEnd || isPlainAscii(c)) {
       store<u8>(d, <u8>c);

@@ -38,8 +38,8 @@ export function multiByteSequenceLength(p: usize, end: usize): i32 {
 }
 
 /**
- * multiByteSequenceLength with the common cases inline: a 2-byte sequence, or a 3-byte one whose lead byte
- * (E1..EC, EE, EF) allows any continuation bytes.
+ * multiByteSequenceLength with the common cases inline: a 2-byte sequence, a 3-byte one whose lead byte
+ * (E1..EC, EE, EF) allows any continuation bytes, or a 4-byte one led by F0 (emoji: second byte 90..BF) or F1..F3.
  */
 // @ts-ignore: decorator
 @inline export function sequenceLength(p: usize, end: usize): i32 {
@@ -48,6 +48,9 @@ export function multiByteSequenceLength(p: usize, end: usize): i32 {
     if (p + 2 <= end && (load<u8>(p, 1) & 0xc0) == 0x80) return 2;
   } else if (lead - 0xe1 < 0x0c || lead - 0xee < 2) {
     if (p + 3 <= end && (load<u16>(p, 1) & 0xc0c0) == 0x8080) return 3;
+  } else if (lead - 0xf0 < 4 && p + 4 <= end) {
+    const x = load<u32>(p);
+    if ((x & 0xc0c0c000) == 0x80808000 && (lead != 0xf0 || (x & 0x3000) != 0)) return 4;
   }
   return multiByteSequenceLength(p, end);
 }

@@ -199,7 +199,7 @@ export class RequestExtractor {
       } else {
         v = sc.next();
         valueStart = sc.tokenStart;
-        r = sc.skipValue();
+        r = v == JsonToken.ObjStart || v == JsonToken.ArrStart ? sc.skipValue() : v;
       }
       if (v >= JsonToken.End) return v;
       if (r >= JsonToken.End) return r;
@@ -299,9 +299,9 @@ export class RequestExtractor {
     return true;
   }
 
+  // Key k was given a value other than null.
   private present(k: i32): bool {
-    const t = this.spans.token(k);
-    return t != 0 && t != JsonToken.Null;
+    return (this.spans.valuedKeys & (<u32>1 << <u32>k)) != 0;
   }
 
   private hasPrompt(): bool {

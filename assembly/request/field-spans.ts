@@ -3,6 +3,9 @@
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { jsonStringEquals } from "../json/string-compare";
 
+// Keys of this many bytes or more share one length bucket.
+const LONG_KEY: i32 = 32;
+
 export class FieldSpans {
   private readonly keys: StaticArray<string>;
   // UTF-8 bytes of the keys, back to back, and each key's offset and length there: an unescaped key in
@@ -10,10 +13,17 @@ export class FieldSpans {
   private readonly keyData: StaticArray<u8>;
   private readonly keyOffsets: StaticArray<i32>;
   // Per key: its byte length in the high half and its first (up to) 4 bytes in the low half (keyHead), so most keys
-  // that are not it fail on one compare.
+  // that are not it fail on one compare; and its last 4 bytes (keys of 5 bytes or more), which with the head decide
+  // keys of up to 8 bytes.
   private readonly keyHeads: StaticArray<u64>;
+  private readonly keyTails: StaticArray<u32>;
+  // Per byte length (LONG_KEY for LONG_KEY bytes and more): bit i set when key i has it, so a lookup compares only
+  // keys of the document key's length.
+  private readonly keysOfLength: StaticArray<u32>;
   // Bit i: key i was set since clear(); a key whose bit is clear is absent whatever tokens[i] holds.
   private present: u32 = 0;
+  // Bit i: key i was set to something other than null.
+  private valued: u32 = 0;
   // Per key: first token of the value, and the value's bytes [start, end).
   private readonly tokens: StaticArray<i32>;
   private readonly starts: StaticArray<usize>;
@@ -35,7 +45,16 @@ export class FieldSpans {
       String.UTF8.encodeUnsafe(changetype<usize>(keys[i]), keys[i].length, changetype<usize>(data) + <usize>offsets[i]);
     }
     const heads = new StaticArray<u64>(keys.length);
-    for (let i = 0; i < keys.length; i++) heads[i] = keyHead(changetype<usize>(data) + <usize>offsets[i], lengths[i]);
+    const tails = new StaticArray<u32>(keys.length);
+    const keysOfLength = new StaticArray<u32>(LONG_KEY + 1);
+    for (let i = 0; i < keys.length; i++) {
+      const p = changetype<usize>(data) + <usize>offsets[i];
+      heads[i] = keyHead(p, lengths[i]);
+      if (lengths[i] > 4) tails[i] = load<u32>(p + <usize>(lengths[i] - 4));
+      keysOfLength[min(lengths[i], LONG_KEY)] |= <u32>1 << <u32>i;
+    }
+    this.keyTails = tails;
+    this.keysOfLength = keysOfLength;
     this.keyData = data;
     this.keyOffsets = offsets;
     this.keyHeads = heads;
@@ -46,6 +65,7 @@ export class FieldSpans {
 
   clear(): void {
     this.present = 0;
+    this.valued = 0;
   }
 
   /**
@@ -75,11 +95,19 @@ export class FieldSpans {
     unchecked((this.tokens[i] = token));
     unchecked((this.starts[i] = start));
     unchecked((this.ends[i] = end));
-    this.present |= <u32>1 << <u32>i;
+    const bit = <u32>1 << <u32>i;
+    this.present |= bit;
+    if (token == JsonToken.Null) this.valued &= ~bit;
+    else this.valued |= bit;
   }
 
   has(i: i32): bool {
     return <u32>i < <u32>this.tokens.length && (this.present & (<u32>1 << <u32>i)) != 0;
+  }
+
+  /** The keys (bit i: key i) set to something other than null. */
+  get valuedKeys(): u32 {
+    return this.valued;
   }
 
   /** Some key of the mask (bit i: key i) was set. */
@@ -120,12 +148,19 @@ export class FieldSpans {
       return -1;
     }
     const len = <i32>(end - start);
+    let candidates = unchecked(this.keysOfLength[min(len, LONG_KEY)]);
+    if (candidates == 0) return -1;
     const head = keyHead(start, len);
-    for (let i = 0; i < n; i++) {
+    const tail = len > 4 ? load<u32>(end - 4) : 0;
+    while (candidates != 0) {
+      const i = <i32>ctz(candidates);
+      candidates &= candidates - 1;
       if (unchecked(this.keyHeads[i]) != head) continue;
       if (len <= 4) return i;
+      if (unchecked(this.keyTails[i]) != tail) continue;
+      if (len <= 8) return i;
       const rest = changetype<usize>(this.keyData) + <usize>unchecked(this.keyOffsets[i]) + 4;
-      if (memory.compare(start + 4, rest, <usize>(len - 4)) == 0) return i;
+      if (memory.compare(start + 4, rest, <usize>(len - 8)) == 0) return i;
     }
     return -1;
   }

@@ -67,7 +67,7 @@ export class MessageEntryWriter {
         core.ok(k);
         return;
       }
-      const i = m.indexOfKey(sc);
+      const i = messageKey(sc, m);
       if (i == M_ROLE && !headDone) {
         recordStart = w.len;
         w.byte(RS);
@@ -115,4 +115,17 @@ export class MessageEntryWriter {
     }
     core.messageEnded(role, recordStart);
   }
+}
+
+// The index in MESSAGE_KEYS of the key sc is on: "role" and "content", which nearly every message has, by their bytes
+// (little-endian loads), the others by the lookup.
+// @ts-ignore: decorator
+@inline function messageKey(sc: JsonScanner, m: FieldSpans): i32 {
+  const p = sc.start;
+  const n = sc.end - p;
+  if (!sc.hasEscapes) {
+    if (n == 4 && load<u32>(p) == 0x656c6f72) return M_ROLE; // "role"
+    if (n == 7 && load<u32>(p) == 0x746e6f63 && load<u32>(p, 3) == 0x746e6574) return M_CONTENT; // "content"
+  }
+  return m.indexOfKey(sc);
 }

@@ -53,6 +53,17 @@ describe("chat completions", () => {
     expect(b).toBe(a);
   });
 
+  it("reads role and content keys by their decoded name, and no other key as them", () => {
+    const plain = streamFor('{"model":"m","messages":[{"role":"user","content":"Hi"}]}');
+    expect(streamFor('{"model":"m","messages":[{"r\\u006fle":"user","conten\\u0074":"Hi"}]}')).toBe(plain);
+    // Same length and first bytes as role / content (or their last bytes), but other keys: ignored members.
+    const others = ['"rolE"', '"Role"', '"contenT"', '"Content"', '"cont_nt"', '"xontent"', '"roles"', '"conten"'];
+    for (let i = 0; i < others.length; i++) {
+      const s = streamFor('{"model":"m","messages":[{"role":"user",' + others[i] + ':"X","content":"Hi"}]}');
+      expect(s).toBe(plain, others[i]);
+    }
+  });
+
   it("escapes separator bytes that come from \\u escapes", () => {
     const s = streamFor('{"model":"m","messages":[{"role":"user","content":"a\\u001eb\\u001bc\\u001ad"}]}');
     expect(s).toBe(msg("user", "a" + ESC + "^b" + ESC + "[c" + ESC + "Zd"));

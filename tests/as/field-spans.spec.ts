@@ -58,3 +58,43 @@ describe("FieldSpans.indexOfKey", () => {
     expect(spans.hasAny(0xffffffff)).toBe(false);
   });
 });
+
+// Keys of 32 bytes and more share one length bucket; the lookup still tells them apart by their bytes.
+const LONG: StaticArray<string> = ["k".repeat(31), "k".repeat(32), "k".repeat(40), "k".repeat(39) + "j", "short"];
+const longSpans = new FieldSpans(LONG);
+
+describe("FieldSpans with long keys", () => {
+  it("finds keys on both sides of the shared bucket, and no key of another length", () => {
+    for (let i = 0; i < LONG.length; i++) expect(longSpans.indexOfKey(onKey('"' + LONG[i] + '"'))).toBe(i, LONG[i]);
+    expect(longSpans.indexOfKey(onKey('"' + "k".repeat(33) + '"'))).toBe(-1);
+    expect(longSpans.indexOfKey(onKey('"' + "k".repeat(41) + '"'))).toBe(-1);
+    expect(longSpans.indexOfKey(onKey('"' + "k".repeat(30) + '"'))).toBe(-1);
+    expect(longSpans.indexOfKey(onKey('"' + "k".repeat(39) + 'i"'))).toBe(-1);
+  });
+});
+
+describe("FieldSpans.valuedKeys", () => {
+  it("holds the keys whose last value is not null", () => {
+    spans.clear();
+    spans.set(1, JsonToken.String, 0, 2);
+    spans.set(2, JsonToken.Null, 0, 4);
+    expect(spans.valuedKeys).toBe(1 << 1);
+    spans.set(1, JsonToken.Null, 0, 4);
+    spans.set(2, JsonToken.ArrStart, 0, 2);
+    expect(spans.valuedKeys).toBe(1 << 2);
+    spans.clear();
+    expect(spans.valuedKeys).toBe(0);
+  });
+});
+
+// Keys of 9 bytes and more that share their first and last 4 bytes differ in the middle only.
+const MIDDLE: StaticArray<string> = ["headMIDDLEtail", "headMIDDLftail", "head1tail", "head2tail"];
+const middleSpans = new FieldSpans(MIDDLE);
+
+describe("FieldSpans with keys that differ in the middle", () => {
+  it("tells them apart", () => {
+    for (let i = 0; i < MIDDLE.length; i++) expect(middleSpans.indexOfKey(onKey('"' + MIDDLE[i] + '"'))).toBe(i, MIDDLE[i]);
+    expect(middleSpans.indexOfKey(onKey('"headMIDDLgtail"'))).toBe(-1);
+    expect(middleSpans.indexOfKey(onKey('"head3tail"'))).toBe(-1);
+  });
+});
