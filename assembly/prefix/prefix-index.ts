@@ -24,7 +24,7 @@
 // only entries recorded since a per-endpoint time the caller gives (the cache horizon), whatever the worker count.
 // What a full index still costs over a nearly empty one is the memory hierarchy, not probe work: at the same load
 // factor, an index small enough for the CPU caches costs 0.6-0.9x a default-sized one at 1% fill, and the default one
-// at 100% fill about 1.2x, its evicted entries and their buckets last touched long ago (src-host/bench/index-cost.ts).
+// at 100% fill 1.2-1.3x, its evicted entries and their buckets last touched long ago (src-host/bench/index-cost.ts).
 // So record() first makes the loads it will need, independent of each other (lookUpAhead), so that their cache
 // misses overlap instead of coming one after another.
 
