@@ -91,8 +91,9 @@ export class ChainHasher {
       unchecked((ends[count] = <u32>(p - ptr)));
       count++;
       chunkStart = p;
-      need = <usize>chunkChars - 1; // the boundary lead byte opens the next chunk
-      p++;
+      // Counted again from the boundary's lead byte: an ASCII chunk is then whole blocks (512 = 8 x 64 by default),
+      // where starting one byte on would leave 63 bytes to count by word and byte.
+      need = <usize>chunkChars;
     }
 
     this.count = count;

@@ -22,8 +22,17 @@
 // one 16-byte unit and the pool one allocation): a worker's index remembers only the requests that worker routed,
 // so an endpoint's cache, fed by every worker, may have dropped an entry the LRU list still holds; match() credits
 // only entries recorded since a per-endpoint time the caller gives (the cache horizon), whatever the worker count.
+// What a full index still costs over a nearly empty one is the memory hierarchy, not probe work: at the same load
+// factor, an index small enough for the CPU caches costs 0.6-0.9x a default-sized one at 1% fill, and the default one
+// at 100% fill 1.2-1.3x, its evicted entries and their buckets last touched long ago (src-host/bench/index-cost.ts).
+// So record() first makes the loads it will need, independent of each other (lookUpAhead), so that their cache
+// misses overlap instead of coming one after another.
 
 const NIL: i32 = -1;
+/** prev of an entry on a free list: record() tells an entry it found, then evicted, from a live one. */
+const FREED: i32 = -2;
+/** Hashes whose first-pass lookup record() keeps for its second pass (the chain's first ones). */
+const RECORD_LOOKUPS: i32 = 64;
 /** Longest distance a bucket may sit from its home. At load factor 0.25 Robin Hood stays far below it. */
 export const PREFIX_INDEX_MAX_PROBE: u32 = 31;
 // Bucket layout: [tag][entry + 1: entryBits][distance 5], 0 = empty. entryBits is just wide enough for the pool
@@ -87,6 +96,10 @@ export class PrefixIndex {
   private total: i32 = 0;
   /** Hashes not recorded because their insertion would exceed MAX_PROBE. */
   skipped: i32 = 0;
+  /** record()'s first-pass lookups, by chain position (RECORD_LOOKUPS). */
+  private readonly lookups: StaticArray<i32> = new StaticArray<i32>(RECORD_LOOKUPS);
+  /** Where record()'s read-ahead loads end up, so that the compiler keeps them (see lookUpAhead). */
+  private warmSink: u32 = 0;
   /**
    * Occupied buckets at distance MAX_PROBE. While there are none, an insertion cannot exceed the bound (it
    * lands at most one bucket beyond a resident nearer its home, and moves residents one bucket on), so
@@ -133,7 +146,7 @@ export class PrefixIndex {
     const entries = endpoints * clampCapacity(endpoints, capacityPerEndpoint);
     const pool = <u64>entries * 16 + (<u64>(entries + 1) >> 1) * 8; // key, prev, next; then the stamps, in u64 words
     const perSlot: u64 = 6 * 4; // head, tail, size, capacity, free list head, fresh count
-    return pool + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot;
+    return pool + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot + <u64>RECORD_LOOKUPS * 4;
   }
 
   /** Preallocated bytes per entry of the pool, including the entry's share of the table and slot arrays. */
@@ -208,9 +221,15 @@ export class PrefixIndex {
     const cap = unchecked(this.caps[slot]);
     if (n > cap) n = cap;
     const stamp = stampOf(atMs);
+    // Nothing to gain from a first pass when no entry can be evicted.
+    const lookedUp = unchecked(this.sizes[slot]) + n > cap;
+    if (lookedUp) this.warmSink ^= this.lookUpAhead(slot, hashes, n, cap);
+    const lookups = this.lookups;
     for (let i = n - 1; i >= 0; i--) {
       const hash = unchecked(hashes[i]);
-      const existing = this.find(hash, slot);
+      // The first pass's entry, unless this pass has evicted it since (then a find tells, as it would have).
+      let existing = lookedUp && i < RECORD_LOOKUPS ? unchecked(lookups[i]) : NIL;
+      if (existing == NIL || this.prevOf(existing) == FREED || this.keyOf(existing) != hash) existing = this.find(hash, slot);
       if (existing != NIL) {
         this.moveToFront(existing, slot);
         this.setStamp(existing, stamp);
@@ -383,6 +402,32 @@ export class PrefixIndex {
     return <u32>((mixKey(hash, slot) << this.homeBits) >> 32) & this.tagField;
   }
 
+  /**
+   * First pass of record(), which changes nothing but `lookups`: finds every hash (keeping the first
+   * RECORD_LOOKUPS entries found), then walks as many entries back from the slot's tail as will be evicted and
+   * loads their home buckets. Independent loads issued together overlap their cache misses; the second pass, one
+   * dependent miss after another, then finds those lines in the cache. Returns a value derived from the loads, which
+   * the caller keeps so that they are not optimized away.
+   */
+  private lookUpAhead(slot: i32, hashes: StaticArray<u64>, n: i32, cap: i32): u32 {
+    const lookups = this.lookups;
+    let missing = 0;
+    for (let i = 0; i < n; i++) {
+      const entry = this.find(unchecked(hashes[i]), slot);
+      if (i < RECORD_LOOKUPS) unchecked((lookups[i] = entry));
+      if (entry == NIL) missing++;
+    }
+    let victims = unchecked(this.sizes[slot]) + missing - cap;
+    let folded: u32 = 0;
+    let entry = unchecked(this.tail[slot]);
+    while (victims > 0 && entry != NIL) {
+      folded ^= unchecked(this.table[this.home(this.keyOf(entry), slot)]);
+      entry = this.prevOf(entry);
+      victims--;
+    }
+    return folded;
+  }
+
   /** Entry index of (hash, slot), or NIL. At most MAX_PROBE + 1 buckets. */
   private find(hash: u64, slot: i32): i32 {
     const table = this.table;
@@ -497,6 +542,7 @@ export class PrefixIndex {
     if (entry == NIL) return;
     this.removeFromTable(entry, slot);
     this.unlink(entry, slot);
+    this.setPrev(entry, FREED);
     this.setNext(entry, unchecked(this.freeHead[slot]));
     unchecked((this.freeHead[slot] = entry));
     unchecked((this.sizes[slot] -= 1));

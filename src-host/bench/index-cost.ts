@@ -1,7 +1,9 @@
 // Prefix-index cost by fill level: one operation is what a request does to the index (match a chain against
 // the active endpoints, then record it for the chosen one), looped inside wasm by src-host/guest/bench-prefix-index.ts
 // on a default-sized index. Fill levels run in interleaved rounds; the cost at 100% against 1% shows whether
-// it stays O(1) (what remains is the memory hierarchy: a full index no longer fits in the CPU caches).
+// it stays O(1). What remains is the memory hierarchy (a full index no longer fits in the CPU caches), which the
+// in-cache control shows: a full index small enough for the caches, at the same load factor and probe work.
+// Rounds are timed in CPU time: on a shared machine, wall time also counts the time other processes held the core.
 import { compileAs } from "../wasm/compile-as.ts";
 import { INDEX_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
@@ -10,7 +12,7 @@ export interface IndexHarness {
   defaultMaxEndpoints(): number;
   defaultCapacityPerEndpoint(): number;
   bytesFor(maxEndpoints: number, capacityPerEndpoint: number): number;
-  createFilled(fill: number, chainLength: number, activeCount: number): number;
+  createFilled(fill: number, chainLength: number, activeCount: number, capacityPerEndpoint: number): number;
   run(id: number, ops: number, chainLength: number, activeCount: number): number;
   totalEntries(id: number): number;
   poolEntries(id: number): number;
@@ -54,6 +56,9 @@ export interface IndexFillRow {
   consistent: boolean;
 }
 
+/** Entries per endpoint of the in-cache control (64 endpoints x 64: 4,096 entries, about 150 KB). */
+const CONTROL_CAPACITY = 64;
+
 export interface IndexCostResult {
   maxEndpoints: number;
   capacityPerEndpoint: number;
@@ -62,12 +67,16 @@ export interface IndexCostResult {
   rows: IndexFillRow[];
   /** Median over rounds of (cost at 100% fill) / (cost at 1% fill). */
   ratioFullToOnePercent: number;
+  /** A full index of maxEndpoints x capacityPerEndpoint entries that fits in the CPU caches, in the same rounds. */
+  inCacheControl: { capacityPerEndpoint: number; entries: number; nsPerOp: number; maxDisplacement: number; ratioToOnePercent: number };
 }
 
 export async function indexCost(options: IndexCostOptions): Promise<IndexCostResult> {
   const harness = await loadIndexHarness();
   const { chainLength, activeEndpoints } = options;
-  const ids = options.fills.map((fill) => harness.createFilled(fill, chainLength, activeEndpoints));
+  const capacity = harness.defaultCapacityPerEndpoint();
+  const ids = options.fills.map((fill) => harness.createFilled(fill, chainLength, activeEndpoints, capacity));
+  const controlId = harness.createFilled(1, chainLength, activeEndpoints, CONTROL_CAPACITY);
   const matchedSum = new Map<number, { matched: number; ops: number }>();
   const contenders: Contender[] = options.fills.map((fill, i) => {
     const tally = { matched: 0, ops: 0 };
@@ -80,11 +89,12 @@ export async function indexCost(options: IndexCostOptions): Promise<IndexCostRes
       },
     };
   });
+  contenders.push({ name: "control", run: (n) => void harness.run(controlId, n, chainLength, activeEndpoints) });
   // Until every slot has seen the shared prefix, early operations match less; warm that up untimed.
-  for (let i = 0; i < ids.length; i++) harness.run(ids[i], 50 * harness.defaultMaxEndpoints(), chainLength, activeEndpoints);
+  for (const id of [...ids, controlId]) harness.run(id, 50 * harness.defaultMaxEndpoints(), chainLength, activeEndpoints);
   for (const t of matchedSum.values()) t.matched = t.ops = 0;
 
-  const result = interleavedRounds(contenders, { rounds: options.rounds, targetMs: options.targetMs, minIterations: 100 });
+  const result = interleavedRounds(contenders, { rounds: options.rounds, targetMs: options.targetMs, minIterations: 100, clock: "cpu" });
   const rows = options.fills.map((fill, i): IndexFillRow => {
     const tally = matchedSum.get(fill)!;
     return {
@@ -103,5 +113,12 @@ export async function indexCost(options: IndexCostOptions): Promise<IndexCostRes
     activeEndpoints,
     rows,
     ratioFullToOnePercent: medianRatio(result.samplesUs.fill1, result.samplesUs["fill0.01"]),
+    inCacheControl: {
+      capacityPerEndpoint: CONTROL_CAPACITY,
+      entries: harness.totalEntries(controlId),
+      nsPerOp: result.medianUs.control * 1000,
+      maxDisplacement: harness.maxDisplacement(controlId),
+      ratioToOnePercent: medianRatio(result.samplesUs.control, result.samplesUs["fill0.01"]),
+    },
   };
 }

@@ -14,6 +14,8 @@ export interface RoundsOptions {
   targetMs: number;
   /** At least this many iterations per round (for operations slower than targetMs). */
   minIterations?: number;
+  /** "wall" (default) or "cpu": this process's CPU time, which leaves out the time other processes had the core. */
+  clock?: "wall" | "cpu";
 }
 
 export interface RoundsResult {
@@ -43,6 +45,14 @@ function elapsedMs(fn: () => void): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/** User + system CPU time of the process (microsecond resolution: for rounds of milliseconds). */
+function cpuMs(fn: () => void): number {
+  const start = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1e3;
+}
+
 /**
  * Iterations that take about targetMs. The count doubles until one run takes at least half of targetMs (which
  * also warms the JIT up), then the fastest of three runs with that count sets the final one.
@@ -62,11 +72,12 @@ export function interleavedRounds(contenders: readonly Contender[], options: Rou
     iterations[c.name] = calibrate(c, options.targetMs, options.minIterations ?? 1);
     samplesUs[c.name] = [];
   }
+  const measure = options.clock === "cpu" ? cpuMs : elapsedMs;
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const c of order) {
       const n = iterations[c.name];
-      samplesUs[c.name].push((elapsedMs(() => c.run(n)) * 1000) / n);
+      samplesUs[c.name].push((measure(() => c.run(n)) * 1000) / n);
     }
   }
   const medianUs: Record<string, number> = {};

@@ -97,7 +97,7 @@ export async function memoryGrowth(options: MemoryGrowthOptions): Promise<Memory
   const harness = await loadIndexHarness();
   const maxEndpoints = harness.defaultMaxEndpoints();
   const capacityPerEndpoint = harness.defaultCapacityPerEndpoint();
-  const id = harness.createFilled(0.01, 1, 1);
+  const id = harness.createFilled(0.01, 1, 1, capacityPerEndpoint);
   return {
     requests: options.requests,
     warmupRequests: options.warmupRequests,

@@ -77,7 +77,10 @@ export function formatReport(report: BenchReport): string {
     const rows = [["fill", "entries", "ns/op", "matched/op", "max probe distance", "consistent"]];
     for (const r of ix.rows) rows.push([`${fixed(r.fill * 100, 0)}%`, int(r.entries), fixed(r.nsPerOp, 0), fixed(r.matchedPerOp, 1), String(r.maxDisplacement), String(r.consistent)]);
     out.push(...table(rows));
-    out.push(`  cost at 100% fill / 1% fill: ${fixed(ix.ratioFullToOnePercent, 3)}x`);
+    out.push(`  cost at 100% fill / 1% fill: ${fixed(ix.ratioFullToOnePercent, 3)}x (CPU time)`);
+    const c = ix.inCacheControl;
+    out.push(`  in-cache control, a full ${ix.maxEndpoints} x ${c.capacityPerEndpoint} index (same load factor, max probe distance ${c.maxDisplacement}): ` +
+      `${fixed(c.nsPerOp, 0)} ns/op, ${fixed(c.ratioToOnePercent, 3)}x the 1% fill cost; the difference is the memory hierarchy`);
   }
 
   const mem = report.memory;

@@ -50,11 +50,12 @@ export function bytesFor(maxEndpoints: i32, capacityPerEndpoint: i32): f64 {
 }
 
 /**
- * Creates a default-sized index whose every slot holds `fill` x capacityPerEndpoint unique hashes (at least
- * chainLength), and sizes the per-operation buffers. Returns the index id.
+ * Creates an index of the default endpoint count and `capacityPerEndpoint` entries each (the default one for the
+ * fill levels; a small one as the bench's in-cache control) whose every slot holds `fill` x capacityPerEndpoint
+ * unique hashes (at least chainLength), and sizes the per-operation buffers. Returns the index id.
  */
-export function createFilled(fill: f64, chainLength: i32, activeCount: i32): i32 {
-  const index = new PrefixIndex(defaults.maxEndpoints, defaults.capacityPerEndpoint);
+export function createFilled(fill: f64, chainLength: i32, activeCount: i32, capacityPerEndpoint: i32): i32 {
+  const index = new PrefixIndex(defaults.maxEndpoints, capacityPerEndpoint);
   const perSlot = <i32>Math.min(<f64>index.capacityPerEndpoint, Math.max(<f64>chainLength, Math.round(fill * <f64>index.capacityPerEndpoint)));
   if (chain.length < chainLength) chain = new StaticArray<u64>(chainLength);
   if (activeSlots.length < activeCount) activeSlots = new StaticArray<i32>(activeCount);

@@ -183,6 +183,23 @@ describe("ChainHasher against a reference model", () => {
     }
   });
 
+  it("matches on mostly-ASCII text for chunk sizes that take whole 64-byte blocks (the default is 512)", () => {
+    // Runs of ASCII with a multi-byte character or a stray continuation byte now and then: blocks that are all
+    // ASCII, blocks that are not, and boundaries at, just after and well after a block's end.
+    const pieces: string[] = ["the ", "model ", "cache ", "a", "\n", "é", "€", "中", "😀"];
+    const hasher = new ChainHasher(64);
+    for (let trial = 0; trial < 120; trial++) {
+      let text = "";
+      const n = 200 + randomBelow(700);
+      const spice = 1 + randomBelow(40);
+      for (let i = 0; i < n; i++) text += pieces[randomBelow(spice) == 0 ? 4 + randomBelow(5) : randomBelow(4)];
+      const bytes = utf8(text);
+      if ((trial & 3) == 0 && bytes.length > 0) bytes[randomBelow(bytes.length)] = 0x80 | <u8>randomBelow(64);
+      const chunkChars = (trial & 1) == 0 ? 64 * (1 + randomBelow(8)) : 60 + randomBelow(500);
+      expectMatchesReference(hasher, bytes, chunkChars, nextRandom());
+    }
+  });
+
   it("handles input that is only continuation bytes", () => {
     const hasher = new ChainHasher(8);
     const bytes = new Uint8Array(50).fill(0x80);

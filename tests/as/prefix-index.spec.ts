@@ -381,6 +381,29 @@ describe("PrefixIndex against a reference model", () => {
     expectSameAsModel(index, model, universe);
   });
 
+  it("agrees on chains longer than record's first-pass lookups, their members evicted and re-recorded mid-chain", () => {
+    // Full slots whose chains (up to 130 hashes, record keeps the first 64 lookups of its first pass) repeat and
+    // overlap: a chain member found by the first pass is often the tail that an earlier-processed new hash evicts.
+    const endpoints = 2;
+    const capacity = 100;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    const universe = new Array<u64>();
+    for (let i = 0; i < 260; i++) universe.push(nextRandom());
+    const hashes = new StaticArray<u64>(130);
+    for (let step = 0; step < 600; step++) {
+      const slot = randomBelow(endpoints);
+      const n = randomBelow(131);
+      const start = randomBelow(universe.length);
+      const stride = 1 + randomBelow(3);
+      for (let i = 0; i < n; i++) hashes[i] = universe[(start + i * stride) % universe.length];
+      index.record(slot, hashes, n, 0);
+      model.record(slot, hashes, n);
+      if (step % 25 == 0) expectSameAsModel(index, model, universe);
+    }
+    expectSameAsModel(index, model, universe);
+  });
+
   it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
     // A full pool puts the table at its maximum load factor of 0.25, so probe runs are longest and every eviction
     // shifts entries. Keys from every slot share values to collide on hash while differing by slot.
@@ -467,6 +490,43 @@ describe("PrefixIndex probe bound", () => {
     expect<bool>(index.maxDisplacement() <= <i32>PREFIX_INDEX_MAX_PROBE).toBe(true);
     expect<bool>(index.isConsistent()).toBe(true);
     for (let i = 0; i < recorded; i++) expect<bool>(index.has(0, colliding[i])).toBe(true);
+  });
+});
+
+describe("PrefixIndex record of a chain whose member is evicted before its turn", () => {
+  it("records the member anew when the entry it had was evicted and left free (its successor skipped at the bound)", () => {
+    // One endpoint x 64 entries: a 256-bucket table, home = the top 8 bits of the mixed key.
+    const index = new PrefixIndex(1, 64);
+    const withHome = (home: u64, from: u64): u64 => {
+      let h = from;
+      while ((mixKey(h, 0) >> 56) != home) h++;
+      return h;
+    };
+    const a = withHome(200, 1);
+    const one = new StaticArray<u64>(1);
+    one[0] = a;
+    index.record(0, one, 1, 0); // the least recently used entry from here on
+    let h: u64 = 1;
+    for (let i = 0; i <= <i32>PREFIX_INDEX_MAX_PROBE; i++) {
+      h = withHome(5, h + 1); // a run from bucket 5 up to the probe bound
+      one[0] = h;
+      index.record(0, one, 1, 0);
+    }
+    for (let home: u64 = 100; index.size(0) < 64; home++) {
+      one[0] = withHome(home, 1);
+      index.record(0, one, 1, 0);
+    }
+    const b = withHome(5, h + 1); // would sit past the bound
+    const ab = new StaticArray<u64>(2);
+    ab[0] = a;
+    ab[1] = b;
+    // b comes first: it evicts a (the tail), then is skipped; a, found before that, must be recorded anew.
+    index.record(0, ab, 2, 0);
+    expect<i32>(index.skipped).toBe(1);
+    expect<bool>(index.has(0, a)).toBe(true);
+    expect<bool>(index.has(0, b)).toBe(false);
+    expect<i32>(index.size(0)).toBe(64);
+    expect<bool>(index.isConsistent()).toBe(true);
   });
 });
 

@@ -89,6 +89,11 @@ test("quick run: the index bench does the same work at 1% and 100% fill, on a co
     assert.ok(row.entries <= ix.maxEndpoints * ix.capacityPerEndpoint);
   }
   positiveFinite(ix.ratioFullToOnePercent, "ratioFullToOnePercent");
+  const control = ix.inCacheControl;
+  assert.ok(control.capacityPerEndpoint < ix.capacityPerEndpoint, "the in-cache control is a smaller index");
+  assert.equal(control.entries, ix.maxEndpoints * control.capacityPerEndpoint, "the in-cache control is full");
+  positiveFinite(control.nsPerOp, "in-cache control ns/op");
+  positiveFinite(control.ratioToOnePercent, "in-cache control / 1% fill");
 });
 
 test("quick run: memory figures are present and consistent", async () => {
