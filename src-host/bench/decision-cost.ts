@@ -37,7 +37,7 @@ export interface DecisionCostRow {
     jsonParseWithDecode: number;
     hostEmptyPlugin: number;
     hostBodyCopyPlugin: number;
-    /** picker - hostBodyCopyPlugin: what the picker itself adds once the body is in its memory. */
+    /** Median over rounds of picker - hostBodyCopyPlugin: what the picker itself adds once the body is in its memory. */
     pluginOwn: number;
   };
   iterationsPerRound: Record<string, number>;
@@ -166,11 +166,14 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
         pluginOwnUs: median(manyOwn),
       };
     }
+    // Paired by round, as the ratios are: a difference of two medians taken apart goes wrong (even negative) when
+    // the machine's load shifts between the rounds that set each median.
+    const ownPerRound = s.picker.map((v, r) => v - s.hostBodyCopyPlugin[r]);
     rows.push({
       bodyBytes: size,
       ratioToJsonParse: medianRatio(s.picker, s.jsonParse),
       ratioToJsonParseWithDecode: medianRatio(s.picker, s.jsonParseWithDecode),
-      pluginOwnRatioToJsonParse: medianRatio(s.picker.map((v, r) => v - s.hostBodyCopyPlugin[r]), s.jsonParse),
+      pluginOwnRatioToJsonParse: medianRatio(ownPerRound, s.jsonParse),
       hostOverheadRatioToJsonParse: medianRatio(s.hostEmptyPlugin, s.jsonParse),
       us: {
         picker: us.picker,
@@ -178,7 +181,7 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
         jsonParseWithDecode: us.jsonParseWithDecode,
         hostEmptyPlugin: us.hostEmptyPlugin,
         hostBodyCopyPlugin: us.hostBodyCopyPlugin,
-        pluginOwn: us.picker - us.hostBodyCopyPlugin,
+        pluginOwn: median(ownPerRound),
       },
       iterationsPerRound: result.iterations,
       decisions,
