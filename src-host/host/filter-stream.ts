@@ -172,7 +172,8 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
-    this.state.requestHeaders.set(headers, true);
+    // Serialized only when the module reads it, as Envoy marshals a map only in get_header_map_pairs.
+    this.state.requestHeaders.set(headers);
     if (this.bypass) {
       this.request.afterHeaders(HeadersStatus.Continue);
       return;

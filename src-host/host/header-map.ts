@@ -6,14 +6,27 @@ export type HeaderList = Array<[string, string]>;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Reused by every serialization (the host is single-threaded); grows to the largest map seen. */
-let scratch = new Uint8Array(4096);
-
 function putU32(out: Uint8Array, at: number, v: number): void {
   out[at] = v & 0xff;
   out[at + 1] = (v >>> 8) & 0xff;
   out[at + 2] = (v >>> 16) & 0xff;
   out[at + 3] = v >>> 24;
+}
+
+/** The UTF-8 length of `s` as TextEncoder writes it (a lone surrogate is U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
+  const n = s.length;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 /** Writes `s` as UTF-8 at `at`; returns the bytes written. A character at a time while ASCII, then encodeInto. */
@@ -27,17 +40,18 @@ function putText(out: Uint8Array, at: number, s: string): number {
   return n;
 }
 
-/** The map serialized: written in one pass into a reused host buffer (no encoded copy of each name or value), then
- *  copied out at its exact size. */
-export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
+/** cpp-host src/pairs_util.cc PairsUtil::pairsSize: the serialized size of the map. */
+export function serializedSize(pairs: HeaderList): number {
+  let size = 4;
+  for (let i = 0; i < pairs.length; i++) size += 10 + utf8Length(pairs[i][0]) + utf8Length(pairs[i][1]);
+  return size;
+}
+
+/** PairsUtil::marshalPairs: writes the map at `at` in `out`, which has serializedSize(pairs) bytes there. */
+export function writeSerialized(pairs: HeaderList, out: Uint8Array, at: number): void {
   const n = pairs.length;
-  // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
-  let worst = 4 + n * 8;
-  for (let i = 0; i < n; i++) worst += 3 * (pairs[i][0].length + pairs[i][1].length) + 2;
-  if (scratch.length < worst) scratch = new Uint8Array(Math.max(worst, scratch.length * 2));
-  const out = scratch;
-  putU32(out, 0, n);
-  let data = 4 + n * 8;
+  putU32(out, at, n);
+  let data = at + 4 + n * 8;
   for (let i = 0; i < n; i++) {
     const kl = putText(out, data, pairs[i][0]);
     data += kl;
@@ -45,10 +59,15 @@ export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
     const vl = putText(out, data, pairs[i][1]);
     data += vl;
     out[data++] = 0;
-    putU32(out, 4 + i * 8, kl);
-    putU32(out, 8 + i * 8, vl);
+    putU32(out, at + 4 + i * 8, kl);
+    putU32(out, at + 8 + i * 8, vl);
   }
-  return out.slice(0, data);
+}
+
+export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
+  const out = new Uint8Array(serializedSize(pairs));
+  writeSerialized(pairs, out, 0);
+  return out;
 }
 
 /** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */

@@ -1,6 +1,6 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
-import { serializeHeaderMap, type HeaderList } from "./header-map.ts";
+import { serializeHeaderMap, serializedSize, writeSerialized, type HeaderList } from "./header-map.ts";
 
 export interface LocalReply {
   status: number;
@@ -30,9 +30,8 @@ export function normalizeHeaders(h: HeaderList): HeaderList {
 
 export class HeaderMap {
   private list: HeaderList;
-  // The map serialized (spec "Serialization"), or null until it is read after a change. Envoy's header maps hold
-  // the bytes the codec parsed and get_header_map_pairs copies them out; keeping them here spares every read the
-  // re-encoding of JS strings, which cost more than the plugin's own work on the gate (src-host/bench).
+  // The map serialized (spec "Serialization") for the properties that hand it out whole, kept until it changes; null
+  // until then. get_header_map_pairs marshals the pairs straight into the module's memory instead (writeTo).
   private bytes: Uint8Array | null = null;
 
   constructor(pairs: HeaderList = []) {
@@ -68,14 +67,23 @@ export class HeaderMap {
       this.bytes = null;
     }
   }
-  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire, whose bytes the codec already has. */
-  set(pairs: HeaderList, fromCodec = false): void {
+  /** Replaces the whole map; `serializeNow` keeps its serialized bytes from the start. */
+  set(pairs: HeaderList, serializeNow = false): void {
     this.list = normalizeHeaders(pairs);
-    this.bytes = fromCodec ? serializeHeaderMap(this.list) : null;
+    this.bytes = serializeNow ? serializeHeaderMap(this.list) : null;
   }
   /** The serialized map; the caller must not change it. */
   serialized(): Uint8Array {
     return (this.bytes ??= serializeHeaderMap(this.list));
+  }
+  /** The size of the serialized map (cpp-host pairs_util.cc PairsUtil::pairsSize). */
+  serializedSize(): number {
+    return this.bytes !== null ? this.bytes.length : serializedSize(this.list);
+  }
+  /** Writes the serialized map at `at` (PairsUtil::marshalPairs), where serializedSize() bytes are free. */
+  writeTo(out: Uint8Array, at: number): void {
+    if (this.bytes !== null) out.set(this.bytes, at);
+    else writeSerialized(this.list, out, at);
   }
 }
 
