@@ -29,45 +29,37 @@ function utf8Length(s: string): number {
   return bytes;
 }
 
-/** Writes `s` as UTF-8 at `at`; returns the bytes written. A character at a time while ASCII, then encodeInto. */
-function putText(out: Uint8Array, at: number, s: string): number {
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) return i + enc.encodeInto(s.slice(i), out.subarray(at + i)).written;
-    out[at + i] = c;
-  }
-  return n;
-}
+/** Reused by every serialization (the host is single-threaded); grows to the largest map seen. */
+let scratch = new Uint8Array(4096);
 
-/** cpp-host src/pairs_util.cc PairsUtil::pairsSize: the serialized size of the map. */
-export function serializedSize(pairs: HeaderList): number {
-  let size = 4;
-  for (let i = 0; i < pairs.length; i++) size += 10 + utf8Length(pairs[i][0]) + utf8Length(pairs[i][1]);
-  return size;
-}
-
-/** PairsUtil::marshalPairs: writes the map at `at` in `out`, which has serializedSize(pairs) bytes there. */
-export function writeSerialized(pairs: HeaderList, out: Uint8Array, at: number): void {
+/**
+ * The map serialized into a reused host buffer, valid until the next call. The keys and values, each followed by
+ * its NUL, are one string encoded by one TextEncoder call (a character-at-a-time loop cost twice as much); when
+ * that string is ASCII, as headers nearly always are, each length is its string's.
+ */
+export function serializeToScratch(pairs: HeaderList): Uint8Array {
   const n = pairs.length;
-  putU32(out, at, n);
-  let data = at + 4 + n * 8;
+  let data = "";
+  for (let i = 0; i < n; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  const tableEnd = 4 + n * 8;
+  // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
+  const worst = tableEnd + 3 * data.length;
+  if (scratch.length < worst) scratch = new Uint8Array(Math.max(worst, scratch.length * 2));
+  const out = scratch;
+  const written = enc.encodeInto(data, out.subarray(tableEnd)).written;
+  const ascii = written === data.length;
+  putU32(out, 0, n);
   for (let i = 0; i < n; i++) {
-    const kl = putText(out, data, pairs[i][0]);
-    data += kl;
-    out[data++] = 0;
-    const vl = putText(out, data, pairs[i][1]);
-    data += vl;
-    out[data++] = 0;
-    putU32(out, at + 4 + i * 8, kl);
-    putU32(out, at + 8 + i * 8, vl);
+    const key = pairs[i][0];
+    const value = pairs[i][1];
+    putU32(out, 4 + i * 8, ascii ? key.length : utf8Length(key));
+    putU32(out, 8 + i * 8, ascii ? value.length : utf8Length(value));
   }
+  return out.subarray(0, tableEnd + written);
 }
 
 export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
-  const out = new Uint8Array(serializedSize(pairs));
-  writeSerialized(pairs, out, 0);
-  return out;
+  return serializeToScratch(pairs).slice();
 }
 
 /** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */

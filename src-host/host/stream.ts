@@ -1,6 +1,6 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
-import { serializeHeaderMap, serializedSize, writeSerialized, type HeaderList } from "./header-map.ts";
+import { serializeHeaderMap, serializeToScratch, type HeaderList } from "./header-map.ts";
 
 export interface LocalReply {
   status: number;
@@ -31,7 +31,7 @@ export function normalizeHeaders(h: HeaderList): HeaderList {
 export class HeaderMap {
   private list: HeaderList;
   // The map serialized (spec "Serialization") for the properties that hand it out whole, kept until it changes; null
-  // until then. get_header_map_pairs marshals the pairs straight into the module's memory instead (writeTo).
+  // until then.
   private bytes: Uint8Array | null = null;
 
   constructor(pairs: HeaderList = []) {
@@ -76,14 +76,9 @@ export class HeaderMap {
   serialized(): Uint8Array {
     return (this.bytes ??= serializeHeaderMap(this.list));
   }
-  /** The size of the serialized map (cpp-host pairs_util.cc PairsUtil::pairsSize). */
-  serializedSize(): number {
-    return this.bytes !== null ? this.bytes.length : serializedSize(this.list);
-  }
-  /** Writes the serialized map at `at` (PairsUtil::marshalPairs), where serializedSize() bytes are free. */
-  writeTo(out: Uint8Array, at: number): void {
-    if (this.bytes !== null) out.set(this.bytes, at);
-    else writeSerialized(this.list, out, at);
+  /** The serialized map, valid until the next serialization of any map (get_header_map_pairs copies it out at once). */
+  serializedView(): Uint8Array {
+    return this.bytes ?? serializeToScratch(this.list);
   }
 }
 
