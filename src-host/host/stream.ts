@@ -1,6 +1,7 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
 import { serializeHeaderMap, serializeToScratch, type HeaderList } from "./header-map.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 
 export interface LocalReply {
   status: number;
@@ -88,9 +89,9 @@ export class StreamState {
   responseHeaders: HeaderMap | null = null;
   responseTrailers: HeaderMap | null = null;
   /** Request body the host holds for the plugin (cumulative while buffering). */
-  requestBody: Uint8Array = new Uint8Array(0);
+  requestBody: Uint8Array = NO_BYTES;
   /** Response body chunk (cumulative while buffering). */
-  responseBody: Uint8Array = new Uint8Array(0);
+  responseBody: Uint8Array = NO_BYTES;
   localReply: LocalReply | null = null;
   /** Higress: the host named by proxy_set_upstream_override_host. */
   overrideHost: string | null = null;
