@@ -173,8 +173,7 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
-    // Serialized only when the module reads it, as Envoy marshals a map only in get_header_map_pairs.
-    this.state.requestHeaders.set(headers);
+    this.state.requestHeaders.set(headers, true);
     if (this.bypass) {
       this.request.afterHeaders(HeadersStatus.Continue);
       return;

@@ -58,6 +58,30 @@ export function serializeToScratch(pairs: HeaderList): Uint8Array {
   return out.subarray(0, tableEnd + written);
 }
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The keys and values as one string, each followed by NUL: the data section of the serialized map, and the
+ * lengths its strings' when it is ASCII. Null when it is not ASCII.
+ */
+export function asciiDataText(pairs: HeaderList): string | null {
+  let data = "";
+  for (let i = 0; i < pairs.length; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  return NOT_ASCII.test(data) ? null : data;
+}
+
+/** Writes the serialized map at `at` from `data` = asciiDataText(pairs) (4 + 8 * pairs.length + data.length bytes). */
+export function writeAsciiSerialized(pairs: HeaderList, data: string, out: Uint8Array, at: number): void {
+  const n = pairs.length;
+  putU32(out, at, n);
+  for (let i = 0; i < n; i++) {
+    putU32(out, at + 4 + i * 8, pairs[i][0].length);
+    putU32(out, at + 8 + i * 8, pairs[i][1].length);
+  }
+  const start = at + 4 + n * 8;
+  enc.encodeInto(data, out.subarray(start, start + data.length));
+}
+
 export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
   return serializeToScratch(pairs).slice();
 }

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { serializeHeaderMap, serializeToScratch, type HeaderList } from "../../src-host/host/header-map.ts";
+import { HeaderMap } from "../../src-host/host/stream.ts";
 
 const enc = new TextEncoder();
 
@@ -40,4 +41,31 @@ test("a serialized map is the spec's bytes for any text", () => {
     assert.deepEqual(serializeToScratch(pairs), reference(pairs));
     assert.deepEqual(serializeHeaderMap(pairs), reference(pairs));
   }
+});
+
+test("a map from the wire marshals to the same bytes as it serializes to, before and after each change", () => {
+  const m = new HeaderMap();
+  const check = () => {
+    const expected = reference(m.pairs);
+    assert.equal(m.serializedSize(), expected.length);
+    const out = new Uint8Array(expected.length + 6).fill(0xaa);
+    m.writeTo(out, 2);
+    assert.deepEqual(out.subarray(2, 2 + expected.length), expected);
+    assert.deepEqual([...out.subarray(0, 2), ...out.subarray(2 + expected.length)], [0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa]);
+    assert.deepEqual(m.serialized(), expected);
+  };
+  m.set([[":method", "POST"], ["Content-Type", "application/json"], ["content-length", "12"]], true);
+  check();
+  m.add("X-Added", "1");
+  check();
+  m.replace("content-type", "text/plain; charset=ü");
+  check();
+  m.remove("x-added");
+  check();
+  m.set([["x-é", "ü"], ["x-emoji", "🙂"]], true);
+  check();
+  m.set([["a", "b"], ["c", ""]], true);
+  check();
+  m.set([]);
+  check();
 });
