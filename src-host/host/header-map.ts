@@ -34,8 +34,8 @@ let scratch = new Uint8Array(4096);
 
 /**
  * The map serialized into a reused host buffer, valid until the next call. The keys and values, each followed by
- * its NUL, are one string encoded by one TextEncoder call (a character-at-a-time loop cost twice as much); when
- * that string is ASCII, as headers nearly always are, each length is its string's.
+ * its NUL, are one string encoded by one TextEncoder call; when that string is ASCII, as headers nearly always are,
+ * each length is its string's.
  */
 export function serializeToScratch(pairs: HeaderList): Uint8Array {
   const n = pairs.length;
@@ -61,8 +61,8 @@ export function serializeToScratch(pairs: HeaderList): Uint8Array {
 const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
- * The keys and values as one string, each followed by NUL: the data section of the serialized map, and the
- * lengths its strings' when it is ASCII. Null when it is not ASCII.
+ * The keys and values as one string, each followed by NUL: the data section of the serialized map when it is ASCII
+ * (each length then being its string's); null otherwise.
  */
 export function asciiDataText(pairs: HeaderList): string | null {
   let data = "";
