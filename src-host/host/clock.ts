@@ -57,12 +57,20 @@ export class VirtualClock implements Clock {
   private now = 0;
   private timers: Timer[] = [];
   private seq = 0;
+  // nowNs() for `now` as last computed: a plugin reads the clock several times per request while virtual time stands
+  // still, and each new BigInt costs two allocations.
+  private nsAt = NaN;
+  private ns = 0n;
 
   constructor(startMs = 1_700_000_000_000) {
     this.now = startMs;
   }
   nowNs(): bigint {
-    return BigInt(Math.round(this.now * 1000)) * 1000n;
+    if (this.now !== this.nsAt) {
+      this.ns = BigInt(Math.round(this.now * 1000)) * 1000n;
+      this.nsAt = this.now;
+    }
+    return this.ns;
   }
   nowMs(): number {
     return this.now;

@@ -5,6 +5,7 @@
 import { DataStatus, HeadersStatus } from "./abi.ts";
 import type { StreamState } from "./stream.ts";
 import { concatBytes } from "./concat-bytes.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 
 /** filter_manager.h ActiveStreamFilterBase::IterationState. */
 export type IterationState = "continue" | "stop-single" | "stop-all-buffer" | "stop-all-watermark";
@@ -71,7 +72,7 @@ export class DirectionState {
   stopAfterData(status: number, limit: number): LimitCrossing {
     this.iteration = "stop-single";
     if (status === DataStatus.StopIterationNoBuffer) {
-      this.body = new Uint8Array(0);
+      this.body = NO_BYTES;
       return "none";
     }
     return this.crossLimit(this.body.length, limit, status === DataStatus.StopIterationAndBuffer);
@@ -98,7 +99,7 @@ export class DirectionState {
    *  its low watermark). Returns that body. */
   continueWithBody(): Uint8Array {
     const out = this.body;
-    this.body = new Uint8Array(0);
+    this.body = NO_BYTES;
     this.headersHeld = false;
     this.iteration = "continue";
     this.aboveLimit = false;
@@ -121,7 +122,7 @@ export class DirectionState {
   }
 
   takeReleased(): Uint8Array {
-    const out = this.released.reduce(concatBytes, new Uint8Array(0));
+    const out = this.released.reduce(concatBytes, NO_BYTES);
     this.released = [];
     return out;
   }

@@ -16,6 +16,7 @@ import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamI
 import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 import { DirectionState, type LimitCrossing } from "./direction-state.ts";
 import { concatBytes } from "./concat-bytes.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 
 const enc = new TextEncoder();
 
@@ -73,7 +74,7 @@ export class FilterStream implements PluginStreamCalls {
   private fate: "local-reply" | "reset" | null = null;
   /** While the request is stalled: the body Envoy buffers for the filter, kept from its request body until
    *  continue_stream, and whether the trailers came. */
-  private pendingBody: Uint8Array = new Uint8Array(0);
+  private pendingBody: Uint8Array = NO_BYTES;
   private pendingTrailers = false;
   /** The last request body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
   private bufferingRequestBody = false;
@@ -311,7 +312,7 @@ export class FilterStream implements PluginStreamCalls {
       // buffer streams only under StopAllIterationAndWatermark.
       const limit = this.worker.host.bufferLimitBytes;
       this.responseCrossedLimit(this.response.bufferWhileStoppedAll(this.state.responseBody.length, endOfStream, limit));
-      return new Uint8Array(0);
+      return NO_BYTES;
     }
     return this.deliverResponseBody(endOfStream);
   }
@@ -323,7 +324,7 @@ export class FilterStream implements PluginStreamCalls {
     if (status === DataStatus.Continue) return this.response.continueWithBody();
     // commonHandleAfterDataCallback buffers the chunk; a StopIterationAndWatermark buffer streams.
     this.responseCrossedLimit(this.response.stopAfterData(status, this.worker.host.bufferLimitBytes));
-    return new Uint8Array(0);
+    return NO_BYTES;
   }
 
   /** The encoder's WatermarkBuffer crossed the limit: a buffer that is not streaming is too large
@@ -450,7 +451,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.request.resumeFromStoppedAll()) {
       // The headers have gone on; a body callback that stops holds only the body (requestBodyHeld).
       this.state.requestBody = this.pendingBody;
-      this.pendingBody = new Uint8Array(0);
+      this.pendingBody = NO_BYTES;
       // The end of the stream, unless trailers follow.
       this.deliverBody(this.request.endWhileStoppedAll && !this.pendingTrailers);
     }
@@ -504,7 +505,7 @@ export class FilterStream implements PluginStreamCalls {
     this.response.dropReleased();
     // The upstream response the filter still buffers is replaced, not sent before the reply (filter_manager.cc
     // sendLocalReplyViaFilterChain, before the response headers went downstream).
-    this.state.responseBody = new Uint8Array(0);
+    this.state.responseBody = NO_BYTES;
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
       if (reply.body.length) this.response.release(this.encodeData(reply.body, true));

@@ -3,6 +3,7 @@
 // when the memory grows (growth detaches the old buffer).
 
 import { isAscii, writeAscii } from "./ascii-text.ts";
+import { RecentAsciiStrings } from "./recent-ascii-strings.ts";
 
 export class InvalidMemoryAccess extends Error {}
 
@@ -15,6 +16,7 @@ export class GuestMemory {
   private view: DataView;
   /** The same bytes as a Buffer, for its native Latin-1 decoding. */
   private bytes: Buffer;
+  private readonly recent = new RecentAsciiStrings();
 
   constructor(
     private memory: WebAssembly.Memory,
@@ -50,16 +52,31 @@ export class GuestMemory {
     return this.u8.slice(ptr, ptr + len);
   }
 
+  /** The bytes in place, valid until the module runs again (it may change them or grow its memory): for a callee that
+   *  copies them at once. */
+  bytesAt(ptr: number, len: number): Uint8Array {
+    ptr >>>= 0;
+    len >>>= 0;
+    this.check(ptr, len);
+    return this.u8.subarray(ptr, ptr + len);
+  }
+
   readString(ptr: number, len: number): string {
     ptr >>>= 0;
     len >>>= 0;
     this.check(ptr, len);
-    // Header names and property paths are short ASCII: a native Latin-1 decode reads them exactly (three times
-    // faster than a TextDecoder or a string built a character at a time); anything else goes through UTF-8.
+    // Header names, shared-data keys and property paths are short ASCII, and mostly the ones read lately: those are
+    // found again by their bytes (recent-ascii-strings.ts), others read by a native Latin-1 decode (three times faster
+    // than a TextDecoder or a string built a character at a time); anything else goes through UTF-8.
     if (len <= 64) {
       const u8 = this.u8;
-      for (let i = 0; i < len; i++) if (u8[ptr + i] >= 0x80) return dec.decode(u8.subarray(ptr, ptr + len));
-      return this.bytes.toString("latin1", ptr, ptr + len);
+      let hash = len;
+      for (let i = 0; i < len; i++) {
+        const c = u8[ptr + i];
+        if (c >= 0x80) return dec.decode(u8.subarray(ptr, ptr + len));
+        hash = (Math.imul(hash, 31) + c) | 0;
+      }
+      return this.recent.find(u8, ptr, len, hash) ?? this.recent.keep(hash, this.bytes.toString("latin1", ptr, ptr + len));
     }
     return dec.decode(this.u8.subarray(ptr, ptr + len));
   }

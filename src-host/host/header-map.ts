@@ -6,9 +6,6 @@ export type HeaderList = Array<[string, string]>;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Reused by every serialization (the host is single-threaded); grows to the largest map seen. */
-let scratch = new Uint8Array(4096);
-
 function putU32(out: Uint8Array, at: number, v: number): void {
   out[at] = v & 0xff;
   out[at + 1] = (v >>> 8) & 0xff;
@@ -16,39 +13,77 @@ function putU32(out: Uint8Array, at: number, v: number): void {
   out[at + 3] = v >>> 24;
 }
 
-/** Writes `s` as UTF-8 at `at`; returns the bytes written. A character at a time while ASCII, then encodeInto. */
-function putText(out: Uint8Array, at: number, s: string): number {
+/** The UTF-8 length of `s` as TextEncoder writes it (a lone surrogate is U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
   const n = s.length;
+  let bytes = n;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0x80) return i + enc.encodeInto(s.slice(i), out.subarray(at + i)).written;
-    out[at + i] = c;
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else bytes += 2;
   }
-  return n;
+  return bytes;
 }
 
-/** The map serialized: written in one pass into a reused host buffer (no encoded copy of each name or value), then
- *  copied out at its exact size. */
-export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
+/** Reused by every serialization (the host is single-threaded); grows to the largest map seen. */
+let scratch = new Uint8Array(4096);
+
+/**
+ * The map serialized into a reused host buffer, valid until the next call. The keys and values, each followed by
+ * its NUL, are one string encoded by one TextEncoder call; when that string is ASCII, as headers nearly always are,
+ * each length is its string's.
+ */
+export function serializeToScratch(pairs: HeaderList): Uint8Array {
   const n = pairs.length;
+  let data = "";
+  for (let i = 0; i < n; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  const tableEnd = 4 + n * 8;
   // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
-  let worst = 4 + n * 8;
-  for (let i = 0; i < n; i++) worst += 3 * (pairs[i][0].length + pairs[i][1].length) + 2;
+  const worst = tableEnd + 3 * data.length;
   if (scratch.length < worst) scratch = new Uint8Array(Math.max(worst, scratch.length * 2));
   const out = scratch;
+  const written = enc.encodeInto(data, out.subarray(tableEnd)).written;
+  const ascii = written === data.length;
   putU32(out, 0, n);
-  let data = 4 + n * 8;
   for (let i = 0; i < n; i++) {
-    const kl = putText(out, data, pairs[i][0]);
-    data += kl;
-    out[data++] = 0;
-    const vl = putText(out, data, pairs[i][1]);
-    data += vl;
-    out[data++] = 0;
-    putU32(out, 4 + i * 8, kl);
-    putU32(out, 8 + i * 8, vl);
+    const key = pairs[i][0];
+    const value = pairs[i][1];
+    putU32(out, 4 + i * 8, ascii ? key.length : utf8Length(key));
+    putU32(out, 8 + i * 8, ascii ? value.length : utf8Length(value));
   }
-  return out.slice(0, data);
+  return out.subarray(0, tableEnd + written);
+}
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * The keys and values as one string, each followed by NUL: the data section of the serialized map when it is ASCII
+ * (each length then being its string's); null otherwise.
+ */
+export function asciiDataText(pairs: HeaderList): string | null {
+  let data = "";
+  for (let i = 0; i < pairs.length; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  return NOT_ASCII.test(data) ? null : data;
+}
+
+/** Writes the serialized map at `at` from `data` = asciiDataText(pairs) (4 + 8 * pairs.length + data.length bytes). */
+export function writeAsciiSerialized(pairs: HeaderList, data: string, out: Uint8Array, at: number): void {
+  const n = pairs.length;
+  putU32(out, at, n);
+  for (let i = 0; i < n; i++) {
+    putU32(out, at + 4 + i * 8, pairs[i][0].length);
+    putU32(out, at + 8 + i * 8, pairs[i][1].length);
+  }
+  const start = at + 4 + n * 8;
+  enc.encodeInto(data, out.subarray(start, start + data.length));
+}
+
+export function serializeHeaderMap(pairs: HeaderList): Uint8Array {
+  return serializeToScratch(pairs).slice();
 }
 
 /** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_PAIRS_MAX_BYTES / _MAX_COUNT. */

@@ -18,13 +18,19 @@ export class SharedData {
   }
 
   /** A cas of 0 and a new key always succeed; otherwise the cas must match (cpp-host src/shared_data.cc
-   *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). */
+   *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). The value is copied. */
   set(vmId: string, key: string, value: Uint8Array, cas: number): number {
     let m = this.byVm.get(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));
     const e = m.get(key);
     if (e && cas !== 0 && cas !== e.cas) return Status.CasMismatch;
-    m.set(key, { value: value.slice(), cas: this.nextCas() });
+    // A new array, never the old one changed in place: a value get() handed out stays what it was.
+    if (e) {
+      e.value = value.slice();
+      e.cas = this.nextCas();
+    } else {
+      m.set(key, { value: value.slice(), cas: this.nextCas() });
+    }
     return Status.Ok;
   }
 

@@ -1,6 +1,7 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
-import { serializeHeaderMap, type HeaderList } from "./header-map.ts";
+import { asciiDataText, serializeHeaderMap, writeAsciiSerialized, type HeaderList } from "./header-map.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 
 export interface LocalReply {
   status: number;
@@ -30,10 +31,13 @@ export function normalizeHeaders(h: HeaderList): HeaderList {
 
 export class HeaderMap {
   private list: HeaderList;
-  // The map serialized (spec "Serialization"), or null until it is read after a change. Envoy's header maps hold
-  // the bytes the codec parsed and get_header_map_pairs copies them out; keeping them here spares every read the
-  // re-encoding of JS strings, which cost more than the plugin's own work on the gate (src-host/bench).
+  // The map serialized (spec "Serialization"), or null until it is read after a change.
   private bytes: Uint8Array | null = null;
+  // Envoy's header maps hold the bytes the codec parsed and get_header_map_pairs marshals them out. Headers that came
+  // off the wire here hold their ASCII text the same way (asciiDataText; null once changed, or if not ASCII): one
+  // native encode then marshals the map, where re-encoding each JS string on every read cost more than the plugin's
+  // own work on the gate, and serializing on arrival cost every request an ArrayBuffer (src-host/bench).
+  private wireText: string | null = null;
 
   constructor(pairs: HeaderList = []) {
     this.list = pairs;
@@ -50,7 +54,7 @@ export class HeaderMap {
   }
   add(key: string, value: string): void {
     this.list.push([key.toLowerCase(), value]);
-    this.bytes = null;
+    this.changed();
   }
   replace(key: string, value: string): void {
     const k = key.toLowerCase();
@@ -58,24 +62,38 @@ export class HeaderMap {
     this.remove(k);
     if (i < 0) this.list.push([k, value]);
     else this.list.splice(Math.min(i, this.list.length), 0, [k, value]);
-    this.bytes = null;
+    this.changed();
   }
   remove(key: string): void {
     const k = key.toLowerCase();
     // Index access, not [n] destructuring: destructuring runs the iterator protocol on every pair.
     if (this.list.some((pair) => pair[0] === k)) {
       this.list = this.list.filter((pair) => pair[0] !== k);
-      this.bytes = null;
+      this.changed();
     }
   }
   /** Replaces the whole map; `fromCodec` when the headers arrive off the wire, whose bytes the codec already has. */
   set(pairs: HeaderList, fromCodec = false): void {
     this.list = normalizeHeaders(pairs);
-    this.bytes = fromCodec ? serializeHeaderMap(this.list) : null;
+    this.bytes = null;
+    this.wireText = fromCodec ? asciiDataText(this.list) : null;
   }
   /** The serialized map; the caller must not change it. */
   serialized(): Uint8Array {
     return (this.bytes ??= serializeHeaderMap(this.list));
+  }
+  /** The size of the serialized map (cpp-host pairs_util.cc PairsUtil::pairsSize). */
+  serializedSize(): number {
+    return this.wireText !== null ? 4 + 8 * this.list.length + this.wireText.length : this.serialized().length;
+  }
+  /** Writes the serialized map (serializedSize() bytes) into `out` at `at` (PairsUtil::marshalPairs). */
+  writeTo(out: Uint8Array, at: number): void {
+    if (this.wireText !== null) writeAsciiSerialized(this.list, this.wireText, out, at);
+    else out.set(this.serialized(), at);
+  }
+  private changed(): void {
+    this.bytes = null;
+    this.wireText = null;
   }
 }
 
@@ -85,9 +103,9 @@ export class StreamState {
   responseHeaders: HeaderMap | null = null;
   responseTrailers: HeaderMap | null = null;
   /** Request body the host holds for the plugin (cumulative while buffering). */
-  requestBody: Uint8Array = new Uint8Array(0);
+  requestBody: Uint8Array = NO_BYTES;
   /** Response body chunk (cumulative while buffering). */
-  responseBody: Uint8Array = new Uint8Array(0);
+  responseBody: Uint8Array = NO_BYTES;
   localReply: LocalReply | null = null;
   /** Higress: the host named by proxy_set_upstream_override_host. */
   overrideHost: string | null = null;

@@ -47,18 +47,17 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       const m = writableMap(type) ? headerMap(type, true) : null;
       if (m === undefined || m === null) return Status.BadArgument;
       // The serialized map less its count, the two lengths of each pair and the two NULs after them.
-      mem().writeU32(retSize, m.serialized().length - 4 - 10 * m.pairs.length);
+      mem().writeU32(retSize, m.serializedSize() - 4 - 10 * m.pairs.length);
       return Status.Ok;
     },
     // context.cc Context::getHeaderMapPairs: always Ok; a map that is not available now reads as empty.
-    // cpp-host exports.cc get_header_map_pairs returns an empty map as zero bytes.
+    // cpp-host exports.cc get_header_map_pairs returns an empty map as zero bytes; otherwise it marshals the map
+    // (PairsUtil::pairsSize, marshalPairs) into memory allocated in the module (refused => InvalidMemoryAccess).
     "env.proxy_get_header_map_pairs": (type: number, retPtr: number, retLen: number) => {
       const m = headerMap(type);
       if (m === undefined) return Status.BadArgument;
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
-      const bytes = m.serialized();
-      // exports.cc get_header_map_pairs: allocMemory refused => InvalidMemoryAccess.
-      return mem().returnWritten(retPtr, retLen, bytes.length, (u8, at) => u8.set(bytes, at)) ? Status.Ok : Status.InvalidMemoryAccess;
+      return mem().returnWritten(retPtr, retLen, m.serializedSize(), (u8, at) => m.writeTo(u8, at)) ? Status.Ok : Status.InvalidMemoryAccess;
     },
     // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
     // empty, so Context::setHeaderMapPairs clears the map and returns Ok.

@@ -19,7 +19,7 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
       return Status.Ok;
     },
     "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) =>
-      proc.sharedData.set(vm.options.vmId, mem().readString(kPtr, kLen), mem().read(vPtr, vLen), cas >>> 0),
+      proc.sharedData.set(vm.options.vmId, mem().readString(kPtr, kLen), mem().bytesAt(vPtr, vLen), cas >>> 0),
 
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
       const root = rootOf(vm.effectiveContextId);
