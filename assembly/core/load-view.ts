@@ -2,9 +2,10 @@
 // by address hash, so that workers and configurations agree) placed on this registry's slots, plus this worker's
 // own changes not yet written. Finding a record's slot is a registry lookup; which slot each record maps to is kept
 // until the records or the registry change, so a decision over hundreds of busy endpoints does not look every one
-// of them up again.
+// of them up again. Only the slots the last read wrote are cleared before the next, and the fill (candidate-fill.ts)
+// reads only those: at hundreds of endpoints few have requests outstanding.
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
-import { MAX_LOAD_RECORDS, SharedLoad } from "./shared-load";
+import { MAX_DEFERRED, MAX_LOAD_RECORDS, SharedLoad } from "./shared-load";
 
 export class LoadView {
   /** Per slot: requests in flight and, of those, awaiting their first byte; 0 for an endpoint without a record. */
@@ -14,6 +15,10 @@ export class LoadView {
   private readonly recordSlots: StaticArray<i32> = new StaticArray<i32>(MAX_LOAD_RECORDS);
   private mappedRecords: u32 = 0;
   private mappedRegistry: u32 = 0;
+  /** The slots the last read wrote (a record's, then an unwritten change's: repeats possible); every other slot reads
+   *  0 in inflight and pending. */
+  readonly written: StaticArray<i32> = new StaticArray<i32>(MAX_LOAD_RECORDS + MAX_DEFERRED);
+  writtenCount: i32 = 0;
 
   constructor(slots: i32) {
     const n = slots > 0 ? slots : 0;
@@ -23,16 +28,10 @@ export class LoadView {
 
   /** Brings inflight and pending up to date for the active endpoints (at most READ_MS old, own changes exact). */
   read(load: SharedLoad, registry: EndpointRegistry, nowMs: f64): void {
-    const slots = registry.activeSlots;
     const inflight = this.inflight;
     const pending = this.pending;
     const room = <u32>min<i32>(inflight.length, pending.length);
-    for (let i = 0; i < registry.activeCount; i++) {
-      const slot = unchecked(slots[i]);
-      if (<u32>slot >= room) continue;
-      unchecked((inflight[slot] = 0));
-      unchecked((pending[slot] = 0));
-    }
+    this.clearWritten();
     if (!load.refresh(nowMs)) return;
     const records = min<i32>(load.records, MAX_LOAD_RECORDS);
     const recordSlots = this.recordSlots;
@@ -46,13 +45,37 @@ export class LoadView {
       if (<u32>slot >= room) continue;
       unchecked((inflight[slot] = load.inflight(i)));
       unchecked((pending[slot] = load.pending(i)));
+      this.noteWritten(slot);
     }
     for (let k = 0; k < load.unwritten; k++) {
       const slot = activeSlotOf(registry, load.unwrittenHash(k));
       if (<u32>slot >= room) continue;
       unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + load.unwrittenInflight(k), 0)));
       unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + load.unwrittenPending(k), 0)));
+      this.noteWritten(slot);
     }
+  }
+
+  // A read writes at most one slot per record and one per unwritten change: `written` has room for all.
+  private noteWritten(slot: i32): void {
+    const n = this.writtenCount;
+    if (n >= this.written.length) return;
+    unchecked((this.written[n] = slot));
+    this.writtenCount = n + 1;
+  }
+
+  private clearWritten(): void {
+    const inflight = this.inflight;
+    const pending = this.pending;
+    const room = <u32>min<i32>(inflight.length, pending.length);
+    const written = this.written;
+    for (let i = 0; i < this.writtenCount; i++) {
+      const slot = unchecked(written[i]);
+      if (<u32>slot >= room) continue;
+      unchecked((inflight[slot] = 0));
+      unchecked((pending[slot] = 0));
+    }
+    this.writtenCount = 0;
   }
 }
 

@@ -29,7 +29,7 @@ export const MAX_LOAD_RECORDS: i32 = 1024;
 /** Owners listed in one epoch at most; one more does not join (its requests are not counted). */
 const MAX_MEMBERS: i32 = 256;
 /** This worker's changes not yet written, at most; one more forces a write. */
-const MAX_DEFERRED: i32 = 64;
+export const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
 /** Bits of the table of deferred hashes a write builds: 128 buckets, twice MAX_DEFERRED. */

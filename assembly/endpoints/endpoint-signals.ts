@@ -33,6 +33,13 @@ export class EndpointSignals {
   readonly listed: Candidates;
   /** Each listed endpoint's registry generation. */
   readonly generation: StaticArray<u32>;
+  /** Each listed endpoint's waiting where it is a number >= 0, else 0: the queue of an endpoint without requests
+   *  outstanding from this gateway (candidate-fill.ts, process-wide load). */
+  readonly waitingOrZero: StaticArray<f64>;
+  /** Per registry slot below the capacity: its index in the list, or -1. */
+  readonly indexBySlot: StaticArray<i32>;
+  /** Whether every listed endpoint's slot is its index (slot i at index i): per-slot arrays then copy whole. */
+  slotsInOrder: bool = false;
   /** Healthy endpoints among the active ones a fill looks at: the listed ones and, past a full list, one more. */
   healthyCount: i32 = 0;
   /** How many times the list was rebuilt (wraps): a fill that copied it at this count still holds its copy. */
@@ -42,6 +49,9 @@ export class EndpointSignals {
     const n = capacity > 0 ? capacity : 0;
     this.listed = new Candidates(n);
     this.generation = new StaticArray<u32>(n);
+    this.waitingOrZero = new StaticArray<f64>(n);
+    this.indexBySlot = new StaticArray<i32>(n);
+    this.indexBySlot.fill(-1);
   }
 
   /** Brings the list up to date with the registry and the request's model (0: none); lists at most `room`. */
@@ -57,8 +67,15 @@ export class EndpointSignals {
     const metricsBySlot = registry.metricsBySlot;
     const slotCount = <u32>min<i32>(healthyBySlot.length, min<i32>(generationBySlot.length, metricsBySlot.length));
     const c = this.listed;
-    const limit = min<i32>(room, min<i32>(c.capacity, this.generation.length));
+    const limit = min<i32>(room, min<i32>(c.capacity, min<i32>(this.generation.length, this.waitingOrZero.length)));
+    const indexBySlot = this.indexBySlot;
+    const indexSlots = <u32>indexBySlot.length;
+    for (let i = 0; i < c.count; i++) {
+      const slot = unchecked(c.slot[i]);
+      if (<u32>slot < indexSlots) unchecked((indexBySlot[slot] = -1));
+    }
     c.clear();
+    let inOrder = true;
     let healthy = 0;
     let anyLora = false;
     for (let i = 0; i < active; i++) {
@@ -71,6 +88,9 @@ export class EndpointSignals {
       const k = c.addSlot(slot); // k == i: a fresh list, below its capacity
       unchecked((c.healthy[k] = ok));
       unchecked((this.generation[k] = inRange ? unchecked(generationBySlot[slot]) : 0));
+      unchecked((this.waitingOrZero[k] = 0));
+      if (<u32>slot < indexSlots) unchecked((indexBySlot[slot] = k));
+      inOrder = inOrder && slot == k;
       if (!inRange) continue;
       const m = unchecked(metricsBySlot[slot]);
       const hasKv = m.hasKv;
@@ -79,12 +99,14 @@ export class EndpointSignals {
       // waiting gauge (cut before it, or an engine without one) must not read as an empty queue.
       unchecked((c.hasMetrics[k] = m.hasWaiting));
       unchecked((c.waiting[k] = m.waiting));
+      unchecked((this.waitingOrZero[k] = m.waiting >= 0 ? m.waiting : 0));
       unchecked((c.running[k] = m.running));
       unchecked((c.kvUsage[k] = m.kvUsage));
       unchecked((c.hasKv[k] = hasKv));
       if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = loraStateOf(m, modelHash)));
     }
     c.deriveLanes(c.count);
+    this.slotsInOrder = inOrder;
     this.healthyCount = healthy;
     this.anyLora = anyLora;
   }

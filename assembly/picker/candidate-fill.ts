@@ -1,6 +1,8 @@
 // The candidates of one request, in the registry's active order: the snapshot's part of each (endpoints/endpoint-
 // signals.ts, kept between snapshots) copied whole, then what changes with every request: the prefix match, the
 // load (this gateway's, process-wide, or this worker's leases), the failure EWMA while it is fed, the session match.
+// At hundreds of endpoints the per-request part is copies where it can be: the matches whole when slots are in list
+// order, the process-wide load only at the few endpoints with requests outstanding.
 import { PickerState } from "../core/picker-state";
 import { decayedEwma } from "../scheduling/failure-ewma";
 
@@ -55,6 +57,7 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
     if (!shared) copyInto(c.waiting, listed.waiting, count);
     if (!state.tracksFailures) clearFirst(c.failureEwma, count); // never fed
   }
+  if (c.snapshotId == 0 || rebuilt) c.markSnapshot();
   c.lanesCurrent = listed.lanesCurrent;
   // Every array read once, and the candidate arrays written directly: a store could alias any field as far as
   // the compiler knows, so each would otherwise be reloaded for every endpoint (hundreds of them per request).
@@ -70,8 +73,9 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
   const leaseSlots = <u32>min<i32>(leaseCounts.length, leaseGenerations.length);
   const failureSlots = <u32>min<i32>(failureEwmas.length, min<i32>(failureGenerations.length, failureUpdatedMs.length));
   const matchedSlots = <u32>matched.length;
-  const sharedPending = state.loadView.pending;
-  const sharedInflight = state.loadView.inflight;
+  const loadView = state.loadView;
+  const sharedPending = loadView.pending;
+  const sharedInflight = loadView.inflight;
   const sharedSlots = <u32>min<i32>(sharedPending.length, sharedInflight.length);
   const cWaiting = c.waiting;
   const cInflight = c.inflight;
@@ -79,19 +83,38 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
   const cFailureEwma = c.failureEwma;
   const cSessionMatch = c.sessionMatch;
   // One loop per kind of per-request field, each only where it can differ from its default.
-  for (let i = 0; i < count; i++) {
-    const slot = unchecked(signalSlots[i]);
-    unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
-    if (shared) {
-      // With process-wide load, requests awaiting their first byte are queued or in prefill right now: the queue
-      // is at least that long, however old the metrics are.
+  if (signals.slotsInOrder && count <= matched.length) {
+    copyInto(cPrefixMatched, matched, count);
+  } else {
+    for (let i = 0; i < count; i++) {
+      const slot = unchecked(signalSlots[i]);
+      unchecked((cPrefixMatched[i] = <u32>slot < matchedSlots ? unchecked(matched[slot]) : 0));
+    }
+  }
+  if (shared) {
+    // Process-wide load: an endpoint at a slot the load view did not write has no requests outstanding, so its
+    // snapshot's queue (at least 0) and none in flight. Requests awaiting their first byte are queued or in prefill
+    // right now: the queue is at least that long, however old the metrics are.
+    copyInto(cWaiting, signals.waitingOrZero, count);
+    clearFirst(cInflight, count);
+    const written = loadView.written;
+    const indexBySlot = signals.indexBySlot;
+    const indexSlots = <u32>indexBySlot.length;
+    const writtenCount = min<i32>(loadView.writtenCount, written.length);
+    for (let k = 0; k < writtenCount; k++) {
+      const slot = unchecked(written[k]);
+      if (<u32>slot >= indexSlots || <u32>slot >= sharedSlots) continue;
+      const i = unchecked(indexBySlot[slot]);
+      if (<u32>i >= <u32>count) continue;
       let waiting = unchecked(signalWaiting[i]);
-      const inShared = <u32>slot < sharedSlots;
-      const pending = inShared ? <f64>unchecked(sharedPending[slot]) : 0;
+      const pending = <f64>unchecked(sharedPending[slot]);
       if (!(waiting >= pending)) waiting = pending;
       unchecked((cWaiting[i] = waiting));
-      unchecked((cInflight[i] = inShared ? unchecked(sharedInflight[slot]) : 0));
-    } else {
+      unchecked((cInflight[i] = unchecked(sharedInflight[slot])));
+    }
+  } else {
+    for (let i = 0; i < count; i++) {
+      const slot = unchecked(signalSlots[i]);
       // A lease of the slot's previous occupant (another generation) does not count.
       const gen = unchecked(signalGenerations[i]);
       unchecked((cInflight[i] = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0));

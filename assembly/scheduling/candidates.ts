@@ -12,6 +12,9 @@ export enum LoraState {
   CanLoad = 3,
 }
 
+// The last id markSnapshot() gave (ids are unique in the VM, so a scorer fed several Candidates never mixes them up).
+let lastSnapshotId: u32 = 0;
+
 export class Candidates {
   readonly capacity: i32;
   count: i32 = 0;
@@ -47,6 +50,10 @@ export class Candidates {
   lanesCurrent: bool = false;
   /** Whether exclude() cleared some candidate's health since this was last set to false. */
   excludedAny: bool = false;
+  /** Nonzero while the snapshot's fields of the first count candidates (slot, healthy, hasMetrics, running, kvUsage,
+   *  hasKv, loraState) are as markSnapshot() found them, so a score of those fields alone still holds (the KV score);
+   *  0 (unknown) after clear(), add(), addSlot() and exclude(). Write those fields only through them, or mark again. */
+  snapshotId: u32 = 0;
 
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;
@@ -73,6 +80,15 @@ export class Candidates {
   clear(): void {
     this.count = 0;
     this.lanesCurrent = false;
+    this.snapshotId = 0;
+  }
+
+  /** Gives the snapshot's fields as they are now an id no other snapshot of any Candidates had (see snapshotId). */
+  markSnapshot(): void {
+    let id = lastSnapshotId + 1;
+    if (id == 0) id = 1;
+    lastSnapshotId = id;
+    this.snapshotId = id;
   }
 
   /** Sets the lane masks of the first n candidates from their flags and marks them current (SIMD build only). */
@@ -93,6 +109,7 @@ export class Candidates {
   exclude(i: i32): void {
     if (<u32>i >= <u32>this.capacity) return;
     unchecked((this.healthy[i] = false));
+    this.snapshotId = 0;
     if (<u32>i < <u32>this.healthyLanes.length) {
       unchecked((this.healthyLanes[i] = 0));
       unchecked((this.healthyLanes32[i] = 0));
@@ -106,6 +123,7 @@ export class Candidates {
     const i = this.count;
     if (i >= this.capacity) return -1;
     this.lanesCurrent = false;
+    this.snapshotId = 0;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = true));
     unchecked((this.hasMetrics[i] = false));
@@ -140,6 +158,7 @@ export class Candidates {
     const i = this.count;
     if (i >= this.capacity) return -1;
     this.lanesCurrent = false;
+    this.snapshotId = 0;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = healthy));
     unchecked((this.hasMetrics[i] = hasMetrics));

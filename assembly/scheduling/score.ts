@@ -29,8 +29,8 @@ export class TotalsSummary {
  * header. termScores, termWeights and termYields are caller-owned scratch with room for one entry per scorer.
  *
  * The terms are added one scorer at a time over all candidates (a straight loop each, two candidates per SIMD
- * step), not one candidate at a time over the scorers: the same additions in the same order, so the same totals
- * to the bit, at a fraction of the cost for hundreds of endpoints.
+ * step; the first four in one loop while none is guarded), not one candidate at a time over the scorers: the same
+ * additions in the same order, so the same totals to the bit, at a fraction of the cost for hundreds of endpoints.
  */
 export function totalScores(
   c: Candidates, scorers: Array<Scorer>, weightSum: f64, total: StaticArray<f64>,
@@ -56,7 +56,14 @@ export function totalScores(
   const healthy = c.healthy;
   const anyGuarded = markGuarded(c, n, guardLimit, guarded);
   const sums = changetype<usize>(total);
-  for (let k = 0; k < terms; k++) {
+  let k = 0;
+  if (!anyGuarded && terms >= 4) {
+    setFourTerms(sums, n,
+      unchecked(termScores[0]), unchecked(termWeights[0]), unchecked(termScores[1]), unchecked(termWeights[1]),
+      unchecked(termScores[2]), unchecked(termWeights[2]), unchecked(termScores[3]), unchecked(termWeights[3]));
+    k = 4;
+  }
+  for (; k < terms; k++) {
     const scores = unchecked(termScores[k]);
     const w = unchecked(termWeights[k]);
     if (anyGuarded && unchecked(termYields[k])) addGuardedTerm(sums, scores, w, guarded, n, k == 0);
@@ -171,6 +178,34 @@ function addTerm(sums: usize, scores: usize, w: f64, n: i32): void {
   for (; i < n; i++) {
     const at = <usize>i << 3;
     store<f64>(sums + at, load<f64>(sums + at) + w * load<f64>(scores + at));
+  }
+}
+
+// The first four terms in one pass: sums[i] = w0 * s0[i] + w1 * s1[i] + w2 * s2[i] + w3 * s3[i], added left to right
+// as setTerm and three addTerm passes would.
+function setFourTerms(
+  sums: usize, n: i32, s0: usize, w0: f64, s1: usize, w1: f64, s2: usize, w2: f64, s3: usize, w3: f64,
+): void {
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const v0 = f64x2.splat(w0);
+    const v1 = f64x2.splat(w1);
+    const v2 = f64x2.splat(w2);
+    const v3 = f64x2.splat(w3);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      let sum = f64x2.mul(v0, v128.load(s0 + at));
+      sum = f64x2.add(sum, f64x2.mul(v1, v128.load(s1 + at)));
+      sum = f64x2.add(sum, f64x2.mul(v2, v128.load(s2 + at)));
+      v128.store(sums + at, f64x2.add(sum, f64x2.mul(v3, v128.load(s3 + at))));
+    }
+  }
+  for (; i < n; i++) {
+    const at = <usize>i << 3;
+    let sum = w0 * load<f64>(s0 + at);
+    sum = sum + w1 * load<f64>(s1 + at);
+    sum = sum + w2 * load<f64>(s2 + at);
+    store<f64>(sums + at, sum + w3 * load<f64>(s3 + at));
   }
 }
 

@@ -200,3 +200,45 @@ describe("Scheduler scores", () => {
     expect<i32>(s.scoredCount).toBe(2);
   });
 });
+
+describe("Scheduler KV score of a marked snapshot", () => {
+  it("keeps the KV scores while the snapshot is unchanged, and scores again after exclude() or a new mark", () => {
+    const s = freshScheduler();
+    const kv = s.scorer("kvCache")!;
+    c.clear();
+    endpoint(1, 1, 0.25, 0, 0);
+    endpoint(1, 1, 0.75, 0, 0);
+    c.markSnapshot();
+    s.pick(c, 0);
+    expect<f64>(kv.score[0]).toBe(0.75);
+    expect<f64>(kv.score[1]).toBe(0.25);
+    // A snapshot field written behind the mark's back is not seen while the mark stands (the contract of snapshotId).
+    c.kvUsage[1] = 0.5;
+    s.pick(c, 0);
+    expect<f64>(kv.score[1]).toBe(0.25);
+    // A filter's exclude() drops the mark: the excluded candidate scores 0, the others as they read now.
+    c.exclude(0);
+    s.pick(c, 0);
+    expect<f64>(kv.score[0]).toBe(0);
+    expect<f64>(kv.score[1]).toBe(0.5);
+    c.healthy[0] = true;
+    c.markSnapshot();
+    s.pick(c, 0);
+    expect<f64>(kv.score[0]).toBe(0.75);
+  });
+
+  it("does not take another Candidates' scores for its own: snapshot ids are unique in the VM", () => {
+    const s = freshScheduler();
+    const kv = s.scorer("kvCache")!;
+    const other = new Candidates(MAX);
+    c.clear();
+    endpoint(1, 1, 0.25, 0, 0);
+    other.add(1, true, true, 1, 1, 0.9, true, 0, 0, LoraState.Unknown, 0, false);
+    c.markSnapshot();
+    other.markSnapshot();
+    s.pick(c, 0);
+    expect<f64>(kv.score[0]).toBe(0.75);
+    s.pick(other, 0);
+    expect<f64>(kv.score[0]).toBeCloseTo(0.1);
+  });
+});

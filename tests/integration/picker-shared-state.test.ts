@@ -307,6 +307,28 @@ test("every worker sees the requests the others have in flight and still waiting
   assert.ok(qs.every((x) => x === 1), "without sharing, worker 1 sees no queue anywhere");
 });
 
+test("endpoints whose requests have all finished read idle again in another worker's view", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  // Fewer requests than endpoints: some endpoint stays idle, so the load scores differ.
+  const open = Array.from({ length: 3 }, (_, i) => h.send(chat(text(40 + i, 2000), [], "q" + i), [], { worker: 0 }));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  const probe = h.send(chat(text(98, 2000), [], "busy"), [], { worker: 1 });
+  const busy = debugOf(probe);
+  const loadScores = (d: typeof busy) => [...d.scores.values()].map((s) => (s === "excluded" ? "excluded" : `${s.q}/${s.i}`));
+  assert.ok(new Set(loadScores(busy)).size > 1, `worker 1 sees worker 0's requests: ${JSON.stringify(loadScores(busy))}`);
+  for (const s of [...open, probe]) h.complete(s);
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  // Two probes, each finished before the next: the view each reads has nothing left of the one before.
+  for (const q of ["idle1", "idle2"]) {
+    const idleProbe = h.send(chat(text(99, 2000), [], q), [], { worker: 1 });
+    const idle = loadScores(debugOf(idleProbe));
+    assert.deepEqual(idle, PODS.map(() => "1/1"), `no queue and nothing in flight anywhere: ${JSON.stringify(idle)}`);
+    h.complete(idleProbe);
+    h.clock.advanceTo(h.clock.nowMs() + 25);
+  }
+});
+
 test("a worker's view of the shared load follows the endpoints, not their registry slots, when the endpoint set changes", () => {
   // Snapshot TTL 0: the endpoint set is re-read at every request, while the shared load is re-read only every 2 ms.
   const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({ debug: { header: true }, metrics: { snapshotTtlMs: 0 } }), log: () => {} });
