@@ -101,6 +101,22 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
 }
 
 /**
+ * Copies the 32 bytes at src to dst (SIMD builds only) and returns the mask of those that are not plain ASCII (bit i:
+ * byte i), 0 when all are.
+ */
+// @ts-ignore: decorator
+@inline function copyTwoBlocks(src: usize, dst: usize): u32 {
+  const x = v128.load(src);
+  const y = v128.load(src, 16);
+  v128.store(dst, x);
+  v128.store(dst, y, 16);
+  const a = stopOrHighLanes(x);
+  const b = stopOrHighLanes(y);
+  if (!v128.any_true(v128.or(a, b))) return 0;
+  return <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
+}
+
+/**
  * Copies the run of plain ASCII bytes at src (not '"', '\\', a control byte or >= 0x80) to dst, at most
  * limit - src bytes and at most dEnd - dst. Returns the bytes of the run copied. Bytes of [dst, dEnd) past the
  * run may be overwritten.
@@ -113,16 +129,8 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
   const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
     while (s + 32 <= sEnd) {
-      const x = v128.load(s);
-      const y = v128.load(s, 16);
-      v128.store(d, x);
-      v128.store(d, y, 16);
-      const a = stopOrHighLanes(x);
-      const b = stopOrHighLanes(y);
-      if (v128.any_true(v128.or(a, b))) {
-        const m = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
-        return s + <usize>ctz(m) - src;
-      }
+      const m = copyTwoBlocks(s, d);
+      if (m) return s + <usize>ctz(m) - src;
       s += 32;
       d += 32;
     }
@@ -188,16 +196,11 @@ export function copyWellFormed(src: usize, limit: usize, dst: usize, dEnd: usize
       // Whole blocks of plain ASCII, two at a time, then the first block with something else in it.
       let special: u32 = 0;
       while (s + 32 <= sEnd) {
-        const x = v128.load(s);
-        const y = v128.load(s, 16);
-        v128.store(d, x);
-        v128.store(d, y, 16);
-        const a = stopOrHighLanes(x);
-        const b = stopOrHighLanes(y);
-        if (v128.any_true(v128.or(a, b))) {
-          special = <u32>i8x16.bitmask(a);
+        const m = copyTwoBlocks(s, d);
+        if (m) {
+          special = m & 0xffff;
           if (special == 0) {
-            special = <u32>i8x16.bitmask(b);
+            special = m >>> 16;
             s += 16;
             d += 16;
           }
