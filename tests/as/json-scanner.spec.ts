@@ -452,3 +452,41 @@ describe("parseNumberF64", () => {
     }
   });
 });
+
+describe("JsonScanner keys at the block and input edges", () => {
+  it("reads keys of every short length, whole or cut anywhere, as the general path does", () => {
+    const sc = new JsonScanner(4);
+    for (let n = 0; n <= 20; n++) {
+      const key = "k".repeat(n);
+      for (let spaced = 0; spaced < 2; spaced++) {
+        const doc = spaced ? "{ \"" + key + "\" :1 , \"" + key + "\"\t:2}" : "{\"" + key + "\":1,\"" + key + "\":2}";
+        for (let cut = 0; cut <= doc.length; cut++) {
+          const part = doc.slice(0, cut);
+          const s = shape(part);
+          if (cut == doc.length) {
+            expect(s).toBe("{knkn}.");
+          } else {
+            expect(s.endsWith("!")).toBe(true);
+          }
+          setDoc(sc, part);
+          sc.next();
+          for (let i = 0; i < 2; i++) {
+            const at = doc.indexOf("\"" + key + "\"", i == 0 ? 0 : doc.indexOf(","));
+            const colon = doc.indexOf(":", at + n + 2);
+            const t = sc.next();
+            if (colon >= cut) {
+              expect(t).toBe(JsonToken.Error);
+              break;
+            }
+            expect(t).toBe(JsonToken.String);
+            expect(sc.isKey).toBe(true);
+            expect(<i32>(sc.tokenStart - changetype<usize>(held))).toBe(at);
+            expect(spanText(sc)).toBe(key);
+            expect(<i32>(sc.pos - changetype<usize>(held))).toBe(colon + 1);
+            if (sc.next() != JsonToken.Number) break;
+          }
+        }
+      }
+    }
+  });
+});
