@@ -26,6 +26,11 @@ const FINISHED: i32 = 8; // token holds End, Error or Budget for good
 
 // @ts-ignore: decorator
 @inline function skipWhitespace(p: usize, limit: usize): usize {
+  return p < limit && load<u8>(p) <= 0x20 ? whitespaceEnd(p, limit) : p;
+}
+
+// skipWhitespace past its first byte (a byte up to 0x20), out of line: minified JSON has none.
+function whitespaceEnd(p: usize, limit: usize): usize {
   while (p < limit) {
     const c = load<u8>(p);
     if (c > 0x20 || (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09)) break;
