@@ -65,7 +65,7 @@ export class JsonScanner {
   decodeFilled: bool = false;
 
   private limit: usize = 0;
-  // Destination of nextDecoded(): a string value read while sinkOn is decoded into it during the scan.
+  // Destination of nextDecoded() when it goes through next(): a string value read while sinkOn is decoded into it.
   private sinkOn: bool = false;
   private sinkDst: usize = 0;
   private sinkEnd: usize = 0;
@@ -122,11 +122,11 @@ export class JsonScanner {
 
     if (expect == AFTER_MEMBER) {
       // The common case of an object's members: ',' and the next key read in one step.
-      if (p + <usize>(FIRST_BLOCK + 3) <= limit && load<u16>(p) == 0x222c && this.plainKey(p + 1)) return JsonToken.String;
       if (p >= limit) return this.fail(p);
       const c = load<u8>(p);
       if (c == 0x2c) {
         p = skipWhitespace(p + 1, limit);
+        if (p + <usize>(FIRST_BLOCK + 2) <= limit && load<u8>(p) == 0x22 && this.plainKey(p)) return JsonToken.String;
       } else if (c == 0x7d) {
         return this.close(p, JsonToken.ObjEnd);
       } else {
@@ -200,7 +200,7 @@ export class JsonScanner {
     this.tokenStart = p;
     this.isKey = false;
     if (c == 0x22) {
-      const end = this.sinkOn ? this.scanStringDecodingShort(p) : this.scanString(p);
+      const end = this.sinkOn ? this.scanStringDecodingShort(p, this.sinkDst, this.sinkEnd, this.sinkFlags) : this.scanString(p);
       if (end == 0) return this.fail(this.pos);
       return this.scalar(end, JsonToken.String, after);
     }
@@ -239,12 +239,27 @@ export class JsonScanner {
    */
   // @ts-ignore: decorator
   @inline nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
-    this.sinkOn = true;
-    this.sinkDst = dst;
-    this.sinkEnd = dst + <usize>max(cap, 0);
-    this.sinkFlags = flags;
+    const dEnd = dst + <usize>max(cap, 0);
     this.decodedLen = 0;
     this.decodeFilled = false;
+    // The common case, a string value right after a key or a ',' (what next() would do, without the sink fields).
+    const expect = this.expect;
+    const limit = this.limit;
+    const p = skipWhitespace(this.pos, limit);
+    const budget = this.budget;
+    const left = budget.left;
+    if (expect <= VALUE_MEMBER && left > 0 && p < limit && load<u8>(p) == 0x22) {
+      budget.left = left - 1;
+      this.tokenStart = p;
+      this.isKey = false;
+      const end = this.scanStringDecodingShort(p, dst, dEnd, flags);
+      if (end == 0) return this.fail(this.pos);
+      return this.scalar(end, JsonToken.String, expect + AFTER_OFFSET);
+    }
+    this.sinkOn = true;
+    this.sinkDst = dst;
+    this.sinkEnd = dEnd;
+    this.sinkFlags = flags;
     const t = this.next();
     this.sinkOn = false;
     return t;
@@ -375,9 +390,9 @@ export class JsonScanner {
 
   // scanStringDecoding with a short plain ASCII string (a role, a short text) done here, without the call.
   // @ts-ignore: decorator
-  @inline private scanStringDecodingShort(open: usize): usize {
+  @inline private scanStringDecodingShort(open: usize, dst: usize, dEnd: usize, flags: i32): usize {
     const p = open + 1;
-    const k = copyFirstPlainBlock(p, this.limit, this.sinkDst, this.sinkEnd);
+    const k = copyFirstPlainBlock(p, this.limit, dst, dEnd);
     if (<u32>k < <u32>FIRST_BLOCK && load<u8>(p + <usize>k) == 0x22) {
       const close = p + <usize>k;
       this.decodedLen = k;
@@ -388,18 +403,16 @@ export class JsonScanner {
     }
     // Go on after the plain bytes copied.
     const done = <usize>max(k, 0);
-    return this.scanStringDecoding(open, p + done, this.sinkDst + done);
+    return this.scanStringDecoding(open, p + done, dst, done, dEnd, flags);
   }
 
   // scanString that also decodes the content into the sink (see nextDecoded). Plain ASCII runs are copied
   // in bulk, short escapes and well-formed UTF-8 sequences are written directly (a well-formed sequence
   // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
-  // Starts at p in the string, with the plain ASCII bytes before it already written up to d.
-  private scanStringDecoding(open: usize, p: usize, d: usize): usize {
+  // Starts at p in the string, with the plain ASCII bytes before it already written: `done` bytes at dst.
+  private scanStringDecoding(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32): usize {
     const limit = this.limit;
-    const dst = this.sinkDst;
-    const dEnd = this.sinkEnd;
-    const flags = this.sinkFlags;
+    let d = dst + done;
     let escaped = false;
     while (p < limit) {
       const run = copyPlainAscii(p, limit, d, dEnd);

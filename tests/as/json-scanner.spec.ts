@@ -411,6 +411,44 @@ describe("JsonScanner.nextDecoded", () => {
     }
   });
 
+  it("reads every token as next() does, in every context, with whitespace or not, to the last step", () => {
+    const docs: string[] = [
+      "{\"k\":\"v\",\"k2\": \"v2\" ,\"k3\"\n:\t\"v3\",\"n\":[\"a\", \"b\",\n\"\"]}",
+      "[ \"a\",\"b\" , {\"c\":\"d\"}, 1, \"e\\n\"]",
+      " \"top\" ",
+      "\"top\"x",
+      "{\"k\": \"cut",
+      "[\"a\",",
+    ];
+    const a = new JsonScanner(4);
+    const b = new JsonScanner(4);
+    const out = new ArrayBuffer(64);
+    const dst = changetype<usize>(out);
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 24; steps++) {
+        setDoc(a, docs[i], steps);
+        b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+        for (let n = 0; n < 30; n++) {
+          const t = a.nextDecoded(dst, 64, 0);
+          expect(t).toBe(b.next());
+          expect(a.start).toBe(b.start);
+          expect(a.end).toBe(b.end);
+          expect(a.tokenStart).toBe(b.tokenStart);
+          expect(a.pos).toBe(b.pos);
+          expect(a.isKey).toBe(b.isKey);
+          expect(a.depth).toBe(b.depth);
+          expect(a.stepsLeft).toBe(b.stepsLeft);
+          if (t == JsonToken.String && !a.isKey) {
+            expect(a.decodedLen).toBe(b.decodeStringTo(dst + 32, 32));
+          } else {
+            expect(a.decodedLen).toBe(0);
+          }
+          if (t >= JsonToken.End) break;
+        }
+      }
+    }
+  });
+
   it("still rejects malformed strings while decoding", () => {
     const bad: string[] = ["\"abc", "\"a\\x\"", "\"a\\u12\"", "\"ctl \n\"", "\"" + "long".repeat(10) + "\\q\""];
     const sc = new JsonScanner(4);
