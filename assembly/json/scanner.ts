@@ -11,16 +11,26 @@ import { StepBudget } from "./step-budget";
 export { JsonToken } from "./token";
 export { StepBudget } from "./step-budget";
 
-// What the grammar allows at the current position.
-const EXPECT_VALUE: i32 = 0; // document start, after ':' or after ',' in an array
-const EXPECT_VALUE_OR_ARR_END: i32 = 1; // just after '['
-const EXPECT_KEY_OR_OBJ_END: i32 = 2; // just after '{'
-const EXPECT_KEY: i32 = 3; // after ',' in an object
-const AFTER_VALUE: i32 = 4; // a value just ended
-const FINISHED: i32 = 5; // token holds End, Error or Budget for good
+// What the grammar allows at the current position. A value's context (VALUE_*) plus AFTER_OFFSET is the state
+// after it; each open container keeps the state after it in afterAt, so a close needs no look-up of its parent.
+const VALUE_TOP: i32 = 0; // document start
+const VALUE_ELEMENT: i32 = 1; // after ',' in an array
+const VALUE_MEMBER: i32 = 2; // after a key and its ':'
+const AFTER_OFFSET: i32 = 3;
+const AFTER_TOP: i32 = 3; // the document's value ended
+const AFTER_ELEMENT: i32 = 4; // an array element ended
+const AFTER_MEMBER: i32 = 5; // an object member's value ended
+const ELEMENT_OR_ARR_END: i32 = 6; // just after '['
+const KEY_OR_OBJ_END: i32 = 7; // just after '{'
+const FINISHED: i32 = 8; // token holds End, Error or Budget for good
 
 // @ts-ignore: decorator
 @inline function skipWhitespace(p: usize, limit: usize): usize {
+  return p < limit && load<u8>(p) <= 0x20 ? whitespaceEnd(p, limit) : p;
+}
+
+// skipWhitespace past its first byte (a byte up to 0x20), out of line: minified JSON has none.
+function whitespaceEnd(p: usize, limit: usize): usize {
   while (p < limit) {
     const c = load<u8>(p);
     if (c > 0x20 || (c != 0x20 && c != 0x0a && c != 0x0d && c != 0x09)) break;
@@ -55,7 +65,7 @@ export class JsonScanner {
   decodeFilled: bool = false;
 
   private limit: usize = 0;
-  // Destination of nextDecoded(): a string value read while sinkOn is decoded into it during the scan.
+  // Destination of nextDecoded() when it goes through next(): a string value read while sinkOn is decoded into it.
   private sinkOn: bool = false;
   private sinkDst: usize = 0;
   private sinkEnd: usize = 0;
@@ -65,12 +75,12 @@ export class JsonScanner {
   private budget: StepBudget = this.ownBudget;
   private expect: i32 = FINISHED;
   private readonly maxDepth: i32;
-  // Per open container: true for an object, false for an array.
-  private readonly isObjectAt: StaticArray<bool>;
+  // Per open container: the state after it (AFTER_TOP, AFTER_ELEMENT or AFTER_MEMBER).
+  private readonly afterAt: StaticArray<u8>;
 
   constructor(maxDepth: i32) {
     this.maxDepth = max(maxDepth, 0);
-    this.isObjectAt = new StaticArray<bool>(max(maxDepth, 1));
+    this.afterAt = new StaticArray<u8>(max(maxDepth, 1));
   }
 
   /** Steps left in the budget this scanner draws from. */
@@ -90,7 +100,7 @@ export class JsonScanner {
     this.pos = ptr;
     this.limit = ptr + len;
     this.depth = 0;
-    this.expect = EXPECT_VALUE;
+    this.expect = VALUE_TOP;
     this.token = 0;
     this.start = ptr;
     this.end = ptr;
@@ -101,87 +111,123 @@ export class JsonScanner {
 
   /** Reads the next token. After End, Error or Budget it keeps returning that token without cost. */
   next(): i32 {
-    if (this.expect == FINISHED) return this.token;
+    let expect = this.expect;
+    if (expect == FINISHED) return this.token;
     const budget = this.budget;
     const left = budget.left;
     if (left <= 0) return this.finish(JsonToken.Budget);
     budget.left = left - 1;
     const limit = this.limit;
     let p = skipWhitespace(this.pos, limit);
-    let expect = this.expect;
 
-    if (expect == AFTER_VALUE) {
-      const depth = this.depth;
-      if (depth == 0) {
-        this.pos = p;
-        return p == limit ? this.finish(JsonToken.End) : this.finish(JsonToken.Error);
-      }
+    if (expect == AFTER_MEMBER) {
+      // The common case of an object's members: ',' and the next key read in one step.
       if (p >= limit) return this.fail(p);
       const c = load<u8>(p);
-      const inObject = unchecked(this.isObjectAt[depth - 1]);
       if (c == 0x2c) {
         p = skipWhitespace(p + 1, limit);
-        expect = inObject ? EXPECT_KEY : EXPECT_VALUE;
-      } else if (c == (inObject ? 0x7d : 0x5d)) {
-        return this.close(p, inObject ? JsonToken.ObjEnd : JsonToken.ArrEnd);
+        if (p + <usize>(FIRST_BLOCK + 2) <= limit && load<u8>(p) == 0x22 && this.plainKey(p)) return JsonToken.String;
+      } else if (c == 0x7d) {
+        return this.close(p, JsonToken.ObjEnd);
       } else {
         return this.fail(p);
       }
-    } else if (expect == EXPECT_KEY_OR_OBJ_END) {
+    } else if (expect == KEY_OR_OBJ_END) {
+      if (p + <usize>(FIRST_BLOCK + 2) <= limit && load<u8>(p) == 0x22 && this.plainKey(p)) return JsonToken.String;
       if (p < limit && load<u8>(p) == 0x7d) return this.close(p, JsonToken.ObjEnd);
-      expect = EXPECT_KEY;
-    } else if (expect == EXPECT_VALUE_OR_ARR_END) {
-      if (p < limit && load<u8>(p) == 0x5d) return this.close(p, JsonToken.ArrEnd);
-      expect = EXPECT_VALUE;
+    } else {
+      if (expect == AFTER_ELEMENT) {
+        if (p >= limit) return this.fail(p);
+        const c = load<u8>(p);
+        if (c == 0x2c) {
+          p = skipWhitespace(p + 1, limit);
+          expect = VALUE_ELEMENT;
+        } else if (c == 0x5d) {
+          return this.close(p, JsonToken.ArrEnd);
+        } else {
+          return this.fail(p);
+        }
+      } else if (expect == ELEMENT_OR_ARR_END) {
+        if (p < limit && load<u8>(p) == 0x5d) return this.close(p, JsonToken.ArrEnd);
+        expect = VALUE_ELEMENT;
+      } else if (expect == AFTER_TOP) {
+        this.pos = p;
+        return p == limit ? this.finish(JsonToken.End) : this.finish(JsonToken.Error);
+      }
+      return this.value(p, expect + AFTER_OFFSET);
     }
 
+    // A key and its ':'.
+    if (p >= limit) return this.fail(p);
+    this.tokenStart = p;
+    if (load<u8>(p) != 0x22) return this.fail(p);
+    const after = this.scanString(p);
+    if (after == 0) return this.fail(this.pos);
+    const colon = skipWhitespace(after, limit);
+    if (colon >= limit || load<u8>(colon) != 0x3a) return this.fail(colon);
+    this.pos = colon + 1;
+    this.expect = VALUE_MEMBER;
+    this.isKey = true;
+    this.token = JsonToken.String;
+    return JsonToken.String;
+  }
+
+  // A key of fewer than FIRST_BLOCK plain bytes whose quote at open (FIRST_BLOCK + 2 bytes before the limit) the ':'
+  // follows at once: read as next() reads it, without the general path's checks. False (nothing changed) otherwise.
+  // @ts-ignore: decorator
+  @inline private plainKey(open: usize): bool {
+    const p = open + 1;
+    const k = stopInFirstBlock(p, this.limit);
+    const close = p + <usize>k;
+    if (<u32>k >= <u32>FIRST_BLOCK || load<u16>(close) != 0x3a22) return false;
+    this.tokenStart = open;
+    this.start = p;
+    this.end = close;
+    this.hasEscapes = false;
+    this.pos = close + 2;
+    this.expect = VALUE_MEMBER;
+    this.isKey = true;
+    this.token = JsonToken.String;
+    return true;
+  }
+
+  // The value at p (after whitespace), followed by state `after`.
+  // @ts-ignore: decorator
+  @inline private value(p: usize, after: i32): i32 {
+    const limit = this.limit;
     if (p >= limit) return this.fail(p);
     const c = <u32>load<u8>(p);
     this.tokenStart = p;
-
-    if (expect == EXPECT_KEY) {
-      if (c != 0x22) return this.fail(p);
-      const after = this.scanString(p);
-      if (after == 0) return this.fail(this.pos);
-      const colon = skipWhitespace(after, limit);
-      if (colon >= limit || load<u8>(colon) != 0x3a) return this.fail(colon);
-      this.pos = colon + 1;
-      this.expect = EXPECT_VALUE;
-      this.isKey = true;
-      this.token = JsonToken.String;
-      return JsonToken.String;
-    }
-
     this.isKey = false;
     if (c == 0x22) {
-      const after = this.sinkOn ? this.scanStringDecodingShort(p) : this.scanString(p);
-      if (after == 0) return this.fail(this.pos);
-      return this.scalar(after, JsonToken.String);
+      const end = this.sinkOn ? this.scanStringDecodingShort(p, this.sinkDst, this.sinkEnd, this.sinkFlags) : this.scanString(p);
+      if (end == 0) return this.fail(this.pos);
+      return this.scalar(end, JsonToken.String, after);
     }
     if (c == 0x7b || c == 0x5b) {
       const depth = this.depth;
       if (depth >= this.maxDepth) return this.fail(p);
-      const isObject = c == 0x7b;
-      unchecked((this.isObjectAt[depth] = isObject));
+      unchecked((this.afterAt[depth] = <u8>after));
       this.depth = depth + 1;
       this.start = p;
       this.end = p + 1;
       this.pos = p + 1;
-      this.expect = isObject ? EXPECT_KEY_OR_OBJ_END : EXPECT_VALUE_OR_ARR_END;
+      const isObject = c == 0x7b;
+      this.expect = isObject ? KEY_OR_OBJ_END : ELEMENT_OR_ARR_END;
       const t = isObject ? JsonToken.ObjStart : JsonToken.ArrStart;
       this.token = t;
       return t;
     }
-    if (c == 0x2d || isDigit(c)) return this.scanNumber(p);
+    if (c == 0x2d || isDigit(c)) return this.scanNumber(p, after);
     if (c == 0x74) {
       // true
-      if (p + 4 <= limit && load<u32>(p) == 0x65757274) return this.literal(p, 4, JsonToken.True);
+      if (p + 4 <= limit && load<u32>(p) == 0x65757274) return this.literal(p, 4, JsonToken.True, after);
     } else if (c == 0x66) {
       // false
-      if (p + 5 <= limit && load<u32>(p + 1) == 0x65736c61) return this.literal(p, 5, JsonToken.False);
+      if (p + 5 <= limit && load<u32>(p + 1) == 0x65736c61) return this.literal(p, 5, JsonToken.False, after);
     } else if (c == 0x6e) {
       // null
-      if (p + 4 <= limit && load<u32>(p) == 0x6c6c756e) return this.literal(p, 4, JsonToken.Null);
+      if (p + 4 <= limit && load<u32>(p) == 0x6c6c756e) return this.literal(p, 4, JsonToken.Null, after);
     }
     return this.fail(p);
   }
@@ -193,12 +239,27 @@ export class JsonScanner {
    */
   // @ts-ignore: decorator
   @inline nextDecoded(dst: usize, cap: i32, flags: i32): i32 {
-    this.sinkOn = true;
-    this.sinkDst = dst;
-    this.sinkEnd = dst + <usize>max(cap, 0);
-    this.sinkFlags = flags;
+    const dEnd = dst + <usize>max(cap, 0);
     this.decodedLen = 0;
     this.decodeFilled = false;
+    // The common case, a string value right after a key or a ',' (what next() would do, without the sink fields).
+    const expect = this.expect;
+    const limit = this.limit;
+    const p = skipWhitespace(this.pos, limit);
+    const budget = this.budget;
+    const left = budget.left;
+    if (expect <= VALUE_MEMBER && left > 0 && p < limit && load<u8>(p) == 0x22) {
+      budget.left = left - 1;
+      this.tokenStart = p;
+      this.isKey = false;
+      const end = this.scanStringDecodingShort(p, dst, dEnd, flags);
+      if (end == 0) return this.fail(this.pos);
+      return this.scalar(end, JsonToken.String, expect + AFTER_OFFSET);
+    }
+    this.sinkOn = true;
+    this.sinkDst = dst;
+    this.sinkEnd = dEnd;
+    this.sinkFlags = flags;
     const t = this.next();
     this.sinkOn = false;
     return t;
@@ -261,28 +322,30 @@ export class JsonScanner {
   }
 
   private close(p: usize, t: i32): i32 {
-    this.depth--;
+    const depth = this.depth - 1;
+    this.depth = depth;
+    this.expect = unchecked(this.afterAt[depth]);
     this.isKey = false;
     this.tokenStart = p;
     this.start = p;
     this.end = p + 1;
     this.pos = p + 1;
-    this.expect = AFTER_VALUE;
     this.token = t;
     return t;
   }
 
-  private scalar(after: usize, t: i32): i32 {
-    this.pos = after;
-    this.expect = AFTER_VALUE;
+  // @ts-ignore: decorator
+  @inline private scalar(end: usize, t: i32, after: i32): i32 {
+    this.pos = end;
+    this.expect = after;
     this.token = t;
     return t;
   }
 
-  private literal(p: usize, n: usize, t: i32): i32 {
+  private literal(p: usize, n: usize, t: i32, after: i32): i32 {
     this.start = p;
     this.end = p + n;
-    return this.scalar(p + n, t);
+    return this.scalar(p + n, t, after);
   }
 
   // Scans the string whose opening quote is at open; sets start/end/hasEscapes and returns the position
@@ -327,9 +390,9 @@ export class JsonScanner {
 
   // scanStringDecoding with a short plain ASCII string (a role, a short text) done here, without the call.
   // @ts-ignore: decorator
-  @inline private scanStringDecodingShort(open: usize): usize {
+  @inline private scanStringDecodingShort(open: usize, dst: usize, dEnd: usize, flags: i32): usize {
     const p = open + 1;
-    const k = copyFirstPlainBlock(p, this.limit, this.sinkDst, this.sinkEnd);
+    const k = copyFirstPlainBlock(p, this.limit, dst, dEnd);
     if (<u32>k < <u32>FIRST_BLOCK && load<u8>(p + <usize>k) == 0x22) {
       const close = p + <usize>k;
       this.decodedLen = k;
@@ -340,18 +403,16 @@ export class JsonScanner {
     }
     // Go on after the plain bytes copied.
     const done = <usize>max(k, 0);
-    return this.scanStringDecoding(open, p + done, this.sinkDst + done);
+    return this.scanStringDecoding(open, p + done, dst, done, dEnd, flags);
   }
 
   // scanString that also decodes the content into the sink (see nextDecoded). Plain ASCII runs are copied
   // in bulk, short escapes and well-formed UTF-8 sequences are written directly (a well-formed sequence
   // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
-  // Starts at p in the string, with the plain ASCII bytes before it already written up to d.
-  private scanStringDecoding(open: usize, p: usize, d: usize): usize {
+  // Starts at p in the string, with the plain ASCII bytes before it already written: `done` bytes at dst.
+  private scanStringDecoding(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32): usize {
     const limit = this.limit;
-    const dst = this.sinkDst;
-    const dEnd = this.sinkEnd;
-    const flags = this.sinkFlags;
+    let d = dst + done;
     let escaped = false;
     while (p < limit) {
       const run = copyPlainAscii(p, limit, d, dEnd);
@@ -443,7 +504,7 @@ export class JsonScanner {
     return 0;
   }
 
-  private scanNumber(p: usize): i32 {
+  private scanNumber(p: usize, after: i32): i32 {
     const limit = this.limit;
     let q = p;
     if (load<u8>(q) == 0x2d) q++;
@@ -470,6 +531,6 @@ export class JsonScanner {
     }
     this.start = p;
     this.end = q;
-    return this.scalar(q, JsonToken.Number);
+    return this.scalar(q, JsonToken.Number, after);
   }
 }

@@ -411,6 +411,44 @@ describe("JsonScanner.nextDecoded", () => {
     }
   });
 
+  it("reads every token as next() does, in every context, with whitespace or not, to the last step", () => {
+    const docs: string[] = [
+      "{\"k\":\"v\",\"k2\": \"v2\" ,\"k3\"\n:\t\"v3\",\"n\":[\"a\", \"b\",\n\"\"]}",
+      "[ \"a\",\"b\" , {\"c\":\"d\"}, 1, \"e\\n\"]",
+      " \"top\" ",
+      "\"top\"x",
+      "{\"k\": \"cut",
+      "[\"a\",",
+    ];
+    const a = new JsonScanner(4);
+    const b = new JsonScanner(4);
+    const out = new ArrayBuffer(64);
+    const dst = changetype<usize>(out);
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 24; steps++) {
+        setDoc(a, docs[i], steps);
+        b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+        for (let n = 0; n < 30; n++) {
+          const t = a.nextDecoded(dst, 64, 0);
+          expect(t).toBe(b.next());
+          expect(a.start).toBe(b.start);
+          expect(a.end).toBe(b.end);
+          expect(a.tokenStart).toBe(b.tokenStart);
+          expect(a.pos).toBe(b.pos);
+          expect(a.isKey).toBe(b.isKey);
+          expect(a.depth).toBe(b.depth);
+          expect(a.stepsLeft).toBe(b.stepsLeft);
+          if (t == JsonToken.String && !a.isKey) {
+            expect(a.decodedLen).toBe(b.decodeStringTo(dst + 32, 32));
+          } else {
+            expect(a.decodedLen).toBe(0);
+          }
+          if (t >= JsonToken.End) break;
+        }
+      }
+    }
+  });
+
   it("still rejects malformed strings while decoding", () => {
     const bad: string[] = ["\"abc", "\"a\\x\"", "\"a\\u12\"", "\"ctl \n\"", "\"" + "long".repeat(10) + "\\q\""];
     const sc = new JsonScanner(4);
@@ -449,6 +487,44 @@ describe("parseNumberF64", () => {
       const buf = String.UTF8.encode(bad[i]);
       const p = changetype<usize>(buf);
       expect(isNaN(parseNumberF64(p, p + <usize>buf.byteLength))).toBe(true);
+    }
+  });
+});
+
+describe("JsonScanner keys at the block and input edges", () => {
+  it("reads keys of every short length, whole or cut anywhere, as the general path does", () => {
+    const sc = new JsonScanner(4);
+    for (let n = 0; n <= 20; n++) {
+      const key = "k".repeat(n);
+      for (let spaced = 0; spaced < 2; spaced++) {
+        const doc = spaced ? "{ \"" + key + "\" :1 , \"" + key + "\"\t:2}" : "{\"" + key + "\":1,\"" + key + "\":2}";
+        for (let cut = 0; cut <= doc.length; cut++) {
+          const part = doc.slice(0, cut);
+          const s = shape(part);
+          if (cut == doc.length) {
+            expect(s).toBe("{knkn}.");
+          } else {
+            expect(s.endsWith("!")).toBe(true);
+          }
+          setDoc(sc, part);
+          sc.next();
+          for (let i = 0; i < 2; i++) {
+            const at = doc.indexOf("\"" + key + "\"", i == 0 ? 0 : doc.indexOf(","));
+            const colon = doc.indexOf(":", at + n + 2);
+            const t = sc.next();
+            if (colon >= cut) {
+              expect(t).toBe(JsonToken.Error);
+              break;
+            }
+            expect(t).toBe(JsonToken.String);
+            expect(sc.isKey).toBe(true);
+            expect(<i32>(sc.tokenStart - changetype<usize>(held))).toBe(at);
+            expect(spanText(sc)).toBe(key);
+            expect(<i32>(sc.pos - changetype<usize>(held))).toBe(colon + 1);
+            if (sc.next() != JsonToken.Number) break;
+          }
+        }
+      }
     }
   });
 });
