@@ -33,13 +33,13 @@ export class StreamWriter {
   }
 
   byte(b: u8): void {
-    if (this.full) return;
-    if (this.len >= this.cap) {
+    const len = this.len;
+    if (len < this.cap && !this.full) {
+      store<u8>(this.ptr + <usize>len, b);
+      this.len = len + 1;
+    } else {
       this.full = true;
-      return;
     }
-    store<u8>(this.ptr + <usize>this.len, b);
-    this.len++;
   }
 
   /** Copies n bytes of ASCII (numbers, literals, punctuation). */
@@ -73,10 +73,11 @@ export class StreamWriter {
    */
   nextDecoded(sc: JsonScanner): i32 {
     if (this.full) return sc.next();
-    const t = sc.nextDecoded(this.ptr + <usize>this.len, this.cap - this.len, ESCAPE_SEPARATOR_BYTES);
+    const len = this.len;
+    const t = sc.nextDecoded(this.ptr + <usize>len, this.cap - len, ESCAPE_SEPARATOR_BYTES);
     if (t == JsonToken.String) {
-      this.len += sc.decodedLen;
-      if (sc.decodeFilled) this.full = true;
+      this.len = len + sc.decodedLen;
+      this.full = sc.decodeFilled;
     }
     return t;
   }
