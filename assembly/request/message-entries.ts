@@ -16,6 +16,10 @@ const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order, up to M_TYPE
 const M_TYPE = 6;
+// Where the content of the message being read is: not seen, recorded as a span (it came before the role), written.
+const CONTENT_NONE = 0;
+const CONTENT_RECORDED = 1;
+const CONTENT_WRITTEN = 2;
 // Bits of the attributes in FieldSpans masks: M_FIRST_ATTR up to M_TYPE.
 const ATTR_MASK: u32 = ((<u32>1 << M_TYPE) - 1) & ~((<u32>1 << M_FIRST_ATTR) - 1);
 
@@ -34,9 +38,9 @@ export class MessageEntryWriter {
   /** Elements of the array whose ArrStart sc just returned, up to its ArrEnd. */
   entries(sc: JsonScanner): void {
     const core = this.core;
+    let t = sc.next();
+    if (t == JsonToken.ArrEnd || !core.ok(t)) return;
     while (true) {
-      const t = sc.next();
-      if (t == JsonToken.ArrEnd || !core.ok(t)) return;
       if (t == JsonToken.ObjStart) {
         this.entry(sc);
       } else {
@@ -46,6 +50,13 @@ export class MessageEntryWriter {
         core.record("item", start, sc.pos);
       }
       if (core.stopped()) return;
+      t = sc.next();
+      if (t == JsonToken.ArrEnd) return;
+      // Not stopped since the check above: only an Error or Budget token can stop emission now.
+      if (t >= JsonToken.Error) {
+        core.ok(t);
+        return;
+      }
     }
   }
 
@@ -57,7 +68,7 @@ export class MessageEntryWriter {
     const w = core.writer;
     m.clear();
     let headDone = false;
-    let contentDone = false;
+    let content = CONTENT_NONE;
     let role = MessageRole.Other;
     let recordStart = 0;
     while (true) {
@@ -82,9 +93,11 @@ export class MessageEntryWriter {
         if (core.stopped()) return;
         continue;
       }
-      if (i == M_CONTENT && headDone && !contentDone && !m.has(M_CONTENT)) {
-        this.content.content(sc, w.nextDecoded(sc));
-        contentDone = true;
+      if (i == M_CONTENT && headDone && content == CONTENT_NONE) {
+        // A string content is written by nextDecoded: nothing more to do for it (the common case).
+        const t = w.nextDecoded(sc);
+        if (t != JsonToken.String) this.content.content(sc, t);
+        content = CONTENT_WRITTEN;
         if (core.stopped()) return;
         continue;
       }
@@ -92,7 +105,11 @@ export class MessageEntryWriter {
       if (!core.ok(v)) return;
       const valueStart = sc.tokenStart;
       if (!core.ok(sc.skipValue())) return;
-      if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
+      if (i == M_CONTENT) {
+        if (content == CONTENT_WRITTEN) continue;
+        content = CONTENT_RECORDED;
+      }
+      if (i != M_ROLE) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
       if (!m.stringIs(M_TYPE, "reasoning")) {
@@ -101,7 +118,7 @@ export class MessageEntryWriter {
       }
       return;
     }
-    if (!contentDone) {
+    if (content == CONTENT_RECORDED) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
