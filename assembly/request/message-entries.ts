@@ -101,10 +101,11 @@ export class MessageEntryWriter {
         if (core.stopped()) return;
         continue;
       }
+      // Nothing was written since emission was last found going on: only an Error or Budget token stops it here.
       const v = sc.next();
-      if (!core.ok(v)) return;
+      if (haltsOn(core, v)) return;
       const valueStart = sc.tokenStart;
-      if (!core.ok(sc.skipValue())) return;
+      if (haltsOn(core, sc.skipValue())) return;
       if (i == M_CONTENT) {
         if (content == CONTENT_WRITTEN) continue;
         content = CONTENT_RECORDED;
@@ -132,6 +133,15 @@ export class MessageEntryWriter {
     }
     core.messageEnded(role, recordStart);
   }
+}
+
+// core.ok(t) negated, for a token read while nothing was written since core.stopped() or core.ok() last found
+// emission going on: then only an Error or Budget token can stop it.
+// @ts-ignore: decorator
+@inline function haltsOn(core: EmitCore, t: i32): bool {
+  if (t < JsonToken.Error) return false;
+  core.ok(t);
+  return true;
 }
 
 // The index in MESSAGE_KEYS of the key sc is on: "role" and "content", which nearly every message has, by their bytes
