@@ -54,7 +54,16 @@ export class StreamWriter {
   /** Writes an ASCII literal. */
   literal(s: string): void {
     const n = s.length;
-    for (let i = 0; i < n && !this.full; i++) this.byte(<u8>s.charCodeAt(i));
+    const len = this.len;
+    if (this.full || n > this.cap - len) {
+      for (let i = 0; i < n && !this.full; i++) this.byte(<u8>s.charCodeAt(i));
+      return;
+    }
+    // It fits: the UTF-16 code units stored as bytes, without a capacity check per byte.
+    const src = changetype<usize>(s);
+    const dst = this.ptr + <usize>len;
+    for (let i = 0; i < n; i++) store<u8>(dst + <usize>i, <u8>load<u16>(src + (<usize>i << 1)));
+    this.len = len + n;
   }
 
   /** Writes JSON string content [start, end) decoded, with separator bytes escaped. */
