@@ -28,11 +28,30 @@ export class MessageEntryWriter {
   private readonly content: ContentPartWriter;
   private readonly messageSpans: FieldSpans = new FieldSpans(MESSAGE_KEYS);
   private readonly deferredScanner: JsonScanner; // content recorded before its role
+  // SUB name US of each attribute, back to back, and where attribute i's starts (i from M_FIRST_ATTR; one more
+  // entry for the end): each is written with one copy.
+  private readonly attrHeads: StaticArray<u8>;
+  private readonly attrHeadAt: StaticArray<i32>;
 
   constructor(core: EmitCore, content: ContentPartWriter, maxDepth: i32) {
     this.core = core;
     this.content = content;
     this.deferredScanner = new JsonScanner(maxDepth);
+    let total = 0;
+    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) total += MESSAGE_KEYS[i].length + 2;
+    const heads = new StaticArray<u8>(total);
+    const at = new StaticArray<i32>(M_TYPE + 1);
+    let p = 0;
+    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) {
+      const key = MESSAGE_KEYS[i];
+      at[i] = p;
+      heads[p++] = SUB;
+      for (let j = 0; j < key.length; j++) heads[p++] = <u8>key.charCodeAt(j); // ASCII
+      heads[p++] = US;
+    }
+    at[M_TYPE] = p;
+    this.attrHeads = heads;
+    this.attrHeadAt = at;
   }
 
   /** Elements of the array whose ArrStart sc just returned, up to its ArrEnd. */
@@ -123,12 +142,13 @@ export class MessageEntryWriter {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
-    for (let i = M_FIRST_ATTR; i < M_TYPE && m.hasAny(ATTR_MASK); i++) {
-      // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
-      if (!m.has(i) || m.token(i) == JsonToken.Null || core.stopped()) continue;
-      w.byte(SUB);
-      w.literal(unchecked(MESSAGE_KEYS[i]));
-      w.byte(US);
+    // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
+    let attrs = m.valuedKeys & ATTR_MASK;
+    while (attrs != 0 && !core.stopped()) {
+      const i = <i32>ctz(attrs); // in MESSAGE_KEYS order
+      attrs &= attrs - 1;
+      const from = unchecked(this.attrHeadAt[i]);
+      w.ascii(changetype<usize>(this.attrHeads) + <usize>from, unchecked(this.attrHeadAt[i + 1]) - from);
       core.value(m.start(i), m.end(i), m.token(i));
     }
     core.messageEnded(role, recordStart);
