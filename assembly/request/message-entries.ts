@@ -124,7 +124,8 @@ export class MessageEntryWriter {
       const v = sc.next();
       if (haltsOn(core, v)) return;
       const valueStart = sc.tokenStart;
-      if (haltsOn(core, sc.skipValue())) return;
+      // skipValue() returns a scalar's token as it is: no call for those.
+      if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return;
       if (i == M_CONTENT) {
         if (content == CONTENT_WRITTEN) continue;
         content = CONTENT_RECORDED;
