@@ -105,7 +105,7 @@ export class EmitCore {
 
   /** A record that is not a system one starts at `at` in the writer: the conversation proper begins there. */
   conversationStarts(at: i32): void {
-    if (this.writer === this.main && this.conversationAt < 0) this.conversationAt = at;
+    if (this.conversationAt < 0 && this.writer === this.main) this.conversationAt = at;
   }
 
   /** The first conversation section written into main ended: if it held only system records, the tools follow it. */

@@ -16,6 +16,10 @@ const M_ROLE = 0;
 const M_CONTENT = 1;
 const M_FIRST_ATTR = 2; // attributes follow in MESSAGE_KEYS order, up to M_TYPE
 const M_TYPE = 6;
+// Where the content of the message being read is: not seen, recorded as a span (it came before the role), written.
+const CONTENT_NONE = 0;
+const CONTENT_RECORDED = 1;
+const CONTENT_WRITTEN = 2;
 // Bits of the attributes in FieldSpans masks: M_FIRST_ATTR up to M_TYPE.
 const ATTR_MASK: u32 = ((<u32>1 << M_TYPE) - 1) & ~((<u32>1 << M_FIRST_ATTR) - 1);
 
@@ -24,19 +28,38 @@ export class MessageEntryWriter {
   private readonly content: ContentPartWriter;
   private readonly messageSpans: FieldSpans = new FieldSpans(MESSAGE_KEYS);
   private readonly deferredScanner: JsonScanner; // content recorded before its role
+  // SUB name US of each attribute, back to back, and where attribute i's starts (i from M_FIRST_ATTR; one more
+  // entry for the end): each is written with one copy.
+  private readonly attrHeads: StaticArray<u8>;
+  private readonly attrHeadAt: StaticArray<i32>;
 
   constructor(core: EmitCore, content: ContentPartWriter, maxDepth: i32) {
     this.core = core;
     this.content = content;
     this.deferredScanner = new JsonScanner(maxDepth);
+    let total = 0;
+    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) total += MESSAGE_KEYS[i].length + 2;
+    const heads = new StaticArray<u8>(total);
+    const at = new StaticArray<i32>(M_TYPE + 1);
+    let p = 0;
+    for (let i = M_FIRST_ATTR; i < M_TYPE; i++) {
+      const key = MESSAGE_KEYS[i];
+      at[i] = p;
+      heads[p++] = SUB;
+      for (let j = 0; j < key.length; j++) heads[p++] = <u8>key.charCodeAt(j); // ASCII
+      heads[p++] = US;
+    }
+    at[M_TYPE] = p;
+    this.attrHeads = heads;
+    this.attrHeadAt = at;
   }
 
   /** Elements of the array whose ArrStart sc just returned, up to its ArrEnd. */
   entries(sc: JsonScanner): void {
     const core = this.core;
+    let t = sc.next();
+    if (t == JsonToken.ArrEnd || !core.ok(t)) return;
     while (true) {
-      const t = sc.next();
-      if (t == JsonToken.ArrEnd || !core.ok(t)) return;
       if (t == JsonToken.ObjStart) {
         this.entry(sc);
       } else {
@@ -46,6 +69,13 @@ export class MessageEntryWriter {
         core.record("item", start, sc.pos);
       }
       if (core.stopped()) return;
+      t = sc.next();
+      if (t == JsonToken.ArrEnd) return;
+      // Not stopped since the check above: only an Error or Budget token can stop emission now.
+      if (t >= JsonToken.Error) {
+        core.ok(t);
+        return;
+      }
     }
   }
 
@@ -57,7 +87,7 @@ export class MessageEntryWriter {
     const w = core.writer;
     m.clear();
     let headDone = false;
-    let contentDone = false;
+    let content = CONTENT_NONE;
     let role = MessageRole.Other;
     let recordStart = 0;
     while (true) {
@@ -82,17 +112,25 @@ export class MessageEntryWriter {
         if (core.stopped()) return;
         continue;
       }
-      if (i == M_CONTENT && headDone && !contentDone && !m.has(M_CONTENT)) {
-        this.content.content(sc, w.nextDecoded(sc));
-        contentDone = true;
+      if (i == M_CONTENT && headDone && content == CONTENT_NONE) {
+        // A string content is written by nextDecoded: nothing more to do for it (the common case).
+        const t = w.nextDecoded(sc);
+        if (t != JsonToken.String) this.content.content(sc, t);
+        content = CONTENT_WRITTEN;
         if (core.stopped()) return;
         continue;
       }
+      // Nothing was written since emission was last found going on: only an Error or Budget token stops it here.
       const v = sc.next();
-      if (!core.ok(v)) return;
+      if (haltsOn(core, v)) return;
       const valueStart = sc.tokenStart;
-      if (!core.ok(sc.skipValue())) return;
-      if (i != M_ROLE && !(i == M_CONTENT && contentDone)) m.set(i, v, valueStart, sc.pos);
+      // skipValue() returns a scalar's token as it is: no call for those.
+      if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return;
+      if (i == M_CONTENT) {
+        if (content == CONTENT_WRITTEN) continue;
+        content = CONTENT_RECORDED;
+      }
+      if (i != M_ROLE) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
       if (!m.stringIs(M_TYPE, "reasoning")) {
@@ -101,20 +139,30 @@ export class MessageEntryWriter {
       }
       return;
     }
-    if (!contentDone) {
+    if (content == CONTENT_RECORDED) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
     // Content only uses the part and leaf spans, so the message spans are intact.
-    for (let i = M_FIRST_ATTR; i < M_TYPE && m.hasAny(ATTR_MASK); i++) {
-      // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
-      if (!m.has(i) || m.token(i) == JsonToken.Null || core.stopped()) continue;
-      w.byte(SUB);
-      w.literal(unchecked(MESSAGE_KEYS[i]));
-      w.byte(US);
+    // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
+    let attrs = m.valuedKeys & ATTR_MASK;
+    while (attrs != 0 && !core.stopped()) {
+      const i = <i32>ctz(attrs); // in MESSAGE_KEYS order
+      attrs &= attrs - 1;
+      const from = unchecked(this.attrHeadAt[i]);
+      w.ascii(changetype<usize>(this.attrHeads) + <usize>from, unchecked(this.attrHeadAt[i + 1]) - from);
       core.value(m.start(i), m.end(i), m.token(i));
     }
     core.messageEnded(role, recordStart);
   }
+}
+
+// core.ok(t) negated, for a token read while nothing was written since core.stopped() or core.ok() last found
+// emission going on: then only an Error or Budget token can stop it.
+// @ts-ignore: decorator
+@inline function haltsOn(core: EmitCore, t: i32): bool {
+  if (t < JsonToken.Error) return false;
+  core.ok(t);
+  return true;
 }
 
 // The index in MESSAGE_KEYS of the key sc is on: "role" and "content", which nearly every message has, by their bytes

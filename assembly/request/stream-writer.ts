@@ -33,13 +33,13 @@ export class StreamWriter {
   }
 
   byte(b: u8): void {
-    if (this.full) return;
-    if (this.len >= this.cap) {
+    const len = this.len;
+    if (len < this.cap && !this.full) {
+      store<u8>(this.ptr + <usize>len, b);
+      this.len = len + 1;
+    } else {
       this.full = true;
-      return;
     }
-    store<u8>(this.ptr + <usize>this.len, b);
-    this.len++;
   }
 
   /** Copies n bytes of ASCII (numbers, literals, punctuation). */
@@ -54,7 +54,16 @@ export class StreamWriter {
   /** Writes an ASCII literal. */
   literal(s: string): void {
     const n = s.length;
-    for (let i = 0; i < n && !this.full; i++) this.byte(<u8>s.charCodeAt(i));
+    const len = this.len;
+    if (this.full || n > this.cap - len) {
+      for (let i = 0; i < n && !this.full; i++) this.byte(<u8>s.charCodeAt(i));
+      return;
+    }
+    // It fits: the UTF-16 code units stored as bytes, without a capacity check per byte.
+    const src = changetype<usize>(s);
+    const dst = this.ptr + <usize>len;
+    for (let i = 0; i < n; i++) store<u8>(dst + <usize>i, <u8>load<u16>(src + (<usize>i << 1)));
+    this.len = len + n;
   }
 
   /** Writes JSON string content [start, end) decoded, with separator bytes escaped. */
@@ -73,10 +82,11 @@ export class StreamWriter {
    */
   nextDecoded(sc: JsonScanner): i32 {
     if (this.full) return sc.next();
-    const t = sc.nextDecoded(this.ptr + <usize>this.len, this.cap - this.len, ESCAPE_SEPARATOR_BYTES);
+    const len = this.len;
+    const t = sc.nextDecoded(this.ptr + <usize>len, this.cap - len, ESCAPE_SEPARATOR_BYTES);
     if (t == JsonToken.String) {
-      this.len += sc.decodedLen;
-      if (sc.decodeFilled) this.full = true;
+      this.len = len + sc.decodedLen;
+      this.full = sc.decodeFilled;
     }
     return t;
   }

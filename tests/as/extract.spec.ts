@@ -288,7 +288,8 @@ describe("canonical stream properties", () => {
 
   it("cuts at the stream cap on a character boundary and stays a prefix", () => {
     // Multibyte text and escaped separators: alone, behind tools (written after the scan and put in
-    // front), and behind Responses instructions that come after the input.
+    // front), behind Responses instructions that come after the input, in message attributes and
+    // in records with a tag.
     const conversation =
       '[{"role":"user","content":"€uro 😀 a\\u001eb ' + "x".repeat(40) + '"},' +
       '{"role":"assistant","content":[{"text":"né","type":"text"}]}]';
@@ -296,6 +297,12 @@ describe("canonical stream properties", () => {
       '{"model":"m","messages":' + conversation + "}",
       '{"model":"m","messages":' + conversation + ',"tools":[{"name":"t\\u00e9"}]}',
       '{"model":"m","input":' + conversation + ',"instructions":"ïnstr\\u001f"}',
+      // Attributes (SUB name US value), one of them null.
+      '{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f"}}],' +
+        '"function_call":null,"name":"bø"},{"tool_call_id":"c","role":"tool","content":"ok"}]}',
+      // Item records (FS item US json) and a prompt record.
+      '{"model":"m","input":[{"type":"function_call","call_id":"c","arguments":"{}"},{"role":"user","content":"x"},7]}',
+      '{"model":"m","prompt":"p\u00e9"}',
     ];
     for (let b = 0; b < bodies.length; b++) {
       const body = bodies[b];
