@@ -329,6 +329,26 @@ test("endpoints whose requests have all finished read idle again in another work
   }
 });
 
+test("a worker's request not yet written out counts once in each of its views, however many reads it spans", () => {
+  const h = pickerHost({ workers: 2, config: { debug: { header: true } } });
+  h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+  h.clock.advanceTo(h.clock.nowMs() + 25);
+  // The first request goes out at once (the worker had not written for a while); those within the next few
+  // milliseconds are held back and added to the worker's own view at every read until its next write.
+  const sent: FilterStream[] = [];
+  for (let i = 0; i < 3; i++) {
+    sent.push(h.send(chat(text(60 + i, 2000), [], "busy" + i), [], { worker: 1 }));
+    h.clock.advanceTo(h.clock.nowMs() + 1);
+  }
+  const busy = new Set(sent.map((s) => h.chosen(s)!));
+  assert.equal(busy.size, 3, "three endpoints, one request each");
+  const probe = h.send(chat(text(99, 2000), [], "probe"), [], { worker: 1 });
+  const d = debugOf(probe);
+  const inflight = [...busy].map((addr) => (d.scores.get(addr) as { i: number }).i);
+  assert.ok(inflight.every((i) => i === inflight[0]), `each busy endpoint has one request in flight: ${JSON.stringify(inflight)}`);
+  for (const s of [...sent, probe]) h.complete(s);
+});
+
 test("a worker's view of the shared load follows the endpoints, not their registry slots, when the endpoint set changes", () => {
   // Snapshot TTL 0: the endpoint set is re-read at every request, while the shared load is re-read only every 2 ms.
   const h = new StaticClusterHarness({ workers: 2, pluginConfig: JSON.stringify({ debug: { header: true }, metrics: { snapshotTtlMs: 0 } }), log: () => {} });
