@@ -38,24 +38,33 @@ let scratch = new Uint8Array(4096);
  * each length is its string's.
  */
 export function serializeToScratch(pairs: HeaderList): Uint8Array {
-  const n = pairs.length;
-  let data = "";
-  for (let i = 0; i < n; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
-  const tableEnd = 4 + n * 8;
+  const data = dataText(pairs);
+  const tableEnd = 4 + pairs.length * 8;
   // A UTF-16 unit is at most 3 UTF-8 bytes, so this always has room.
   const worst = tableEnd + 3 * data.length;
   if (scratch.length < worst) scratch = new Uint8Array(Math.max(worst, scratch.length * 2));
   const out = scratch;
   const written = enc.encodeInto(data, out.subarray(tableEnd)).written;
-  const ascii = written === data.length;
-  putU32(out, 0, n);
-  for (let i = 0; i < n; i++) {
+  putTable(pairs, written === data.length, out, 0);
+  return out.subarray(0, tableEnd + written);
+}
+
+/** The keys and values as one string, each followed by its NUL: the serialized map's data section, as text. */
+function dataText(pairs: HeaderList): string {
+  let data = "";
+  for (let i = 0; i < pairs.length; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  return data;
+}
+
+/** Writes the pair count and each key's and value's byte length at `at`: its string's length when `ascii`. */
+function putTable(pairs: HeaderList, ascii: boolean, out: Uint8Array, at: number): void {
+  putU32(out, at, pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
     const key = pairs[i][0];
     const value = pairs[i][1];
-    putU32(out, 4 + i * 8, ascii ? key.length : utf8Length(key));
-    putU32(out, 8 + i * 8, ascii ? value.length : utf8Length(value));
+    putU32(out, at + 4 + i * 8, ascii ? key.length : utf8Length(key));
+    putU32(out, at + 8 + i * 8, ascii ? value.length : utf8Length(value));
   }
-  return out.subarray(0, tableEnd + written);
 }
 
 const NOT_ASCII = /[^\x00-\x7f]/;
@@ -65,20 +74,14 @@ const NOT_ASCII = /[^\x00-\x7f]/;
  * (each length then being its string's); null otherwise.
  */
 export function asciiDataText(pairs: HeaderList): string | null {
-  let data = "";
-  for (let i = 0; i < pairs.length; i++) data += pairs[i][0] + "\0" + pairs[i][1] + "\0";
+  const data = dataText(pairs);
   return NOT_ASCII.test(data) ? null : data;
 }
 
 /** Writes the serialized map at `at` from `data` = asciiDataText(pairs) (4 + 8 * pairs.length + data.length bytes). */
 export function writeAsciiSerialized(pairs: HeaderList, data: string, out: Uint8Array, at: number): void {
-  const n = pairs.length;
-  putU32(out, at, n);
-  for (let i = 0; i < n; i++) {
-    putU32(out, at + 4 + i * 8, pairs[i][0].length);
-    putU32(out, at + 8 + i * 8, pairs[i][1].length);
-  }
-  const start = at + 4 + n * 8;
+  putTable(pairs, true, out, at);
+  const start = at + 4 + pairs.length * 8;
   enc.encodeInto(data, out.subarray(start, start + data.length));
 }
 
