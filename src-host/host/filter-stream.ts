@@ -408,14 +408,13 @@ export class FilterStream implements PluginStreamCalls {
 
   continueFromPlugin(type: number): number {
     // context.cc Context::continueStream: for either type it drops the filter's request header map, never
-    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction); of the states here
-    // only a stalled request's calls this filter again, so only that one has to wait for it.
+    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction): from a body callback,
+    // once it returns, so until then the module still reads the body the filter holds.
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
     } else if (type === StreamType.HttpRequest && this.requestBodyWithFilter) {
-      this.forward();
-      this.notify();
+      this.vm.addAfterVmCallAction(() => this.resumeHeld());
     } else if (type === StreamType.HttpResponse) {
       this.vm.addAfterVmCallAction(() => this.resumeResponse());
     }
@@ -451,6 +450,14 @@ export class FilterStream implements PluginStreamCalls {
       this.pendingTrailers = false;
       this.deliverTrailers();
     }
+    this.notify();
+  }
+
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on a request the filter holds (paused, or its body held):
+   *  the headers and the buffered body go on, unless the stream was answered meanwhile (canContinue). */
+  private resumeHeld(): void {
+    if (!this.requestBodyWithFilter) return;
+    this.forward();
     this.notify();
   }
 

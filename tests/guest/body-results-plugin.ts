@@ -2,6 +2,7 @@
 // "CHECK req_body <size argument>:<body read>" and "CHECK resp_body ...". The script is a string of digits
 // (FilterDataStatus: 0 Continue, 1 StopIterationAndBuffer, 2 StopIterationAndWatermark, 3 StopIterationNoBuffer) in
 // the request header x-body-results and the response header x-response-body-results; a body callback past its end
+// continues. A 4 calls continue_stream from the callback, reads the body again ("CHECK <name>_after_continue") and
 // continues. A body callback that reads "rewrite" replaces what it reads with "REWRITTEN".
 export * from "../../assembly/abi/higress-abi-version";
 export * from "../../assembly/abi/abi-version";
@@ -9,7 +10,7 @@ export * from "../../assembly/abi/exports";
 import "../../assembly/abi/abort";
 import * as host from "../../assembly/abi/host";
 import { HttpContext, RootContext, setRootContextFactory } from "../../assembly/abi/context";
-import { BufferType, DataAction, HeadersAction, LogLevel, MapType } from "../../assembly/abi/types";
+import { BufferType, DataAction, HeadersAction, LogLevel, MapType, StreamType } from "../../assembly/abi/types";
 
 const out = new host.Returned();
 
@@ -62,7 +63,11 @@ class BodyResultsStream extends HttpContext {
     const read = readBody(type);
     host.log(LogLevel.Info, "CHECK " + name + " " + bodySize.toString() + ":" + read);
     if (read == "rewrite") host.setBufferBytes(type, 0, bodySize, String.UTF8.encode("REWRITTEN"));
-    return call < results.length ? <i32>parseInt(results.charAt(call)) : DataAction.Continue;
+    const result = call < results.length ? <i32>parseInt(results.charAt(call)) : DataAction.Continue;
+    if (result != 4) return result;
+    host.continueStream(type == BufferType.HttpRequestBody ? StreamType.HttpRequest : StreamType.HttpResponse);
+    host.log(LogLevel.Info, "CHECK " + name + "_after_continue " + readBody(type));
+    return DataAction.Continue;
   }
 }
 

@@ -97,6 +97,18 @@ test("stock Envoy: the body a stalled request buffered reaches the filter on con
   assert.equal(dec.decode(s.takeReleasedBody()), "abcd");
 });
 
+test("continue_stream from a body callback lets the buffer go only when the callback returns: until then the module still reads it (context.cc Context::continueStream addAfterVmCallAction → continueDecoding)", async () => {
+  const { host, values } = await bodyHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([["x-body-results", "14"]]), false);
+  s.decodeData(enc.encode("ab"), false);
+  s.decodeData(enc.encode("cd"), false);
+  assert.deepEqual(values("req_body"), ["2:ab", "4:abcd"]);
+  assert.deepEqual(values("req_body_after_continue"), ["abcd"]);
+  assert.equal(dec.decode(s.takeReleasedBody()), "abcd");
+  assert.equal(s.requestBodyHeld, false);
+});
+
 test("response: after StopIterationAndWatermark each callback reads its chunk and Continue sends the held body with it; NoBuffer after StopIterationAndBuffer keeps the buffer (context.cc Context::encodeData, getBuffer response_body_buffer_)", async () => {
   const { host, values } = await bodyHost();
   const s = host.newStream();
