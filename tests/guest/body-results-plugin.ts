@@ -2,7 +2,7 @@
 // "CHECK req_body <size argument>:<body read>" and "CHECK resp_body ...". The script is a string of digits
 // (FilterDataStatus: 0 Continue, 1 StopIterationAndBuffer, 2 StopIterationAndWatermark, 3 StopIterationNoBuffer) in
 // the request header x-body-results and the response header x-response-body-results; a body callback past its end
-// continues. A 4 calls continue_stream from the callback, reads the body again ("CHECK <name>_after_continue") and
+// continues. x-headers-result, in either direction, is what the headers callback returns. A 4 calls continue_stream from the callback, reads the body again ("CHECK <name>_after_continue") and
 // continues. A body callback that reads "rewrite" replaces what it reads with "REWRITTEN".
 export * from "../../assembly/abi/higress-abi-version";
 export * from "../../assembly/abi/abi-version";
@@ -25,6 +25,12 @@ function readBody(type: i32): string {
 export function body_results_continue_stream(contextId: u32, streamType: i32): void {
   host.setEffectiveContext(contextId);
   host.continueStream(streamType);
+}
+
+/** Reads a stream's body from the root context, outside its callbacks: "CHECK read_outside <body>". */
+export function body_results_read(contextId: u32, type: i32): void {
+  host.setEffectiveContext(contextId);
+  host.log(LogLevel.Info, "CHECK read_outside " + readBody(type));
 }
 
 class BodyResultsStream extends HttpContext {
@@ -52,7 +58,8 @@ class BodyResultsStream extends HttpContext {
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     const r = host.getHeaderValue(MapType.HttpResponseHeaders, "x-response-body-results");
     this.responseResults = r === null ? "" : r;
-    return HeadersAction.Continue;
+    const h = host.getHeaderValue(MapType.HttpResponseHeaders, "x-headers-result");
+    return h === null ? HeadersAction.Continue : <i32>parseInt(h);
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {

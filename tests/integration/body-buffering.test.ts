@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { compileFixture } from "../support/compile.ts";
 import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
-import { StreamType } from "../../src-host/host/abi.ts";
+import { BufferType, StreamType } from "../../src-host/host/abi.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 
@@ -31,7 +31,11 @@ async function bodyHost(options: Partial<PluginHostOptions> = {}) {
     const worker = host.workers[0];
     worker.vm.call("body_results_continue_stream", [s.contextId, type], worker.rootContextId);
   };
-  return { host, values, continueStream };
+  const readOutside = (s: FilterStream, type: number) => {
+    const worker = host.workers[0];
+    worker.vm.call("body_results_read", [s.contextId, type], worker.rootContextId);
+  };
+  return { host, values, continueStream, readOutside };
 }
 
 function request(extra: HeaderList): HeaderList {
@@ -128,4 +132,18 @@ test("response: while the filter buffers, a chunk that takes the buffer past the
   assert.equal(s.responsePayloadTooLarge, false);
   s.encodeData(enc.encode("de"), false);
   assert.equal(s.responsePayloadTooLarge, true);
+});
+
+test("stock Envoy: a response body buffered while the filter stopped all iteration is not the module's body until it reaches the filter on continue_stream (context.cc Context::getBuffer: response_body_buffer_ is set only by encodeData; filter_manager.cc handleDataIfStopAll)", async () => {
+  const { host, values, continueStream, readOutside } = await bodyHost({ flavor: "envoy" });
+  const s = host.newStream();
+  s.decodeHeaders(request([]), true);
+  s.encodeHeaders([[":status", "200"], ["x-headers-result", "1"]], false);
+  s.encodeData(enc.encode("ab"), false);
+  s.encodeData(enc.encode("cd"), true);
+  readOutside(s, BufferType.HttpResponseBody);
+  assert.deepEqual(values("read_outside"), [""]);
+  continueStream(s, StreamType.HttpResponse);
+  assert.deepEqual(values("resp_body"), ["4:abcd"]);
+  assert.equal(dec.decode(s.takeReleasedResponseBody()), "abcd");
 });
