@@ -15,6 +15,7 @@ import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
 import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 import { DirectionState, type LimitCrossing } from "./direction-state.ts";
+import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 
 const enc = new TextEncoder();
@@ -313,11 +314,17 @@ export class FilterStream implements PluginStreamCalls {
   /** A response body callback begun by DirectionState.beginData or beginBufferedData; the module reads
    *  state.responseBody. Returns the bytes let go. */
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
+    const fateBefore = this.fate;
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
     this.responseCrossedLimit(crossing);
-    return out ?? NO_BYTES;
+    // A local reply from the callback replaced the response; its body is what sendLocal released.
+    if (this.fate !== fateBefore) return out ?? NO_BYTES;
+    // continue_stream from the callback sent the held body when the VM call returned (continueEncoding →
+    // commonContinue → doData), ahead of the chunk this Continue lets go.
+    const releasedInCall = this.response.takeReleased();
+    return out ? concatBytes(releasedInCall, out) : releasedInCall;
   }
 
   /** The encoder's WatermarkBuffer crossed the limit: a buffer that is not streaming is too large

@@ -113,6 +113,18 @@ test("continue_stream from a body callback lets the buffer go only when the call
   assert.equal(s.requestBodyHeld, false);
 });
 
+test("response: continue_stream from a body callback sends the held body, then the chunk the callback continues, within that data callback (context.cc Context::continueStream → continueEncoding after the VM call: commonContinue → doData, then the chunk)", async () => {
+  const { host, values } = await bodyHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([]), true);
+  s.encodeHeaders([[":status", "200"], ["x-response-body-results", "24"]], false);
+  assert.equal(s.encodeData(enc.encode("ab"), false).length, 0);
+  assert.equal(dec.decode(s.encodeData(enc.encode("cd"), false)), "abcd", "all of it goes downstream within this data callback");
+  assert.equal(s.takeReleasedResponseBody().length, 0);
+  assert.deepEqual(values("resp_body_after_continue"), ["cd"]);
+  assert.equal(s.responseStoppedByFilter, false);
+});
+
 test("response: after StopIterationAndWatermark each callback reads its chunk and Continue sends the held body with it; NoBuffer after StopIterationAndBuffer keeps the buffer (context.cc Context::encodeData, getBuffer response_body_buffer_)", async () => {
   const { host, values } = await bodyHost();
   const s = host.newStream();
