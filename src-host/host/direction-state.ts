@@ -1,6 +1,7 @@
 // The filter's state for one direction of a stream, what Envoy keeps per filter in ActiveStreamFilterBase
 // (source/common/http/filter_manager.h), shared by ActiveStreamDecoderFilter (the request) and
-// ActiveStreamEncoderFilter (the response). What the two directions do differently with it (the request's
+// ActiveStreamEncoderFilter (the response), with its buffered body and the part of it the wasm filter shows the
+// module (envoy context.cc Context::getBuffer). What the two directions do differently with it (the request's
 // 413 and trailers, the response's 500, whose reading the watermark pauses) is FilterStream's.
 import { DataStatus, HeadersStatus } from "./abi.ts";
 import type { StreamState } from "./stream.ts";
