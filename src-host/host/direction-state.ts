@@ -1,6 +1,7 @@
 // The filter's state for one direction of a stream, what Envoy keeps per filter in ActiveStreamFilterBase
 // (source/common/http/filter_manager.h), shared by ActiveStreamDecoderFilter (the request) and
-// ActiveStreamEncoderFilter (the response). What the two directions do differently with it (the request's
+// ActiveStreamEncoderFilter (the response), with its buffered body and the part of it the wasm filter shows the
+// module (envoy context.cc Context::getBuffer). What the two directions do differently with it (the request's
 // 413 and trailers, the response's 500, whose reading the watermark pauses) is FilterStream's.
 import { DataStatus, HeadersStatus } from "./abi.ts";
 import type { StreamState } from "./stream.ts";
@@ -31,19 +32,44 @@ export class DirectionState {
   aboveLimit = false;
   /** Body bytes the filter let go, not yet taken by the gateway. */
   private released: Uint8Array[] = [];
+  /** envoy context.cc buffering_request_body_ / buffering_response_body_: the last body callback returned
+   *  StopIterationAndBuffer, so the next chunk joins the filter manager's buffer before the VM call and the module
+   *  reads that buffer (Context::getBuffer → modifyDecodingBuffer / modifyEncodingBuffer). */
+  private buffering = false;
+  /** The filter manager's buffer for this filter (buffered_request_data_ / buffered_response_data_): what goes on when
+   *  it continues. It lives in `body` while the module's body is that buffer (bufferedIsBody), here otherwise. */
+  private bufferedApart: Uint8Array = NO_BYTES;
+  private bufferedIsBody = false;
+  /** The data of this body callback is the buffer itself (commonContinue → doData(buffered data)), not a new chunk. */
+  private providedIsBuffered = false;
 
   constructor(
     readonly direction: Direction,
     private readonly stream: StreamState,
   ) {}
 
-  /** The body the filter holds and reads (get_buffer_bytes): state.requestBody or state.responseBody. */
+  /** The body the module reads and writes (get_buffer_bytes): state.requestBody or state.responseBody. */
   get body(): Uint8Array {
     return this.direction === "request" ? this.stream.requestBody : this.stream.responseBody;
   }
   set body(bytes: Uint8Array) {
     if (this.direction === "request") this.stream.requestBody = bytes;
     else this.stream.responseBody = bytes;
+  }
+
+  /** The filter manager's buffered data. */
+  private get buffered(): Uint8Array {
+    return this.bufferedIsBody ? this.body : this.bufferedApart;
+  }
+
+  private keepBuffered(bytes: Uint8Array, asBody: boolean): void {
+    this.bufferedIsBody = asBody;
+    if (asBody) {
+      this.body = bytes;
+      this.bufferedApart = NO_BYTES;
+    } else {
+      this.bufferedApart = bytes;
+    }
   }
 
   /** The filter did not return Continue to its last callback (canIterate() false). */
@@ -67,23 +93,61 @@ export class DirectionState {
       : "stop-all-watermark";
   }
 
-  /** filter_manager.cc commonHandleAfterDataCallback for a callback that stopped (StopSingleIteration):
-   *  ...AndBuffer keeps the body buffered, ...AndWatermark as a streaming buffer, ...NoBuffer drops it. */
-  stopAfterData(status: number, limit: number): LimitCrossing {
-    this.iteration = "stop-single";
-    if (status === DataStatus.StopIterationNoBuffer) {
-      this.body = NO_BYTES;
-      return "none";
+  /** envoy context.cc Context::decodeData / encodeData before the VM call. While buffering, the chunk joins the
+   *  buffer (addDecodedData / addEncodedData, not streaming: its crossing of the limit is too large) and the module
+   *  reads all of it; otherwise the module reads this chunk alone (request_body_buffer_ = &data). */
+  beginData(chunk: Uint8Array, limit: number): LimitCrossing {
+    this.providedIsBuffered = false;
+    if (this.buffering) {
+      this.body = concatBytes(this.body, chunk);
+      return this.crossLimit(this.body.length, limit, true);
     }
-    return this.crossLimit(this.body.length, limit, status === DataStatus.StopIterationAndBuffer);
+    this.keepBuffered(this.buffered, false);
+    this.body = chunk;
+    return "none";
   }
 
-  /** filter_manager.cc handleDataIfStopAll: a data frame that came while stoppedAll() is buffered, not delivered
-   *  (the caller keeps the bytes); the buffer streams only under StopAllIterationAndWatermark. */
-  bufferWhileStoppedAll(size: number, endOfStream: boolean, limit: number): LimitCrossing {
+  /** filter_manager.cc commonContinue → doData on a filter that stoppedAll(): the data buffered meanwhile is itself the
+   *  data of the body callback, which the module reads (request_body_buffer_ = &data). */
+  beginBufferedData(): void {
+    this.providedIsBuffered = true;
+    this.keepBuffered(this.buffered, true);
+  }
+
+  /** filter_manager.cc commonHandleAfterDataCallback after the body callback begun by beginData or beginBufferedData.
+   *  Continue lets the buffer and the chunk go (commonHandleBufferData, commonContinue → doData; returned, as
+   *  continueWithBody). A stop is StopSingleIteration: ...AndBuffer and ...AndWatermark move the chunk into the buffer
+   *  (commonHandleBufferData; Buffer::move drains the chunk), ...AndWatermark as a streaming one; ...NoBuffer leaves
+   *  the chunk where it is, which the codec then drains (http1 codec_impl.cc ConnectionImpl::dispatchBufferedBody,
+   *  http2 codec_impl.cc ConnectionImpl::StreamImpl::decodeData). A chunk already in the buffer
+   *  (while buffering, or the buffer itself) stays. */
+  afterData(status: number, limit: number): { out: Uint8Array | null; crossing: LimitCrossing } {
+    const chunk = this.bufferedIsBody ? NO_BYTES : this.body;
+    const buffered = this.buffered;
+    if (status === DataStatus.Continue) {
+      this.keepBuffered(concatBytes(buffered, chunk), false);
+      this.body = NO_BYTES;
+      return { out: this.continueWithBody(), crossing: "none" };
+    }
+    this.iteration = "stop-single";
+    const held = status === DataStatus.StopIterationNoBuffer ? buffered : concatBytes(buffered, chunk);
+    const crossing = status === DataStatus.StopIterationNoBuffer ? "none" : this.crossLimit(held.length, limit, status === DataStatus.StopIterationAndBuffer);
+    this.buffering = status === DataStatus.StopIterationAndBuffer;
+    // After the call the module's body is the buffer while buffering, or when the chunk was the buffer itself;
+    // otherwise the chunk, moved out or drained (context.cc Context::getBuffer).
+    const asBody = this.buffering || this.providedIsBuffered;
+    this.keepBuffered(held, asBody);
+    if (!asBody) this.body = NO_BYTES;
+    return { out: null, crossing };
+  }
+
+  /** filter_manager.cc handleDataIfStopAll: a data frame that came while stoppedAll() is buffered, not delivered;
+   *  the buffer streams only under StopAllIterationAndWatermark. */
+  bufferWhileStoppedAll(chunk: Uint8Array, endOfStream: boolean, limit: number): LimitCrossing {
     this.dataWhileStoppedAll = true;
     if (endOfStream) this.endWhileStoppedAll = true;
-    return this.crossLimit(size, limit, this.iteration === "stop-all-buffer");
+    this.keepBuffered(concatBytes(this.buffered, chunk), this.bufferedIsBody);
+    return this.crossLimit(this.buffered.length, limit, this.iteration === "stop-all-buffer");
   }
 
   /** The buffer grew to `size`: its first crossing of the limit, and what that means for a buffer that is
@@ -95,15 +159,27 @@ export class DirectionState {
   }
 
   /** The filter continued (a Continue, or commonContinue on a filter that stopped one iteration): the headers
-   *  and the body held so far go on, and the drained buffer's next crossing counts again (WatermarkBuffer below
-   *  its low watermark). Returns that body. */
+   *  and the buffered body go on, and the drained buffer's next crossing counts again (WatermarkBuffer below its low
+   *  watermark). A module that reads the buffer finds it empty; one in the callback of a chunk not buffered yet
+   *  (continue_stream from the callback) still reads the chunk, which goes on when the callback continues
+   *  (commonContinue touches only the buffered data). Returns the body that goes on. */
   continueWithBody(): Uint8Array {
-    const out = this.body;
-    this.body = NO_BYTES;
+    const out = this.buffered;
+    if (this.bufferedIsBody) this.body = NO_BYTES;
+    this.keepBuffered(NO_BYTES, false);
+    this.buffering = false;
+    this.providedIsBuffered = false;
     this.headersHeld = false;
     this.iteration = "continue";
     this.aboveLimit = false;
     return out;
+  }
+
+  /** A local reply replaces the response: the buffered upstream body is not sent (filter_manager.cc
+   *  sendLocalReplyViaFilterChain). */
+  dropBuffered(): void {
+    this.keepBuffered(NO_BYTES, false);
+    this.body = NO_BYTES;
   }
 
   /** filter_manager.cc commonContinue on a filter that stoppedAll(): allowIteration, the headers go on

@@ -72,12 +72,8 @@ export class FilterStream implements PluginStreamCalls {
   private readonly response: DirectionState;
   /** How the stream ended early, if it did: answered locally (plugin reply, 413, a failure policy's 503) or reset. */
   private fate: "local-reply" | "reset" | null = null;
-  /** While the request is stalled: the body Envoy buffers for the filter, kept from its request body until
-   *  continue_stream, and whether the trailers came. */
-  private pendingBody: Uint8Array = NO_BYTES;
+  /** While the request is stalled: whether the trailers came. */
   private pendingTrailers = false;
-  /** The last request body callback returned StopIterationAndBuffer (context.cc buffering_request_body_). */
-  private bufferingRequestBody = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
   /** The response buffer's last crossing of the limit was on a non-streaming buffer:
@@ -212,44 +208,40 @@ export class FilterStream implements PluginStreamCalls {
       case "stalled":
         // filter_manager.cc FilterManager::decodeData, handleDataIfStopAll: buffered, not delivered; over the limit
         // a non-streaming buffer gets requestDataTooLarge's 413, a streaming one just pauses reading.
-        this.pendingBody = concatBytes(this.pendingBody, chunk);
-        if (this.request.bufferWhileStoppedAll(this.pendingBody.length, endOfStream, limit) === "too-large") this.sendLocal(payloadTooLarge());
+        if (this.request.bufferWhileStoppedAll(chunk, endOfStream, limit) === "too-large") this.sendLocal(payloadTooLarge());
         return;
       case "paused":
         break;
       default:
         return;
     }
-    this.state.requestBody = concatBytes(this.state.requestBody, chunk);
     // context.cc Context::decodeData: while buffering, the chunk joins the buffered body (addDecodedData)
     // before the VM is called. Over the limit that is requestDataTooLarge's 413, which the filter manager
     // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
     // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
     // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
     // That is upstream Envoy's order; higress-group/envoy's envoy-1.27 Context::decodeData calls the VM first and
-    // leaves buffering to the filter manager (a 413 only after StopIterationAndBuffer). Not modelled per flavor.
-    if (this.bufferingRequestBody && this.request.crossLimit(this.state.requestBody.length, limit, true) === "too-large") this.preparedReply = payloadTooLarge();
+    // leaves buffering to the filter manager: while buffering the module reads the body without this chunk
+    // (getBuffer → modifyDecodingBuffer), and a 413 comes only after StopIterationAndBuffer. Not modelled per flavor.
+    if (this.request.beginData(chunk, limit) === "too-large") this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }
 
-  /** A body callback while the filter holds the request; the body it holds is state.requestBody. */
+  /** A body callback begun by DirectionState.beginData or beginBufferedData; the module reads state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
-    this.bufferingRequestBody = false;
     const prepared = this.preparedReply;
     if (prepared) {
       this.preparedReply = null;
       if (this.fate !== "reset" && !this.state.localReply) this.sendLocal(prepared);
       return;
     }
-    if (r === null || this.settled()) return;
-    const status = dataStatus(r);
-    if (status === DataStatus.Continue) {
-      this.forward();
-      return;
-    }
-    const crossing = this.request.stopAfterData(status, this.worker.host.bufferLimitBytes);
-    this.bufferingRequestBody = status === DataStatus.StopIterationAndBuffer;
+    // cpp-host context.cc ContextBase::onRequestBody CHECK_FAIL_HTTP: a failed VM under fail_open_ (bypass) returns
+    // Continue, which lets this chunk go; otherwise the stream got its 503.
+    if (this.fate !== null || (r === null && !this.bypass)) return;
+    const status = r === null ? DataStatus.Continue : dataStatus(r);
+    const { out, crossing } = this.request.afterData(status, this.worker.host.bufferLimitBytes);
+    if (out) this.request.release(out);
     // A non-streaming buffer (StopIterationAndBuffer) over the limit: the 413 now; a streaming one only pauses reading.
     if (crossing === "too-large") this.sendLocal(payloadTooLarge());
   }
@@ -306,25 +298,33 @@ export class FilterStream implements PluginStreamCalls {
   encodeData(chunk: Uint8Array, endOfStream: boolean): Uint8Array {
     this.state.responseBodySize += chunk.length;
     if (this.bypass || !this.createdInVm) return chunk;
-    this.state.responseBody = concatBytes(this.state.responseBody, chunk);
+    const limit = this.worker.host.bufferLimitBytes;
     if (this.response.stoppedAll) {
       // filter_manager.cc FilterManager::encodeData, handleDataIfStopAll: buffered for the filter, not delivered; the
       // buffer streams only under StopAllIterationAndWatermark.
-      const limit = this.worker.host.bufferLimitBytes;
-      this.responseCrossedLimit(this.response.bufferWhileStoppedAll(this.state.responseBody.length, endOfStream, limit));
+      this.responseCrossedLimit(this.response.bufferWhileStoppedAll(chunk, endOfStream, limit));
       return NO_BYTES;
     }
+    // context.cc Context::encodeData: while buffering, the chunk joins the buffer (addEncodedData, not streaming)
+    // before the VM is called; past the limit that is responseDataTooLarge, whatever the module then returns.
+    this.responseCrossedLimit(this.response.beginData(chunk, limit));
     return this.deliverResponseBody(endOfStream);
   }
 
-  /** A response body callback with the body buffered so far (state.responseBody); returns the bytes let go. */
+  /** A response body callback begun by DirectionState.beginData or beginBufferedData; the module reads
+   *  state.responseBody. Returns the bytes let go. */
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
+    const fateBefore = this.fate;
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
-    if (status === DataStatus.Continue) return this.response.continueWithBody();
-    // commonHandleAfterDataCallback buffers the chunk; a StopIterationAndWatermark buffer streams.
-    this.responseCrossedLimit(this.response.stopAfterData(status, this.worker.host.bufferLimitBytes));
-    return NO_BYTES;
+    const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
+    this.responseCrossedLimit(crossing);
+    // A local reply from the callback replaced the response; its body is what sendLocal released.
+    if (this.fate !== fateBefore) return out ?? NO_BYTES;
+    // continue_stream from the callback sent the held body when the VM call returned (continueEncoding →
+    // commonContinue → doData), ahead of the chunk this Continue lets go.
+    const releasedInCall = this.response.takeReleased();
+    return out ? concatBytes(releasedInCall, out) : releasedInCall;
   }
 
   /** The encoder's WatermarkBuffer crossed the limit: a buffer that is not streaming is too large
@@ -415,14 +415,13 @@ export class FilterStream implements PluginStreamCalls {
 
   continueFromPlugin(type: number): number {
     // context.cc Context::continueStream: for either type it drops the filter's request header map, never
-    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction); of the states here
-    // only a stalled request's calls this filter again, so only that one has to wait for it.
+    // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction): from a body callback,
+    // once it returns, so until then the module still reads the body the filter holds.
     this.state.requestHeadersHeld = false;
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
     } else if (type === StreamType.HttpRequest && this.requestBodyWithFilter) {
-      this.forward();
-      this.notify();
+      this.vm.addAfterVmCallAction(() => this.resumeHeld());
     } else if (type === StreamType.HttpResponse) {
       this.vm.addAfterVmCallAction(() => this.resumeResponse());
     }
@@ -450,8 +449,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.requestState !== "stalled") return;
     if (this.request.resumeFromStoppedAll()) {
       // The headers have gone on; a body callback that stops holds only the body (requestBodyHeld).
-      this.state.requestBody = this.pendingBody;
-      this.pendingBody = NO_BYTES;
+      this.request.beginBufferedData();
       // The end of the stream, unless trailers follow.
       this.deliverBody(this.request.endWhileStoppedAll && !this.pendingTrailers);
     }
@@ -462,6 +460,14 @@ export class FilterStream implements PluginStreamCalls {
     this.notify();
   }
 
+  /** filter_manager.cc ActiveStreamFilterBase::commonContinue on a request the filter holds (paused, or its body held):
+   *  the headers and the buffered body go on, unless the stream was answered meanwhile (canContinue). */
+  private resumeHeld(): void {
+    if (!this.requestBodyWithFilter) return;
+    this.forward();
+    this.notify();
+  }
+
   /** filter_manager.cc ActiveStreamFilterBase::commonContinue on the encoder side (continueEncoding): held headers
    *  go on (doHeaders), then the body buffered so far (doData). */
   private resumeResponse(): void {
@@ -469,6 +475,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.response.stoppedAll) {
       // iterate_from_current_filter_: the body buffered meanwhile reaches this filter (doData).
       if (this.response.resumeFromStoppedAll()) {
+        this.response.beginBufferedData();
         const fateBefore = this.fate;
         const sent = this.deliverResponseBody(this.response.endWhileStoppedAll);
         // A local reply the callback sent replaced the response, body included (sendLocal); otherwise what the
@@ -505,7 +512,7 @@ export class FilterStream implements PluginStreamCalls {
     this.response.dropReleased();
     // The upstream response the filter still buffers is replaced, not sent before the reply (filter_manager.cc
     // sendLocalReplyViaFilterChain, before the response headers went downstream).
-    this.state.responseBody = NO_BYTES;
+    this.response.dropBuffered();
     if (!this.vm.failed && this.contextId !== 0 && !this.bypass) {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
       if (reply.body.length) this.response.release(this.encodeData(reply.body, true));
