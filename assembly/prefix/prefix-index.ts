@@ -184,15 +184,17 @@ export class PrefixIndex {
   ): i32 {
     if (n > hashes.length) n = hashes.length;
     if (activeCount > activeSlots.length) activeCount = activeSlots.length;
-    const outLength = out.length;
+    // In locals: the stores to out below could alias the fields, which would then be loaded for every slot.
+    const limit = <u32>min(this.maxEndpoints, out.length);
+    const sizes = this.sizes;
     const sinceLength = recordedSinceMs !== null ? recordedSinceMs.length : 0;
     let longest = 0;
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
-      if (!this.validSlot(slot) || slot >= outLength) continue;
+      if (<u32>slot >= limit) continue;
       let matched = 0;
       // An endpoint holding nothing matches nothing: no probe (most of a large fleet, for any one prompt).
-      if (unchecked(this.sizes[slot]) > 0) {
+      if (unchecked(sizes[slot]) > 0) {
         const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
         if (since > -Infinity) {
           const sinceStamp = stampOf(since);

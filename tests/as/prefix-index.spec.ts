@@ -170,6 +170,45 @@ describe("PrefixIndex match", () => {
   });
 });
 
+describe("PrefixIndex match of many slots together", () => {
+  it("gives each slot its own match, with its own time, however the slots are listed (repeated, invalid, more than the index has)", () => {
+    const endpoints = 6;
+    const index = new PrefixIndex(endpoints, 64);
+    const at = 1.7e12;
+    // Slot s holds a chain of 1..12 sharing its first s + 2 hashes with every other slot's, recorded at two times.
+    for (let s = 0; s < endpoints - 1; s++) {
+      const values = new Array<u64>();
+      for (let i = 0; i < 12; i++) values.push(i < s + 2 ? <u64>(100 + i) : <u64>(1000 * (s + 1) + i));
+      index.record(s, chain(values), 12, at);
+      index.record(s, chain(values), s + 1, at + 5000); // the head again, later
+    }
+    const query = new Array<u64>();
+    for (let i = 0; i < 12; i++) query.push(<u64>(100 + i));
+    const hashes = chain(query);
+    const since = new StaticArray<f64>(endpoints);
+    for (let s = 0; s < endpoints; s++) since[s] = s % 2 == 0 ? at + 1000 : -Infinity;
+    const listed = slots([3, 0, 3, 5, -1, 1, 3, 2, 4, 0, 99, 4, 1, 2, 3, 0]);
+    const out = new StaticArray<i32>(endpoints);
+    for (let count = 0; count <= listed.length; count++) {
+      out.fill(-1);
+      const longest = index.match(hashes, 12, listed, count, out, since);
+      let expectedLongest = 0;
+      for (let s = 0; s < endpoints; s++) {
+        let isListed = false;
+        for (let i = 0; i < count; i++) if (listed[i] == s) isListed = true;
+        const alone = matchSince(index, s, query, since[s]);
+        expect<i32>(out[s]).toBe(isListed ? alone : -1);
+        if (isListed) expectedLongest = max(expectedLongest, alone);
+      }
+      expect<i32>(longest).toBe(expectedLongest);
+    }
+    // The expectations are not all alike: times cut the even slots' matches short.
+    expect<i32>(matchSince(index, 2, query, since[2])).toBe(3);
+    expect<i32>(matchSince(index, 3, query, since[3])).toBe(5);
+    expect<i32>(matchSince(index, 5, query, since[5])).toBe(0);
+  });
+});
+
 describe("PrefixIndex match since a time", () => {
   it("credits only entries recorded since the slot's time, stopping at the first older one", () => {
     const index = new PrefixIndex(2, 16);
