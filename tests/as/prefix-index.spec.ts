@@ -443,6 +443,35 @@ describe("PrefixIndex against a reference model", () => {
     expectSameAsModel(index, model, universe);
   });
 
+  it("agrees on chains that begin with the slot's most recent entries, their rest evicting or repeating them", () => {
+    const endpoints = 2;
+    const capacity = 10;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    // A small universe: a chain's rest often repeats one of its beginning's hashes, and evictions reach them.
+    const universe = new Array<u64>();
+    for (let i = 0; i < 24; i++) universe.push(<u64>(i + 1));
+    const previous = new Array<StaticArray<u64>>();
+    const previousLength = new Array<i32>();
+    for (let s = 0; s < endpoints; s++) {
+      previous.push(new StaticArray<u64>(16));
+      previousLength.push(0);
+    }
+    const hashes = new StaticArray<u64>(16);
+    for (let step = 0; step < 3000; step++) {
+      const slot = randomBelow(endpoints);
+      const kept = randomBelow(previousLength[slot] + 1);
+      const n = kept + randomBelow(16 - kept);
+      for (let i = 0; i < n; i++) hashes[i] = i < kept ? previous[slot][i] : universe[randomBelow(universe.length)];
+      index.record(slot, hashes, n, 0);
+      model.record(slot, hashes, n);
+      for (let i = 0; i < n; i++) previous[slot][i] = hashes[i];
+      previousLength[slot] = n;
+      if (step % 7 == 0) index.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3), model.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3);
+      expectSameAsModel(index, model, universe);
+    }
+  });
+
   it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
     // A full pool puts the table at its maximum load factor of 0.25, so probe runs are longest and every eviction
     // shifts entries. Keys from every slot share values to collide on hash while differing by slot.
