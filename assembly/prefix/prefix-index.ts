@@ -26,7 +26,9 @@
 // factor, an index small enough for the CPU caches costs 0.6-0.9x a default-sized one at 1% fill, and the default one
 // at 100% fill 1.2-1.3x, its evicted entries and their buckets last touched long ago (src-host/bench/index-cost.ts).
 // So record() first makes the loads it will need, independent of each other (lookUpAhead), so that their cache
-// misses overlap instead of coming one after another.
+// misses overlap instead of coming one after another. A chain that begins with the slot's most recent entries, in
+// order (a prompt sent again, the next turn of a conversation the slot served last), keeps them as one run, moved to
+// the front whole, instead of finding and moving each.
 
 const NIL: i32 = -1;
 /** prev of an entry on a free list: record() tells an entry it found, then evicted, from a live one. */
@@ -184,15 +186,17 @@ export class PrefixIndex {
   ): i32 {
     if (n > hashes.length) n = hashes.length;
     if (activeCount > activeSlots.length) activeCount = activeSlots.length;
-    const outLength = out.length;
+    // In locals: the stores to out below could alias the fields, which would then be loaded for every slot.
+    const limit = <u32>min(this.maxEndpoints, out.length);
+    const sizes = this.sizes;
     const sinceLength = recordedSinceMs !== null ? recordedSinceMs.length : 0;
     let longest = 0;
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
-      if (!this.validSlot(slot) || slot >= outLength) continue;
+      if (<u32>slot >= limit) continue;
       let matched = 0;
       // An endpoint holding nothing matches nothing: no probe (most of a large fleet, for any one prompt).
-      if (unchecked(this.sizes[slot]) > 0) {
+      if (unchecked(sizes[slot]) > 0) {
         const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
         if (since > -Infinity) {
           const sinceStamp = stampOf(since);
@@ -221,11 +225,61 @@ export class PrefixIndex {
     const cap = unchecked(this.caps[slot]);
     if (n > cap) n = cap;
     const stamp = stampOf(atMs);
+    // A chain whose beginning is already the slot's most recent entries, in order (the same prompt again, the next
+    // turn of a conversation this slot served last), leaves them there: the moves below would put them back.
+    const first = unchecked(this.head[slot]);
+    const held = this.leadingRun(first, hashes, n);
     // Nothing to gain from a first pass when no entry can be evicted.
-    const lookedUp = unchecked(this.sizes[slot]) + n > cap;
-    if (lookedUp) this.warmSink ^= this.lookUpAhead(slot, hashes, n, cap);
+    const lookedUp = unchecked(this.sizes[slot]) + n - held > cap;
+    if (lookedUp) this.warmSink ^= this.lookUpAhead(slot, hashes, held, n, cap);
+    this.recordFrom(slot, hashes, n, held, stamp, lookedUp);
+    if (held == 0) return;
+    // Still live, linked and in order (whatever the rest did), so moving them one at a time would give this order.
+    if (this.prevOf(first) != FREED && this.leadingRun(first, hashes, held) == held) {
+      this.moveRunToFront(first, held, slot, stamp);
+    } else {
+      // The rest of the chain evicted or moved some of them: one at a time, as for any other (the first pass did
+      // not look them up).
+      this.recordFrom(slot, hashes, held, 0, stamp, false);
+    }
+  }
+
+  /** How many of hashes[0, n) the list starting at entry holds, in order, from its start (entry NIL: 0). */
+  private leadingRun(entry: i32, hashes: StaticArray<u64>, n: i32): i32 {
+    let k = 0;
+    while (k < n && entry != NIL && this.keyOf(entry) == unchecked(hashes[k])) {
+      entry = this.nextOf(entry);
+      k++;
+    }
+    return k;
+  }
+
+  /** Moves the run of `count` linked entries starting at `first` to the front of slot's list, stamped. */
+  private moveRunToFront(first: i32, count: i32, slot: i32, stamp: u32): void {
+    let last = first;
+    this.setStamp(first, stamp);
+    for (let k = 1; k < count; k++) {
+      last = this.nextOf(last);
+      this.setStamp(last, stamp);
+    }
+    const oldHead = unchecked(this.head[slot]);
+    if (oldHead == first) return;
+    const before = this.prevOf(first);
+    const after = this.nextOf(last);
+    this.setNext(before, after); // before is not NIL: first is not the head
+    if (after != NIL) this.setPrev(after, before);
+    else unchecked((this.tail[slot] = before));
+    this.setPrev(first, NIL);
+    this.setNext(last, oldHead);
+    this.setPrev(oldHead, last);
+    unchecked((this.head[slot] = first));
+  }
+
+  /** record()'s second pass over hashes[from, n), from the last. */
+  private recordFrom(slot: i32, hashes: StaticArray<u64>, n: i32, from: i32, stamp: u32, lookedUp: bool): void {
+    const cap = unchecked(this.caps[slot]);
     const lookups = this.lookups;
-    for (let i = n - 1; i >= 0; i--) {
+    for (let i = n - 1; i >= from; i--) {
       const hash = unchecked(hashes[i]);
       // The first pass's entry, unless this pass has evicted it since (then a find tells, as it would have).
       let existing = lookedUp && i < RECORD_LOOKUPS ? unchecked(lookups[i]) : NIL;
@@ -403,16 +457,16 @@ export class PrefixIndex {
   }
 
   /**
-   * First pass of record(), which changes nothing but `lookups`: finds every hash (keeping the first
-   * RECORD_LOOKUPS entries found), then walks as many entries back from the slot's tail as will be evicted and
+   * First pass of record(), which changes nothing but `lookups`: finds every hash of hashes[from, n) (keeping the
+   * entries found at the chain's first RECORD_LOOKUPS positions), then walks as many entries back from the slot's tail as will be evicted and
    * loads their home buckets. Independent loads issued together overlap their cache misses; the second pass, one
    * dependent miss after another, then finds those lines in the cache. Returns a value derived from the loads, which
    * the caller keeps so that they are not optimized away.
    */
-  private lookUpAhead(slot: i32, hashes: StaticArray<u64>, n: i32, cap: i32): u32 {
+  private lookUpAhead(slot: i32, hashes: StaticArray<u64>, from: i32, n: i32, cap: i32): u32 {
     const lookups = this.lookups;
     let missing = 0;
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < n; i++) {
       const entry = this.find(unchecked(hashes[i]), slot);
       if (i < RECORD_LOOKUPS) unchecked((lookups[i] = entry));
       if (entry == NIL) missing++;

@@ -170,6 +170,45 @@ describe("PrefixIndex match", () => {
   });
 });
 
+describe("PrefixIndex match of many slots together", () => {
+  it("gives each slot its own match, with its own time, however the slots are listed (repeated, invalid, more than the index has)", () => {
+    const endpoints = 6;
+    const index = new PrefixIndex(endpoints, 64);
+    const at = 1.7e12;
+    // Slot s holds a chain of 1..12 sharing its first s + 2 hashes with every other slot's, recorded at two times.
+    for (let s = 0; s < endpoints - 1; s++) {
+      const values = new Array<u64>();
+      for (let i = 0; i < 12; i++) values.push(i < s + 2 ? <u64>(100 + i) : <u64>(1000 * (s + 1) + i));
+      index.record(s, chain(values), 12, at);
+      index.record(s, chain(values), s + 1, at + 5000); // the head again, later
+    }
+    const query = new Array<u64>();
+    for (let i = 0; i < 12; i++) query.push(<u64>(100 + i));
+    const hashes = chain(query);
+    const since = new StaticArray<f64>(endpoints);
+    for (let s = 0; s < endpoints; s++) since[s] = s % 2 == 0 ? at + 1000 : -Infinity;
+    const listed = slots([3, 0, 3, 5, -1, 1, 3, 2, 4, 0, 99, 4, 1, 2, 3, 0]);
+    const out = new StaticArray<i32>(endpoints);
+    for (let count = 0; count <= listed.length; count++) {
+      out.fill(-1);
+      const longest = index.match(hashes, 12, listed, count, out, since);
+      let expectedLongest = 0;
+      for (let s = 0; s < endpoints; s++) {
+        let isListed = false;
+        for (let i = 0; i < count; i++) if (listed[i] == s) isListed = true;
+        const alone = matchSince(index, s, query, since[s]);
+        expect<i32>(out[s]).toBe(isListed ? alone : -1);
+        if (isListed) expectedLongest = max(expectedLongest, alone);
+      }
+      expect<i32>(longest).toBe(expectedLongest);
+    }
+    // The expectations are not all alike: times cut the even slots' matches short.
+    expect<i32>(matchSince(index, 2, query, since[2])).toBe(3);
+    expect<i32>(matchSince(index, 3, query, since[3])).toBe(5);
+    expect<i32>(matchSince(index, 5, query, since[5])).toBe(0);
+  });
+});
+
 describe("PrefixIndex match since a time", () => {
   it("credits only entries recorded since the slot's time, stopping at the first older one", () => {
     const index = new PrefixIndex(2, 16);
@@ -402,6 +441,35 @@ describe("PrefixIndex against a reference model", () => {
       if (step % 25 == 0) expectSameAsModel(index, model, universe);
     }
     expectSameAsModel(index, model, universe);
+  });
+
+  it("agrees on chains that begin with the slot's most recent entries, their rest evicting or repeating them", () => {
+    const endpoints = 2;
+    const capacity = 10;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    // A small universe: a chain's rest often repeats one of its beginning's hashes, and evictions reach them.
+    const universe = new Array<u64>();
+    for (let i = 0; i < 24; i++) universe.push(<u64>(i + 1));
+    const previous = new Array<StaticArray<u64>>();
+    const previousLength = new Array<i32>();
+    for (let s = 0; s < endpoints; s++) {
+      previous.push(new StaticArray<u64>(16));
+      previousLength.push(0);
+    }
+    const hashes = new StaticArray<u64>(16);
+    for (let step = 0; step < 3000; step++) {
+      const slot = randomBelow(endpoints);
+      const kept = randomBelow(previousLength[slot] + 1);
+      const n = kept + randomBelow(16 - kept);
+      for (let i = 0; i < n; i++) hashes[i] = i < kept ? previous[slot][i] : universe[randomBelow(universe.length)];
+      index.record(slot, hashes, n, 0);
+      model.record(slot, hashes, n);
+      for (let i = 0; i < n; i++) previous[slot][i] = hashes[i];
+      previousLength[slot] = n;
+      if (step % 7 == 0) index.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3), model.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3);
+      expectSameAsModel(index, model, universe);
+    }
   });
 
   it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
