@@ -1,10 +1,13 @@
 // The entries of a messages or Responses input array: RS role US content, then SUB name US value for each
 // attribute present and not null (name, tool_call_id, tool_calls, function_call) in that order. The head goes
 // out as soon as the role is read and the content right after it if it comes later; whatever came earlier is
-// recorded as a span and written when the object ends. An entry without a role is written as an item record,
+// recorded as a span and written when the object ends. Attributes that come after the head and content, in their
+// order, are written as they are read (inlineAttribute); any other order writes them all from their spans at the end.
+// An entry without a role is written as an item record,
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
+import { writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
@@ -32,6 +35,12 @@ export class MessageEntryWriter {
   // entry for the end): each is written with one copy.
   private readonly attrHeads: StaticArray<u8>;
   private readonly attrHeadAt: StaticArray<i32>;
+  // Attributes of the entry being read written as they were read (bit i: attribute i), where the first of them starts
+  // in the writer, and the steps their write from spans at the end would have cost: those are still drawn, so the
+  // budget runs out where it did when every attribute was read twice.
+  private attrsWritten: u32 = 0;
+  private attrsAt: i32 = 0;
+  private attrSteps: i32 = 0;
 
   constructor(core: EmitCore, content: ContentPartWriter, maxDepth: i32) {
     this.core = core;
@@ -90,6 +99,10 @@ export class MessageEntryWriter {
     let content = CONTENT_NONE;
     let role = MessageRole.Other;
     let recordStart = 0;
+    // Attributes may still be written as they are read: none came before the head or out of order.
+    let attrsInline = true;
+    this.attrsWritten = 0;
+    this.attrSteps = 0;
     while (true) {
       const k = sc.next();
       if (k == JsonToken.ObjEnd) break;
@@ -113,6 +126,11 @@ export class MessageEntryWriter {
         continue;
       }
       if (i == M_CONTENT && headDone && content == CONTENT_NONE) {
+        // The content goes before the attributes: those written already are written again from their spans.
+        if (this.attrsWritten != 0) {
+          this.unwriteAttributes();
+          attrsInline = false;
+        }
         // A string content is written by nextDecoded: nothing more to do for it (the common case).
         const t = w.nextDecoded(sc);
         if (t != JsonToken.String) this.content.content(sc, t);
@@ -120,7 +138,16 @@ export class MessageEntryWriter {
         if (core.stopped()) return;
         continue;
       }
-      // Nothing was written since emission was last found going on: only an Error or Budget token stops it here.
+      if (attrsInline && i >= M_FIRST_ATTR && i < M_TYPE) {
+        // In order after the head and a content written (or none yet): written now, in the one read of its value.
+        if (headDone && content != CONTENT_RECORDED && this.attrsWritten >> <u32>i == 0) {
+          if (!this.inlineAttribute(sc, i)) return;
+          continue;
+        }
+        if (this.attrsWritten != 0) this.unwriteAttributes();
+        attrsInline = false;
+      }
+      // Only an Error or Budget token stops the read here (a writer an attribute filled ends the entry's output only).
       const v = sc.next();
       if (haltsOn(core, v)) return;
       const valueStart = sc.tokenStart;
@@ -142,9 +169,19 @@ export class MessageEntryWriter {
     if (content == CONTENT_RECORDED) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
+    const attrSteps = this.attrSteps;
+    if (attrSteps != 0) {
+      const budget = core.budget;
+      const left = budget.left - attrSteps;
+      budget.left = max(left, 0);
+      if (left < 0) {
+        core.ok(JsonToken.Budget);
+        return;
+      }
+    }
     // Content only uses the part and leaf spans, so the message spans are intact.
     // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
-    let attrs = m.valuedKeys & ATTR_MASK;
+    let attrs = m.valuedKeys & ATTR_MASK & ~this.attrsWritten;
     while (attrs != 0 && !core.stopped()) {
       const i = <i32>ctz(attrs); // in MESSAGE_KEYS order
       attrs &= attrs - 1;
@@ -153,6 +190,46 @@ export class MessageEntryWriter {
       core.value(m.start(i), m.end(i), m.token(i));
     }
     core.messageEnded(role, recordStart);
+  }
+
+  // Reads the value of attribute i (sc is on its key) and writes SUB name US value, as the loop at the end of entry()
+  // would from its span; records the span too. False when emission stopped on an Error or Budget token.
+  private inlineAttribute(sc: JsonScanner, i: i32): bool {
+    const core = this.core;
+    const w = core.writer;
+    const budget = core.budget;
+    const outer = sc.depth;
+    const before = budget.left;
+    const v = sc.next();
+    if (haltsOn(core, v)) return false;
+    const valueStart = sc.tokenStart;
+    // The loop at the end writes no null and nothing once the writer is full (nothing else stops it here).
+    if (v != JsonToken.Null && !w.full) {
+      if (this.attrsWritten == 0) this.attrsAt = w.len;
+      this.attrsWritten |= <u32>1 << <u32>i;
+      const from = unchecked(this.attrHeadAt[i]);
+      w.ascii(changetype<usize>(this.attrHeads) + <usize>from, unchecked(this.attrHeadAt[i + 1]) - from);
+      if (v == JsonToken.String) {
+        w.text(sc.start, sc.end); // costs no step from a span either
+      } else if (!w.full) {
+        // From a span: nothing read once the head filled the writer (EmitCore.json).
+        if (haltsOn(core, writeMinifiedJson(sc, w))) return false;
+        this.attrSteps += before - budget.left;
+      }
+    }
+    // The rest of the value (all of it when not written; what a full writer left).
+    while (sc.depth > outer) {
+      if (haltsOn(core, sc.next())) return false;
+    }
+    this.messageSpans.set(i, v, valueStart, sc.pos);
+    return true;
+  }
+
+  // Takes back the attributes written as they were read: the end of entry() writes them from their spans.
+  private unwriteAttributes(): void {
+    this.core.writer.truncate(this.attrsAt, false);
+    this.attrsWritten = 0;
+    this.attrSteps = 0;
   }
 }
 

@@ -117,6 +117,62 @@ describe("chat completions", () => {
     );
   });
 
+  it("writes attributes alike and draws the same steps whatever the member order, at every cap", () => {
+    // In order after role and content the attributes are written as they are read; any other order writes them
+    // from their spans at the end, reading each value twice. Both give one stream, and the steps drawn are the same.
+    const role = '"role":"assistant"';
+    const content = '"content":"ok"';
+    const name = '"name":"n"';
+    const id = '"tool_call_id":"c1"';
+    const calls = '"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\\"a\\":1}"},"cache_control":{"type":"x"}}]';
+    const fn = '"function_call":{"name":"g","n":[1,2,true]}';
+    const orders: string[][] = [
+      [role, content, name, id, calls, fn],
+      [role, name, id, calls, fn, content],
+      [role, content, fn, calls, id, name],
+      [calls, role, content, name, id, fn],
+      [content, role, name, id, calls, fn],
+      // Members repeated (the last value counts) or null: the same stream, more steps.
+      [role, content, name, calls, id, name, fn],
+      [role, content, name, '"tool_calls":null', id, fn, calls],
+      [role, content, name, id, calls, fn, '"tool_calls":null', calls],
+    ];
+    const permutations = 5;
+    const bodies: string[] = [];
+    for (let i = 0; i < orders.length; i++) {
+      bodies.push('{"model":"m","messages":[{"role":"user","content":"q"},{' + orders[i].join(",") + '},{"role":"user","content":"r"}]}');
+    }
+    const expected = streamFor(bodies[0]);
+    const steps = ex.stepsUsed;
+    expect(expected).toBe(
+      msg("user", "q") + msg("assistant", "ok") + SUB + "name" + US + "n" + SUB + "tool_call_id" + US + "c1" +
+        SUB + "tool_calls" + US + '[{"id":"c1","function":{"name":"f","arguments":"{\\"a\\":1}"}}]' +
+        SUB + "function_call" + US + '{"name":"g","n":[1,2,true]}' + msg("user", "r"),
+    );
+    for (let i = 1; i < bodies.length; i++) {
+      expect(streamFor(bodies[i])).toBe(expected, orders[i].join(","));
+      if (i < permutations) expect(ex.stepsUsed).toBe(steps, orders[i].join(","));
+    }
+    for (let i = 0; i < permutations; i++) {
+      expect(run(bodies[i], steps - 1)).toBe(ExtractStatus.Ok);
+      expect(ex.prefixSkip).toBe(PrefixSkip.Budget, orders[i].join(","));
+      expect(ex.stepsUsed).toBe(steps - 1);
+    }
+    // A cap anywhere in the attributes: the stream cut there and the steps alike for every order.
+    for (let cap = 1; cap <= expected.length + 2; cap++) {
+      const small = new RequestExtractor(cap, 64);
+      run(bodies[0], 1000000, small);
+      const cut = streamOf(small);
+      const cutSteps = small.stepsUsed;
+      for (let i = 1; i < bodies.length; i++) {
+        run(bodies[i], 1000000, small);
+        expect(streamOf(small)).toBe(cut, orders[i].join(","));
+        expect(small.streamTruncated).toBe(cut.length < expected.length);
+        if (i < permutations) expect(small.stepsUsed).toBe(cutSteps, orders[i].join(","));
+      }
+    }
+  });
+
   it("writes array elements without a role as items", () => {
     const s = streamFor('{"model":"m","messages":[{"content":"x"},7,{"role":"user","content":"y"}]}');
     expect(s).toBe(FS + "item" + US + '{"content":"x"}' + FS + "item" + US + "7" + msg("user", "y"));
