@@ -23,6 +23,13 @@ const M_TYPE = 6;
 const CONTENT_NONE = 0;
 const CONTENT_RECORDED = 1;
 const CONTENT_WRITTEN = 2;
+// The bytes of the common message's keys as the scanner reads them (JsonScanner.nextKeyBytes): "role": in first
+// place, ,"content": after it.
+const ROLE_KEY: u64 = 0x3a22656c6f7222; // "role":
+const ROLE_KEY_BYTES: usize = 7;
+const CONTENT_KEY_LO: u64 = 0x6e65746e6f63222c; // ,"conten
+const CONTENT_KEY_HI: u64 = 0x3a2274; // t":
+const CONTENT_KEY_BYTES: usize = 11;
 // Bits of the attributes in FieldSpans masks: M_FIRST_ATTR up to M_TYPE.
 const ATTR_MASK: u32 = ((<u32>1 << M_TYPE) - 1) & ~((<u32>1 << M_FIRST_ATTR) - 1);
 
@@ -104,13 +111,21 @@ export class MessageEntryWriter {
     this.attrsWritten = 0;
     this.attrSteps = 0;
     while (true) {
-      const k = sc.next();
-      if (k == JsonToken.ObjEnd) break;
-      if (k != JsonToken.String) {
-        core.ok(k);
-        return;
+      let i: i32;
+      // The common message, role then content, has its keys told by their bytes.
+      if (!headDone && sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
+        i = M_ROLE;
+      } else if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
+        i = M_CONTENT;
+      } else {
+        const k = sc.next();
+        if (k == JsonToken.ObjEnd) break;
+        if (k != JsonToken.String) {
+          core.ok(k);
+          return;
+        }
+        i = messageKey(sc, m);
       }
-      const i = messageKey(sc, m);
       if (i == M_ROLE && !headDone) {
         recordStart = w.len;
         w.byte(RS);

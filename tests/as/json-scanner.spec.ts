@@ -460,6 +460,72 @@ describe("JsonScanner.nextDecoded", () => {
   });
 });
 
+// The keys a caller expects, as their bytes: "role": in first place, ,"content": after a member.
+const KEY_ROLE: u64 = 0x3a22656c6f7222;
+const KEY_CONTENT_LO: u64 = 0x6e65746e6f63222c;
+const KEY_CONTENT_HI: u64 = 0x3a2274;
+
+// Reads doc with a and b to the end, a trying key (lo, hi, n) before each token: where it reads one, it reads what
+// next() reads, and where it does not, nothing changes. Returns how many keys it read.
+function compareKeyBytes(doc: string, steps: i32, lo: u64, hi: u64, n: usize): i32 {
+  const a = new JsonScanner(4);
+  const b = new JsonScanner(4);
+  setDoc(a, doc, steps);
+  b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+  let read = 0;
+  for (let i = 0; i < 40; i++) {
+    const pos = a.pos;
+    const left = a.stepsLeft;
+    let t: i32;
+    if (a.nextKeyBytes(lo, hi, n)) {
+      t = JsonToken.String;
+      read++;
+    } else {
+      expect(a.pos).toBe(pos);
+      expect(a.stepsLeft).toBe(left);
+      t = a.next();
+    }
+    expect(t).toBe(b.next(), doc);
+    expect(a.token).toBe(b.token);
+    expect(a.start).toBe(b.start);
+    expect(a.end).toBe(b.end);
+    expect(a.tokenStart).toBe(b.tokenStart);
+    expect(a.pos).toBe(b.pos);
+    expect(a.isKey).toBe(b.isKey);
+    expect(a.hasEscapes).toBe(b.hasEscapes);
+    expect(a.depth).toBe(b.depth);
+    expect(a.stepsLeft).toBe(b.stepsLeft);
+    if (t >= JsonToken.End) break;
+  }
+  return read;
+}
+
+describe("JsonScanner.nextKeyBytes", () => {
+  it("reads the key as next() does, to the last step, and nothing else", () => {
+    const docs: string[] = [
+      '[{"role":"user","content":"hi there, a long enough text"},{"role":"a","content":1}]',
+      '[{"content":"x","role":"user","x":{"role":"in","content":"y"}}]',
+      '[{"role" :"user", "content":"x"},{ "role":"u","content" :"x"}]',
+      '[{"r\\u006fle":"user","conten\\u0074":"x"},{"roles":"u","contents":"x"}]',
+      '[{"role":"u","content":"x"}]',
+      '[{"role":',
+      '{"role"',
+      ',"content":1',
+    ];
+    let roles = 0;
+    let contents = 0;
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 20; steps++) {
+        roles += compareKeyBytes(docs[i], steps, KEY_ROLE, 0, 7);
+        contents += compareKeyBytes(docs[i], steps, KEY_CONTENT_LO, KEY_CONTENT_HI, 11);
+      }
+    }
+    // It did read keys (the first document's are far enough from its end).
+    expect(roles > 0).toBe(true);
+    expect(contents > 0).toBe(true);
+  });
+});
+
 describe("parseNumberF64", () => {
   it("agrees with parseFloat on JSON numbers", () => {
     const numbers: string[] = [
