@@ -85,6 +85,11 @@ export class MessageEntryWriter {
         core.record("item", start, sc.pos);
       }
       if (core.stopped()) return;
+      // The common array: the next message follows at once.
+      if (sc.nextIsElementObject()) {
+        t = JsonToken.ObjStart;
+        continue;
+      }
       t = sc.next();
       if (t == JsonToken.ArrEnd) return;
       // Not stopped since the check above: only an Error or Budget token can stop emission now.
@@ -111,12 +116,14 @@ export class MessageEntryWriter {
     this.attrsWritten = 0;
     this.attrSteps = 0;
     while (true) {
-      let i: i32;
+      let i = -1;
       // The common message, role then content, has its keys told by their bytes.
       if (!headDone && sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
         i = M_ROLE;
       } else if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
         i = M_CONTENT;
+      } else if (sc.nextIsObjEnd()) {
+        break;
       } else {
         const k = sc.next();
         if (k == JsonToken.ObjEnd) break;
