@@ -7,8 +7,9 @@
 // put in front (the tools after the leading system records), so member order never matters; a body whose inline
 // section is not its first conversation section is written again from the spans. Everything draws from one step
 // budget: one step per token, plus one per token of tools, functions, system and instructions, plus re-reads of the
-// rare members that come before the one they depend on (content before role, text before type). Nothing is allocated
-// per request.
+// rare members that come before the one they depend on (content before role, text before type), plus one per token of
+// message attributes and items (written as they are read, they still draw what their write from a span drew). Nothing
+// is allocated per request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { EmitHalt } from "./emit-core";

@@ -3,11 +3,12 @@
 // out as soon as the role is read and the content right after it if it comes later; whatever came earlier is
 // recorded as a span and written when the object ends. Attributes that come after the head and content, in their
 // order, are written as they are read (inlineAttribute); any other order writes them all from their spans at the end.
-// An entry without a role is written as an item record,
+// An entry without a role is written as an item record (as it is read when its first member is not a role: a role
+// that comes later takes it back),
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { writeMinifiedJson } from "./minified-json";
+import { isCacheControlKey, writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
@@ -48,6 +49,17 @@ export class MessageEntryWriter {
   private attrsWritten: u32 = 0;
   private attrsAt: i32 = 0;
   private attrSteps: i32 = 0;
+  // The item record written as the entry is read: where it starts (-1: none), whether its writing goes on (the writer
+  // not full yet), whether a member went out (the next takes a ','), the steps left when the entry's first member was
+  // to be read, and the steps its write from the span (EmitCore.record) would have drawn, once known (-1 before).
+  private itemAt: i32 = -1;
+  private itemLive: bool = false;
+  private itemMembers: bool = false;
+  private itemLeft: i32 = 0;
+  private itemSteps: i32 = -1;
+  // The first token of the value itemMember read, and where it starts.
+  private valueToken: i32 = 0;
+  private valueStart: usize = 0;
 
   constructor(core: EmitCore, content: ContentPartWriter, maxDepth: i32) {
     this.core = core;
@@ -115,6 +127,8 @@ export class MessageEntryWriter {
     let attrsInline = true;
     this.attrsWritten = 0;
     this.attrSteps = 0;
+    this.itemAt = -1;
+    let firstMember = true;
     while (true) {
       let i = -1;
       // The common message, role then content, has its keys told by their bytes.
@@ -132,7 +146,15 @@ export class MessageEntryWriter {
           return;
         }
         i = messageKey(sc, m);
+        if (i != M_ROLE) {
+          // The steps left after '{' were one more: this key took one.
+          if (firstMember) this.startItem(core.budget.left + 1);
+        } else if (this.itemAt >= 0) {
+          w.truncate(this.itemAt, false);
+          this.itemAt = -1;
+        }
       }
+      firstMember = false;
       if (i == M_ROLE && !headDone) {
         recordStart = w.len;
         w.byte(RS);
@@ -169,12 +191,20 @@ export class MessageEntryWriter {
         if (this.attrsWritten != 0) this.unwriteAttributes();
         attrsInline = false;
       }
-      // Only an Error or Budget token stops the read here (a writer an attribute filled ends the entry's output only).
-      const v = sc.next();
-      if (haltsOn(core, v)) return;
-      const valueStart = sc.tokenStart;
-      // skipValue() returns a scalar's token as it is: no call for those.
-      if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return;
+      let v: i32;
+      let valueStart: usize;
+      if (this.itemAt >= 0) {
+        if (!this.itemMember(sc)) return;
+        v = this.valueToken;
+        valueStart = this.valueStart;
+      } else {
+        // Only an Error or Budget token stops the read here (a writer an attribute filled ends the entry's output only).
+        v = sc.next();
+        if (haltsOn(core, v)) return;
+        valueStart = sc.tokenStart;
+        // skipValue() returns a scalar's token as it is: no call for those.
+        if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return;
+      }
       if (i == M_CONTENT) {
         if (content == CONTENT_WRITTEN) continue;
         content = CONTENT_RECORDED;
@@ -182,25 +212,26 @@ export class MessageEntryWriter {
       if (i != M_ROLE) m.set(i, v, valueStart, sc.pos);
     }
     if (!headDone) {
-      if (!m.stringIs(M_TYPE, "reasoning")) {
+      const itemAt = this.itemAt;
+      if (m.stringIs(M_TYPE, "reasoning")) {
+        if (itemAt >= 0) w.truncate(itemAt, false);
+      } else if (itemAt < 0) {
         core.conversationStarts(w.len);
         core.record("item", start, sc.pos);
+      } else {
+        core.conversationStarts(itemAt);
+        if (this.itemLive) {
+          w.byte(0x7d);
+          this.itemSteps = 1 + this.itemLeft - core.budget.left;
+        }
+        drawSteps(core, this.itemSteps);
       }
       return;
     }
     if (content == CONTENT_RECORDED) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
-    const attrSteps = this.attrSteps;
-    if (attrSteps != 0) {
-      const budget = core.budget;
-      const left = budget.left - attrSteps;
-      budget.left = max(left, 0);
-      if (left < 0) {
-        core.ok(JsonToken.Budget);
-        return;
-      }
-    }
+    if (!drawSteps(core, this.attrSteps)) return;
     // Content only uses the part and leaf spans, so the message spans are intact.
     // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
     let attrs = m.valuedKeys & ATTR_MASK & ~this.attrsWritten;
@@ -247,12 +278,81 @@ export class MessageEntryWriter {
     return true;
   }
 
+  // Starts the item record of the entry whose first member is not a role, as EmitCore.record writes it: FS item US and
+  // the object minified (writeMinifiedJson), its members as itemMember reads them. `left`: the steps left after '{'.
+  private startItem(left: i32): void {
+    const core = this.core;
+    const w = core.writer;
+    if (w.full) return; // nothing to write: the end of entry() writes nothing either
+    this.itemAt = w.len;
+    this.itemLeft = left;
+    this.itemMembers = false;
+    core.recordHead("item");
+    // From the span nothing is read once the head filled the writer (EmitCore.json), else '{' and on.
+    this.itemSteps = 0;
+    this.itemLive = false;
+    if (w.full) return;
+    w.byte(0x7b);
+    this.itemSteps = 1;
+    this.itemLive = !w.full;
+  }
+
+  // The member of the item being written whose key sc is on: its key and value written as writeMinifiedJson writes
+  // them (a cache_control member left out), stopping where the writer fills; the value read to its end either way
+  // (valueToken, valueStart). False when emission stopped on an Error or Budget token.
+  private itemMember(sc: JsonScanner): bool {
+    const core = this.core;
+    const w = core.writer;
+    const outer = sc.depth;
+    let live = this.itemLive && !isCacheControlKey(sc);
+    if (live) {
+      if (this.itemMembers) w.byte(0x2c);
+      this.itemMembers = true;
+      w.byte(0x22);
+      w.canonicalJsonText(sc.start, sc.end);
+      w.byte(0x22);
+      w.byte(0x3a);
+      if (w.full) live = this.stopItem();
+    }
+    const v = sc.next();
+    if (haltsOn(core, v)) return false;
+    this.valueToken = v;
+    this.valueStart = sc.tokenStart;
+    if (live) {
+      if (haltsOn(core, writeMinifiedJson(sc, w))) return false;
+      if (w.full) this.stopItem();
+    }
+    while (sc.depth > outer) {
+      if (haltsOn(core, sc.next())) return false;
+    }
+    return true;
+  }
+
+  // The writer filled: the item's write from the span would have read up to the token read last, and stopped.
+  private stopItem(): bool {
+    this.itemLive = false;
+    this.itemSteps = 1 + this.itemLeft - this.core.budget.left;
+    return false;
+  }
+
   // Takes back the attributes written as they were read: the end of entry() writes them from their spans.
   private unwriteAttributes(): void {
     this.core.writer.truncate(this.attrsAt, false);
     this.attrsWritten = 0;
     this.attrSteps = 0;
   }
+}
+
+// Draws the steps of a write from spans done while reading instead (an attribute, an item), so that the budget runs
+// out where it did when those values were read twice; false (emission halted) when it does.
+function drawSteps(core: EmitCore, steps: i32): bool {
+  if (steps <= 0) return true;
+  const budget = core.budget;
+  const left = budget.left - steps;
+  budget.left = max(left, 0);
+  if (left >= 0) return true;
+  core.ok(JsonToken.Budget);
+  return false;
 }
 
 // core.ok(t) negated, for a token read while nothing was written since core.stopped() or core.ok() last found
