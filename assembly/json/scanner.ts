@@ -172,6 +172,91 @@ export class JsonScanner {
     return JsonToken.String;
   }
 
+  /**
+   * Reads the next token as next() would when it is the object key whose bytes at the read position, up to and with its
+   * ':', are the n (2 to 16) bytes of lo and hi (little-endian; hi for bytes 8 on): in the member's first place, the
+   * quoted key and ':', after a member, ',' first. A plain key the caller expects, told by one or two compares instead
+   * of a scan. False, with nothing changed, when those bytes are not there (whitespace, another key, an escape), no step
+   * is left, fewer than 16 bytes are, or the scanner is not between members.
+   */
+  // @ts-ignore: decorator
+  @inline nextKeyBytes(lo: u64, hi: u64, n: usize): bool {
+    // The bytes start with ',' after a member and only then.
+    const afterMember = (<u32>lo & 0xff) == 0x2c;
+    if (this.expect != (afterMember ? AFTER_MEMBER : KEY_OR_OBJ_END)) return false;
+    const p = this.pos;
+    if (p + 16 > this.limit) return false;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return false;
+    if (n <= 8) {
+      if ((load<u64>(p) & (<u64>-1 >> ((8 - n) << 3))) != lo) return false;
+    } else if (load<u64>(p) != lo || (load<u64>(p, 8) & (<u64>-1 >> ((16 - n) << 3))) != hi) {
+      return false;
+    }
+    budget.left = left - 1;
+    const colon = p + n - 1;
+    const open = afterMember ? p + 1 : p;
+    this.tokenStart = open;
+    this.start = open + 1;
+    this.end = colon - 1;
+    this.hasEscapes = false;
+    this.pos = colon + 1;
+    this.expect = VALUE_MEMBER;
+    this.isKey = true;
+    this.token = JsonToken.String;
+    return true;
+  }
+
+  /**
+   * Reads the next token as next() would when it is the '}' at the read position that ends an object after a member;
+   * false, with nothing changed, otherwise (whitespace, another member, no step left).
+   */
+  // @ts-ignore: decorator
+  @inline nextIsObjEnd(): bool {
+    const p = this.pos;
+    if (this.expect != AFTER_MEMBER || p >= this.limit || load<u8>(p) != 0x7d) return false;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return false;
+    budget.left = left - 1;
+    this.close(p, JsonToken.ObjEnd);
+    return true;
+  }
+
+  /**
+   * Reads the next token as next() would when it is an object that follows an array element at once: ',' and '{' at
+   * the read position; false, with nothing changed, otherwise (whitespace, another value, no step left, too deep).
+   */
+  // @ts-ignore: decorator
+  @inline nextIsElementObject(): bool {
+    const p = this.pos;
+    if (this.expect != AFTER_ELEMENT || p + 2 > this.limit || load<u16>(p) != 0x7b2c) return false;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0 || this.depth >= this.maxDepth) return false;
+    budget.left = left - 1;
+    this.tokenStart = p + 1;
+    this.isKey = false;
+    this.open(p + 1, true, AFTER_ELEMENT);
+    return true;
+  }
+
+  // An object or array opens at p (within maxDepth), followed by state `after` once it closes.
+  // @ts-ignore: decorator
+  @inline private open(p: usize, isObject: bool, after: i32): i32 {
+    const depth = this.depth;
+    unchecked((this.afterAt[depth] = <u8>after));
+    this.depth = depth + 1;
+    this.start = p;
+    this.end = p + 1;
+    this.pos = p + 1;
+    this.expect = isObject ? KEY_OR_OBJ_END : ELEMENT_OR_ARR_END;
+    const t = isObject ? JsonToken.ObjStart : JsonToken.ArrStart;
+    this.token = t;
+    return t;
+  }
+
   // A key of fewer than FIRST_BLOCK plain bytes whose quote at open (FIRST_BLOCK + 2 bytes before the limit) the ':'
   // follows at once: read as next() reads it, without the general path's checks. False (nothing changed) otherwise.
   // @ts-ignore: decorator
@@ -205,18 +290,8 @@ export class JsonScanner {
       return this.scalar(end, JsonToken.String, after);
     }
     if (c == 0x7b || c == 0x5b) {
-      const depth = this.depth;
-      if (depth >= this.maxDepth) return this.fail(p);
-      unchecked((this.afterAt[depth] = <u8>after));
-      this.depth = depth + 1;
-      this.start = p;
-      this.end = p + 1;
-      this.pos = p + 1;
-      const isObject = c == 0x7b;
-      this.expect = isObject ? KEY_OR_OBJ_END : ELEMENT_OR_ARR_END;
-      const t = isObject ? JsonToken.ObjStart : JsonToken.ArrStart;
-      this.token = t;
-      return t;
+      if (this.depth >= this.maxDepth) return this.fail(p);
+      return this.open(p, c == 0x7b, after);
     }
     if (c == 0x2d || isDigit(c)) return this.scanNumber(p, after);
     if (c == 0x74) {

@@ -7,8 +7,9 @@
 // put in front (the tools after the leading system records), so member order never matters; a body whose inline
 // section is not its first conversation section is written again from the spans. Everything draws from one step
 // budget: one step per token, plus one per token of tools, functions, system and instructions, plus re-reads of the
-// rare members that come before the one they depend on (content before role, text before type). Nothing is allocated
-// per request.
+// rare members that come before the one they depend on (content before role, text before type), plus one per token of
+// message attributes and items (written as they are read, they still draw what their write from a span drew). Nothing
+// is allocated per request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { EmitHalt } from "./emit-core";
@@ -46,6 +47,10 @@ const K_LORA_PATH = 11;
 const SECTION_ORDER: StaticArray<i32> = [
   K_CACHE_SALT, K_EXTRA_KEY, K_LORA_PATH, K_SYSTEM, K_INSTRUCTIONS, K_TOOLS, K_FUNCTIONS, K_MESSAGES, K_INPUT, K_PROMPT,
 ];
+// Bit k: key k is one of SECTION_ORDER's.
+const SECTION_KEYS: u32 =
+  (1 << K_CACHE_SALT) | (1 << K_EXTRA_KEY) | (1 << K_LORA_PATH) | (1 << K_SYSTEM) | (1 << K_INSTRUCTIONS) |
+  (1 << K_TOOLS) | (1 << K_FUNCTIONS) | (1 << K_MESSAGES) | (1 << K_INPUT) | (1 << K_PROMPT);
 
 export class RequestExtractor {
   /** Decoded model name (in a buffer owned by the extractor, valid until the next extract). */
@@ -225,6 +230,12 @@ export class RequestExtractor {
     const inlineHalt = e.halt;
     if (inlineHalt == EmitHalt.TokenArray || inlineHalt == EmitHalt.Budget || inlineHalt == EmitHalt.InvalidJson) {
       return inlineHalt;
+    }
+    // The common body: the inline section is the only one. Nothing is left to write, and with head empty assemble()
+    // moves nothing.
+    if (this.inlineKey >= 0 && (this.spans.valuedKeys & SECTION_KEYS) == <u32>1 << <u32>this.inlineKey) {
+      e.halt = EmitHalt.None;
+      return EmitHalt.None;
     }
     // The tools go after the leading system records of the first conversation section in canonical order. When a
     // body has two (messages and input, or either and prompt) and the one written inline is not that first one, the

@@ -10,8 +10,8 @@ import { StreamWriter } from "./stream-writer";
 // previous request carries none in this one. They say where to cache, not what the prompt is.
 const CACHE_CONTROL_BYTES: usize = 13;
 
-// The key the scanner is on is "cache_control" (escapes allowed).
-function isCacheControlKey(sc: JsonScanner): bool {
+/** The key the scanner is on is "cache_control" (escapes allowed). */
+export function isCacheControlKey(sc: JsonScanner): bool {
   return (sc.hasEscapes || sc.end - sc.start == CACHE_CONTROL_BYTES) && jsonStringEquals(sc.start, sc.end, "cache_control");
 }
 

@@ -1,4 +1,6 @@
 import { ExtractStatus, PrefixSkip, RequestExtractor, RequestKind } from "../../assembly/request/extract";
+import { EmitCore } from "../../assembly/request/emit-core";
+import { JsonScanner, StepBudget } from "../../assembly/json/scanner";
 
 const RS = String.fromCharCode(0x1e);
 const US = String.fromCharCode(0x1f);
@@ -117,6 +119,62 @@ describe("chat completions", () => {
     );
   });
 
+  it("writes attributes alike and draws the same steps whatever the member order, at every cap", () => {
+    // In order after role and content the attributes are written as they are read; any other order writes them
+    // from their spans at the end, reading each value twice. Both give one stream, and the steps drawn are the same.
+    const role = '"role":"assistant"';
+    const content = '"content":"ok"';
+    const name = '"name":"n"';
+    const id = '"tool_call_id":"c1"';
+    const calls = '"tool_calls":[{"id":"c1","function":{"name":"f","arguments":"{\\"a\\":1}"},"cache_control":{"type":"x"}}]';
+    const fn = '"function_call":{"name":"g","n":[1,2,true]}';
+    const orders: string[][] = [
+      [role, content, name, id, calls, fn],
+      [role, name, id, calls, fn, content],
+      [role, content, fn, calls, id, name],
+      [calls, role, content, name, id, fn],
+      [content, role, name, id, calls, fn],
+      // Members repeated (the last value counts) or null: the same stream, more steps.
+      [role, content, name, calls, id, name, fn],
+      [role, content, name, '"tool_calls":null', id, fn, calls],
+      [role, content, name, id, calls, fn, '"tool_calls":null', calls],
+    ];
+    const permutations = 5;
+    const bodies: string[] = [];
+    for (let i = 0; i < orders.length; i++) {
+      bodies.push('{"model":"m","messages":[{"role":"user","content":"q"},{' + orders[i].join(",") + '},{"role":"user","content":"r"}]}');
+    }
+    const expected = streamFor(bodies[0]);
+    const steps = ex.stepsUsed;
+    expect(expected).toBe(
+      msg("user", "q") + msg("assistant", "ok") + SUB + "name" + US + "n" + SUB + "tool_call_id" + US + "c1" +
+        SUB + "tool_calls" + US + '[{"id":"c1","function":{"name":"f","arguments":"{\\"a\\":1}"}}]' +
+        SUB + "function_call" + US + '{"name":"g","n":[1,2,true]}' + msg("user", "r"),
+    );
+    for (let i = 1; i < bodies.length; i++) {
+      expect(streamFor(bodies[i])).toBe(expected, orders[i].join(","));
+      if (i < permutations) expect(ex.stepsUsed).toBe(steps, orders[i].join(","));
+    }
+    for (let i = 0; i < permutations; i++) {
+      expect(run(bodies[i], steps - 1)).toBe(ExtractStatus.Ok);
+      expect(ex.prefixSkip).toBe(PrefixSkip.Budget, orders[i].join(","));
+      expect(ex.stepsUsed).toBe(steps - 1);
+    }
+    // A cap anywhere in the attributes: the stream cut there and the steps alike for every order.
+    for (let cap = 1; cap <= expected.length + 2; cap++) {
+      const small = new RequestExtractor(cap, 64);
+      run(bodies[0], 1000000, small);
+      const cut = streamOf(small);
+      const cutSteps = small.stepsUsed;
+      for (let i = 1; i < bodies.length; i++) {
+        run(bodies[i], 1000000, small);
+        expect(streamOf(small)).toBe(cut, orders[i].join(","));
+        expect(small.streamTruncated).toBe(cut.length < expected.length);
+        if (i < permutations) expect(small.stepsUsed).toBe(cutSteps, orders[i].join(","));
+      }
+    }
+  });
+
   it("writes array elements without a role as items", () => {
     const s = streamFor('{"model":"m","messages":[{"content":"x"},7,{"role":"user","content":"y"}]}');
     expect(s).toBe(FS + "item" + US + '{"content":"x"}' + FS + "item" + US + "7" + msg("user", "y"));
@@ -171,6 +229,67 @@ describe("responses", () => {
         FS + "item" + US + '{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}' +
         FS + "item" + US + '{"type":"function_call_output","call_id":"c","output":"1"}',
     );
+  });
+});
+
+// The body EmitCore.record reads in the reference below.
+let refHeld: ArrayBuffer = new ArrayBuffer(0);
+
+// Steps a scan of the whole document takes (one per token and one for its end).
+function scanSteps(doc: string): i32 {
+  const sc = new JsonScanner(64);
+  held = String.UTF8.encode(doc);
+  sc.reset(changetype<usize>(held), <usize>held.byteLength, 1000000);
+  while (sc.next() < 10) {}
+  return 1000000 - sc.stepsLeft;
+}
+
+describe("responses items written as they are read", () => {
+  // An item is written as it is read; the stream and the steps are those of EmitCore.record writing it from its span
+  // after the read (as the extractor did), at every cap: the budget runs out where it did.
+  it("writes and draws what a write from the span writes and draws, at every cap", () => {
+    const items: string[] = [
+      '{"type":"function_call","call_id":"c1","name":"f","arguments":"{\\"a\\":1}","cache_control":{"type":"x"},"status":null}',
+      '{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"\\u00e9 \\/ x"}]}',
+      '{"cache_control":{"type":"x"},"type":"x","id":1.5e3,"cache_control":1}',
+      '{ "content" : "x" , "type":"message", "n":[1,{"cache_control":2,"k":true}] }',
+      "{}",
+    ];
+    for (let i = 0; i < items.length; i++) {
+      const body = '{"model":"m","input":[' + items[i] + "]}";
+      const scan = scanSteps(body);
+      // Its own copy of the body: run() replaces held.
+      refHeld = String.UTF8.encode(body);
+      const item = changetype<usize>(refHeld) + <usize>String.UTF8.byteLength('{"model":"m","input":[');
+      const itemEnd = changetype<usize>(refHeld) + <usize>refHeld.byteLength - 2;
+      const full = new EmitCore(1 << 16, 64, new StepBudget(1000000));
+      full.record("item", item, itemEnd);
+      const fullLen = full.main.len;
+      for (let cap = 1; cap <= fullLen + 2; cap++) {
+        const budget = new StepBudget(1000000);
+        const ref = new EmitCore(cap, 64, budget);
+        ref.record("item", item, itemEnd);
+        const small = new RequestExtractor(cap, 64);
+        expect(run(body, 1000000, small)).toBe(ExtractStatus.Ok);
+        expect(small.prefixUsable).toBe(true);
+        const refStream = String.UTF8.decodeUnsafe(ref.main.ptr, <usize>ref.main.len);
+        expect(streamOf(small)).toBe(refStream, items[i] + " cap " + cap.toString());
+        expect(small.streamTruncated).toBe(ref.main.full);
+        expect(small.stepsUsed).toBe(scan + 1000000 - budget.left, items[i] + " cap " + cap.toString());
+        // One step fewer: the budget runs out (in the write, or in the read after it).
+        expect(run(body, small.stepsUsed - 1, small)).toBe(ExtractStatus.Ok);
+        expect(small.prefixSkip).toBe(PrefixSkip.Budget);
+      }
+    }
+  });
+
+  it("takes an item back for a role that comes later, and for a reasoning item", () => {
+    const message = '{"model":"m","input":[{"type":"message","cache_control":{},"role":"user","content":"hi"}]}';
+    expect(streamFor(message)).toBe(msg("user", "hi"));
+    expect(ex.stepsUsed).toBe(scanSteps(message));
+    const reasoning = '{"model":"m","input":[{"id":"r","type":"reasoning","summary":[]},{"role":"user","content":"q"}]}';
+    expect(streamFor(reasoning)).toBe(msg("user", "q"));
+    expect(ex.stepsUsed).toBe(scanSteps(reasoning));
   });
 });
 

@@ -460,6 +460,93 @@ describe("JsonScanner.nextDecoded", () => {
   });
 });
 
+// The keys a caller expects, as their bytes: "role": in first place, ,"content": after a member.
+const KEY_ROLE: u64 = 0x3a22656c6f7222;
+const KEY_CONTENT_LO: u64 = 0x6e65746e6f63222c;
+const KEY_CONTENT_HI: u64 = 0x3a2274;
+
+// What compareShortcut tries before each token: nextKeyBytes for "role", for ,"content", nextIsObjEnd,
+// nextIsElementObject.
+const TRY_ROLE = 0;
+const TRY_CONTENT = 1;
+const TRY_OBJ_END = 2;
+const TRY_ELEMENT_OBJECT = 3;
+
+function tryShortcut(sc: JsonScanner, kind: i32): bool {
+  if (kind == TRY_ROLE) return sc.nextKeyBytes(KEY_ROLE, 0, 7);
+  if (kind == TRY_CONTENT) return sc.nextKeyBytes(KEY_CONTENT_LO, KEY_CONTENT_HI, 11);
+  if (kind == TRY_OBJ_END) return sc.nextIsObjEnd();
+  return sc.nextIsElementObject();
+}
+
+// Reads doc with a and b to the end, a trying a shortcut before each token: where it reads one, it reads what next()
+// reads, and where it does not, nothing changes. Returns how many tokens the shortcut read.
+function compareShortcut(doc: string, steps: i32, kind: i32, maxDepth: i32 = 4): i32 {
+  const a = new JsonScanner(maxDepth);
+  const b = new JsonScanner(maxDepth);
+  setDoc(a, doc, steps);
+  b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+  let read = 0;
+  for (let i = 0; i < 40; i++) {
+    const pos = a.pos;
+    const left = a.stepsLeft;
+    let t: i32;
+    if (tryShortcut(a, kind)) {
+      t = a.token;
+      read++;
+    } else {
+      expect(a.pos).toBe(pos);
+      expect(a.stepsLeft).toBe(left);
+      t = a.next();
+    }
+    expect(t).toBe(b.next(), doc);
+    expect(a.token).toBe(b.token);
+    expect(a.start).toBe(b.start);
+    expect(a.end).toBe(b.end);
+    expect(a.tokenStart).toBe(b.tokenStart);
+    expect(a.pos).toBe(b.pos);
+    expect(a.isKey).toBe(b.isKey);
+    expect(a.hasEscapes).toBe(b.hasEscapes);
+    expect(a.depth).toBe(b.depth);
+    expect(a.stepsLeft).toBe(b.stepsLeft);
+    if (t >= JsonToken.End) break;
+  }
+  return read;
+}
+
+describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject", () => {
+  it("reads what next() reads, to the last step, and changes nothing where it does not apply", () => {
+    const docs: string[] = [
+      '[{"role":"user","content":"hi there, a long enough text"},{"role":"a","content":1}]',
+      '[{"content":"x","role":"user","x":{"role":"in","content":"y"}}]',
+      '[{"role" :"user", "content":"x"},{ "role":"u","content" :"x"}]',
+      '[{"r\\u006fle":"user","conten\\u0074":"x"},{"roles":"u","contents":"x"}]',
+      '[{"role":"u","content":"x"}]',
+      '[{"role":',
+      '{"role"',
+      ',"content":1',
+      '[{},{"a":1} ,{"b":[{},{}]},[1],{"c":{}},{}]',
+      '[1,{},"x",{ }, {} ]',
+      '{"a":{"b":{"c":{"d":1}}},"e":[{},{"f":{}}]}',
+      '[{},{',
+      '{"a":1}}',
+      '[[1,{}],[{}]]',
+    ];
+    const read = new Array<i32>(4);
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 20; steps++) {
+        for (let kind = 0; kind < 4; kind++) {
+          read[kind] += compareShortcut(docs[i], steps, kind);
+          // At the depth limit an object that follows an element is an error, read as next() reads it.
+          if (kind == TRY_ELEMENT_OBJECT) read[kind] += compareShortcut(docs[i], steps, kind, 2);
+        }
+      }
+    }
+    // Each shortcut did read tokens (the documents' first ones are far enough from the end).
+    for (let kind = 0; kind < 4; kind++) expect(read[kind] > 0).toBe(true, kind.toString());
+  });
+});
+
 describe("parseNumberF64", () => {
   it("agrees with parseFloat on JSON numbers", () => {
     const numbers: string[] = [
