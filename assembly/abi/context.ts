@@ -39,11 +39,6 @@ type RootFactory = (id: u32) => RootContext;
 let rootFactory: RootFactory = (id: u32): RootContext => new RootContext(id);
 const roots = new Map<u32, RootContext>();
 const streams = new Map<u32, HttpContext>();
-// The streams by the low bits of their id, in front of `streams`: a stream's every callback finds it with one compare
-// instead of the map's has() and get(). Context ids are never 0 (0 is a root's parent), so 0 marks a free slot.
-const RECENT_SLOTS: u32 = 256;
-const recentIds = new StaticArray<u32>(<i32>RECENT_SLOTS);
-const recentStreams = new StaticArray<HttpContext | null>(<i32>RECENT_SLOTS);
 
 /** Called once by the entry file to install the plugin's root context. */
 export function setRootContextFactory(factory: RootFactory): void {
@@ -56,11 +51,7 @@ export function createContext(id: u32, parentId: u32): void {
     return;
   }
   if (!roots.has(parentId)) return;
-  const stream = roots.get(parentId).createHttpContext(id);
-  streams.set(id, stream);
-  const slot = <i32>(id & (RECENT_SLOTS - 1));
-  unchecked((recentIds[slot] = id));
-  unchecked((recentStreams[slot] = stream));
+  streams.set(id, roots.get(parentId).createHttpContext(id));
 }
 
 export function rootById(id: u32): RootContext | null {
@@ -68,17 +59,10 @@ export function rootById(id: u32): RootContext | null {
 }
 
 export function streamById(id: u32): HttpContext | null {
-  const slot = <i32>(id & (RECENT_SLOTS - 1));
-  if (id != 0 && unchecked(recentIds[slot]) == id) return unchecked(recentStreams[slot]);
   return streams.has(id) ? streams.get(id) : null;
 }
 
 export function deleteContext(id: u32): void {
-  const slot = <i32>(id & (RECENT_SLOTS - 1));
-  if (unchecked(recentIds[slot]) == id) {
-    unchecked((recentIds[slot] = 0));
-    unchecked((recentStreams[slot] = null));
-  }
   if (streams.has(id)) streams.delete(id);
   else if (roots.has(id)) roots.delete(id);
 }
