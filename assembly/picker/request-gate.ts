@@ -4,7 +4,8 @@
 import { getHeaderMapPairs, Returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
-import { equalsIgnoreCase, hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
+import { hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
+import { equalsLowerAscii } from "../text/ascii-fold";
 import { Fallback } from "../core/fallback";
 import { OVERRIDE_HEADER } from "../core/override-header";
 
@@ -20,14 +21,29 @@ const CONTENT_LENGTH: i32 = 5;
 const OVERRIDE: i32 = 6;
 const FIELD_COUNT: i32 = 7;
 
+// The names' bytes (lower case), compared a word at a time (equalsLowerAscii).
+const METHOD_NAME = String.UTF8.encode(":method");
+const UPGRADE_NAME = String.UTF8.encode("upgrade");
+const CONNECTION_NAME = String.UTF8.encode("connection");
+const CONTENT_TYPE_NAME = String.UTF8.encode("content-type");
+const CONTENT_ENCODING_NAME = String.UTF8.encode("content-encoding");
+const CONTENT_LENGTH_NAME = String.UTF8.encode("content-length");
+const POST = String.UTF8.encode("post");
+const IDENTITY = String.UTF8.encode("identity");
+
+/** The field a header name is (ASCII case ignored), or -1: only the names of the key's length are compared. */
 function fieldOf(keyPtr: usize, keyLen: usize): i32 {
-  if (equalsIgnoreCase(keyPtr, keyLen, ":method")) return METHOD;
-  if (equalsIgnoreCase(keyPtr, keyLen, "upgrade")) return UPGRADE;
-  if (equalsIgnoreCase(keyPtr, keyLen, "connection")) return CONNECTION;
-  if (equalsIgnoreCase(keyPtr, keyLen, "content-type")) return CONTENT_TYPE;
-  if (equalsIgnoreCase(keyPtr, keyLen, "content-encoding")) return CONTENT_ENCODING;
-  if (equalsIgnoreCase(keyPtr, keyLen, "content-length")) return CONTENT_LENGTH;
-  if (keyLen == OVERRIDE_HEADER.len && equalsIgnoreCase(keyPtr, keyLen, OVERRIDE_HEADER.text)) return OVERRIDE;
+  if (keyLen == OVERRIDE_HEADER.len) return equalsLowerAscii(keyPtr, keyLen, OVERRIDE_HEADER.buf) ? OVERRIDE : -1;
+  switch (<i32>keyLen) {
+    case 7: {
+      if (equalsLowerAscii(keyPtr, keyLen, METHOD_NAME)) return METHOD;
+      return equalsLowerAscii(keyPtr, keyLen, UPGRADE_NAME) ? UPGRADE : -1;
+    }
+    case 10: return equalsLowerAscii(keyPtr, keyLen, CONNECTION_NAME) ? CONNECTION : -1;
+    case 12: return equalsLowerAscii(keyPtr, keyLen, CONTENT_TYPE_NAME) ? CONTENT_TYPE : -1;
+    case 14: return equalsLowerAscii(keyPtr, keyLen, CONTENT_LENGTH_NAME) ? CONTENT_LENGTH : -1;
+    case 16: return equalsLowerAscii(keyPtr, keyLen, CONTENT_ENCODING_NAME) ? CONTENT_ENCODING : -1;
+  }
   return -1;
 }
 
@@ -87,13 +103,13 @@ export class RequestGate {
   private judge(): i32 {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
-    if (!this.present(METHOD) || !equalsIgnoreCase(fieldPtr[METHOD], fieldLen[METHOD], "post")) return Fallback.Method;
+    if (!this.present(METHOD) || !equalsLowerAscii(fieldPtr[METHOD], fieldLen[METHOD], POST)) return Fallback.Method;
     if (this.present(UPGRADE)) return Fallback.Upgrade;
     if (this.present(CONNECTION) && hasToken(fieldPtr[CONNECTION], fieldLen[CONNECTION], "upgrade")) return Fallback.Upgrade;
     if (!this.present(CONTENT_TYPE) || !isJsonMediaType(fieldPtr[CONTENT_TYPE], fieldLen[CONTENT_TYPE])) return Fallback.ContentType;
     if (this.present(CONTENT_ENCODING)) {
       const len = fieldLen[CONTENT_ENCODING];
-      if (len != 0 && !equalsIgnoreCase(fieldPtr[CONTENT_ENCODING], len, "identity")) return Fallback.ContentEncoding;
+      if (len != 0 && !equalsLowerAscii(fieldPtr[CONTENT_ENCODING], len, IDENTITY)) return Fallback.ContentEncoding;
     }
     if (!this.present(CONTENT_LENGTH)) {
       // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body

@@ -1,6 +1,8 @@
 // Byte-level ASCII helpers for header values and other protocol text (case-insensitive compares, media types,
 // Content-Length, token lists), so the request path reads them without allocating.
 
+import { equalsLowerAscii } from "./ascii-fold";
+
 @inline function lower(c: u32): u32 {
   return c - 65 < 26 ? c | 0x20 : c;
 }
@@ -23,9 +25,13 @@ export function equalsExactly(ptr: usize, len: usize, lit: string): bool {
   return true;
 }
 
+const APPLICATION_JSON = String.UTF8.encode("application/json");
+
 /** Whether the value, up to its first ';' and without surrounding blanks, is the media type `lit`, or a
  *  structured-syntax type ending in "+json" when `lit` is "application/json". */
 export function isJsonMediaType(ptr: usize, len: usize): bool {
+  // The common value, as it is: no parameters, no blanks.
+  if (len == 16 && equalsLowerAscii(ptr, len, APPLICATION_JSON)) return true;
   let end = ptr + len;
   for (let p = ptr; p < end; p++) {
     if (load<u8>(p) == 0x3b) {

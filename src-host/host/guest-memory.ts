@@ -103,8 +103,20 @@ export class GuestMemory {
       const text = value;
       if (isAscii(text)) return this.returnWritten(retPtrPtr, retLenPtr, text.length, (u8, at) => writeAscii(u8, at, text));
     }
-    const data = typeof value === "string" ? enc.encode(value) : value;
-    return this.returnWritten(retPtrPtr, retLenPtr, data.length, (u8, at) => u8.set(data, at));
+    return this.returnCopy(retPtrPtr, retLenPtr, typeof value === "string" ? enc.encode(value) : value);
+  }
+
+  /** As returnBytes, for bytes copied as they are (cpp-host wasm.h WasmBase::copyToPointerSize: malloc, memcpy). */
+  returnCopy(retPtrPtr: number, retLenPtr: number, data: Uint8Array): boolean {
+    const size = data.length;
+    const ptr = this.allocateReturned(retPtrPtr, retLenPtr, size);
+    if (ptr < 0) return false;
+    if (size > 0) {
+      this.u8.set(data, ptr);
+      this.writeU32(retPtrPtr, ptr);
+      this.writeU32(retLenPtr, size);
+    }
+    return true;
   }
 
   /**
@@ -112,19 +124,29 @@ export class GuestMemory {
    * (no intermediate copy on the host).
    */
   returnWritten(retPtrPtr: number, retLenPtr: number, size: number, write: (u8: Uint8Array, at: number) => void): boolean {
+    const ptr = this.allocateReturned(retPtrPtr, retLenPtr, size);
+    if (ptr < 0) return false;
+    if (size > 0) {
+      write(this.u8, ptr);
+      this.writeU32(retPtrPtr, ptr);
+      this.writeU32(retLenPtr, size);
+    }
+    return true;
+  }
+
+  /** Checks the out-params and allocates `size` bytes in the module: their address, 0 for an empty value (the
+   *  out-params then written: ptr 0, len 0), or -1 when malloc fails. */
+  private allocateReturned(retPtrPtr: number, retLenPtr: number, size: number): number {
     this.check(retPtrPtr >>> 0, 4);
     this.check(retLenPtr >>> 0, 4);
     if (size === 0) {
       this.writeU32(retPtrPtr, 0);
       this.writeU32(retLenPtr, 0);
-      return true;
+      return 0;
     }
     const ptr = this.malloc(size) >>> 0;
-    if (ptr === 0) return false;
+    if (ptr === 0) return -1;
     this.check(ptr, size);
-    write(this.u8, ptr);
-    this.writeU32(retPtrPtr, ptr);
-    this.writeU32(retLenPtr, size);
-    return true;
+    return ptr;
   }
 }

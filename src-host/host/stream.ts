@@ -1,6 +1,6 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
-import { asciiDataText, serializeHeaderMap, writeAsciiSerialized, type HeaderList } from "./header-map.ts";
+import { serializeArrivingHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 
 export interface LocalReply {
@@ -31,13 +31,12 @@ export function normalizeHeaders(h: HeaderList): HeaderList {
 
 export class HeaderMap {
   private list: HeaderList;
-  // The map serialized (spec "Serialization"), or null until it is read after a change.
+  // The map serialized (spec "Serialization"), or null until it is read after a change. Envoy's codec fills each
+  // HeaderString with the bytes it parsed, for every request whatever its filters, and get_header_map_pairs copies
+  // them out (cpp-host pairs_util.cc PairsUtil::marshalPairs, a memcpy per key and value): so headers off the wire are
+  // serialized here, as they arrive (a cost of the host, not of the plugin), and a read is one copy into memory the
+  // module allocated (writeTo). Maps the plugin changed are serialized again at their next read.
   private bytes: Uint8Array | null = null;
-  // Envoy's header maps hold the bytes the codec parsed and get_header_map_pairs marshals them out. Headers that came
-  // off the wire here hold their ASCII text the same way (asciiDataText; null once changed, or if not ASCII): one
-  // native encode then marshals the map, where re-encoding each JS string on every read cost more than the plugin's
-  // own work on the gate, and serializing on arrival cost every request an ArrayBuffer (src-host/bench).
-  private wireText: string | null = null;
 
   constructor(pairs: HeaderList = []) {
     this.list = pairs;
@@ -72,11 +71,10 @@ export class HeaderMap {
       this.changed();
     }
   }
-  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire, whose bytes the codec already has. */
+  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire (the codec's bytes: see `bytes`). */
   set(pairs: HeaderList, fromCodec = false): void {
     this.list = normalizeHeaders(pairs);
-    this.bytes = null;
-    this.wireText = fromCodec ? asciiDataText(this.list) : null;
+    this.bytes = fromCodec ? serializeArrivingHeaderMap(this.list) : null;
   }
   /** The serialized map; the caller must not change it. */
   serialized(): Uint8Array {
@@ -84,16 +82,14 @@ export class HeaderMap {
   }
   /** The size of the serialized map (cpp-host pairs_util.cc PairsUtil::pairsSize). */
   serializedSize(): number {
-    return this.wireText !== null ? 4 + 8 * this.list.length + this.wireText.length : this.serialized().length;
+    return this.serialized().length;
   }
   /** Writes the serialized map (serializedSize() bytes) into `out` at `at` (PairsUtil::marshalPairs). */
   writeTo(out: Uint8Array, at: number): void {
-    if (this.wireText !== null) writeAsciiSerialized(this.list, this.wireText, out, at);
-    else out.set(this.serialized(), at);
+    out.set(this.serialized(), at);
   }
   private changed(): void {
     this.bytes = null;
-    this.wireText = null;
   }
 }
 

@@ -69,3 +69,21 @@ test("a map from the wire marshals to the same bytes as it serializes to, before
   m.set([]);
   check();
 });
+
+test("maps from the wire keep their own bytes however many arrive (they share the host's pooled slabs)", () => {
+  const maps: HeaderMap[] = [];
+  const lists: HeaderList[] = [];
+  for (let i = 0; i < 200; i++) {
+    const pairs: HeaderList = [[":method", "POST"], ["x-n", String(i).repeat(1 + (i % 37))], ["x-é", "ü".repeat(i % 5)]];
+    const m = new HeaderMap();
+    m.set(pairs, true);
+    maps.push(m);
+    lists.push(pairs);
+  }
+  maps.forEach((m, i) => {
+    assert.deepEqual(m.serialized(), reference(lists[i]));
+    const out = new Uint8Array(m.serializedSize());
+    m.writeTo(out, 0);
+    assert.deepEqual(out, reference(lists[i]));
+  });
+});

@@ -57,7 +57,7 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       const m = headerMap(type);
       if (m === undefined) return Status.BadArgument;
       if (m === null || m.pairs.length === 0) return ret(retPtr, retLen, "");
-      return mem().returnWritten(retPtr, retLen, m.serializedSize(), (u8, at) => m.writeTo(u8, at)) ? Status.Ok : Status.InvalidMemoryAccess;
+      return mem().returnCopy(retPtr, retLen, m.serialized()) ? Status.Ok : Status.InvalidMemoryAccess;
     },
     // cpp-host exports.cc set_header_map_pairs reads the map with PairsUtil::toPairs: a malformed one is
     // empty, so Context::setHeaderMapPairs clears the map and returns Ok.

@@ -77,3 +77,18 @@ test("the first field of a repeated header counts, as Envoy's header map lookup 
   assert.equal(outcome([...h, ["content-type", "text/plain"], ["content-type", "application/json"]]), "content_type");
   assert.equal(outcome([...h, ["content-type", "application/json"], ["content-type", "text/plain"]]), "decision");
 });
+
+test("a name of a judged header's length that differs from it in any byte is another header", () => {
+  // The gate compares a name only with the judged names of its length, a word at a time: each byte counts.
+  assert.equal(outcome(headers({ "content-type": null, "content-typx": "application/json" })), "content_type");
+  assert.equal(outcome(headers({ "content-type": null, "xontent-type": "application/json" })), "content_type");
+  assert.equal(outcome(headers({ upgradf: "websocket" })), "decision");
+  assert.equal(outcome(headers({ "connectiom": "upgrade" })), "decision");
+  assert.equal(outcome(headers({ "content-encodinh": "gzip" })), "decision");
+  assert.equal(outcome(headers({ "content-length": null, "content-lengtx": "0" })), "decision");
+  assert.equal(outcome(headers({ ":method": "GET", "x-method": "POST" })), "method");
+  assert.equal(outcome(headers({ "content-type": "application/jsom" })), "content_type");
+  assert.equal(outcome(headers({ "content-type": "APPLICATION/JSON" })), "decision");
+  assert.equal(outcome(headers({ ":method": "pOsT" })), "decision");
+  assert.equal(outcome(headers({ ":method": "POSTS" })), "method");
+});
