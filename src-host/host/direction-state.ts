@@ -140,6 +140,8 @@ export class DirectionState {
       this.keepBuffered(concatBytes(buffered, chunk), false);
       this.body = NO_BYTES;
       // context.cc Context::decodeData / encodeData: Continue drops request_body_buffer_ / response_body_buffer_.
+      // (Higress's envoy-1.27 encodeData drops request_body_buffer_ there instead and keeps the response's chunk;
+      // modelled as upstream.)
       this.present = false;
       return { out: this.continueWithBody(), crossing: "none" };
     }
