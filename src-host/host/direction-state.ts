@@ -57,6 +57,12 @@ export class DirectionState {
     else this.stream.responseBody = bytes;
   }
 
+  /** Envoy has a buffer behind the module's body (StreamState.requestBodyPresent / responseBodyPresent). */
+  private set present(on: boolean) {
+    if (this.direction === "request") this.stream.requestBodyPresent = on;
+    else this.stream.responseBodyPresent = on;
+  }
+
   /** The filter manager's buffered data. */
   private get buffered(): Uint8Array {
     return this.bufferedIsBody ? this.body : this.bufferedApart;
@@ -98,12 +104,17 @@ export class DirectionState {
    *  reads all of it; otherwise the module reads this chunk alone (request_body_buffer_ = &data). */
   beginData(chunk: Uint8Array, limit: number): LimitCrossing {
     this.providedIsBuffered = false;
+    this.present = true;
     if (this.buffering) {
       this.body = concatBytes(this.body, chunk);
       return this.crossLimit(this.body.length, limit, true);
     }
+    // Bytes the module wrote into the last chunk after its callback stopped lead this one: that chunk is the codec's
+    // body buffer, which gets the next chunk's bytes (http1 codec_impl.cc ConnectionImpl::dispatchBufferedBody
+    // buffered_body_, http2 codec_impl.cc ConnectionImpl::StreamImpl::decodeData pending_recv_data_).
+    const written = this.bufferedIsBody ? NO_BYTES : this.body;
     this.keepBuffered(this.buffered, false);
-    this.body = chunk;
+    this.body = concatBytes(written, chunk);
     return "none";
   }
 
@@ -111,6 +122,7 @@ export class DirectionState {
    *  data of the body callback, which the module reads (request_body_buffer_ = &data). */
   beginBufferedData(): void {
     this.providedIsBuffered = true;
+    this.present = true;
     this.keepBuffered(this.buffered, true);
   }
 
@@ -127,6 +139,10 @@ export class DirectionState {
     if (status === DataStatus.Continue) {
       this.keepBuffered(concatBytes(buffered, chunk), false);
       this.body = NO_BYTES;
+      // context.cc Context::decodeData / encodeData: Continue drops request_body_buffer_ / response_body_buffer_.
+      // (Higress's envoy-1.27 encodeData drops request_body_buffer_ there instead and keeps the response's chunk;
+      // modelled as upstream.)
+      this.present = false;
       return { out: this.continueWithBody(), crossing: "none" };
     }
     this.iteration = "stop-single";
@@ -173,6 +189,12 @@ export class DirectionState {
     this.iteration = "continue";
     this.aboveLimit = false;
     return out;
+  }
+
+  /** context.cc Context::continueStream, of either type, drops request_body_buffer_ at once (continueDecoding waits
+   *  for the VM call to end): the module keeps a body only while buffering (the filter manager's). */
+  dropChunkView(): void {
+    if (!this.buffering) this.present = false;
   }
 
   /** A local reply replaces the response: the buffered upstream body is not sent (filter_manager.cc

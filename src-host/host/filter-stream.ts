@@ -416,8 +416,10 @@ export class FilterStream implements PluginStreamCalls {
   continueFromPlugin(type: number): number {
     // context.cc Context::continueStream: for either type it drops the filter's request header map, never
     // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction): from a body callback,
-    // once it returns, so until then the module still reads the body the filter holds.
+    // once it returns, so until then a buffering module still reads the buffer. It drops request_body_buffer_ at once,
+    // also for either type: unless buffering, the module then has no request body (DirectionState.dropChunkView).
     this.state.requestHeadersHeld = false;
+    this.request.dropChunkView();
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
     } else if (type === StreamType.HttpRequest && this.requestBodyWithFilter) {

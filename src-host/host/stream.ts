@@ -98,10 +98,16 @@ export class StreamState {
   requestTrailers: HeaderMap | null = null;
   responseHeaders: HeaderMap | null = null;
   responseTrailers: HeaderMap | null = null;
-  /** Request body the host holds for the plugin (cumulative while buffering). */
+  /** The request body the module reads and writes (DirectionState.body): its body callback's chunk, or the filter
+   *  manager's buffer while buffering. */
   requestBody: Uint8Array = NO_BYTES;
-  /** Response body chunk (cumulative while buffering). */
+  /** The response body the module reads and writes, as requestBody. */
   responseBody: Uint8Array = NO_BYTES;
+  /** Envoy has a buffer behind requestBody / responseBody (context.cc Context::getBuffer: the filter manager's while
+   *  buffering, else request_body_buffer_ / response_body_buffer_ from a body callback until it continues or, for
+   *  the request, continue_stream). Without one the module reads an empty body and cannot write it. */
+  requestBodyPresent = false;
+  responseBodyPresent = false;
   localReply: LocalReply | null = null;
   /** Higress: the host named by proxy_set_upstream_override_host. */
   overrideHost: string | null = null;

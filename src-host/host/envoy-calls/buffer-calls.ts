@@ -5,6 +5,26 @@ import type { HostFunctions, ImportScope } from "./scope.ts";
 
 const NO_BODY = new Uint8Array(0);
 
+/** envoy context.cc Buffer::copyFrom on an Envoy buffer: start 0 drains `length` bytes (all when past the end) and
+ *  prepends the data; a start at or past the end appends it; any other start is BadArgument (null here). Higress's
+ *  envoy-1.27 has the same rule. */
+export function copyFrom(b: Uint8Array, start: number, length: number, data: Uint8Array): Uint8Array | null {
+  if (start === 0) {
+    const kept = b.subarray(Math.min(length, b.length));
+    const next = new Uint8Array(data.length + kept.length);
+    next.set(data, 0);
+    next.set(kept, data.length);
+    return next;
+  }
+  if (start >= b.length) {
+    const next = new Uint8Array(b.length + data.length);
+    next.set(b, 0);
+    next.set(data, b.length);
+    return next;
+  }
+  return null;
+}
+
 export function bufferCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
 
@@ -14,13 +34,13 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
     const s = stream();
     switch (type) {
       // envoy context.cc Context::getBuffer: buffer_.set(request_body_buffer_) (Buffer::set returns this) is never
-      // null, so a body is always there, empty when the filter holds none: before the body, after Continue, on a
-      // root context. The stream keeps the body it holds (the chunk in its callback, the buffered body while the
-      // request is paused) in requestBody / responseBody, and empties it when it lets the body go.
+      // null, so a body is always there, empty when Envoy has no buffer behind it (requestBodyPresent): before the
+      // body, after Continue, on a root context. The module's body (the chunk of its body callback, or the filter
+      // manager's buffer while buffering) is DirectionState.body.
       case BufferType.HttpRequestBody:
-        return s ? s.requestBody : NO_BODY;
+        return s && s.requestBodyPresent ? s.requestBody : NO_BODY;
       case BufferType.HttpResponseBody:
-        return s ? s.responseBody : NO_BODY;
+        return s && s.responseBodyPresent ? s.responseBody : NO_BODY;
       case 9: {
         // Higress's envoy context.cc Context::getBuffer: buffer_.set(rootContext()->redis_call_response_), never
         // null. The string is the reply while proxy_on_redis_call_response runs on that root context
@@ -63,20 +83,22 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
       mem().writeU32(retFlags, 0);
       return Status.Ok;
     },
+    // cpp-host exports.cc set_buffer_bytes: getBuffer (nullptr: NotFound), the data (InvalidMemoryAccess), then
+    // copyFrom, from any callback of any context. envoy context.cc Buffer::copyFrom: only a body with an Envoy buffer
+    // behind it can change (copyFrom above); a body without one, and every other buffer (a string or a const buffer:
+    // proxy_wasm::BufferBase::copyFrom, the const_buffer_instance_ branch), is BadArgument. Higress's envoy-1.27
+    // Context::setBuffer picks the request body's buffer as getBuffer does (the decoding buffer while buffering, else
+    // request_body_buffer_), after a modifyDecodingBuffer that only backs the body up for Higress's own use.
     "env.proxy_set_buffer_bytes": (type: number, start: number, size: number, valPtr: number, valLen: number) => {
       const b = buffer(type);
       if (b === undefined) return Status.BadArgument;
-      if (b === null || (type !== BufferType.HttpRequestBody && type !== BufferType.HttpResponseBody)) return Status.NotFound;
-      // Only a body the filter is in the callback of can be changed here (not checked against Envoy's copyFrom).
-      if (!vm.readableBuffers.includes(type) || !stream()) return Status.NotFound;
+      if (b === null) return Status.NotFound;
       const value = mem().read(valPtr, valLen);
-      start = Math.min(start >>> 0, b.length);
-      const end = Math.min(b.length, start + (size >>> 0));
-      const next = new Uint8Array(start + value.length + (b.length - end));
-      next.set(b.subarray(0, start), 0);
-      next.set(value, start);
-      next.set(b.subarray(end), start + value.length);
-      const s = stream()!;
+      const s = stream();
+      const present = type === BufferType.HttpRequestBody ? s?.requestBodyPresent : type === BufferType.HttpResponseBody ? s?.responseBodyPresent : false;
+      if (!s || !present) return Status.BadArgument;
+      const next = copyFrom(b, start >>> 0, size >>> 0, value);
+      if (next === null) return Status.BadArgument;
       if (type === BufferType.HttpRequestBody) s.requestBody = next;
       else s.responseBody = next;
       return Status.Ok;
