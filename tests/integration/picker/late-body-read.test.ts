@@ -4,14 +4,23 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { FilterStream } from "../../../src-host/host/filter-stream.ts";
+import { VirtualClock } from "../../../src-host/host/clock.ts";
+import { SimRedis } from "../../../src-host/sim/sim-redis.ts";
 import { chat, pickerHost, text } from "../../support/picker.ts";
 
 const PODS = ["10.0.5.1:8000", "10.0.5.2:8000", "10.0.5.3:8000"];
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-function harness(envoy127BodyOrder: boolean) {
-  const h = pickerHost({ flavor: "higress", envoy127BodyOrder });
+const REDIS = "outbound|6379||redis.default.svc.cluster.local";
+const REDIS_RTT_MS = 50;
+
+function harness(envoy127BodyOrder: boolean, withRedis = false) {
+  const clock = new VirtualClock();
+  const h = withRedis
+    ? pickerHost({ flavor: "higress", envoy127BodyOrder, clock, redis: new Map([[REDIS, new SimRedis(clock, REDIS_RTT_MS)]]),
+      config: { redis: { cluster: REDIS, timeoutMs: 5000 } } })
+    : pickerHost({ flavor: "higress", envoy127BodyOrder, clock });
   h.setPods(PODS.map((address, i) => ({ address, waiting: [6, 0, 3][i], kv: 0.1 })));
   return h;
 }
@@ -96,4 +105,17 @@ test("a single-chunk body is decided in its callback in either order, without a 
     assert.ok(h.chosen(s), `envoy127BodyOrder ${order}`);
     assert.equal(h.counter("late_body_reads"), 0);
   }
+});
+
+test("envoy-1.27 order: a late read that asks Redis waits for its reply, then routes and lets the request go", () => {
+  const h = harness(true, true);
+  const s = sendInChunks(h, JSON.stringify(chat(text(15, 3000), [], "q")), 3);
+  tick(h);
+  assert.equal(h.counter("late_body_reads"), 1);
+  assert.equal(s.requestState, "paused", "the late read asked Redis");
+  h.clock.advanceTo(h.clock.nowMs() + REDIS_RTT_MS + 1);
+  assert.equal(s.requestState, "forwarded");
+  assert.ok(h.chosen(s));
+  assert.equal(h.counter("decisions"), 1);
+  assert.equal(h.host.traps, 0);
 });
