@@ -8,10 +8,13 @@ import { LATE_READ_TICK_MS, LateBodyReads } from "./late-body-reads";
 /** Returns the stream's handle, or -1 when it cannot wait (no table: stock build; or the table is full). */
 export function readBodyLater(reads: LateBodyReads | null, contextId: u32, telemetry: Telemetry): i32 {
   if (reads === null) return -1;
+  const first = reads.pending == 0;
   const handle = reads.add(contextId);
   if (handle < 0) return -1;
-  // From a stream, the timer set is its root context's (cpp-host context.cc ContextBase::setTimerPeriod).
-  setTickPeriodMs(LATE_READ_TICK_MS);
+  // From a stream, the timer set is its root context's (cpp-host context.cc ContextBase::setTimerPeriod). Only the
+  // first: each set re-arms the timer (envoy wasm.cc Wasm::setTimerPeriod), so reads queued faster than the short
+  // period would keep putting the tick off.
+  if (first) setTickPeriodMs(LATE_READ_TICK_MS);
   telemetry.add(telemetry.lateBodyReads, 1);
   if (!LateBodyReads.warned) {
     LateBodyReads.warned = true;

@@ -2,7 +2,10 @@
 // buffering filter's body callback before the chunk joins the buffer (envoy#35884): at the end of the stream the
 // plugin reads the body without its last chunk. A stream whose body is shorter than its Content-Length stays paused
 // and is read again on the root context's next tick, once the filter manager moved the chunk into the buffer
-// (filter_manager.cc commonHandleAfterDataCallback → commonHandleBufferData). Preallocated and bounded, like BodyWatchdog.
+// (filter_manager.cc commonHandleAfterDataCallback → commonHandleBufferData). From the tick, with the stream the
+// effective context (cpp-host exports.cc contextOrEffectiveContext: get_buffer_bytes, set_upstream_override_host),
+// Context::getBuffer returns that buffer: buffering_request_body_ stays set after StopIterationAndBuffer, so it is
+// modifyDecodingBuffer's buffered_request_data_. Preallocated and bounded, like BodyWatchdog.
 export const LATE_READ_TICK_MS: u32 = 1;
 
 export class LateBodyReads {

@@ -119,3 +119,16 @@ test("envoy-1.27 order: a late read that asks Redis waits for its reply, then ro
   assert.equal(h.counter("decisions"), 1);
   assert.equal(h.host.traps, 0);
 });
+
+test("envoy-1.27 order: late reads queued faster than the short tick do not put it off (each tick period set re-arms the timer: envoy wasm.cc Wasm::setTimerPeriod)", () => {
+  const h = harness(true);
+  const body = JSON.stringify(chat(text(16, 3000), [], "q"));
+  const start = h.clock.nowMs();
+  const first = sendInChunks(h, body, 3);
+  h.clock.advanceTo(start + 0.6);
+  const second = sendInChunks(h, body, 3);
+  h.clock.advanceTo(start + 1.2);
+  assert.equal(first.requestState, "forwarded", "read on the tick 1 ms after the first late read");
+  assert.equal(second.requestState, "forwarded");
+  assert.equal(h.counter("late_body_reads"), 2);
+});
