@@ -74,6 +74,13 @@ test("envoy-1.27: the 413 comes when the chunk joins the buffer after the callba
   s.decodeData(enc.encode("de"), false);
   assert.deepEqual(values("req_body"), ["3:abc", "3:abc"]);
   assert.equal(s.localReply?.status, 413);
+  // Continue moves the chunk into the buffer, not streaming since StopIterationAndBuffer, before it goes on.
+  const c = host.newStream();
+  c.decodeHeaders(request([["x-body-results", "10"]]), false);
+  c.decodeData(enc.encode("abc"), false);
+  c.decodeData(enc.encode("de"), true);
+  assert.equal(c.localReply?.status, 413);
+  assert.equal(c.takeReleasedBody().length, 0);
 });
 
 test("upstream order (the default): while buffering the module reads its chunk in the buffer", async () => {
