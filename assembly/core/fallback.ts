@@ -16,7 +16,8 @@ export enum Fallback {
   OverrideFailed = 13,
   NotConfigured = 14,
   BodyNotDelivered = 15,
-  Count = 16,
+  BodyIncomplete = 16,
+  Count = 17,
 }
 
 export const FALLBACK_NAMES: StaticArray<string> = [
@@ -36,4 +37,5 @@ export const FALLBACK_NAMES: StaticArray<string> = [
   "override_failed",
   "not_configured",
   "body_not_delivered",
+  "body_incomplete",
 ];

@@ -15,6 +15,7 @@ import { PickerStream } from "./picker-stream";
 import { Telemetry } from "../core/telemetry";
 import { takeWorkerToken } from "../core/worker-token";
 import { BodyWatchdog } from "./body-watchdog";
+import { LateBodyReads } from "./late-body-reads";
 import { ConfiguredPicker } from "./configured-picker";
 import { RuleSelector } from "./rule-selector";
 import { WorkerPickers } from "./worker-pickers";
@@ -31,6 +32,8 @@ const BODY_WAIT_MS: f64 = 1000;
  *  Well under Envoy's stats_flush_interval (5 s by default), when sinks read the counters. */
 export const METRICS_FLUSH_MS: u32 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
+/** Streams of one worker whose late body read may wait for the next tick at once; past it they fail open. */
+const LATE_READ_STREAMS: i32 = 1024;
 
 /** Makes the platform of one configuration: ruleIndex is -1 for the default configuration. */
 export type PlatformFactory = (ruleIndex: i32) => Platform;
@@ -50,6 +53,11 @@ function resumeStream(contextId: u32): void {
   if (s !== null) (s as PickerStream).resumeWithoutBody();
 }
 
+function readLateBody(contextId: u32): void {
+  const s = streamById(contextId);
+  if (s !== null) (s as PickerStream).readLateBody();
+}
+
 export class PickerRoot extends WorkerPickers {
   /** The default configuration's picker; null when the document held only `_rules_`. */
   defaultPicker: ConfiguredPicker | null = null;
@@ -59,6 +67,8 @@ export class PickerRoot extends WorkerPickers {
   ruleFailed: Array<bool> = [];
   selector: RuleSelector | null = null;
   private tickPeriod: u32 = 0;
+  /** When the tick last did its periodic work (a late body read's short tick does only that read). */
+  private lastTickMs: f64 = 0;
   /** A Redis reply while it is read (released before the callback returns). */
   private readonly redisReply: Returned = new Returned();
   readonly platformName: string;
@@ -106,6 +116,7 @@ export class PickerRoot extends WorkerPickers {
     // polling lease. The first tick does the first poll.
     const poll = this.isStockEnvoy ? shortestPollInterval(config) : 0;
     if (poll > 0) this.watchdog = new BodyWatchdog(WATCHED_STREAMS);
+    if (!this.isStockEnvoy && this.lateReads === null) this.lateReads = new LateBodyReads(LATE_READ_STREAMS);
     // The tick also writes out the counts telemetry and the load changes a worker hold back (shared-load.ts), and gives
     // up Redis calls past their timeout while no request comes to do it.
     const wanted = anyWantsShortTick(config) ? LOAD_TICK_MS : METRICS_FLUSH_MS;
@@ -191,8 +202,18 @@ export class PickerRoot extends WorkerPickers {
 
   onTick(): void {
     if (this.config === null) return;
-    this.flushMetrics();
     const now = nowMs();
+    const late = this.lateReads;
+    if (late !== null && late.pending > 0) {
+      late.drain(readLateBody);
+      setEffectiveContext(this.id);
+      setTickPeriodMs(this.tickPeriod);
+      // A short tick soon after the last periodic one does not repeat its work.
+      const since = now - this.lastTickMs;
+      if (since >= 0 && since < <f64>this.tickPeriod) return;
+    }
+    this.lastTickMs = now;
+    this.flushMetrics();
     const watchdog = this.watchdog;
     // Resuming a stream makes it the effective context: the tick's own host calls act on the root again after.
     if (watchdog !== null && watchdog.expire(now, BODY_WAIT_MS, resumeStream) > 0) setEffectiveContext(this.id);

@@ -24,6 +24,7 @@ import { readSaltHash, readSessionHash } from "./request-keys";
 import { recordPick } from "./record-pick";
 import { reportFailOpen } from "./fail-open";
 import { NO_STATUS, responseStatus, setDebugHeader, setFallbackDebugHeader } from "./response-headers";
+import { readBodyLater } from "./late-body-read";
 
 const EMPTY_HEADERS = new HeaderMapWriter();
 
@@ -38,6 +39,10 @@ export class PickerStream extends LeaseHoldingStream {
   private active: ConfiguredPicker | null = null;
   /** The body is held while Redis is asked (see askRedis). */
   private redisWaiting: bool = false;
+  /** The headers announced a Content-Length (announcedLength is that, not the limit). */
+  private lengthAnnounced: bool = false;
+  /** The body came short of its Content-Length: its slot in lateReads until the root's tick reads it again. */
+  private lateHandle: i32 = -1;
 
   constructor(id: u32, readonly picker: WorkerPickers) {
     super(id, picker);
@@ -82,6 +87,7 @@ export class PickerStream extends LeaseHoldingStream {
       this.announcedLength = <i64>state.config.maxRequestBodyBytes;
     } else {
       this.announcedLength = gate.contentLength;
+      this.lengthAnnounced = true;
     }
     this.reading = true;
     const watchdog = this.picker.watchdog;
@@ -122,7 +128,26 @@ export class PickerStream extends LeaseHoldingStream {
     }
     if (!endOfStream) return DataAction.StopIterationAndBuffer;
     this.reading = false;
+    if (this.lengthAnnounced && <i64>bodySize < this.announcedLength) return this.readLater(state);
     return this.decideAndRoute(bodySize) ? DataAction.StopIterationAndBuffer : DataAction.Continue;
+  }
+
+  /** The body came short of its Content-Length (Higress before 2.2, see late-body-reads.ts): its last chunk joins the
+   *  buffer once this callback returns StopIterationAndBuffer; the root's next tick reads it (readLateBody). */
+  private readLater(state: PickerState): i32 {
+    this.lateHandle = readBodyLater(this.picker.lateReads, this.id, state.telemetry);
+    return this.lateHandle >= 0 ? DataAction.StopIterationAndBuffer : this.failOpen(Fallback.BodyIncomplete);
+  }
+
+  /** The root's tick after readLater: read the whole body now, decide, route and let the request go. */
+  readLateBody(): void {
+    this.lateHandle = -1;
+    // The stream is gone from the host: whatever follows would act on the context that runs now.
+    if (setEffectiveContext(this.id) != Status.Ok) return;
+    const size = getBufferSize(BufferType.HttpRequestBody);
+    if (size != this.announcedLength) this.failOpen(size > this.announcedLength ? Fallback.BodyTooLarge : Fallback.BodyIncomplete);
+    else if (this.decideAndRoute(<u32>size)) return; // Redis answers first: resumeAfterRedis lets it go
+    continueStream(StreamType.HttpRequest);
   }
 
   /** A body followed by trailers: the body is complete when the trailers arrive. */
@@ -260,6 +285,9 @@ export class PickerStream extends LeaseHoldingStream {
   onDone(): bool {
     stageEnter(Stage.Response);
     this.stopWatching();
+    const late = this.picker.lateReads;
+    if (late !== null) late.release(this.lateHandle, this.id);
+    this.lateHandle = -1;
     // The stream stays findable until on_delete: a Redis reply (it goes to the root) must not route it after its end.
     this.redisWaiting = false;
     this.releaseLease(this.activeState, this.picker.scratch.header);

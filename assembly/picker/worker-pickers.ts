@@ -5,6 +5,7 @@ import { RootContext } from "../abi/context";
 import { PluginConfig } from "../config/plugin-config";
 import { Telemetry } from "../core/telemetry";
 import { BodyWatchdog } from "./body-watchdog";
+import { LateBodyReads } from "./late-body-reads";
 import { CallbackScratch } from "./callback-scratch";
 import { ConfiguredPicker } from "./configured-picker";
 import { PendingCalls } from "../replica/pending-calls";
@@ -18,6 +19,8 @@ export abstract class WorkerPickers extends RootContext {
   /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
   watchdog: BodyWatchdog | null = null;
   warnedBodyNotDelivered: bool = false;
+  /** Higress build only: streams whose body came short of its Content-Length, read again on the next tick. */
+  lateReads: LateBodyReads | null = null;
   /** Redis calls in flight and the replica counters (made with the first configuration that uses Redis). */
   redisPending: PendingCalls | null = null;
   redisTelemetry: RedisTelemetry | null = null;

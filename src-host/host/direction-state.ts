@@ -42,10 +42,19 @@ export class DirectionState {
   private bufferedIsBody = false;
   /** The data of this body callback is the buffer itself (commonContinue → doData(buffered data)), not a new chunk. */
   private providedIsBuffered = false;
+  /** envoy-1.27 order (chunkJoinsAfterCall): the chunk of the body callback under way while buffering, which joins the
+   *  buffer only when the callback returns; null otherwise. */
+  private lateChunk: Uint8Array | null = null;
 
+  /** chunkJoinsAfterCall: higress-group/envoy branch envoy-1.27 (Higress before 2.2), context.cc Context::decodeData /
+   *  encodeData: the VM is called before the chunk joins the buffer, so while buffering the module reads the buffer
+   *  without it (getBuffer → modifyDecodingBuffer) and gets its size without it; the filter manager moves the chunk
+   *  into the buffer after the callback (filter_manager.cc commonHandleAfterDataCallback → commonHandleBufferData).
+   *  Upstream Envoy adds it first (envoy#36411, #37079). */
   constructor(
     readonly direction: Direction,
     private readonly stream: StreamState,
+    private readonly chunkJoinsAfterCall = false,
   ) {}
 
   /** The body the module reads and writes (get_buffer_bytes): state.requestBody or state.responseBody. */
@@ -101,10 +110,16 @@ export class DirectionState {
 
   /** envoy context.cc Context::decodeData / encodeData before the VM call. While buffering, the chunk joins the
    *  buffer (addDecodedData / addEncodedData, not streaming: its crossing of the limit is too large) and the module
-   *  reads all of it; otherwise the module reads this chunk alone (request_body_buffer_ = &data). */
+   *  reads all of it; otherwise the module reads this chunk alone (request_body_buffer_ = &data). In envoy-1.27's
+   *  order the chunk waits for afterData and the module reads the buffer as it was. */
   beginData(chunk: Uint8Array, limit: number): LimitCrossing {
     this.providedIsBuffered = false;
     this.present = true;
+    this.lateChunk = null;
+    if (this.buffering && this.chunkJoinsAfterCall) {
+      this.lateChunk = chunk;
+      return "none";
+    }
     if (this.buffering) {
       this.body = concatBytes(this.body, chunk);
       return this.crossLimit(this.body.length, limit, true);
@@ -134,7 +149,9 @@ export class DirectionState {
    *  http2 codec_impl.cc ConnectionImpl::StreamImpl::decodeData). A chunk already in the buffer
    *  (while buffering, or the buffer itself) stays. */
   afterData(status: number, limit: number): { out: Uint8Array | null; crossing: LimitCrossing } {
-    const chunk = this.bufferedIsBody ? NO_BYTES : this.body;
+    const late = this.lateChunk;
+    this.lateChunk = null;
+    const chunk = late ?? (this.bufferedIsBody ? NO_BYTES : this.body);
     const buffered = this.buffered;
     if (status === DataStatus.Continue) {
       this.keepBuffered(concatBytes(buffered, chunk), false);
@@ -143,7 +160,10 @@ export class DirectionState {
       // (Higress's envoy-1.27 encodeData drops request_body_buffer_ there instead and keeps the response's chunk;
       // modelled as upstream.)
       this.present = false;
-      return { out: this.continueWithBody(), crossing: "none" };
+      // envoy-1.27: the late chunk moves into the buffer, not streaming since the last StopIterationAndBuffer
+      // (decoder_filters_streaming_ false), before commonContinue lets it go: over the limit that is too large.
+      const crossing = late ? this.crossLimit(this.buffered.length, limit, true) : "none";
+      return { out: this.continueWithBody(), crossing };
     }
     this.iteration = "stop-single";
     const held = status === DataStatus.StopIterationNoBuffer ? buffered : concatBytes(buffered, chunk);

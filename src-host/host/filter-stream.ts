@@ -96,8 +96,8 @@ export class FilterStream implements PluginStreamCalls {
     const host = worker.host;
     this.contextId = vm.failed ? 0 : vm.allocateContextId();
     this.state = new StreamState(this.contextId, info, host.clock.nowMs(), worker.rootContextId);
-    this.request = new DirectionState("request", this.state);
-    this.response = new DirectionState("response", this.state);
+    this.request = new DirectionState("request", this.state, host.envoy127BodyOrder);
+    this.response = new DirectionState("response", this.state, host.envoy127BodyOrder);
     if (vm.failed) {
       // envoy source/extensions/common/wasm/wasm.cc PluginConfig::createContext on a failed VM: FAIL_OPEN
       // adds no filter; otherwise an empty Context, whose first callback fails the stream (503).
@@ -220,9 +220,10 @@ export class FilterStream implements PluginStreamCalls {
     // only prepares during a decoder callback (DownstreamFilterManager::sendLocalReply; runtime guard
     // http_filter_avoid_reentrant_local_reply, on by default): the VM still gets the chunk, and the 413
     // goes out when it returns, whatever it returned (FilterManager::decodeData, executeLocalReplyIfPrepared).
-    // That is upstream Envoy's order; higress-group/envoy's envoy-1.27 Context::decodeData calls the VM first and
-    // leaves buffering to the filter manager: while buffering the module reads the body without this chunk
-    // (getBuffer → modifyDecodingBuffer), and a 413 comes only after StopIterationAndBuffer. Not modelled per flavor.
+    // That is upstream Envoy's order; with envoy127BodyOrder, higress-group/envoy's envoy-1.27 Context::decodeData
+    // calls the VM first and leaves buffering to the filter manager: while buffering the module reads the body without
+    // this chunk (getBuffer → modifyDecodingBuffer), and the 413 comes when the chunk joins the buffer after the call
+    // (commonHandleAfterDataCallback → commonHandleBufferData → requestDataTooLarge; DirectionState.afterData).
     if (this.request.beginData(chunk, limit) === "too-large") this.preparedReply = payloadTooLarge();
     this.deliverBody(endOfStream);
   }

@@ -39,6 +39,10 @@ export interface PluginHostOptions {
   allowOnHeadersStopIteration?: boolean;
   /** Request body bytes the filter may buffer before Envoy answers 413. Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
+  /** Higress before 2.2 (higress-group/envoy branch envoy-1.27): while the filter buffers, a body callback runs
+   *  before its chunk joins the buffer, so the module reads the body without it (DirectionState chunkJoinsAfterCall).
+   *  Default false: upstream Envoy's order. */
+  envoy127BodyOrder?: boolean;
   clock?: Clock;
   process?: ProxyProcess;
   clusters?: ClusterRegistry;
@@ -233,6 +237,7 @@ export class PluginHost {
   readonly failurePolicy: FailurePolicy;
   readonly allowOnHeadersStopIteration: boolean;
   readonly bufferLimitBytes: number;
+  readonly envoy127BodyOrder: boolean;
   readonly legacyFailOpen: boolean;
   readonly reloadBackoffBaseMs: number;
   traps = 0;
@@ -249,6 +254,7 @@ export class PluginHost {
     this.failurePolicy = options.failurePolicy ?? "FAIL_CLOSED";
     this.allowOnHeadersStopIteration = options.allowOnHeadersStopIteration ?? false;
     this.bufferLimitBytes = options.bufferLimitBytes ?? 1024 * 1024;
+    this.envoy127BodyOrder = options.envoy127BodyOrder ?? false;
     this.legacyFailOpen = options.legacyFailOpen ?? false;
     // PluginConfig: fail_open true is FAIL_OPEN.
     if (this.legacyFailOpen) this.failurePolicy = "FAIL_OPEN";

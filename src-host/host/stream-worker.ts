@@ -15,6 +15,8 @@ export interface StreamHostSettings {
   readonly legacyFailOpen: boolean;
   readonly allowOnHeadersStopIteration: boolean;
   readonly bufferLimitBytes: number;
+  /** Higress before 2.2's body order (PluginHostOptions.envoy127BodyOrder). */
+  readonly envoy127BodyOrder: boolean;
   log(level: number, message: string, vm: WasmVm): void;
 }
 

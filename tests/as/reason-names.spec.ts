@@ -6,6 +6,7 @@ describe("reason names", () => {
   it("one fallback name per Fallback value", () => {
     expect(FALLBACK_NAMES.length).toBe(Fallback.Count);
     expect(FALLBACK_NAMES[Fallback.BodyNotDelivered]).toBe("body_not_delivered");
+    expect(FALLBACK_NAMES[Fallback.BodyIncomplete]).toBe("body_incomplete");
   });
 
   it("one prefix-skip name per PrefixSkip value", () => {
