@@ -1,5 +1,5 @@
 // Decoding of JSON string content (the bytes between the quotes) into UTF-8.
-import { copyPlainAscii } from "./string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii } from "./string-runs";
 import { REPLACEMENT_CHAR, copySequence, decodeMultiByte, encodeCodePoint, encodedLength, multiByteSequenceLength, sequenceLength } from "./utf8";
 
 /**
@@ -173,6 +173,11 @@ export function escapeLength(p: usize, end: usize): usize {
 export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32, flags: i32): i32 {
   let stopped = false;
   const dEnd = dst + <usize>max(cap, 0);
+  // A short plain string (keys, names, types): one block copied, when the block can be read and written whole.
+  const block = <usize>FIRST_BLOCK;
+  if (srcEnd - src <= block && dst + block <= dEnd && src + block <= (<usize>memory.size() << 16)) {
+    if (<usize>copyFirstPlainBlock(src, src + block, dst, dst + block) >= srcEnd - src) return <i32>(srcEnd - src);
+  }
   const canonical = (flags & CANONICAL_ESCAPES) != 0;
   let s = src;
   let d = dst;
@@ -203,6 +208,16 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
         copySequence(d, s, <usize>n);
         s += <usize>n;
         d += <usize>n;
+        continue;
+      }
+    }
+    if (c == 0x5c && canonical && s + 1 < srcEnd && d + 2 <= dEnd) {
+      // A short escape other than \/ is its own canonical spelling: its two bytes, as putCanonical writes them.
+      const e = <u32>load<u8>(s, 1);
+      if (e != 0x2f && e != 0x75 && shortEscapeValue(e) >= 0) {
+        store<u16>(d, load<u16>(s));
+        s += 2;
+        d += 2;
         continue;
       }
     }

@@ -2,7 +2,7 @@
 // looking at them one by one. With WebAssembly SIMD (asc --enable simd, ASC_FEATURE_SIMD) 16 bytes are tested
 // per step; without it 8 bytes per step in a 64-bit register (swar.ts). Both give the same results: every
 // function returns an exact byte count, and loads never reach past `limit` (the tail is read byte by byte).
-import { firstFlagged, stringStopBytes, stringStopOrHighBytes } from "./swar";
+import { HIGH_BITS, firstFlagged, stringStopBytes, stringStopOrHighBytes } from "./swar";
 import { copySequence, sequenceLength } from "./utf8";
 
 // @ts-ignore: decorator
@@ -150,6 +150,13 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
     if (stop) return s + firstFlagged(stop) - src;
     s += 8;
     d += 8;
+  }
+  if (s < sEnd && d + 8 <= dEnd && s + 8 <= (<usize>memory.size() << 16)) {
+    // The last (under 8) bytes as one block: the bytes past sEnd are read and written (within dEnd) but not counted.
+    const x = load<u64>(s);
+    store<u64>(d, x);
+    const past = HIGH_BITS << (<u64>(sEnd - s) << 3);
+    return s + firstFlagged(stringStopOrHighBytes(x) | past) - src;
   }
   while (s < sEnd) {
     const c = <u32>load<u8>(s);

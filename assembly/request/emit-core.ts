@@ -103,6 +103,24 @@ export class EmitCore {
     if (halt == EmitHalt.None && this.halt == EmitHalt.StreamFull) this.halt = EmitHalt.None;
   }
 
+  /**
+   * What toolsRecord writes, when that record is already written whole in src after a read of `steps` steps
+   * (tools-record.ts): copied into head, with those steps drawn, when it fits whole and the budget holds them, as
+   * toolsRecord would have written it then. False, with nothing changed, otherwise (toolsRecord reads the span).
+   */
+  toolsRecordWritten(src: StreamWriter, steps: i32): bool {
+    const head = this.head;
+    const budget = this.budget;
+    const n = src.len;
+    const at = head.len;
+    if (this.halt != EmitHalt.None || head.full || n > head.cap - at || steps > budget.left) return false;
+    if (this.toolsFrom < 0) this.toolsFrom = at;
+    memory.copy(head.ptr + <usize>at, src.ptr, <usize>n);
+    head.len = at + n;
+    budget.left -= steps;
+    return true;
+  }
+
   /** A record that is not a system one starts at `at` in the writer: the conversation proper begins there. */
   conversationStarts(at: i32): void {
     if (this.conversationAt < 0 && this.writer === this.main) this.conversationAt = at;

@@ -2,7 +2,7 @@
 // (chat completions, completions, Responses) or an Anthropic Messages body.
 //
 // One validating scan over the body records where the top-level values are and writes the first
-// conversation section (messages, input or prompt) inline. The other sections are then written from their
+// conversation section (messages, input or prompt) inline, and the tools record apart (tools-record.ts). The other sections are then written from their
 // spans in canonical order (stream-format.ts), those that precede the inline one into a head buffer that is
 // put in front (the tools after the leading system records), so member order never matters; a body whose inline
 // section is not its first conversation section is written again from the spans. Everything draws from one step
@@ -18,6 +18,7 @@ import { FieldSpans } from "./field-spans";
 import { PromptEmitter, Section } from "./prompt-emitter";
 import { ExtractStatus, RequestKind } from "./status";
 import { PrefixSkip } from "./prefix-skip";
+import { ToolsRecord } from "./tools-record";
 
 export { ExtractStatus, RequestKind } from "./status";
 export { PrefixSkip } from "./prefix-skip";
@@ -91,6 +92,7 @@ export class RequestExtractor {
   private readonly spans: FieldSpans = new FieldSpans(TOP_KEYS);
   private readonly emitter: PromptEmitter;
   private readonly modelBuffer: ArrayBuffer;
+  private readonly toolsRecord: ToolsRecord;
 
   constructor(streamCapBytes: i32, maxDepth: i32) {
     const budget = new StepBudget();
@@ -100,6 +102,7 @@ export class RequestExtractor {
     this.emitter = emitter;
     this.modelBuffer = modelBuffer;
     this.scanner = new JsonScanner(maxDepth);
+    this.toolsRecord = new ToolsRecord(streamCapBytes, budget);
     this.modelPtr = changetype<usize>(modelBuffer);
     this.streamPtr = emitter.main.ptr;
   }
@@ -119,6 +122,7 @@ export class RequestExtractor {
     this.budget.left = maxSteps;
     this.inlineKey = -1;
     this.spans.clear();
+    this.toolsRecord.clear();
     this.emitter.reset();
     const status = this.run(ptr, len, kindHint);
     this.streamLen = this.emitter.main.len;
@@ -201,6 +205,16 @@ export class RequestExtractor {
         } else {
           r = sc.skipValue();
         }
+      } else if (i == K_TOOLS || i == K_FUNCTIONS) {
+        // Written now, as the scan reads them, when they are the first such container (tools-record.ts).
+        const tools = this.toolsRecord;
+        tools.seen(i);
+        const stepsBefore = this.budget.left;
+        v = sc.next();
+        valueStart = sc.tokenStart;
+        const container = v == JsonToken.ObjStart || v == JsonToken.ArrStart;
+        if (!container) r = v;
+        else r = tools.key < 0 ? tools.write(sc, i, unchecked(TOP_KEYS[i]), stepsBefore) : sc.skipValue();
       } else {
         v = sc.next();
         valueStart = sc.tokenStart;
@@ -291,13 +305,20 @@ export class RequestExtractor {
     const end = s.end(k);
     const t = s.token(k);
     if (k == K_CACHE_SALT || k == K_EXTRA_KEY || k == K_LORA_PATH) e.field(unchecked(TOP_KEYS[k]), start, end, t);
-    else if (k == K_TOOLS) e.toolsRecord("tools", start, end);
-    else if (k == K_FUNCTIONS) e.toolsRecord("functions", start, end);
+    else if (k == K_TOOLS || k == K_FUNCTIONS) this.emitTools(k, start, end);
     else if (k == K_SYSTEM || k == K_INSTRUCTIONS) e.message("system", start, end, t);
     else if (k == K_PROMPT) e.promptAt(start, end, t);
     else if (t == JsonToken.ArrStart) e.entriesAt(start, end);
     else if (k == K_INPUT && t == JsonToken.String) e.message("user", start, end, t);
     else e.record(k == K_INPUT ? "input" : "messages", start, end);
+  }
+
+  // The tools record of key k: the one written during the scan when it is k's and goes in whole, else read from the span.
+  private emitTools(k: i32, start: usize, end: usize): void {
+    const e = this.emitter;
+    const tools = this.toolsRecord;
+    if (tools.key == k && e.toolsRecordWritten(tools.writer, tools.steps)) return;
+    e.toolsRecord(unchecked(TOP_KEYS[k]), start, end);
   }
 
   // Decodes a string "model" into the model buffer; false if there is none.

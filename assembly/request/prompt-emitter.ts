@@ -92,6 +92,11 @@ export class PromptEmitter {
     this.core.toolsRecord(tag, start, end);
   }
 
+  /** toolsRecord's record already written in src (EmitCore.toolsRecordWritten); false when it must be read again. */
+  toolsRecordWritten(src: StreamWriter, steps: i32): bool {
+    return this.core.toolsRecordWritten(src, steps);
+  }
+
   reset(): void {
     this.core.reset();
     this.inline = false;

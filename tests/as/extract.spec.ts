@@ -1,6 +1,7 @@
 import { ExtractStatus, PrefixSkip, RequestExtractor, RequestKind } from "../../assembly/request/extract";
 import { EmitCore } from "../../assembly/request/emit-core";
 import { JsonScanner, StepBudget } from "../../assembly/json/scanner";
+import { StreamWriter } from "../../assembly/request/stream-writer";
 
 const RS = String.fromCharCode(0x1e);
 const US = String.fromCharCode(0x1f);
@@ -572,5 +573,81 @@ describe("model", () => {
     expect(ex.modelLen).toBe(256);
     expect(ex.modelTruncated).toBe(true);
     expect(modelOf()).toBe("m".repeat(256));
+  });
+});
+
+describe("tools written during the scan", () => {
+  // The tools record is written as the scan reads the value and copied into the stream; the stream and the steps are
+  // those of EmitCore.record writing it from its span after the scan (as the extractor did), at every cap and budget.
+  it("writes and draws what a write from the span writes and draws, at every cap", () => {
+    const tools = '[ {"type":"function","cache_control":{"type":"x"},"function":{"name":"f","description":"say \\"hi\\" \\/ \\u0041\\n",' +
+      '"parameters":{"type":"object","properties":{"n":{"type":"number","minimum":-1.5e3}},"required":["n",true,null]}}} ]';
+    const messages = '"messages":[{"role":"user","content":"Hi"}]';
+    const bodies: string[] = [
+      '{"model":"m",' + messages + ',"tools":' + tools + "}",
+      '{"tools":' + tools + ',"model":"m",' + messages + "}",
+      // The last value of a repeated key is the one written.
+      '{"tools":[{"name":"old"}],"model":"m",' + messages + ',"tools":' + tools + "}",
+      '{"tools":[{"name":"old"}],"model":"m",' + messages + ',"tools":"' + "s".repeat(40) + '"}',
+      '{"tools":{"a":[[],{}],"b":"x"},"model":"m",' + messages + "}",
+    ];
+    for (let i = 0; i < bodies.length; i++) {
+      const body = bodies[i];
+      const scan = scanSteps(body);
+      refHeld = String.UTF8.encode(body);
+      const base = changetype<usize>(refHeld);
+      // The span of the last "tools" value: from after its key to the next top-level member or the end.
+      const key = body.lastIndexOf('"tools":') + 8;
+      const after = body.indexOf(',"model"', key) >= 0 ? body.indexOf(',"model"', key) : body.length - 1;
+      const start = base + <usize>String.UTF8.byteLength(body.substring(0, key));
+      const end = base + <usize>String.UTF8.byteLength(body.substring(0, after));
+      const full = new EmitCore(1 << 16, 64, new StepBudget(1000000));
+      full.record("tools", start, end);
+      const wholeLen = full.main.len + String.UTF8.byteLength(msg("user", "Hi"));
+      for (let cap = 1; cap <= wholeLen + 2; cap++) {
+        const budget = new StepBudget(1000000);
+        const ref = new EmitCore(cap, 64, budget);
+        ref.record("tools", start, end);
+        const small = new RequestExtractor(cap, 64);
+        const what = body + " cap " + cap.toString();
+        expect(run(body, 1000000, small)).toBe(ExtractStatus.Ok, what);
+        expect(small.prefixUsable).toBe(true, what);
+        const refRecord = String.UTF8.decodeUnsafe(ref.main.ptr, <usize>ref.main.len);
+        expect(streamOf(small)).toBe((refRecord + msg("user", "Hi")).substring(0, cap), what);
+        expect(small.streamTruncated).toBe(cap < wholeLen, what);
+        expect(small.stepsUsed).toBe(scan + 1000000 - budget.left, what);
+        // One step fewer: the budget runs out in the tools' read.
+        expect(run(body, small.stepsUsed - 1, small)).toBe(ExtractStatus.Ok, what);
+        expect(small.prefixSkip).toBe(PrefixSkip.Budget, what);
+        expect(small.prefixUsable).toBe(false, what);
+      }
+    }
+  });
+
+  it("copies a written record into head only when it fits whole and the budget holds its steps", () => {
+    const src = new StreamWriter(64);
+    src.literal("0123456789");
+    for (let cap = 0; cap <= 12; cap++) {
+      for (let left = 2; left <= 4; left++) {
+        const core = new EmitCore(cap, 8, new StepBudget(left));
+        const copied = core.toolsRecordWritten(src, 3);
+        expect(copied).toBe(cap >= 10 && left >= 3);
+        expect(core.head.len).toBe(copied ? 10 : 0);
+        expect(core.budget.left).toBe(copied ? left - 3 : left);
+      }
+    }
+  });
+
+  it("writes the first of tools and functions as read, the other from its span, both in order", () => {
+    const body = '{"functions":[{"name":"g"}],"model":"m","messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"f"}]}';
+    expect(streamFor(body)).toBe(FS + "tools" + US + '[{"name":"f"}]' + FS + "functions" + US + '[{"name":"g"}]' + msg("user", "Hi"));
+    // Behind an Anthropic system prompt, after its record, at every budget up to the one it needs.
+    const anthropic = '{"tools":[{"name":"f","input_schema":{}}],"model":"m","system":"S","messages":[{"role":"user","content":"Hi"}]}';
+    expect(streamFor(anthropic)).toBe(msg("system", "S") + FS + "tools" + US + '[{"name":"f","input_schema":{}}]' + msg("user", "Hi"));
+    const needed = ex.stepsUsed;
+    for (let steps = needed - 8; steps < needed; steps++) {
+      expect(run(anthropic, steps)).toBe(ExtractStatus.Ok);
+      expect(ex.prefixSkip).toBe(PrefixSkip.Budget);
+    }
   });
 });

@@ -615,3 +615,56 @@ describe("JsonScanner keys at the block and input edges", () => {
     }
   });
 });
+
+describe("JSON short escapes escaped canonically", () => {
+  it("keeps each short escape but \\/ as written, cut at any byte by the cap", () => {
+    const doc = '"\\"a\\\\\\b\\f\\n\\r\\t\\/\\u0022"';
+    const full = canonicalFirst(doc, 200);
+    expect(full).toBe('\\"a\\\\\\b\\f\\n\\r\\t/\\"');
+    for (let cap = 0; cap <= full.length + 1; cap++) expect(canonicalFirst(doc, cap)).toBe(full.substring(0, cap));
+  });
+});
+
+describe("decodeJsonString on short strings and string tails", () => {
+  it("counts only the string's bytes, whatever plain bytes follow it, and stops at the cap, at every length", () => {
+    const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const out = new ArrayBuffer(128);
+    for (let n = 0; n <= 20; n++) {
+      for (let k = -1; k < n - 1; k++) {
+        for (let kind = 0; kind < 3; kind++) {
+          // n bytes of letters, bytes k and k+1 replaced by the escape \n or by é; more letters follow in memory.
+          const mid = kind == 0 ? "\\n" : "é";
+          const content = k < 0 || kind == 2 ? letters.substring(0, n) : letters.substring(0, k) + mid + letters.substring(k + 2, n);
+          const bytes = String.UTF8.encode(content + letters);
+          // Or byte k + 1 made 0xc3, a UTF-8 lead byte whose sequence the string's end or a letter cuts: U+FFFD.
+          if (kind == 2) {
+            if (k < 0) continue;
+            store<u8>(changetype<usize>(bytes) + <usize>(k + 1), 0xc3);
+          }
+          for (let flags = 0; flags < 2; flags++) {
+            const escaped = flags == CANONICAL_ESCAPES ? "\\n" : "\n";
+            const decoded = String.UTF8.encode(
+              k < 0 || kind == 1 ? content
+              : kind == 2 ? content.substring(0, k + 1) + "\uFFFD" + content.substring(k + 2)
+              : content.substring(0, k) + escaped + content.substring(k + 2),
+            );
+            const total = decoded.byteLength;
+            // Every cap up to the whole and one past it, then room to spare (the tail is copied as a block only then).
+            for (let i = 0; i <= total + 2; i++) {
+              const cap = i <= total + 1 ? i : 100;
+              const r = decodeJsonString(changetype<usize>(bytes), changetype<usize>(bytes) + <usize>n, changetype<usize>(out), cap, flags);
+              // An escape is ASCII and may be cut; é is not: a cap inside it stops before it.
+              let len = min(cap, total);
+              if (kind == 1 && k >= 0 && cap == k + 1) len = k;
+              if (kind == 2 && cap > k + 1 && cap < k + 4) len = k + 1;
+              const what = content + " cap " + cap.toString() + " flags " + flags.toString();
+              expect(decodedBytes(r)).toBe(len, what);
+              expect(stoppedAtCap(r)).toBe(cap < total, what);
+              expect(memory.compare(changetype<usize>(out), changetype<usize>(decoded), <usize>len)).toBe(0, what);
+            }
+          }
+        }
+      }
+    }
+  });
+});
