@@ -4,39 +4,16 @@
 // commonHandleBufferData after the call). Upstream Envoy adds the chunk first (envoy#36411, #37079).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFixture } from "../support/compile.ts";
-import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
+import { bodyRequest as request, bodyResultsHost } from "../support/body-results-host.ts";
+import type { PluginHostOptions } from "../../src-host/host/plugin-host.ts";
 import { BufferType } from "../../src-host/host/abi.ts";
-import type { HeaderList } from "../../src-host/host/header-map.ts";
-import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function bodyHost(options: Partial<PluginHostOptions> = {}) {
-  const wasm = await compileFixture("tests/guest/body-results-plugin.ts");
-  const checks: Array<[string, string]> = [];
-  const host = PluginHost.create({
-    wasm,
-    flavor: "higress",
-    pluginConfig: "{}",
-    envoy127BodyOrder: true,
-    log: (_level, message) => {
-      const m = /^CHECK (\S+) ?(.*)$/s.exec(message);
-      if (m) checks.push([m[1], m[2]]);
-    },
-    ...options,
-  });
-  const values = (name: string) => checks.filter(([n]) => n === name).map(([, v]) => v);
-  const readOutside = (s: FilterStream, type: number) => {
-    const worker = host.workers[0];
-    worker.vm.call("body_results_read", [s.contextId, type], worker.rootContextId);
-  };
-  return { host, values, readOutside };
-}
-
-function request(extra: HeaderList): HeaderList {
-  return [[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "gateway"], [":scheme", "http"], ...extra];
+/** The body-results host in envoy-1.27's body order. */
+function bodyHost(options: Partial<PluginHostOptions> = {}) {
+  return bodyResultsHost({ envoy127BodyOrder: true, ...options });
 }
 
 test("envoy-1.27: while buffering, a body callback reads the buffer and its size without its own chunk; the chunk is in the buffer once the callback returned StopIterationAndBuffer, read from the root context, and Continue lets it go", async () => {

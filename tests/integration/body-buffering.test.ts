@@ -4,43 +4,13 @@
 // buffer (filter_manager.cc commonHandleAfterDataCallback, commonHandleBufferData, commonContinue).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { compileFixture } from "../support/compile.ts";
-import { PluginHost, type PluginHostOptions } from "../../src-host/host/plugin-host.ts";
+import { bodyRequest as request, bodyResultsHost } from "../support/body-results-host.ts";
 import { BufferType, StreamType } from "../../src-host/host/abi.ts";
-import type { HeaderList } from "../../src-host/host/header-map.ts";
-import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function bodyHost(options: Partial<PluginHostOptions> = {}) {
-  const wasm = await compileFixture("tests/guest/body-results-plugin.ts");
-  const checks: Array<[string, string]> = [];
-  const host = PluginHost.create({
-    wasm,
-    flavor: "higress",
-    pluginConfig: "{}",
-    log: (_level, message) => {
-      const m = /^CHECK (\S+) ?(.*)$/s.exec(message);
-      if (m) checks.push([m[1], m[2]]);
-    },
-    ...options,
-  });
-  const values = (name: string) => checks.filter(([n]) => n === name).map(([, v]) => v);
-  const continueStream = (s: FilterStream, type: number) => {
-    const worker = host.workers[0];
-    worker.vm.call("body_results_continue_stream", [s.contextId, type], worker.rootContextId);
-  };
-  const readOutside = (s: FilterStream, type: number) => {
-    const worker = host.workers[0];
-    worker.vm.call("body_results_read", [s.contextId, type], worker.rootContextId);
-  };
-  return { host, values, continueStream, readOutside };
-}
-
-function request(extra: HeaderList): HeaderList {
-  return [[":method", "POST"], [":path", "/v1/chat/completions"], [":authority", "gateway"], [":scheme", "http"], ...extra];
-}
+const bodyHost = bodyResultsHost;
 
 test("StopIterationNoBuffer after StopIterationAndBuffer keeps the body buffered so far, this chunk included: the chunk joined the buffer before the call (context.cc Context::decodeData addDecodedData; filter_manager.cc commonHandleAfterDataCallback buffers nothing more)", async () => {
   const { host, values } = await bodyHost();
