@@ -6,39 +6,17 @@
 // effective context (cpp-host exports.cc contextOrEffectiveContext: get_buffer_bytes, set_upstream_override_host),
 // Context::getBuffer returns that buffer: buffering_request_body_ stays set after StopIterationAndBuffer, so it is
 // modifyDecodingBuffer's buffered_request_data_. Preallocated and bounded, like BodyWatchdog.
+import { StreamSlots } from "./stream-slots";
+
 export const LATE_READ_TICK_MS: u32 = 1;
 
-export class LateBodyReads {
-  private readonly ids: StaticArray<u32>;
-  private readonly free: StaticArray<i32>;
-  private freeCount: i32;
+export class LateBodyReads extends StreamSlots {
   /** One warning per VM names the cause. */
   static warned: bool = false;
 
-  constructor(readonly capacity: i32) {
-    this.ids = new StaticArray<u32>(capacity);
-    this.free = new StaticArray<i32>(capacity);
-    for (let i = 0; i < capacity; i++) unchecked((this.free[i] = capacity - 1 - i));
-    this.freeCount = capacity;
-  }
-
-  get pending(): i32 {
-    return this.capacity - this.freeCount;
-  }
-
   /** Queues a stream's late read; returns its handle, or -1 when full. */
   add(contextId: u32): i32 {
-    if (this.freeCount == 0) return -1;
-    const i = unchecked(this.free[--this.freeCount]);
-    unchecked((this.ids[i] = contextId));
-    return i;
-  }
-
-  /** Drops a queued read (the stream ended first). */
-  release(handle: i32, contextId: u32): void {
-    if (handle < 0 || handle >= this.capacity || unchecked(this.ids[handle]) != contextId) return;
-    unchecked((this.ids[handle] = 0));
-    unchecked((this.free[this.freeCount++] = handle));
+    return this.take(contextId);
   }
 
   /** Takes every queued read and calls `read` for its stream; returns how many. */
