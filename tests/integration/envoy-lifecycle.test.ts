@@ -68,6 +68,11 @@ test("header maps: lower-cased keys, first value wins, add, replace and remove",
   // envoy context.cc Context::getBuffer: the request body is never null (Buffer::set returns this); before any body
   // it is empty, so cpp-host exports.cc get_buffer_bytes is Ok with nothing.
   assert.equal(h.last("headers_body"), `${Status.Ok}:0`);
+  // Context::getBuffer from a stream: the VM configuration is there, the plugin configuration is not (no temp_plugin_),
+  // and the network and gRPC buffers are Buffer::set(nullptr or an unset pointer): never null, so Ok and empty.
+  assert.equal(h.last("stream_vm_config"), `${Status.Ok}:vm-config`);
+  assert.equal(h.last("stream_plugin_config"), `${Status.NotFound}:`);
+  assert.equal(h.last("stream_network_and_grpc_buffers"), `${Status.Ok}:,${Status.Ok}:,${Status.Ok}:,0`);
   const headers = new Map<string, string[]>();
   for (const [k, v] of s.requestHeaders) headers.set(k, [...(headers.get(k) ?? []), v]);
   assert.deepEqual(headers.get("x-added"), ["yes"]);
