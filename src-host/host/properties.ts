@@ -24,7 +24,7 @@ export function resolveProperty(
   plugin: PluginIdentity,
   stream: StreamState | null,
   nowMs: number,
-  custom: Map<string, Uint8Array>,
+  custom: ReadonlyMap<string, Uint8Array>,
   flavor: Flavor,
 ): Uint8Array | null {
   const path = segments.join(".");

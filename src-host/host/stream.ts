@@ -24,9 +24,16 @@ export interface StreamInfo {
   routeName?: string;
 }
 
-/** Lower-cases keys as Envoy's header maps do. */
+/** Lower-cases keys as Envoy's header maps do: a new list, sharing the pairs whose key is lower case already (no
+ *  pair is changed in place, by the maps or their callers). */
 export function normalizeHeaders(h: HeaderList): HeaderList {
-  return h.map((pair) => [pair[0].toLowerCase(), pair[1]]);
+  const out: HeaderList = [];
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i];
+    const key = pair[0].toLowerCase();
+    out.push(key === pair[0] ? pair : [key, pair[1]]);
+  }
+  return out;
 }
 
 export class HeaderMap {
@@ -127,8 +134,8 @@ export class StreamState {
   responseHeadersHeld = false;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
-  /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
-  readonly properties = new Map<string, Uint8Array>();
+  /** Properties the plugin set on this stream, by their NUL-separated path; the map is made at the first set. */
+  private setProperties: Map<string, Uint8Array> | null = null;
 
   constructor(
     readonly contextId: number,
@@ -139,4 +146,15 @@ export class StreamState {
   ) {
     this.startedMs = nowMs;
   }
+
+  /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
+  get properties(): ReadonlyMap<string, Uint8Array> {
+    return this.setProperties ?? NO_PROPERTIES;
+  }
+
+  setProperty(path: string, value: Uint8Array): void {
+    (this.setProperties ??= new Map()).set(path, value);
+  }
 }
+
+const NO_PROPERTIES: ReadonlyMap<string, Uint8Array> = new Map();

@@ -180,7 +180,9 @@ export class WasmVm {
     this.effectiveContextId = contextId;
     this.callDepth++;
     try {
-      const r = (fn as (...a: Array<number | bigint>) => unknown)(...args);
+      const f = fn as (...a: Array<number | bigint>) => unknown;
+      // Callbacks take one to three arguments: a direct call, not a spread of the array.
+      const r = args.length === 1 ? f(args[0]) : args.length === 2 ? f(args[0], args[1]) : args.length === 3 ? f(args[0], args[1], args[2]) : f(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
     } catch (e) {
       this.failed = true;
