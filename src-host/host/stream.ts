@@ -58,16 +58,23 @@ export class HeaderMap {
     const k = key.toLowerCase();
     return this.list.find((pair) => pair[0] === k)?.[1];
   }
+  // envoy header_map_impl.h HeaderList::insert: a header goes at the end, a pseudo-header (":...") before the first
+  // regular one. (An O(1) "inline" header that is already there gets the value appended instead, insertByKey; not
+  // modelled: which headers are inline depends on the extensions built in.)
+  private insert(k: string, value: string): void {
+    const at = k.charCodeAt(0) === 0x3a ? this.list.findIndex((pair) => pair[0].charCodeAt(0) !== 0x3a) : -1;
+    if (at < 0) this.list.push([k, value]);
+    else this.list.splice(at, 0, [k, value]);
+  }
   add(key: string, value: string): void {
-    this.list.push([key.toLowerCase(), value]);
+    this.insert(key.toLowerCase(), value);
     this.changed();
   }
+  /** header_map_impl.cc HeaderMapImpl::setCopy: every entry of the key goes, then the key is added as add() does. */
   replace(key: string, value: string): void {
     const k = key.toLowerCase();
-    const i = this.list.findIndex((pair) => pair[0] === k);
     this.remove(k);
-    if (i < 0) this.list.push([k, value]);
-    else this.list.splice(Math.min(i, this.list.length), 0, [k, value]);
+    this.insert(k, value);
     this.changed();
   }
   remove(key: string): void {
@@ -78,10 +85,17 @@ export class HeaderMap {
       this.changed();
     }
   }
-  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire (the codec's bytes: see `bytes`). */
+  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire (the codec's bytes: see `bytes`). A map the
+   *  plugin sets is built as wasm context.cc Context::setHeaderMapPairs builds it, one add() per pair. */
   set(pairs: HeaderList, fromCodec = false): void {
-    this.list = normalizeHeaders(pairs);
-    this.bytes = fromCodec ? serializeArrivingHeaderMap(this.list) : null;
+    if (fromCodec) {
+      this.list = normalizeHeaders(pairs);
+      this.bytes = serializeArrivingHeaderMap(this.list);
+      return;
+    }
+    this.list = [];
+    for (let i = 0; i < pairs.length; i++) this.insert(pairs[i][0].toLowerCase(), pairs[i][1]);
+    this.bytes = null;
   }
   /** The serialized map; the caller must not change it. */
   serialized(): Uint8Array {

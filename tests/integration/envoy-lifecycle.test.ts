@@ -77,6 +77,8 @@ test("header maps: lower-cased keys, first value wins, add, replace and remove",
   for (const [k, v] of s.requestHeaders) headers.set(k, [...(headers.get(k) ?? []), v]);
   assert.deepEqual(headers.get("x-added"), ["yes"]);
   assert.deepEqual(headers.get("x-dup"), ["replaced"]);
+  // header_map_impl.cc HeaderMapImpl::setCopy removes every x-dup and adds the new one at the end, after x-added.
+  assert.deepEqual(s.requestHeaders.map(([k]) => k).slice(-2), ["x-added", "x-dup"]);
   assert.equal(headers.has("x-remove-me"), false);
   // The serialized size the host reports is the exact size of the serialized map the plugin then reads.
   assert.ok(Number(h.last("req_map_size")) > 0);
