@@ -260,7 +260,10 @@ export class FilterStream implements PluginStreamCalls {
 
   private deliverTrailers(): void {
     const count = this.state.requestTrailers?.pairs.length ?? 0;
+    // context.cc Context::decodeTrailers: request_trailers_ from the call until a Continue.
+    this.state.requestTrailersHeld = true;
     const r = this.invoke("proxy_on_request_trailers", [this.contextId, count]);
+    if (r === null || trailersStatus(r) === HeadersStatus.Continue) this.state.requestTrailersHeld = false;
     if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestBodyWithFilter) this.forward();
   }
 
@@ -413,11 +416,12 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   continueFromPlugin(type: number): number {
-    // context.cc Context::continueStream: for either type it drops the filter's request header map, never
+    // context.cc Context::continueStream: for either type it drops the filter's request header and trailer maps, never
     // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction): from a body callback,
     // once it returns, so until then a buffering module still reads the buffer. It drops request_body_buffer_ at once,
     // also for either type: unless buffering, the module then has no request body (DirectionState.dropChunkView).
     this.state.requestHeadersHeld = false;
+    this.state.requestTrailersHeld = false;
     this.request.dropChunkView();
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());

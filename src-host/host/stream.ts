@@ -146,6 +146,9 @@ export class StreamState {
    *  type, drops only the request one: Context::continueStream). */
   requestHeadersHeld = true;
   responseHeadersHeld = false;
+  /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
+   *  its callback returns Continue and by continue_stream of either type). */
+  requestTrailersHeld = false;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
   /** Properties the plugin set on this stream, by their NUL-separated path; the map is made at the first set. */

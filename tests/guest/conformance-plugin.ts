@@ -79,6 +79,12 @@ export function conformance_continue_stream(contextId: u32, streamType: i32): vo
   check("after_continue_response_header", host.getHeaderValueRaw(MapType.HttpResponseHeaders, new Utf8(":status"), out).toString());
   out.release();
 }
+/** Reads a stream's request trailer x-checksum from the root context: "CHECK trailer_from_root <status>". */
+export function conformance_read_trailer(contextId: u32): void {
+  host.setEffectiveContext(contextId);
+  check("trailer_from_root", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
+  out.release();
+}
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
 }
@@ -363,6 +369,8 @@ class ConformanceStream extends HttpContext {
 
   onRequestTrailers(numTrailers: u32): i32 {
     check("trailers", numTrailers.toString() + ":" + host.getBufferSize(BufferType.HttpRequestBody).toString());
+    check("trailer_in_callback", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
+    out.release();
     return HeadersAction.Continue;
   }
 
@@ -398,6 +406,8 @@ class ConformanceStream extends HttpContext {
   onLog(): void {
     check("on_log", this.id.toString());
     check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+    out.release();
+    check("log_req_trailer", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
     out.release();
     const add = String.UTF8.encode("x");
     check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());

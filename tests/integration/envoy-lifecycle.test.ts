@@ -168,6 +168,13 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(h.last("trailers"), "1:4", "the trailers come with the body still readable");
   assert.equal(s.requestState, "forwarded");
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
+  // context.cc: request_trailers_ is there during Context::decodeTrailers and dropped by its Continue; in on_log
+  // getConstMap gives no request trailers (NotFound in the access-log phase).
+  assert.equal(h.last("trailer_in_callback"), String(Status.Ok));
+  worker.vm.call("conformance_read_trailer", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("trailer_from_root"), String(Status.BadArgument));
+  s.finish();
+  assert.equal(h.last("log_req_trailer"), String(Status.NotFound));
 });
 
 test("stock Envoy: continue_stream on a stalled request sends its headers on before the buffered body reaches the filter, so a body callback that stops then holds only the body (filter_manager.cc ActiveStreamFilterBase::commonContinue: headers_continued_ and doHeaders, then doData from this filter)", async () => {
