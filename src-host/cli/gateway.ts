@@ -6,7 +6,7 @@
 //     [--hcm-request-timeout-ms 0] [--request-headers-timeout-ms 0] [--connection-idle-timeout-ms 3600000] \
 //     [--buffer-limit-bytes 5242880] \
 //     [--failure-policy FAIL_OPEN] \
-//     [--allow-on-headers-stop-iteration true|false] [--quiet]
+//     [--allow-on-headers-stop-iteration true|false] [--envoy127-body-order] [--quiet]
 // Without --plugin/--no-plugin it loads build/<flavor>.wasm. The failure policy defaults to FAIL_OPEN and the
 // envoy flavor models Envoy 1.35+ with allow_on_headers_stop_iteration on (false: StopIteration from the headers
 // callback becomes StopAllIteration, so the body never reaches the plugin). For the envoy flavor, a JSON object config without
@@ -52,6 +52,9 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
                                        headers callback into StopAllIteration (default true)
+  --envoy127-body-order                higress flavor: model Higress before 2.2 (its Envoy 1.27), where a body
+                                       callback of a buffering filter reads the body without its own chunk
+                                       (default: upstream Envoy's order, Higress 2.2 and later)
   --quiet                              no per-request log lines
   -h, --help                           print this text and exit`;
 
@@ -75,6 +78,7 @@ const values = parseCliArgs(TOOL, USAGE, {
   "buffer-limit-bytes": { type: "string", default: String(5 * 1024 * 1024) },
   "failure-policy": { type: "string", default: "FAIL_OPEN" },
   "allow-on-headers-stop-iteration": { type: "string", default: "true" },
+  "envoy127-body-order": { type: "boolean", default: false },
   quiet: { type: "boolean", default: false },
 });
 
@@ -113,6 +117,8 @@ const policies = ["FAIL_OPEN", "FAIL_CLOSED", "FAIL_RELOAD"];
 if (!policies.includes(values["failure-policy"])) fail(`--failure-policy must be one of ${policies.join(", ")}, got "${values["failure-policy"]}"`);
 const allowStop = values["allow-on-headers-stop-iteration"];
 if (allowStop !== "true" && allowStop !== "false") fail(`--allow-on-headers-stop-iteration must be true or false, got "${allowStop}"`);
+const envoy127BodyOrder = values["envoy127-body-order"];
+if (envoy127BodyOrder && (values["no-plugin"] || flavor !== "higress")) fail("--envoy127-body-order models Higress before 2.2: it needs the higress flavor and a plugin");
 const ports = {
   port: int("port", values.port, { max: 65535 }),
   // health_check.proto: interval and timeout are required and > 0. Node's timers take at most TIMER_MAX_MS: a longer
@@ -152,6 +158,7 @@ if (!values["no-plugin"]) {
     workers: numberArg(TOOL, "workers", values.workers, { integer: true, positive: true, max: 64 }),
     failurePolicy: values["failure-policy"] as FailurePolicy,
     allowOnHeadersStopIteration: allowStop !== "false",
+    envoy127BodyOrder,
   };
 }
 
@@ -179,7 +186,7 @@ const gw = await startGateway({
 });
 
 const health = gw.healthChecker.hosts().map((h) => `${h.address}=${h.healthStatus}`).join(" ");
-process.stdout.write(`gateway listening on ${gw.url} (${plugin ? `${plugin.flavor} plugin, ${gw.host!.workers.length} workers` : "no plugin"}; upstreams ${health})\n`);
+process.stdout.write(`gateway listening on ${gw.url} (${plugin ? `${plugin.flavor} plugin${gw.host!.envoy127BodyOrder ? " in Envoy 1.27's body order" : ""}, ${gw.host!.workers.length} workers` : "no plugin"}; upstreams ${health})\n`);
 
 const stop = async () => {
   await gw.close();

@@ -31,6 +31,8 @@ export interface GatewayPluginOptions {
   legacyFailOpen?: boolean;
   /** Stock Envoy 1.35+ `allow_on_headers_stop_iteration`. */
   allowOnHeadersStopIteration?: boolean;
+  /** Higress before 2.2: the body order of its Envoy 1.27 (PluginHostOptions.envoy127BodyOrder). */
+  envoy127BodyOrder?: boolean;
   vmConfig?: string;
   /** Minimum level of plugin log lines passed on (0 trace .. 5 critical). Default 2 (info). */
   logLevel?: number;
@@ -118,6 +120,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       failurePolicy: p.failurePolicy,
       legacyFailOpen: p.legacyFailOpen,
       allowOnHeadersStopIteration: p.allowOnHeadersStopIteration,
+      envoy127BodyOrder: p.envoy127BodyOrder,
       bufferLimitBytes: opts.bufferLimitBytes,
       clusters,
       logLevel: p.logLevel,

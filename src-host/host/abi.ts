@@ -30,6 +30,8 @@ export const BufferType = {
   GrpcCallMessage: 5,
   VmConfiguration: 6,
   PluginConfiguration: 7,
+  /** Higress only: a proxy_redis_call's reply (higress-group/proxy-wasm-go-sdk proxywasm/internal/abi_enums.go). */
+  RedisCallResponse: 9,
 } as const;
 
 export const MapType = {

@@ -34,7 +34,8 @@ export class DirectionState {
   private released: Uint8Array[] = [];
   /** envoy context.cc buffering_request_body_ / buffering_response_body_: the last body callback returned
    *  StopIterationAndBuffer, so the next chunk joins the filter manager's buffer before the VM call and the module
-   *  reads that buffer (Context::getBuffer → modifyDecodingBuffer / modifyEncodingBuffer). */
+   *  reads that buffer (Context::getBuffer → modifyDecodingBuffer / modifyEncodingBuffer). Only a body callback
+   *  resets it (Context::decodeData / encodeData): it stays set after continue_stream (Context::continueStream). */
   private buffering = false;
   /** The filter manager's buffer for this filter (buffered_request_data_ / buffered_response_data_): what goes on when
    *  it continues. It lives in `body` while the module's body is that buffer (bufferedIsBody), here otherwise. */
@@ -121,7 +122,7 @@ export class DirectionState {
       return "none";
     }
     if (this.buffering) {
-      this.body = concatBytes(this.body, chunk);
+      this.keepBuffered(concatBytes(this.buffered, chunk), true);
       return this.crossLimit(this.body.length, limit, true);
     }
     // Bytes the module wrote into the last chunk after its callback stopped lead this one: that chunk is the codec's
@@ -153,6 +154,18 @@ export class DirectionState {
     this.lateChunk = null;
     const chunk = late ?? (this.bufferedIsBody ? NO_BYTES : this.body);
     const buffered = this.buffered;
+    // context.cc Context::decodeData / encodeData: after the call buffering follows this result alone.
+    this.buffering = status === DataStatus.StopIterationAndBuffer;
+    if (status === DataStatus.Continue && !this.stopped && !this.providedIsBuffered) {
+      // commonHandleAfterDataCallback on a filter that was not stopped: the chunk goes on as it is and the buffer
+      // keeps what it holds. After continue_stream left buffering set, the chunk moved into the (drained) buffer
+      // before the call, so an empty chunk goes on and its bytes stay behind in the buffer.
+      this.keepBuffered(buffered, false);
+      this.body = NO_BYTES;
+      this.present = false;
+      this.providedIsBuffered = false;
+      return { out: chunk, crossing: "none" };
+    }
     if (status === DataStatus.Continue) {
       this.keepBuffered(concatBytes(buffered, chunk), false);
       this.body = NO_BYTES;
@@ -168,7 +181,6 @@ export class DirectionState {
     this.iteration = "stop-single";
     const held = status === DataStatus.StopIterationNoBuffer ? buffered : concatBytes(buffered, chunk);
     const crossing = status === DataStatus.StopIterationNoBuffer ? "none" : this.crossLimit(held.length, limit, status === DataStatus.StopIterationAndBuffer);
-    this.buffering = status === DataStatus.StopIterationAndBuffer;
     // After the call the module's body is the buffer while buffering, or when the chunk was the buffer itself;
     // otherwise the chunk, moved out or drained (context.cc Context::getBuffer).
     const asBody = this.buffering || this.providedIsBuffered;
@@ -198,12 +210,12 @@ export class DirectionState {
    *  and the buffered body go on, and the drained buffer's next crossing counts again (WatermarkBuffer below its low
    *  watermark). A module that reads the buffer finds it empty; one in the callback of a chunk not buffered yet
    *  (continue_stream from the callback) still reads the chunk, which goes on when the callback continues
-   *  (commonContinue touches only the buffered data). Returns the body that goes on. */
+   *  (commonContinue touches only the buffered data). Buffering stays as it was: while it is set the drained buffer is
+   *  still the module's body (Context::getBuffer). Returns the body that goes on. */
   continueWithBody(): Uint8Array {
     const out = this.buffered;
     if (this.bufferedIsBody) this.body = NO_BYTES;
-    this.keepBuffered(NO_BYTES, false);
-    this.buffering = false;
+    this.keepBuffered(NO_BYTES, this.buffering);
     this.providedIsBuffered = false;
     this.headersHeld = false;
     this.iteration = "continue";

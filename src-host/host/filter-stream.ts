@@ -9,7 +9,7 @@
 // stream whose callback trapped and for every other stream in flight on that VM at its next callback;
 // a stream that gets no further callback (paused waiting for continue_stream) waits for Envoy's timeouts.
 // on_log, on_done and on_delete are skipped on a failed VM (ContextBase::onLog/onDone/onDelete).
-import { BufferType, DataStatus, HeadersStatus, LogLevel, Status, StreamType } from "./abi.ts";
+import { DataStatus, HeadersStatus, LogLevel, Status, StreamType } from "./abi.ts";
 import type { HeaderList } from "./header-map.ts";
 import type { WasmVm } from "./vm.ts";
 import { HeaderMap, StreamState, normalizeHeaders, type LocalReply, type StreamInfo } from "./stream.ts";
@@ -114,7 +114,7 @@ export class FilterStream implements PluginStreamCalls {
   private createInVm(): void {
     if (this.createdInVm) return;
     this.createdInVm = true;
-    this.invoke("proxy_on_context_create", [this.contextId, this.state.rootId], [], false);
+    this.invoke("proxy_on_context_create", [this.contextId, this.state.rootId], false);
   }
 
   get localReply(): LocalReply | null {
@@ -230,7 +230,7 @@ export class FilterStream implements PluginStreamCalls {
 
   /** A body callback begun by DirectionState.beginData or beginBufferedData; the module reads state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
-    const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0], [BufferType.HttpRequestBody]);
+    const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0]);
     const prepared = this.preparedReply;
     if (prepared) {
       this.preparedReply = null;
@@ -259,10 +259,11 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   private deliverTrailers(): void {
-    // The buffered body stays readable while the request is paused (spec "Buffers").
-    const readable = this.requestBodyWithFilter ? [BufferType.HttpRequestBody] : [];
     const count = this.state.requestTrailers?.pairs.length ?? 0;
-    const r = this.invoke("proxy_on_request_trailers", [this.contextId, count], readable);
+    // context.cc Context::decodeTrailers: request_trailers_ from the call until a Continue.
+    this.state.requestTrailersHeld = true;
+    const r = this.invoke("proxy_on_request_trailers", [this.contextId, count]);
+    if (r === null || trailersStatus(r) === HeadersStatus.Continue) this.state.requestTrailersHeld = false;
     if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestBodyWithFilter) this.forward();
   }
 
@@ -316,7 +317,7 @@ export class FilterStream implements PluginStreamCalls {
    *  state.responseBody. Returns the bytes let go. */
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const fateBefore = this.fate;
-    const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0], [BufferType.HttpResponseBody]);
+    const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
     this.responseCrossedLimit(crossing);
@@ -374,7 +375,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.vm.failed) return;
     this.createInVm();
     this.state.accessLogPhase = true;
-    this.invoke("proxy_on_log", [this.contextId], [], false);
+    this.invoke("proxy_on_log", [this.contextId], false);
     this.state.accessLogPhase = false;
   }
 
@@ -382,8 +383,8 @@ export class FilterStream implements PluginStreamCalls {
    *  the VM knows. */
   private destroy(): void {
     if (!this.createdInVm || this.vm.failed) return;
-    this.invoke("proxy_on_done", [this.contextId], [], false);
-    this.invoke("proxy_on_delete", [this.contextId], [], false);
+    this.invoke("proxy_on_done", [this.contextId], false);
+    this.invoke("proxy_on_delete", [this.contextId], false);
   }
 
   /** A downstream or upstream reset: Envoy still writes the access log, so the teardown is the same. */
@@ -415,11 +416,12 @@ export class FilterStream implements PluginStreamCalls {
   }
 
   continueFromPlugin(type: number): number {
-    // context.cc Context::continueStream: for either type it drops the filter's request header map, never
+    // context.cc Context::continueStream: for either type it drops the filter's request header and trailer maps, never
     // response_headers_. continueDecoding runs after the VM call (addAfterVmCallAction): from a body callback,
     // once it returns, so until then a buffering module still reads the buffer. It drops request_body_buffer_ at once,
     // also for either type: unless buffering, the module then has no request body (DirectionState.dropChunkView).
     this.state.requestHeadersHeld = false;
+    this.state.requestTrailersHeld = false;
     this.request.dropChunkView();
     if (type === StreamType.HttpRequest && this.requestState === "stalled") {
       this.vm.addAfterVmCallAction(() => this.resumeStalled());
@@ -532,14 +534,14 @@ export class FilterStream implements PluginStreamCalls {
 
   /** Calls a stream callback. An HTTP callback (httpCallback) on a failed VM, or one that traps, goes
    *  through CHECK_FAIL and returns null. */
-  private invoke(name: string, args: number[], readable: number[] = [], httpCallback = true): number | null {
+  private invoke(name: string, args: number[], httpCallback = true): number | null {
     if (this.contextId === 0 || this.vm.failed) {
       if (httpCallback) this.checkFail(name);
       return null;
     }
     this.calls.push(name);
     this.inCallback++;
-    const r = this.worker.safeCallOn(this.vm, name, args, this.contextId, readable);
+    const r = this.worker.safeCallOn(this.vm, name, args, this.contextId);
     this.inCallback--;
     // cpp-host DeferAfterCallActions: actions the callback queued run when it returns.
     if (this.inCallback === 0) this.sendDeferredReply();

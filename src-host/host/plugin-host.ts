@@ -7,7 +7,7 @@ import { envoyImports, type VmHooks } from "./envoy-imports.ts";
 import { FilterStream } from "./filter-stream.ts";
 import { higressImports } from "./higress-imports.ts";
 import type { RedisTarget } from "./redis-client.ts";
-import { REDIS_CALL_RESPONSE_BUFFER, redisImports } from "./redis-imports.ts";
+import { redisImports } from "./redis-imports.ts";
 import { ProxyProcess } from "./shared-state.ts";
 import type { StreamInfo } from "./stream.ts";
 import type { StreamWorker } from "./stream-worker.ts";
@@ -185,13 +185,13 @@ export class WorkerVm implements StreamWorker {
   }
 
   /** Calls the module; a trap is logged and reported as false. */
-  safeCall(name: string, args: Array<number | bigint>, contextId: number, readable: number[] = []): { ok: boolean; value: number } {
-    return this.safeCallOn(this.vm, name, args, contextId, readable);
+  safeCall(name: string, args: Array<number | bigint>, contextId: number): { ok: boolean; value: number } {
+    return this.safeCallOn(this.vm, name, args, contextId);
   }
 
-  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number, readable: number[] = []): { ok: boolean; value: number } {
+  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number): { ok: boolean; value: number } {
     try {
-      return { ok: true, value: vm.call(name, args, contextId, readable) };
+      return { ok: true, value: vm.call(name, args, contextId) };
     } catch (e) {
       if (!(e instanceof WasmTrap)) throw e;
       this.host.log(LogLevel.Critical, e.message, vm);
@@ -211,10 +211,10 @@ export class WorkerVm implements StreamWorker {
       // cpp-host context.cc ContextBase::onHttpCallResponse: nothing on a failed VM.
       httpCallResponse: (rootId, callId, numHeaders, bodySize, numTrailers) => {
         if (this.vm.failed) return;
-        this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId, [4]);
+        this.safeCall("proxy_on_http_call_response", [rootId, callId, numHeaders, bodySize, numTrailers], rootId);
       },
       redisCallResponse: (rootId, token, status, size) => {
-        if (!this.vm.failed) this.safeCall("proxy_on_redis_call_response", [rootId, token, status, size], rootId, [REDIS_CALL_RESPONSE_BUFFER]);
+        if (!this.vm.failed) this.safeCall("proxy_on_redis_call_response", [rootId, token, status, size], rootId);
       },
       localReply: (contextId, status, details, body, headers, grpc) => {
         const s = this.streams.get(contextId);

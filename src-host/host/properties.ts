@@ -24,7 +24,7 @@ export function resolveProperty(
   plugin: PluginIdentity,
   stream: StreamState | null,
   nowMs: number,
-  custom: Map<string, Uint8Array>,
+  custom: ReadonlyMap<string, Uint8Array>,
   flavor: Flavor,
 ): Uint8Array | null {
   const path = segments.join(".");
@@ -47,9 +47,10 @@ export function resolveProperty(
       return str(pathHeader);
     case "request.url_path":
       return str(pathHeader?.split("?")[0]);
+    // filters/common/expr/context.cc RequestWrapper: the query stops at a fragment.
     case "request.query": {
       const q = pathHeader?.indexOf("?") ?? -1;
-      return q < 0 ? enc.encode("") : enc.encode(pathHeader!.slice(q + 1));
+      return q < 0 ? enc.encode("") : enc.encode(pathHeader!.slice(q + 1).split("#")[0]);
     }
     case "request.host":
       return str(h.get(":authority"));
@@ -71,11 +72,16 @@ export function resolveProperty(
       return int64(BigInt(Math.round(stream.startedMs)) * 1_000_000n);
     case "request.duration":
       return int64(BigInt(Math.max(0, Math.round(nowMs - stream.startedMs))) * 1_000_000n);
-    case "request.size":
-      return int64(stream.requestBodySize);
+    // RequestWrapper Size: the Content-Length header when there is one (nothing when it is not a number), else the
+    // bytes received; TotalSize: the bytes received and the headers' byteSize() (key and value bytes).
+    case "request.size": {
+      const length = h.get("content-length");
+      if (length === undefined) return int64(stream.requestBodySize);
+      return /^[+-]?\d+$/.test(length.trim()) && Number.isSafeInteger(Number(length)) ? int64(Number(length)) : null;
+    }
     case "request.total_size": {
       let size = stream.requestBodySize;
-      for (const [k, v] of h.pairs) size += k.length + v.length + 4;
+      for (const [k, v] of h.pairs) size += k.length + v.length;
       return int64(size);
     }
     case "response.code": {
@@ -101,7 +107,9 @@ export function resolveProperty(
         : null;
     case "destination.port":
       return stream.info.destinationPort === undefined ? null : int64(stream.info.destinationPort);
+    // context.cc Context::findValue keeps the top-level connection_id token too.
     case "connection.id":
+    case "connection_id":
       return stream.info.connectionId === undefined ? null : int64(stream.info.connectionId);
     // filters/common/expr/context.cc XDSWrapper: the route entry's name and the upstream cluster's.
     case "xds.cluster_name":

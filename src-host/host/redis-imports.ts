@@ -15,7 +15,7 @@
 //  - the reply reaches proxy_on_redis_call_response(root, token, status, size) from the event that ends the call (the
 //    reply read, the connection closed), never inside a module call (a failure caused during one, when
 //    proxy_redis_init closes the connection, comes when that call returns); none comes once the VM is shut down
-//    (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9 during the
+//    (Context::~Context cancels); status RedisStatus::Ok (0) is a reply, readable as buffer type 9 (BufferType.RedisCallResponse) during the
 //    callback (empty, never missing, otherwise: buffer-calls.ts), RedisStatus::NetworkError (1) a
 //    failed call with no reply (higress-group/proxy-wasm-cpp-sdk proxy_wasm_enums.h RedisStatus; context.cc
 //    Context::onRedisCallSuccess / onRedisCallFailure). A failure also sets the root context's status, read by
@@ -26,8 +26,6 @@ import { guarded } from "./envoy-imports.ts";
 import { DEFAULT_CLIENT_CONFIG, clientConfig, sameClientConfig, type RedisClientConfig, type RedisConnection, type RedisTarget } from "./redis-client.ts";
 import type { WasmVm } from "./vm.ts";
 
-/** Buffer type of the reply (higress-group/proxy-wasm-go-sdk proxywasm/internal/abi_enums.go). */
-export const REDIS_CALL_RESPONSE_BUFFER = 9;
 /** RedisStatus::NetworkError, the status of every failed call. */
 export const REDIS_CALL_FAILED = 1;
 

@@ -35,5 +35,5 @@ export interface StreamWorker {
   readonly streams: Map<number, PluginStreamCalls>;
   /** A stream of `vm` under root context `rootId` was deleted (the last one may let a replaced plugin go). */
   streamDeleted(vm: WasmVm, rootId: number): void;
-  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number, readable?: number[]): { ok: boolean; value: number };
+  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number): { ok: boolean; value: number };
 }

@@ -24,9 +24,16 @@ export interface StreamInfo {
   routeName?: string;
 }
 
-/** Lower-cases keys as Envoy's header maps do. */
+/** Lower-cases keys as Envoy's header maps do: a new list, sharing the pairs whose key is lower case already (no
+ *  pair is changed in place, by the maps or their callers). */
 export function normalizeHeaders(h: HeaderList): HeaderList {
-  return h.map((pair) => [pair[0].toLowerCase(), pair[1]]);
+  const out: HeaderList = [];
+  for (let i = 0; i < h.length; i++) {
+    const pair = h[i];
+    const key = pair[0].toLowerCase();
+    out.push(key === pair[0] ? pair : [key, pair[1]]);
+  }
+  return out;
 }
 
 export class HeaderMap {
@@ -51,16 +58,23 @@ export class HeaderMap {
     const k = key.toLowerCase();
     return this.list.find((pair) => pair[0] === k)?.[1];
   }
+  // envoy header_map_impl.h HeaderList::insert: a header goes at the end, a pseudo-header (":...") before the first
+  // regular one. (An O(1) "inline" header that is already there gets the value appended instead, insertByKey; not
+  // modelled: which headers are inline depends on the extensions built in.)
+  private insert(k: string, value: string): void {
+    const at = k.charCodeAt(0) === 0x3a ? this.list.findIndex((pair) => pair[0].charCodeAt(0) !== 0x3a) : -1;
+    if (at < 0) this.list.push([k, value]);
+    else this.list.splice(at, 0, [k, value]);
+  }
   add(key: string, value: string): void {
-    this.list.push([key.toLowerCase(), value]);
+    this.insert(key.toLowerCase(), value);
     this.changed();
   }
+  /** header_map_impl.cc HeaderMapImpl::setCopy: every entry of the key goes, then the key is added as add() does. */
   replace(key: string, value: string): void {
     const k = key.toLowerCase();
-    const i = this.list.findIndex((pair) => pair[0] === k);
     this.remove(k);
-    if (i < 0) this.list.push([k, value]);
-    else this.list.splice(Math.min(i, this.list.length), 0, [k, value]);
+    this.insert(k, value);
     this.changed();
   }
   remove(key: string): void {
@@ -71,10 +85,17 @@ export class HeaderMap {
       this.changed();
     }
   }
-  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire (the codec's bytes: see `bytes`). */
+  /** Replaces the whole map; `fromCodec` when the headers arrive off the wire (the codec's bytes: see `bytes`). A map the
+   *  plugin sets is built as wasm context.cc Context::setHeaderMapPairs builds it, one add() per pair. */
   set(pairs: HeaderList, fromCodec = false): void {
-    this.list = normalizeHeaders(pairs);
-    this.bytes = fromCodec ? serializeArrivingHeaderMap(this.list) : null;
+    if (fromCodec) {
+      this.list = normalizeHeaders(pairs);
+      this.bytes = serializeArrivingHeaderMap(this.list);
+      return;
+    }
+    this.list = [];
+    for (let i = 0; i < pairs.length; i++) this.insert(pairs[i][0].toLowerCase(), pairs[i][1]);
+    this.bytes = null;
   }
   /** The serialized map; the caller must not change it. */
   serialized(): Uint8Array {
@@ -125,10 +146,13 @@ export class StreamState {
    *  type, drops only the request one: Context::continueStream). */
   requestHeadersHeld = true;
   responseHeadersHeld = false;
+  /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
+   *  its callback returns Continue and by continue_stream of either type). */
+  requestTrailersHeld = false;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
-  /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
-  readonly properties = new Map<string, Uint8Array>();
+  /** Properties the plugin set on this stream, by their NUL-separated path; the map is made at the first set. */
+  private setProperties: Map<string, Uint8Array> | null = null;
 
   constructor(
     readonly contextId: number,
@@ -139,4 +163,15 @@ export class StreamState {
   ) {
     this.startedMs = nowMs;
   }
+
+  /** Properties the plugin set on this stream (Envoy keeps them as filter state, readable by access logs). */
+  get properties(): ReadonlyMap<string, Uint8Array> {
+    return this.setProperties ?? NO_PROPERTIES;
+  }
+
+  setProperty(path: string, value: Uint8Array): void {
+    (this.setProperties ??= new Map()).set(path, value);
+  }
 }
+
+const NO_PROPERTIES: ReadonlyMap<string, Uint8Array> = new Map();

@@ -1,6 +1,6 @@
 // One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
 // each host call may see during the current callback. Envoy runs one of these per worker thread.
-import { BufferType, LogLevel } from "./abi.ts";
+import { LogLevel } from "./abi.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
@@ -104,8 +104,9 @@ export class WasmVm {
   readonly streams = new Map<number, StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
-  /** Buffers readable during the current callback (at most two: a plain array, no set built per call). */
-  readableBuffers: readonly number[] = [];
+  /** The root context whose on_context_create or on_configure runs now, which alone reads the plugin configuration
+   *  (cpp-host ContextBase::onStart / onConfigure set its temp_plugin_), or 0. */
+  configuringRoot = 0;
   /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
   httpCallResponse: HttpCallResponse | null = null;
   /** The Redis reply being delivered and the root context it goes to, during proxy_on_redis_call_response (envoy
@@ -171,24 +172,23 @@ export class WasmVm {
   }
 
   /** Calls an export; a trap marks the VM failed and surfaces as WasmTrap. */
-  call(name: string, args: Array<number | bigint>, contextId = 0, readable: number[] = []): number {
+  call(name: string, args: Array<number | bigint>, contextId = 0): number {
     if (this.failed) throw new WasmTrap(name, new Error("VM already failed"));
     const fn = this.exports[name];
     if (typeof fn !== "function") return 0;
     const savedContext = this.effectiveContextId;
-    const savedReadable = this.readableBuffers;
     this.effectiveContextId = contextId;
-    this.readableBuffers = readable;
     this.callDepth++;
     try {
-      const r = (fn as (...a: Array<number | bigint>) => unknown)(...args);
+      const f = fn as (...a: Array<number | bigint>) => unknown;
+      // Callbacks take one to three arguments: a direct call, not a spread of the array.
+      const r = args.length === 1 ? f(args[0]) : args.length === 2 ? f(args[0], args[1]) : args.length === 3 ? f(args[0], args[1], args[2]) : f(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
     } catch (e) {
       this.failed = true;
       throw new WasmTrap(name, e);
     } finally {
       this.effectiveContextId = savedContext;
-      this.readableBuffers = savedReadable;
       this.callDepth--;
       if (this.callDepth === 0) this.runAfterCallActions();
     }
@@ -217,20 +217,32 @@ export class WasmVm {
   createRootContext(pluginConfig: Uint8Array = this.options.pluginConfig): number {
     const id = this.allocateContextId();
     this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "" });
-    this.call("proxy_on_context_create", [id, 0], id);
+    this.callConfiguring("proxy_on_context_create", [id, 0], id);
     return id;
   }
 
   vmStart(rootId: number): boolean {
-    return this.call("proxy_on_vm_start", [rootId, this.options.vmConfig.length], rootId, [BufferType.VmConfiguration]) !== 0;
+    return this.call("proxy_on_vm_start", [rootId, this.options.vmConfig.length], rootId) !== 0;
   }
 
   configure(rootId: number): boolean {
     const config = this.roots.get(rootId)?.pluginConfig ?? this.options.pluginConfig;
-    return this.call("proxy_on_configure", [rootId, config.length], rootId, [BufferType.PluginConfiguration]) !== 0;
+    return this.callConfiguring("proxy_on_configure", [rootId, config.length], rootId) !== 0;
   }
 
-  /** The configuration of the context's root (what get_buffer_bytes PluginConfiguration reads in on_configure). */
+  /** A root context's callback with its plugin at hand (cpp-host ContextBase::onStart sets temp_plugin_ around
+   *  on_context_create, ContextBase::onConfigure around on_configure; on_vm_start gets none). */
+  private callConfiguring(name: string, args: number[], rootId: number): number {
+    const saved = this.configuringRoot;
+    this.configuringRoot = rootId;
+    try {
+      return this.call(name, args, rootId);
+    } finally {
+      this.configuringRoot = saved;
+    }
+  }
+
+  /** The configuration of the context's root (what get_buffer_bytes PluginConfiguration reads). */
   pluginConfigOf(contextId: number): Uint8Array {
     return this.roots.get(this.rootOf(contextId) ?? -1)?.pluginConfig ?? this.options.pluginConfig;
   }

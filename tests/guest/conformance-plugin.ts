@@ -79,6 +79,12 @@ export function conformance_continue_stream(contextId: u32, streamType: i32): vo
   check("after_continue_response_header", host.getHeaderValueRaw(MapType.HttpResponseHeaders, new Utf8(":status"), out).toString());
   out.release();
 }
+/** Reads a stream's request trailer x-checksum from the root context: "CHECK trailer_from_root <status>". */
+export function conformance_read_trailer(contextId: u32): void {
+  host.setEffectiveContext(contextId);
+  check("trailer_from_root", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
+  out.release();
+}
 export function conformance_alloc(size: usize): usize {
   return heap.alloc(size);
 }
@@ -97,9 +103,24 @@ export function conformance_parse(ptr: usize, len: usize): void {
   check("parse", n == reader.count ? out : "short:" + out);
 }
 
+/** A buffer read as "<status>:<bytes>". */
+function readBuffer(type: i32): string {
+  const status = host.getBufferBytes(type, 0, 0xffffffff, out);
+  const bytes = status == Status.Ok ? out.toString() : "";
+  out.release();
+  return status.toString() + ":" + bytes;
+}
+
 class ConformanceRoot extends RootContext {
+  // Runs in the root's proxy_on_context_create.
+  constructor(id: u32) {
+    super(id);
+    check("create_plugin_config", readBuffer(BufferType.PluginConfiguration));
+  }
+
   onVmStart(size: u32): bool {
     if (host.getBufferBytes(BufferType.VmConfiguration, 0, size, out) == Status.Ok) check("vm_config", takeString());
+    check("vm_start_plugin_config", readBuffer(BufferType.PluginConfiguration));
     return true;
   }
 
@@ -107,6 +128,7 @@ class ConformanceRoot extends RootContext {
     let config = "";
     if (host.getBufferBytes(BufferType.PluginConfiguration, 0, size, out) == Status.Ok) config = takeString();
     check("plugin_config", config);
+    check("configure_vm_config", readBuffer(BufferType.VmConfiguration));
     if (config == "reject") return false;
     if (config == "trap-configure") unreachable();
     if (config == "proc-exit") {
@@ -246,6 +268,10 @@ class ConformanceStream extends HttpContext {
     }
     check("req_map_size", host.getHeaderMapSize(MapType.HttpRequestHeaders).toString());
     check("headers_body", host.getBufferBytes(BufferType.HttpRequestBody, 0, 10, out).toString() + ":" + out.len.toString());
+    check("stream_vm_config", readBuffer(BufferType.VmConfiguration));
+    check("stream_plugin_config", readBuffer(BufferType.PluginConfiguration));
+    check("stream_network_and_grpc_buffers", readBuffer(BufferType.DownstreamData) + "," + readBuffer(BufferType.UpstreamData) + "," +
+      readBuffer(BufferType.GrpcCallMessage) + "," + host.getBufferSize(BufferType.DownstreamData).toString());
     check("req_header_missing", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8("x-absent"), out).toString());
     const dup = host.getHeaderValue(MapType.HttpRequestHeaders, "X-Dup");
     check("req_header_first_value", dup === null ? "<none>" : dup);
@@ -343,6 +369,8 @@ class ConformanceStream extends HttpContext {
 
   onRequestTrailers(numTrailers: u32): i32 {
     check("trailers", numTrailers.toString() + ":" + host.getBufferSize(BufferType.HttpRequestBody).toString());
+    check("trailer_in_callback", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
+    out.release();
     return HeadersAction.Continue;
   }
 
@@ -378,6 +406,8 @@ class ConformanceStream extends HttpContext {
   onLog(): void {
     check("on_log", this.id.toString());
     check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
+    out.release();
+    check("log_req_trailer", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());
     out.release();
     const add = String.UTF8.encode("x");
     check("log_add_header", host.addHeaderValue(MapType.HttpRequestHeaders, new Utf8("x-late"), changetype<usize>(add), add.byteLength).toString());

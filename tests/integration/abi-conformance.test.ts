@@ -85,6 +85,12 @@ test("root context: configuration, properties, shared data CAS, queues, metrics,
   const expect = (name: string, value: string) => assert.equal(h.last(name), value, name);
   expect("vm_config", "vm-config");
   expect("plugin_config", "conformance");
+  // envoy context.cc Context::getBuffer: the VM configuration in any callback (buffer_.set(wasm()->vm_configuration())),
+  // the plugin's only while its temp_plugin_ is set: in the root's on_context_create and on_configure (cpp-host
+  // ContextBase::onStart, onConfigure), not in on_vm_start.
+  expect("configure_vm_config", `${Status.Ok}:vm-config`);
+  expect("create_plugin_config", `${Status.Ok}:conformance`);
+  expect("vm_start_plugin_config", `${Status.NotFound}:`);
   expect("log_level", "1");
   expect("time_nonzero", "true");
   expect("prop_root_id", "conformance_root");

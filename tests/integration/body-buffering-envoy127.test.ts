@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bodyRequest as request, bodyResultsHost } from "../support/body-results-host.ts";
 import type { PluginHostOptions } from "../../src-host/host/plugin-host.ts";
-import { BufferType } from "../../src-host/host/abi.ts";
+import { BufferType, StreamType } from "../../src-host/host/abi.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -67,4 +67,16 @@ test("upstream order (the default): while buffering the module reads its chunk i
   s.decodeData(enc.encode("ab"), false);
   s.decodeData(enc.encode("cd"), true);
   assert.deepEqual(values("req_body"), ["2:ab", "4:abcd"]);
+});
+
+test("envoy-1.27: after StopIterationAndBuffer and continue_stream from outside a callback buffering stays set, so the next body callback reads the drained buffer without its chunk (size 0), and a Continue lets the chunk go on (context.cc Context::continueStream keeps buffering_request_body_; Context::getBuffer → modifyDecodingBuffer)", async () => {
+  const { host, values, continueStream } = await bodyHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([["x-body-results", "10"]]), false);
+  s.decodeData(enc.encode("ab"), false);
+  continueStream(s, StreamType.HttpRequest);
+  assert.equal(dec.decode(s.takeReleasedBody()), "ab");
+  s.decodeData(enc.encode("cd"), true);
+  assert.deepEqual(values("req_body"), ["2:ab", "0:"]);
+  assert.equal(dec.decode(s.takeReleasedBody()), "cd");
 });

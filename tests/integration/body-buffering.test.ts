@@ -129,3 +129,40 @@ test("stock Envoy: a response body buffered while the filter stopped all iterati
   assert.deepEqual(values("resp_body"), ["4:abcd"]);
   assert.equal(dec.decode(s.takeReleasedResponseBody()), "abcd");
 });
+
+test("after StopIterationAndBuffer, continue_stream from outside a callback leaves buffering set: the next chunk joins the drained buffer before the call, so the module reads it alone and a Continue lets an empty chunk go on while its bytes stay in the buffer (context.cc Context::continueStream keeps buffering_request_body_, Context::decodeData addDecodedData; filter_manager.cc commonHandleAfterDataCallback on a filter not stopped)", async () => {
+  const { host, values, continueStream } = await bodyHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([["x-body-results", "10"]]), false);
+  s.decodeData(enc.encode("ab"), false);
+  continueStream(s, StreamType.HttpRequest);
+  assert.equal(dec.decode(s.takeReleasedBody()), "ab");
+  s.decodeData(enc.encode("cd"), false);
+  assert.equal(s.takeReleasedBody().length, 0, "the chunk moved into the buffer; what went on is empty");
+  s.decodeData(enc.encode("ef"), true);
+  assert.deepEqual(values("req_body"), ["2:ab", "2:cd", "2:ef"]);
+  assert.equal(dec.decode(s.takeReleasedBody()), "ef", "the Continue reset buffering: the last chunk is read and goes on alone");
+});
+
+test("after StopIterationAndBuffer and continue_stream from outside a callback, a chunk over the limit makes the still-buffering filter's buffer too large before the module runs (context.cc Context::decodeData addDecodedData(data, false); filter_manager.cc requestDataTooLarge)", async () => {
+  const { host, continueStream } = await bodyHost({ bufferLimitBytes: 4 });
+  const s = host.newStream();
+  s.decodeHeaders(request([["x-body-results", "1"]]), false);
+  s.decodeData(enc.encode("ab"), false);
+  continueStream(s, StreamType.HttpRequest);
+  s.decodeData(enc.encode("abcdef"), true);
+  assert.equal(s.localReply?.status, 413);
+});
+
+test("response: after StopIterationAndBuffer and continue_stream from outside a callback, the next chunk joins the drained buffer and a Continue sends an empty chunk (context.cc Context::continueStream keeps buffering_response_body_, Context::encodeData addEncodedData)", async () => {
+  const { host, values, continueStream } = await bodyHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([]), true);
+  s.encodeHeaders([[":status", "200"], ["x-response-body-results", "10"]], false);
+  assert.equal(s.encodeData(enc.encode("ab"), false).length, 0);
+  continueStream(s, StreamType.HttpResponse);
+  assert.equal(dec.decode(s.takeReleasedResponseBody()), "ab");
+  assert.equal(s.encodeData(enc.encode("cd"), false).length, 0);
+  assert.equal(dec.decode(s.encodeData(enc.encode("ef"), true)), "ef");
+  assert.deepEqual(values("resp_body"), ["2:ab", "2:cd", "2:ef"]);
+});

@@ -68,10 +68,17 @@ test("header maps: lower-cased keys, first value wins, add, replace and remove",
   // envoy context.cc Context::getBuffer: the request body is never null (Buffer::set returns this); before any body
   // it is empty, so cpp-host exports.cc get_buffer_bytes is Ok with nothing.
   assert.equal(h.last("headers_body"), `${Status.Ok}:0`);
+  // Context::getBuffer from a stream: the VM configuration is there, the plugin configuration is not (no temp_plugin_),
+  // and the network and gRPC buffers are Buffer::set(nullptr or an unset pointer): never null, so Ok and empty.
+  assert.equal(h.last("stream_vm_config"), `${Status.Ok}:vm-config`);
+  assert.equal(h.last("stream_plugin_config"), `${Status.NotFound}:`);
+  assert.equal(h.last("stream_network_and_grpc_buffers"), `${Status.Ok}:,${Status.Ok}:,${Status.Ok}:,0`);
   const headers = new Map<string, string[]>();
   for (const [k, v] of s.requestHeaders) headers.set(k, [...(headers.get(k) ?? []), v]);
   assert.deepEqual(headers.get("x-added"), ["yes"]);
   assert.deepEqual(headers.get("x-dup"), ["replaced"]);
+  // header_map_impl.cc HeaderMapImpl::setCopy removes every x-dup and adds the new one at the end, after x-added.
+  assert.deepEqual(s.requestHeaders.map(([k]) => k).slice(-2), ["x-added", "x-dup"]);
   assert.equal(headers.has("x-remove-me"), false);
   // The serialized size the host reports is the exact size of the serialized map the plugin then reads.
   assert.ok(Number(h.last("req_map_size")) > 0);
@@ -161,6 +168,13 @@ test("stock Envoy holds a stalled request's body and trailers from the filter un
   assert.equal(h.last("trailers"), "1:4", "the trailers come with the body still readable");
   assert.equal(s.requestState, "forwarded");
   assert.equal(dec.decode(s.takeReleasedBody()), "body");
+  // context.cc: request_trailers_ is there during Context::decodeTrailers and dropped by its Continue; in on_log
+  // getConstMap gives no request trailers (NotFound in the access-log phase).
+  assert.equal(h.last("trailer_in_callback"), String(Status.Ok));
+  worker.vm.call("conformance_read_trailer", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("trailer_from_root"), String(Status.BadArgument));
+  s.finish();
+  assert.equal(h.last("log_req_trailer"), String(Status.NotFound));
 });
 
 test("stock Envoy: continue_stream on a stalled request sends its headers on before the buffered body reaches the filter, so a body callback that stops then holds only the body (filter_manager.cc ActiveStreamFilterBase::commonContinue: headers_continued_ and doHeaders, then doData from this filter)", async () => {

@@ -1,6 +1,6 @@
 // The gateway CLI answers start-up mistakes a user makes with one line on stderr and exit code 2, not a stack trace.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -42,6 +42,8 @@ test("unreadable files, a refused config, a bad upstream, 0 workers, a busy port
       [[...up, "--port", "0", "--no-plugin", "--request-headers-timeout-ms", "3000000000"], /^gateway: --request-headers-timeout-ms must be a non-negative integer up to 2147483647, got "3000000000"$/m],
       [[...up, "--port", "0", "--no-plugin", "--connection-idle-timeout-ms", "2147483647"], /^gateway: --connection-idle-timeout-ms must be a non-negative integer up to 2147478647, got "2147483647"$/m],
       [[...up, "--port", "0", "--no-plugin", "--health-interval-ms", "2147483648"], /^gateway: --health-interval-ms must be a positive integer up to 2147483647, got "2147483648"$/m],
+      [[...up, "--port", "0", "--flavor", "envoy", "--envoy127-body-order"], /^gateway: --envoy127-body-order models Higress before 2\.2: it needs the higress flavor and a plugin$/m],
+      [[...up, "--port", "0", "--no-plugin", "--envoy127-body-order"], /^gateway: --envoy127-body-order models Higress before 2\.2: it needs the higress flavor and a plugin$/m],
     ];
     for (const [args, message] of cases) {
       const { code, stderr } = await run(args);
@@ -52,4 +54,25 @@ test("unreadable files, a refused config, a bad upstream, 0 workers, a busy port
   } finally {
     busy.close();
   }
+});
+
+test("--envoy127-body-order runs the plugin in Envoy 1.27's body order (PluginHostOptions.envoy127BodyOrder), which the start-up line names", async () => {
+  const started = async (extra: string[]): Promise<string> => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src-host/cli/gateway.ts", "--upstream", "127.0.0.1:1", "--port", "0", "--workers", "1", ...extra]);
+    let out = "";
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          out += d;
+          const line = /^gateway listening on .*$/m.exec(out);
+          if (line) resolve(line[0]);
+        });
+        child.on("exit", (code) => reject(new Error(`gateway exited ${code} before listening: ${out}`)));
+      });
+    } finally {
+      child.kill();
+    }
+  };
+  assert.match(await started(["--envoy127-body-order"]), /\(higress plugin in Envoy 1\.27's body order, 1 workers;/);
+  assert.match(await started([]), /\(higress plugin, 1 workers;/);
 });

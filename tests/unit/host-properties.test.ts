@@ -35,3 +35,19 @@ test("response.flags is Envoy's int64 bit mask, 0 until a flag is set; upstream.
   assert.equal(flags(), 0x40n, "stream_info.h UpstreamConnectionTermination");
   assert.equal(upstream(), "10.0.0.1:8000");
 });
+
+test("request.size is the Content-Length when the request has one, request.total_size adds the headers' key and value bytes, the query stops at a fragment, and connection_id is a top-level token (filters/common/expr/context.cc RequestWrapper; wasm context.cc Context::findValue)", () => {
+  const int = (v: Uint8Array | null) => (v === null ? null : new DataView(v.buffer).getBigInt64(0, true));
+  const stream = new StreamState(2, { connectionId: 7 }, 0);
+  const ask = (path: string[]) => resolveProperty(path, plugin, stream, 0, new Map(), "envoy");
+  stream.requestHeaders.set([[":path", "/v1/chat?a=1#frag"], ["content-length", "120"]], true);
+  stream.requestBodySize = 20;
+  assert.equal(int(ask(["request", "size"])), 120n);
+  assert.equal(int(ask(["request", "total_size"])), BigInt(20 + ":path".length + "/v1/chat?a=1#frag".length + "content-length".length + 3));
+  assert.equal(text(ask(["request", "query"])), "a=1");
+  assert.equal(int(ask(["connection_id"])), 7n);
+  stream.requestHeaders.set([[":path", "/"], ["content-length", "many"]], true);
+  assert.equal(ask(["request", "size"]), null, "a Content-Length that is not a number answers nothing");
+  stream.requestHeaders.set([[":path", "/"]], true);
+  assert.equal(int(ask(["request", "size"])), 20n, "without one, the bytes received");
+});

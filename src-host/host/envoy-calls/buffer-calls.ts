@@ -28,9 +28,11 @@ export function copyFrom(b: Uint8Array, start: number, length: number, data: Uin
 export function bufferCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
 
+  /** envoy context.cc Context::getBuffer: undefined past the last type (cpp-host exports.cc: BadArgument), null where
+   *  Envoy answers nullptr (NotFound), else the bytes. */
   function buffer(type: number): Uint8Array | null | undefined {
-    // Type 9 is Higress's Redis reply (redis-imports.ts); stock Envoy has no such buffer.
-    if (type < 0 || type > (vm.flavor === "higress" ? 9 : 8)) return undefined;
+    // Stock Envoy has no Redis reply buffer (redis-imports.ts).
+    if (type >>> 0 > (vm.flavor === "higress" ? BufferType.RedisCallResponse : 8)) return undefined;
     const s = stream();
     switch (type) {
       // envoy context.cc Context::getBuffer: buffer_.set(request_body_buffer_) (Buffer::set returns this) is never
@@ -41,7 +43,24 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
         return s && s.requestBodyPresent ? s.requestBody : NO_BODY;
       case BufferType.HttpResponseBody:
         return s && s.responseBodyPresent ? s.responseBody : NO_BODY;
-      case 9: {
+      // buffer_.set(network_downstream_data_buffer_), set(network_upstream_data_buffer_) and
+      // set(rootContext()->grpc_receive_buffer_.get()): never null either, and empty here (an HTTP filter has no
+      // network data, and this host makes no gRPC calls).
+      case BufferType.DownstreamData:
+      case BufferType.UpstreamData:
+      case BufferType.GrpcCallMessage:
+        return NO_BODY;
+      // rootContext()->http_call_response_: set only while proxy_on_http_call_response runs for a response.
+      case BufferType.HttpCallResponseBody:
+        return vm.httpCallResponse ? vm.httpCallResponse.body : null;
+      // buffer_.set(wasm()->vm_configuration()): in any callback of any context.
+      case BufferType.VmConfiguration:
+        return vm.options.vmConfig;
+      // temp_plugin_: only on the root context whose on_context_create (cpp-host ContextBase::onStart) or on_configure
+      // (ContextBase::onConfigure) is running.
+      case BufferType.PluginConfiguration:
+        return vm.configuringRoot !== 0 && vm.effectiveContextId === vm.configuringRoot ? vm.pluginConfigOf(vm.configuringRoot) : null;
+      case BufferType.RedisCallResponse: {
         // Higress's envoy context.cc Context::getBuffer: buffer_.set(rootContext()->redis_call_response_), never
         // null. The string is the reply while proxy_on_redis_call_response runs on that root context
         // (Context::onRedisCallSuccess) and empty otherwise: before any reply, after the callback (an after-VM-call
@@ -50,15 +69,8 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
         return r !== null && r.rootId === vm.rootOf(vm.effectiveContextId) ? r.reply : NO_BODY;
       }
     }
-    if (!vm.readableBuffers.includes(type)) return null;
-    switch (type) {
-      case BufferType.HttpCallResponseBody:
-        return vm.httpCallResponse ? vm.httpCallResponse.body : null;
-      case BufferType.VmConfiguration:
-        return vm.options.vmConfig;
-      case BufferType.PluginConfiguration:
-        return vm.pluginConfigOf(vm.effectiveContextId);
-    }
+    // CallData (8): Envoy returns the context's buffer_ as the last getBuffer left it; this host has no
+    // foreign-function calls that set it.
     return null;
   }
 

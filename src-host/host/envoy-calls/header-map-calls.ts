@@ -20,8 +20,10 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
         if (!s) return null;
         if (s.accessLogPhase && !write) return s.requestHeaders;
         return s.requestHeadersHeld ? s.requestHeaders : null;
+      // getConstMap: none in the access-log phase; otherwise, as getMap, while the filter holds them.
       case MapType.HttpRequestTrailers:
-        return s ? s.requestTrailers : null;
+        if (!s || (s.accessLogPhase && !write)) return null;
+        return s.requestTrailersHeld ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
         if (!s) return null;
         if (s.accessLogPhase && !write) return s.responseHeaders;

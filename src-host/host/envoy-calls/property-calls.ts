@@ -7,7 +7,7 @@ import { Status } from "../abi.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
 /** A root context's properties: never any (nothing can be set there). */
-const NO_PROPERTIES = new Map<string, Uint8Array>();
+const NO_PROPERTIES: ReadonlyMap<string, Uint8Array> = new Map();
 
 export function propertyCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
@@ -30,7 +30,7 @@ export function propertyCalls(scope: ImportScope): HostFunctions {
     "env.proxy_set_property": (pathPtr: number, pathLen: number, valPtr: number, valLen: number) => {
       const s = stream();
       if (!s) return Status.NotFound;
-      s.properties.set(mem().readString(pathPtr, pathLen), mem().read(valPtr, valLen));
+      s.setProperty(mem().readString(pathPtr, pathLen), mem().read(valPtr, valLen));
       return Status.Ok;
     },
   };

@@ -1,12 +1,21 @@
-// The WASI functions Envoy implements for modules built for wasm32-wasi.
+// The WASI functions Envoy implements for modules built for wasm32-wasi (proxy-wasm-cpp-host src/exports.cc
+// wasi_unstable_*): errno results, 21 (EFAULT) for a buffer outside memory.
 import { LogLevel } from "../abi.ts";
+import { InvalidMemoryAccess } from "../guest-memory.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
+
+const EFAULT = 21;
+const EINVAL = 28;
+const ENOSYS = 52;
+/** cpp-host include/proxy-wasm/limits.h PROXY_WASM_HOST_WASI_RANDOM_GET_MAX_SIZE_BYTES. */
+const RANDOM_GET_MAX_BYTES = 64 * 1024;
 
 export function wasiCalls(scope: ImportScope): HostFunctions {
   const { vm, mem } = scope;
 
   return {
-    // WASI functions Envoy implements for modules built for wasm32-wasi.
+    // writevImpl: what was written is logged (info for stdout, error for stderr) without a trailing newline; nothing
+    // written, nothing logged.
     "wasi_snapshot_preview1.fd_write": (fd: number, iovs: number, iovsLen: number, retWritten: number) => {
       if (fd !== 1 && fd !== 2) return 8; // BADF
       let text = "";
@@ -20,16 +29,24 @@ export function wasiCalls(scope: ImportScope): HostFunctions {
         text += view.readString(p, l);
         total += l;
       }
-      vm.options.log(fd === 1 ? LogLevel.Info : LogLevel.Error, text.replace(/\n$/, ""), vm);
+      if (total > 0) vm.options.log(fd === 1 ? LogLevel.Info : LogLevel.Error, text.replace(/\n$/, ""), vm);
       view.writeU32(retWritten, total);
       return 0;
     },
     "wasi_snapshot_preview1.fd_read": () => 8,
-    "wasi_snapshot_preview1.fd_seek": () => 8,
-    "wasi_snapshot_preview1.fd_close": () => 8,
-    "wasi_snapshot_preview1.fd_fdstat_get": () => 8,
+    // fd_seek and fd_close: ContextBase::error (Envoy's Context::error logs at trace) and success.
+    "wasi_snapshot_preview1.fd_seek": () => 0,
+    "wasi_snapshot_preview1.fd_close": () => 0,
+    // stdout and stderr only: a zeroed fdstat whose fs_rights_base is __WASI_RIGHTS_FD_WRITE.
+    "wasi_snapshot_preview1.fd_fdstat_get": (fd: number, statPtr: number) => {
+      if (fd !== 1 && fd !== 2) return 8;
+      mem().writeU64(statPtr, 0n);
+      mem().writeU64(statPtr + 8, 64n);
+      mem().writeU64(statPtr + 16, 0n);
+      return 0;
+    },
     "wasi_snapshot_preview1.fd_prestat_get": () => 8,
-    "wasi_snapshot_preview1.fd_prestat_dir_name": () => 8,
+    "wasi_snapshot_preview1.fd_prestat_dir_name": () => ENOSYS,
     "wasi_snapshot_preview1.environ_sizes_get": (retCount: number, retSize: number) => {
       mem().writeU32(retCount, 0);
       mem().writeU32(retSize, 0);
@@ -48,9 +65,17 @@ export function wasiCalls(scope: ImportScope): HostFunctions {
       return 0;
     },
     "wasi_snapshot_preview1.random_get": (ptr: number, len: number) => {
-      const bytes = crypto.getRandomValues(new Uint8Array(len >>> 0));
-      mem().read(ptr, len); // bounds check
-      new Uint8Array((vm.instance.exports.memory as WebAssembly.Memory).buffer).set(bytes, ptr >>> 0);
+      len >>>= 0;
+      if (len > RANDOM_GET_MAX_BYTES) return EINVAL;
+      if (len === 0) return 0;
+      let target: Uint8Array;
+      try {
+        target = mem().bytesAt(ptr, len);
+      } catch (e) {
+        if (e instanceof InvalidMemoryAccess) return EFAULT;
+        throw e;
+      }
+      crypto.getRandomValues(target);
       return 0;
     },
     "wasi_snapshot_preview1.sched_yield": () => 0,

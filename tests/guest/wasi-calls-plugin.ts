@@ -1,0 +1,49 @@
+// A test plugin whose exports call WASI functions and return their errno (and what they wrote), for
+// tests/integration/wasi-calls.test.ts.
+export * from "../../assembly/abi/higress-abi-version";
+export * from "../../assembly/abi/abi-version";
+export * from "../../assembly/abi/exports";
+import "../../assembly/abi/abort";
+import { RootContext, setRootContextFactory } from "../../assembly/abi/context";
+
+@external("wasi_snapshot_preview1", "fd_fdstat_get")
+declare function fd_fdstat_get(fd: u32, stat: usize): u16;
+@external("wasi_snapshot_preview1", "fd_seek")
+declare function fd_seek(fd: u32, offset: i64, whence: u32, newOffset: usize): u16;
+@external("wasi_snapshot_preview1", "fd_close")
+declare function fd_close(fd: u32): u16;
+@external("wasi_snapshot_preview1", "fd_prestat_dir_name")
+declare function fd_prestat_dir_name(fd: u32, path: usize, len: usize): u16;
+@external("wasi_snapshot_preview1", "random_get")
+declare function random_get(buf: usize, len: usize): u16;
+@external("wasi_snapshot_preview1", "fd_write")
+declare function fd_write(fd: u32, iovs: usize, iovsLen: usize, written: usize): u16;
+
+const scratch = new StaticArray<u64>(8);
+
+/** fd_fdstat_get's errno, then the fs_rights_base it wrote in the low bits (errno | rights << 8). */
+export function wasi_fdstat(fd: u32): u64 {
+  const p = changetype<usize>(scratch);
+  store<u64>(p, 0xffff);
+  store<u64>(p + 8, 0xffff);
+  const errno = fd_fdstat_get(fd, p);
+  return <u64>errno | (load<u64>(p + 8) << 8);
+}
+export function wasi_seek_close(): u32 {
+  return (<u32>fd_seek(1, 0, 0, changetype<usize>(scratch)) << 16) | <u32>fd_close(1);
+}
+export function wasi_prestat_dir_name(): u32 {
+  return fd_prestat_dir_name(3, changetype<usize>(scratch), 8);
+}
+export function wasi_random(ptr: usize, len: usize): u32 {
+  return random_get(ptr, len);
+}
+/** fd_write of one empty iovec to stdout: its errno. */
+export function wasi_write_empty(): u32 {
+  const p = changetype<usize>(scratch);
+  store<u32>(p, <u32>p + 32);
+  store<u32>(p + 4, 0);
+  return fd_write(1, p, 1, p + 16);
+}
+
+setRootContextFactory((id: u32): RootContext => new RootContext(id));
