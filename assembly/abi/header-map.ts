@@ -4,13 +4,13 @@
 
 /** Reads pairs out of a serialized map without copying; every offset is checked against `len`. */
 export class HeaderMapReader {
-  private base: usize = 0;
-  private len: usize = 0;
   count: i32 = 0;
-  private dataOffset: usize = 0;
-  // Position of the next pair's data and index of the next pair.
+  // The next pair's sizes, the end of the sizes, the next pair's data and the end of the map: addresses, so that a
+  // pair costs two loads of its sizes, one bounds check and the fields it sets.
+  private sizes: usize = 0;
+  private sizesEnd: usize = 0;
   private cursor: usize = 0;
-  private index: i32 = 0;
+  private end: usize = 0;
   keyPtr: usize = 0;
   keyLen: usize = 0;
   valuePtr: usize = 0;
@@ -18,38 +18,41 @@ export class HeaderMapReader {
 
   /** Returns false when the bytes are not a well-formed map (a truncated or lying header). */
   reset(ptr: usize, len: usize): bool {
-    this.base = ptr;
-    this.len = len;
     this.count = 0;
-    this.index = 0;
+    this.sizes = 0;
+    this.sizesEnd = 0;
     if (len < 4) return len <= 1;
     const count = load<u32>(ptr);
     if (<u64>count * 8 + 4 > <u64>len) return false;
     this.count = <i32>count;
-    this.dataOffset = 4 + <usize>count * 8;
-    this.cursor = this.dataOffset;
+    this.sizes = ptr + 4;
+    this.sizesEnd = ptr + 4 + <usize>count * 8;
+    this.cursor = this.sizesEnd;
+    this.end = ptr + len;
     return true;
   }
 
   /** Whether every pair the map announces has been read (next() stopped at the end, not at malformed data). */
   atEnd(): bool {
-    return this.index >= this.count;
+    return this.sizes >= this.sizesEnd;
   }
 
   /** Advances to the next pair; false at the end or on malformed data. */
   next(): bool {
-    if (this.index >= this.count) return false;
-    const sizes = this.base + 4 + (<usize>this.index << 3);
+    const sizes = this.sizes;
+    if (sizes >= this.sizesEnd) return false;
     const keyLen = <usize>load<u32>(sizes);
     const valueLen = <usize>load<u32>(sizes, 4);
-    const need = <u64>this.cursor + <u64>keyLen + 1 + <u64>valueLen + 1;
-    if (need > <u64>this.len) return false;
-    this.keyPtr = this.base + this.cursor;
+    const key = this.cursor;
+    // The cursor never passes the end: what is left is end - key.
+    if (<u64>keyLen + <u64>valueLen + 2 > <u64>(this.end - key)) return false;
+    const value = key + keyLen + 1;
+    this.keyPtr = key;
     this.keyLen = keyLen;
-    this.valuePtr = this.keyPtr + keyLen + 1;
+    this.valuePtr = value;
     this.valueLen = valueLen;
-    this.cursor += keyLen + valueLen + 2;
-    this.index++;
+    this.cursor = value + valueLen + 1;
+    this.sizes = sizes + 8;
     return true;
   }
 }

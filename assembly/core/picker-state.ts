@@ -5,6 +5,7 @@ import { PickerConfig } from "../config/picker-config";
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
 import { EndpointSignals } from "../endpoints/endpoint-signals";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
+import { KeptNameHash } from "../endpoints/kept-name-hash";
 import { PrometheusParser } from "../endpoints/prometheus";
 import { PrefixIndex } from "../prefix/prefix-index";
 import { ChainHasher } from "../prefix/chain";
@@ -68,6 +69,8 @@ export class PickerState {
   readonly tracksFailures: bool;
   /** The model hash of the current request (for LoRA affinity). */
   modelHash: u64 = 0;
+  /** modelHash's function, kept for the last model named. */
+  readonly modelNameHash: KeptNameHash = new KeptNameHash();
   /** Reads /metrics pages; parsedMetrics receives a page before it is applied to its endpoint. */
   readonly metricsParser: PrometheusParser = new PrometheusParser();
   readonly parsedMetrics: EndpointMetrics = new EndpointMetrics();

@@ -1,7 +1,6 @@
 // The decision for one request body: extract → chain → snapshot → candidates → filter → score → pick.
 // It reads host state only through the platform's snapshot and changes nothing but the decision record;
 // the override and the bookkeeping that follows it happen in the stream once the override succeeded.
-import { hashNameBytes } from "../endpoints/name-hash";
 import { SharedPrefixHints } from "../prefix/shared-hints";
 import { chainSeed, chunksEndingBy } from "../prefix/chain";
 import { conversationKey } from "../prefix/conversation-tail";
@@ -80,7 +79,7 @@ export function decide(
     return;
   }
   // BudgetNoModel: the body was too costly to read to the end; load signals still decide.
-  state.modelHash = ex.modelLen > 0 ? hashNameBytes(ex.modelPtr, <usize>ex.modelLen) : 0;
+  state.modelHash = ex.modelLen > 0 ? state.modelNameHash.of(ex.modelPtr, <usize>ex.modelLen) : 0;
 
   let chainLength = 0;
   if (!ex.prefixUsable) {

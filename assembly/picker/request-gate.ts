@@ -103,13 +103,13 @@ export class RequestGate {
   private judge(): i32 {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
-    if (!this.present(METHOD) || !equalsLowerAscii(fieldPtr[METHOD], fieldLen[METHOD], POST)) return Fallback.Method;
+    if (!this.present(METHOD) || !equalsLowerAscii(unchecked(fieldPtr[METHOD]), unchecked(fieldLen[METHOD]), POST)) return Fallback.Method;
     if (this.present(UPGRADE)) return Fallback.Upgrade;
-    if (this.present(CONNECTION) && hasToken(fieldPtr[CONNECTION], fieldLen[CONNECTION], "upgrade")) return Fallback.Upgrade;
-    if (!this.present(CONTENT_TYPE) || !isJsonMediaType(fieldPtr[CONTENT_TYPE], fieldLen[CONTENT_TYPE])) return Fallback.ContentType;
+    if (this.present(CONNECTION) && hasToken(unchecked(fieldPtr[CONNECTION]), unchecked(fieldLen[CONNECTION]), "upgrade")) return Fallback.Upgrade;
+    if (!this.present(CONTENT_TYPE) || !isJsonMediaType(unchecked(fieldPtr[CONTENT_TYPE]), unchecked(fieldLen[CONTENT_TYPE]))) return Fallback.ContentType;
     if (this.present(CONTENT_ENCODING)) {
-      const len = fieldLen[CONTENT_ENCODING];
-      if (len != 0 && !equalsLowerAscii(fieldPtr[CONTENT_ENCODING], len, IDENTITY)) return Fallback.ContentEncoding;
+      const len = unchecked(fieldLen[CONTENT_ENCODING]);
+      if (len != 0 && !equalsLowerAscii(unchecked(fieldPtr[CONTENT_ENCODING]), len, IDENTITY)) return Fallback.ContentEncoding;
     }
     if (!this.present(CONTENT_LENGTH)) {
       // A chunked HTTP/1.1 upload, or an HTTP/2 client that sends no length: Envoy still delivers the body
@@ -117,7 +117,7 @@ export class RequestGate {
       this.contentLength = UNSIZED_BODY;
       return Fallback.None;
     }
-    const length = parseContentLength(fieldPtr[CONTENT_LENGTH], fieldLen[CONTENT_LENGTH]);
+    const length = parseContentLength(unchecked(fieldPtr[CONTENT_LENGTH]), unchecked(fieldLen[CONTENT_LENGTH]));
     if (length <= 0) return Fallback.ContentLength;
     this.contentLength = length;
     return Fallback.None;
