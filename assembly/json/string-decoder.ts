@@ -137,14 +137,19 @@ function shortEscapeLetter(cp: u32): u32 {
   return 0;
 }
 
-// Bytes of cp in its canonical JSON spelling (CANONICAL_ESCAPES).
-function canonicalLength(cp: u32): usize {
+/** Bytes of cp in its canonical JSON spelling (CANONICAL_ESCAPES). */
+export function canonicalLength(cp: u32): usize {
   if (shortEscapeLetter(cp) != 0) return 2;
   return cp < 0x20 ? 6 : <usize>encodedLength(cp);
 }
 
-// Writes cp in its canonical JSON spelling at d, as far as it fits before dEnd; returns the new write position.
-function putCanonical(d: usize, dEnd: usize, cp: u32): usize {
+/** cp's canonical spelling is an escape (ASCII, which the cap may cut anywhere), not the character itself. */
+export function isCanonicalEscape(cp: u32): bool {
+  return cp < 0x20 || shortEscapeLetter(cp) != 0;
+}
+
+/** Writes cp in its canonical JSON spelling at d, as far as it fits before dEnd; returns the new write position. */
+export function putCanonical(d: usize, dEnd: usize, cp: u32): usize {
   const letter = shortEscapeLetter(cp);
   if (letter == 0 && cp >= 0x20) return putCodePoint(d, dEnd, cp, 0);
   let e = d;
@@ -231,7 +236,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
       const cp = <u32>r;
       if (d + canonicalLength(cp) > dEnd) {
         // An escape is ASCII and may be cut at the cap like any ASCII text; a character is not.
-        if (cp < 0x20 || shortEscapeLetter(cp) != 0) d = putCanonical(d, dEnd, cp);
+        if (isCanonicalEscape(cp)) d = putCanonical(d, dEnd, cp);
         stopped = true;
         break;
       }

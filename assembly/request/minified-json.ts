@@ -2,6 +2,7 @@
 // one canonical spelling (\u00e9 and é, \/ and / alike), numbers as written, members named cache_control left
 // out. Deterministic for a given input value, and the same for every spelling of its strings.
 import { JsonScanner, JsonToken } from "../json/scanner";
+import { CANONICAL_ESCAPES } from "../json/string-decoder";
 import { jsonStringEquals } from "../json/string-compare";
 import { StreamWriter } from "./stream-writer";
 
@@ -23,6 +24,8 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
   let t = sc.token;
   const outer = t == JsonToken.ObjStart || t == JsonToken.ArrStart ? sc.depth - 1 : sc.depth;
   let needComma = false;
+  // The string value t went in as it was read (nextValueWritten).
+  let written = false;
   while (true) {
     if (t >= JsonToken.End) return t;
     if (t == JsonToken.String && sc.isKey && isCacheControlKey(sc)) {
@@ -35,6 +38,10 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
     }
     if (t == JsonToken.ObjEnd || t == JsonToken.ArrEnd) {
       w.byte(t == JsonToken.ObjEnd ? 0x7d : 0x5d);
+      needComma = true;
+    } else if (t == JsonToken.String && written) {
+      // A member's string value: all but its closing '"' went in as it was read.
+      w.byte(0x22);
       needComma = true;
     } else {
       if (needComma) w.byte(0x2c);
@@ -54,7 +61,35 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
     }
     if (w.full) return t;
     if (sc.depth == outer && t != JsonToken.ObjStart && t != JsonToken.ArrStart && !sc.isKey) return t;
-    t = sc.next();
+    // A member's value, when a string, is written as it is read (most strings here are, and most members' values).
+    if (sc.isKey) {
+      t = nextValueWritten(sc, w);
+      written = t == JsonToken.String;
+    } else {
+      t = sc.next();
+      written = false;
+    }
   }
   return JsonToken.Error; // unreachable: every iteration reads a token or returns
+}
+
+/**
+ * Reads the value of the member whose key sc is on (written, with its ':'; w not full); a string is written into w as
+ * writeMinifiedJson writes one with canonicalJsonText, '"' and its content escaped canonically, in the scan's one pass
+ * over its bytes, all but its closing '"'. Anything else is read only, as is a string when w is at its cap (where its
+ * '"' fills w and nothing more goes in). Returns the token.
+ */
+// @ts-ignore: decorator
+@inline export function nextValueWritten(sc: JsonScanner, w: StreamWriter): i32 {
+  const len = w.len;
+  const room = w.cap - len - 1;
+  if (room < 0) return sc.next();
+  const at = w.ptr + <usize>len;
+  const t = sc.nextDecoded(at + 1, room, CANONICAL_ESCAPES);
+  if (t == JsonToken.String) {
+    store<u8>(at, 0x22);
+    w.len = len + 1 + sc.decodedLen;
+    w.full = sc.decodeFilled;
+  }
+  return t;
 }
