@@ -3,6 +3,7 @@
 // out. Deterministic for a given input value, and the same for every spelling of its strings.
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { CANONICAL_ESCAPES } from "../json/string-decoder";
+import { FIRST_BLOCK, copyFirstPlainBlock } from "../json/string-runs";
 import { jsonStringEquals } from "../json/string-compare";
 import { StreamWriter } from "./stream-writer";
 
@@ -49,10 +50,12 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
         w.byte(t == JsonToken.ObjStart ? 0x7b : 0x5b);
         needComma = false;
       } else if (t == JsonToken.String) {
-        w.byte(0x22);
-        w.canonicalJsonText(sc.start, sc.end);
-        w.byte(0x22);
-        if (sc.isKey) w.byte(0x3a);
+        if (!sc.isKey || !plainKeyWritten(sc, w)) {
+          w.byte(0x22);
+          w.canonicalJsonText(sc.start, sc.end);
+          w.byte(0x22);
+          if (sc.isKey) w.byte(0x3a);
+        }
         needComma = !sc.isKey;
       } else {
         w.ascii(sc.start, <i32>(sc.end - sc.start));
@@ -92,4 +95,26 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
     w.full = sc.decodeFilled;
   }
   return t;
+}
+
+/**
+ * Writes the key sc is on, its '"' and '":' around it, as the loop above writes it (w.byte and canonicalJsonText) when
+ * it is short (FIRST_BLOCK bytes at most) plain ASCII without escapes, its own canonical spelling, and the block it is
+ * copied with fits in w: one block copy. False, with nothing written, otherwise.
+ */
+// @ts-ignore: decorator
+@inline function plainKeyWritten(sc: JsonScanner, w: StreamWriter): bool {
+  const src = sc.start;
+  const n = sc.end - src;
+  const len = w.len;
+  const at = w.ptr + <usize>len;
+  const end = w.ptr + <usize>w.cap;
+  const block = <usize>FIRST_BLOCK;
+  if (w.full || sc.hasEscapes || n > block || at + 1 + block > end || at + n + 3 > end) return false;
+  // The block is read within linear memory, past the document's end at most (-1 when it would pass memory's end).
+  if (copyFirstPlainBlock(src, <usize>memory.size() << 16, at + 1, end) < <i32>n) return false;
+  store<u8>(at, 0x22);
+  store<u16>(at + 1 + n, 0x3a22);
+  w.len = len + <i32>n + 3;
+  return true;
 }

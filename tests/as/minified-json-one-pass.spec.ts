@@ -1,6 +1,6 @@
 // A member's string value is written canonically as the scanner reads it (JsonScanner.nextDecoded with
-// CANONICAL_ESCAPES, minified-json.ts nextValueWritten): the same bytes, cap cuts and steps as a read and then
-// decodeJsonString / canonicalJsonText over its span.
+// CANONICAL_ESCAPES, minified-json.ts nextValueWritten), a short plain key as one block (plainKeyWritten): the same
+// bytes, cap cuts and steps as a read and then decodeJsonString / canonicalJsonText over its span.
 import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
 import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
 import { writeMinifiedJson } from "../../assembly/request/minified-json";
@@ -56,13 +56,21 @@ describe("writeMinifiedJson with string values written as read", () => {
     for (let i = 0; i < STRINGS.length; i++) doc += (i > 0 ? "," : "") + '"' + STRINGS[i] + '"';
     doc += "],";
     for (let i = 0; i < STRINGS.length; i++) doc += '"m' + i.toString() + '" : "' + STRINGS[i] + '",';
-    doc += '"cache_control":{"type":"ephemeral"},"n":{"x":"' + STRINGS[2] + '","y":null,"z":1.5}}';
+    doc += '"cache_control":{"type":"ephemeral"},"n":{"x":"' + STRINGS[2] + '","y":null,"z":1.5},';
+    // Keys written as one block when short plain ASCII, and those that are not: 7, 8 and 15 to 17 bytes (around the
+    // block of either build), non-ASCII, escaped.
+    doc += '"seven_k":"s","eight_ky":0,"fifteen_byte_ky":1,"sixteen_byte_key":[2],"seventeen_byte_ke":{},"ké":"é","k\\u0065y":"k"}';
     const sc = new JsonScanner(8);
     const rc = new JsonScanner(8);
     setDoc(sc, doc);
     let tokens = 0;
     while (sc.next() < JsonToken.End) tokens++;
-    for (let cap = 0; cap <= 420; cap += cap < 120 ? 1 : 7) {
+    const whole = new StreamWriter(4096);
+    setDoc(sc, doc);
+    sc.next();
+    writeMinifiedJson(sc, whole);
+    expect(whole.full).toBe(false);
+    for (let cap = 0; cap <= whole.len + 2; cap++) {
       for (let steps = 1; steps <= tokens + 2; steps += steps < 8 ? 1 : 5) {
         const w = new StreamWriter(cap);
         const rw = new StreamWriter(cap);
