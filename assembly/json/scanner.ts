@@ -486,10 +486,17 @@ export class JsonScanner {
   // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
   // Starts at p in the string, with the plain ASCII bytes before it already written: `done` bytes at dst.
   private scanStringDecoding(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32): usize {
+    // One copy of the loop per mode: the text's loop keeps no test of the canonical one's escapes.
+    if ((flags & CANONICAL_ESCAPES) != 0) return this.decodeRest(open, p, dst, done, dEnd, flags, true);
+    return this.decodeRest(open, p, dst, done, dEnd, flags, false);
+  }
+
+  // scanStringDecoding's loop, with `canonical` (flags has CANONICAL_ESCAPES) a constant at each call.
+  // @ts-ignore: decorator
+  @inline private decodeRest(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32, canonical: bool): usize {
     const limit = this.limit;
     let d = dst + done;
     let escaped = false;
-    const canonical = (flags & CANONICAL_ESCAPES) != 0;
     while (p < limit) {
       const run = copyPlainAscii(p, limit, d, dEnd);
       p += run;
