@@ -2,7 +2,7 @@
 // no allocation after construction.
 import { JsonToken } from "./token";
 import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
-import { decodeJsonString, decodedBytes, escapeLength, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
+import { CANONICAL_ESCAPES, canonicalLength, decodeJsonString, decodedBytes, escapeLength, isCanonicalEscape, putCanonical, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
 import { parseNumberF64 } from "./number";
@@ -309,7 +309,7 @@ export class JsonScanner {
 
   /**
    * Like next(), but a string value is also decoded into dst during the same pass over its bytes, exactly
-   * as decodeJsonString(start, end, dst, cap, flags) would (flags: 0 or ESCAPE_SEPARATOR_BYTES). Sets
+   * as decodeJsonString(start, end, dst, cap, flags) would (flags: 0, ESCAPE_SEPARATOR_BYTES or CANONICAL_ESCAPES). Sets
    * decodedLen and decodeFilled; other tokens write nothing.
    */
   // @ts-ignore: decorator
@@ -486,6 +486,14 @@ export class JsonScanner {
   // decodes to itself), anything else goes through readJsonCodePoint and putCodePoint.
   // Starts at p in the string, with the plain ASCII bytes before it already written: `done` bytes at dst.
   private scanStringDecoding(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32): usize {
+    // One copy of the loop per mode: the text's loop keeps no test of the canonical one's escapes.
+    if ((flags & CANONICAL_ESCAPES) != 0) return this.decodeRest(open, p, dst, done, dEnd, flags, true);
+    return this.decodeRest(open, p, dst, done, dEnd, flags, false);
+  }
+
+  // scanStringDecoding's loop, with `canonical` (flags has CANONICAL_ESCAPES) a constant at each call.
+  // @ts-ignore: decorator
+  @inline private decodeRest(open: usize, p: usize, dst: usize, done: usize, dEnd: usize, flags: i32, canonical: bool): usize {
     const limit = this.limit;
     let d = dst + done;
     let escaped = false;
@@ -513,7 +521,16 @@ export class JsonScanner {
           const value = shortEscapeValue(e);
           if (value < 0) break;
           escaped = true;
-          if (d < dEnd) {
+          if (canonical && e != 0x2f) {
+            // Its own canonical spelling, an ASCII pair the cap may cut after the backslash (decodeJsonString).
+            if (d + 2 <= dEnd) {
+              store<u16>(d, load<u16>(p));
+              next = d + 2;
+            } else if (d < dEnd) {
+              store<u8>(d, 0x5c);
+              next = ++d;
+            }
+          } else if (d < dEnd) {
             store<u8>(d, <u8>value);
             next = d + 1;
           }
@@ -522,7 +539,16 @@ export class JsonScanner {
           if (escapeLength(p, limit) == 0) break;
           escaped = true;
           const r = readJsonCodePoint(p, limit);
-          next = putCodePoint(d, dEnd, <u32>r, flags);
+          const cp = <u32>r;
+          if (!canonical) {
+            next = putCodePoint(d, dEnd, cp, flags);
+          } else if (d + canonicalLength(cp) <= dEnd) {
+            next = putCanonical(d, dEnd, cp);
+          } else if (isCanonicalEscape(cp)) {
+            // An escape is ASCII and may be cut at the cap like any ASCII text; a character is not.
+            d = putCanonical(d, dEnd, cp);
+            next = d;
+          }
           n = <usize>(r >> 32);
         }
       } else if (c >= 0x80) {

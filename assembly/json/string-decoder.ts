@@ -44,19 +44,24 @@ export function hex4(p: usize): i32 {
   return v;
 }
 
+// The byte each ASCII escape letter stands for, 0xff (-1 as i8) where it is not a short escape: one load where a
+// switch compares the letter with each of them in turn.
+const SHORT_ESCAPE_VALUES = memory.data<u8>([
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  0xff, 0xff, 0x22, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x2f,
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5c, 0xff, 0xff, 0xff,
+  0xff, 0xff, 0x08, 0xff, 0xff, 0xff, 0x0c, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0a, 0xff,
+  0xff, 0xff, 0x0d, 0xff, 0x09, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+
+]);
+
 /** The byte an escape letter stands for (the letter after the backslash), or -1 if it is not a short escape. */
-export function shortEscapeValue(e: u32): i32 {
-  switch (e) {
-    case 0x22: return 0x22; // "
-    case 0x5c: return 0x5c; // \
-    case 0x2f: return 0x2f; // /
-    case 0x62: return 0x08; // b
-    case 0x66: return 0x0c; // f
-    case 0x6e: return 0x0a; // n
-    case 0x72: return 0x0d; // r
-    case 0x74: return 0x09; // t
-  }
-  return -1;
+// @ts-ignore: decorator
+@inline export function shortEscapeValue(e: u32): i32 {
+  return e < 0x80 ? <i32>load<i8>(SHORT_ESCAPE_VALUES + <usize>e) : -1;
 }
 
 // @ts-ignore: decorator
@@ -132,14 +137,19 @@ function shortEscapeLetter(cp: u32): u32 {
   return 0;
 }
 
-// Bytes of cp in its canonical JSON spelling (CANONICAL_ESCAPES).
-function canonicalLength(cp: u32): usize {
+/** Bytes of cp in its canonical JSON spelling (CANONICAL_ESCAPES). */
+export function canonicalLength(cp: u32): usize {
   if (shortEscapeLetter(cp) != 0) return 2;
   return cp < 0x20 ? 6 : <usize>encodedLength(cp);
 }
 
-// Writes cp in its canonical JSON spelling at d, as far as it fits before dEnd; returns the new write position.
-function putCanonical(d: usize, dEnd: usize, cp: u32): usize {
+/** cp's canonical spelling is an escape (ASCII, which the cap may cut anywhere), not the character itself. */
+export function isCanonicalEscape(cp: u32): bool {
+  return cp < 0x20 || shortEscapeLetter(cp) != 0;
+}
+
+/** Writes cp in its canonical JSON spelling at d, as far as it fits before dEnd; returns the new write position. */
+export function putCanonical(d: usize, dEnd: usize, cp: u32): usize {
   const letter = shortEscapeLetter(cp);
   if (letter == 0 && cp >= 0x20) return putCodePoint(d, dEnd, cp, 0);
   let e = d;
@@ -226,7 +236,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
       const cp = <u32>r;
       if (d + canonicalLength(cp) > dEnd) {
         // An escape is ASCII and may be cut at the cap like any ASCII text; a character is not.
-        if (cp < 0x20 || shortEscapeLetter(cp) != 0) d = putCanonical(d, dEnd, cp);
+        if (isCanonicalEscape(cp)) d = putCanonical(d, dEnd, cp);
         stopped = true;
         break;
       }

@@ -24,13 +24,15 @@ import { copySequence, sequenceLength } from "./utf8";
   return v128.or(v128.or(control, quote), backslash);
 }
 
-/** stopLanes plus bytes >= 0x80: signed, those and the control bytes are exactly the lanes below 0x20. */
+/**
+ * stopLanes plus bytes >= 0x80. XOR 0x02 maps '"' to 0x20 and keeps the control bytes below 0x20 and the high bytes
+ * negative, so one signed "below 0x21" finds all three (as stringStopOrHighBytes does in swar.ts).
+ */
 // @ts-ignore: decorator
 @inline function stopOrHighLanes(x: v128): v128 {
-  const lowOrHigh = i8x16.lt_s(x, i8x16.splat(0x20));
-  const quote = i8x16.eq(x, i8x16.splat(0x22));
+  const quoteLowOrHigh = i8x16.lt_s(v128.xor(x, i8x16.splat(0x02)), i8x16.splat(0x21));
   const backslash = i8x16.eq(x, i8x16.splat(0x5c));
-  return v128.or(v128.or(lowOrHigh, quote), backslash);
+  return v128.or(quoteLowOrHigh, backslash);
 }
 
 /** Bytes from p before the first '"', '\\' or control byte in [p, limit), or limit - p if there is none. */

@@ -8,7 +8,7 @@
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { isCacheControlKey, writeMinifiedJson } from "./minified-json";
+import { isCacheControlKey, nextValueWritten, writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
@@ -314,12 +314,14 @@ export class MessageEntryWriter {
       w.byte(0x3a);
       if (w.full) live = this.stopItem();
     }
-    const v = sc.next();
+    const v = live ? nextValueWritten(sc, w) : sc.next();
     if (haltsOn(core, v)) return false;
     this.valueToken = v;
     this.valueStart = sc.tokenStart;
     if (live) {
-      if (haltsOn(core, writeMinifiedJson(sc, w))) return false;
+      // A string went in as it was read but for its closing '"'.
+      if (v == JsonToken.String) w.byte(0x22);
+      else if (haltsOn(core, writeMinifiedJson(sc, w))) return false;
       if (w.full) this.stopItem();
     }
     while (sc.depth > outer) {

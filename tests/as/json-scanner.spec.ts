@@ -1,5 +1,5 @@
 import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
-import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
+import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, shortEscapeValue, stoppedAtCap } from "../../assembly/json/string-decoder";
 import { parseNumberF64 } from "../../assembly/json/number";
 
 function decodeJsonStringForTest(sc: JsonScanner, dst: usize, cap: i32, flags: i32): i32 {
@@ -630,6 +630,25 @@ describe("JSON short escapes escaped canonically", () => {
     const full = canonicalFirst(doc, 200);
     expect(full).toBe('\\"a\\\\\\b\\f\\n\\r\\t/\\"');
     for (let cap = 0; cap <= full.length + 1; cap++) expect(canonicalFirst(doc, cap)).toBe(full.substring(0, cap));
+  });
+});
+
+describe("short escape letters", () => {
+  it("each of the eight letters stands for its byte, every other byte value (ASCII or not) for none", () => {
+    const letters = '"\\/bfnrt';
+    const values = '"\\/\b\f\n\r\t';
+    for (let e: u32 = 0; e < 256; e++) {
+      const i = letters.indexOf(String.fromCharCode(<i32>e));
+      expect(shortEscapeValue(e)).toBe(i >= 0 ? values.charCodeAt(i) : -1);
+    }
+  });
+
+  it("the scanner reads a string with each ASCII letter escaped as valid exactly when it is a short escape or u", () => {
+    for (let e = 0x20; e < 0x7f; e++) {
+      if (e == 0x75) continue; // \u needs its digits
+      const ok = '"\\/bfnrt'.indexOf(String.fromCharCode(e)) >= 0;
+      expect(finalToken('["x\\' + String.fromCharCode(e) + 'y"]')).toBe(ok ? JsonToken.End : JsonToken.Error);
+    }
   });
 });
 
