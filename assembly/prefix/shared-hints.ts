@@ -9,9 +9,8 @@
 // fixed number of keys, each holding the last hint whose hash maps there (a collision just overwrites an older
 // hint), so shared memory stays constant however long Envoy runs.
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
-import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
+import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams, releaseHostBuffer } from "../abi/memory";
 import { Status } from "../abi/types";
-import { xxh64 } from "./xxh64";
 import { extendsTail, tailCarriers } from "./conversation-tail";
 
 /**
@@ -144,10 +143,12 @@ export class SharedPrefixHints {
   /**
    * Publishes that the endpoint got this chain, at its hint positions and, when conversationKey is not 0, under
    * the key of the conversation it is the latest turn of. The request is expected to hold its blocks until
-   * heldUntilMs (the engine frees them when it ends).
+   * heldUntilMs (the engine frees them when it ends). addressId names the endpoint in the memo of hints already
+   * published: the registry's addressHash of its address, kept per slot rather than hashed again here.
    */
   publish(
-    hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64, heldUntilMs: f64, conversationKey: u64 = 0,
+    hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, addressId: u64, nowMs: f64, heldUntilMs: f64,
+    conversationKey: u64 = 0,
   ): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
     if (n > hashes.length) n = hashes.length;
@@ -156,7 +157,6 @@ export class SharedPrefixHints {
     store<f64>(this.value + HELD_UNTIL_AT, heldUntilMs);
     store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
-    const addressId = xxh64(addrPtr, <usize>addrLen, 0);
     const refreshAfter = min(this.maxAgeMs * 0.25, HINT_REPUBLISH_MS);
     const count = hintPositions(n, this.positions);
     const carriers = tailCarriers(this.positions, count);
@@ -295,7 +295,8 @@ export class SharedPrefixHints {
         found = true;
       }
     }
-    if (ptr != 0) heap.free(ptr);
+    // Through the kept block: the next host allocation that fits (this read's next one, a header map) takes it.
+    if (ptr != 0) releaseHostBuffer(ptr);
     return found;
   }
 }
