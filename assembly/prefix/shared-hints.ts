@@ -94,6 +94,8 @@ export class SharedPrefixHints {
   private readonly keyLen: usize;
   private readonly value: usize;
   private readonly mask: u64;
+  /** Byte i's two hex digits at 2i. */
+  private readonly hexPairs: usize;
   /** After a successful lookup: the hinted endpoint's address and the chunks it is known to hold. */
   addressPtr: usize = 0;
   addressLen: i32 = 0;
@@ -128,16 +130,21 @@ export class SharedPrefixHints {
     this.key = heap.alloc(this.keyLen);
     memory.copy(this.key, changetype<usize>(prefix), prefix.byteLength);
     this.value = heap.alloc(VALUE_FIXED + MAX_ADDRESS);
+    this.hexPairs = heap.alloc(512);
+    for (let i = 0; i < 256; i++) {
+      store<u8>(this.hexPairs + (i << 1), hexDigit(i >> 4));
+      store<u8>(this.hexPairs + (i << 1), hexDigit(i & 15), 1);
+    }
   }
 
+  // The key's HEX_DIGITS lowercase digits of the bucket (below 2^24), a byte's two digits at a time.
   private setKey(hash: u64): void {
-    let bucket = hash & this.mask;
+    const bucket = <u32>(hash & this.mask);
     const digits = this.key + this.keyLen - HEX_DIGITS;
-    for (let i = HEX_DIGITS - 1; i >= 0; i--) {
-      const d = <u32>(bucket & 15);
-      store<u8>(digits + i, <u8>(d < 10 ? 48 + d : 87 + d));
-      bucket >>= 4;
-    }
+    const pairs = this.hexPairs;
+    store<u16>(digits, load<u16>(pairs + ((bucket >> 15) & 0x1fe)));
+    store<u16>(digits, load<u16>(pairs + ((bucket >> 7) & 0x1fe)), 2);
+    store<u16>(digits, load<u16>(pairs + ((bucket << 1) & 0x1fe)), 4);
   }
 
   /**
@@ -299,6 +306,10 @@ export class SharedPrefixHints {
     if (ptr != 0) releaseHostBuffer(ptr);
     return found;
   }
+}
+
+function hexDigit(d: i32): u8 {
+  return <u8>(d < 10 ? 48 + d : 87 + d);
 }
 
 /** When a hint's request last held its blocks: its publish time, or the end it carries when that is later. A hint's
