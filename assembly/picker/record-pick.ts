@@ -24,7 +24,9 @@ export function recordPick(state: PickerState, d: Decision, hashes: StaticArray<
     stageEnter(Stage.SharedHints);
     // The engine holds the request's blocks until it ends, expected after the endpoint's usual duration.
     heldUntil = state.horizon.expectedEndMs(d.slot, now);
-    hints.publish(hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), now, heldUntil, d.conversationKey);
+    hints.publish(
+      hashes, d.chainLength, r.addressPtr(d.slot), r.addressLen(d.slot), r.addressHashOf(d.slot), now, heldUntil, d.conversationKey,
+    );
     stageLeave();
   }
   state.sessions.remember(sessionHash, d.slot, d.generation);

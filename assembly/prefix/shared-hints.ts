@@ -9,9 +9,8 @@
 // fixed number of keys, each holding the last hint whose hash maps there (a collision just overwrites an older
 // hint), so shared memory stays constant however long Envoy runs.
 import { proxy_get_shared_data, proxy_set_shared_data } from "../abi/imports";
-import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams } from "../abi/memory";
+import { OUT_EXTRA, OUT_LEN, OUT_PTR, clearOutParams, releaseHostBuffer } from "../abi/memory";
 import { Status } from "../abi/types";
-import { xxh64 } from "./xxh64";
 import { extendsTail, tailCarriers } from "./conversation-tail";
 
 /**
@@ -95,6 +94,8 @@ export class SharedPrefixHints {
   private readonly keyLen: usize;
   private readonly value: usize;
   private readonly mask: u64;
+  /** Byte i's two hex digits at 2i. */
+  private readonly hexPairs: usize;
   /** After a successful lookup: the hinted endpoint's address and the chunks it is known to hold. */
   addressPtr: usize = 0;
   addressLen: i32 = 0;
@@ -129,25 +130,32 @@ export class SharedPrefixHints {
     this.key = heap.alloc(this.keyLen);
     memory.copy(this.key, changetype<usize>(prefix), prefix.byteLength);
     this.value = heap.alloc(VALUE_FIXED + MAX_ADDRESS);
+    this.hexPairs = heap.alloc(512);
+    for (let i = 0; i < 256; i++) {
+      store<u8>(this.hexPairs + (i << 1), hexDigit(i >> 4));
+      store<u8>(this.hexPairs + (i << 1), hexDigit(i & 15), 1);
+    }
   }
 
+  // The key's HEX_DIGITS lowercase digits of the bucket (below 2^24), a byte's two digits at a time.
   private setKey(hash: u64): void {
-    let bucket = hash & this.mask;
+    const bucket = <u32>(hash & this.mask);
     const digits = this.key + this.keyLen - HEX_DIGITS;
-    for (let i = HEX_DIGITS - 1; i >= 0; i--) {
-      const d = <u32>(bucket & 15);
-      store<u8>(digits + i, <u8>(d < 10 ? 48 + d : 87 + d));
-      bucket >>= 4;
-    }
+    const pairs = this.hexPairs;
+    store<u16>(digits, load<u16>(pairs + ((bucket >> 15) & 0x1fe)));
+    store<u16>(digits, load<u16>(pairs + ((bucket >> 7) & 0x1fe)), 2);
+    store<u16>(digits, load<u16>(pairs + ((bucket << 1) & 0x1fe)), 4);
   }
 
   /**
    * Publishes that the endpoint got this chain, at its hint positions and, when conversationKey is not 0, under
    * the key of the conversation it is the latest turn of. The request is expected to hold its blocks until
-   * heldUntilMs (the engine frees them when it ends).
+   * heldUntilMs (the engine frees them when it ends). addressId names the endpoint in the memo of hints already
+   * published: the registry's addressHash of its address, kept per slot rather than hashed again here.
    */
   publish(
-    hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, nowMs: f64, heldUntilMs: f64, conversationKey: u64 = 0,
+    hashes: StaticArray<u64>, n: i32, addrPtr: usize, addrLen: i32, addressId: u64, nowMs: f64, heldUntilMs: f64,
+    conversationKey: u64 = 0,
   ): void {
     if (addrLen <= 0 || addrLen > MAX_ADDRESS) return;
     if (n > hashes.length) n = hashes.length;
@@ -156,7 +164,6 @@ export class SharedPrefixHints {
     store<f64>(this.value + HELD_UNTIL_AT, heldUntilMs);
     store<u8>(this.value + ADDRESS_LEN_AT, <u8>addrLen);
     memory.copy(this.value + VALUE_FIXED, addrPtr, <usize>addrLen);
-    const addressId = xxh64(addrPtr, <usize>addrLen, 0);
     const refreshAfter = min(this.maxAgeMs * 0.25, HINT_REPUBLISH_MS);
     const count = hintPositions(n, this.positions);
     const carriers = tailCarriers(this.positions, count);
@@ -295,9 +302,14 @@ export class SharedPrefixHints {
         found = true;
       }
     }
-    if (ptr != 0) heap.free(ptr);
+    // Through the kept block: the next host allocation that fits (this read's next one, a header map) takes it.
+    if (ptr != 0) releaseHostBuffer(ptr);
     return found;
   }
+}
+
+function hexDigit(d: i32): u8 {
+  return <u8>(d < 10 ? 48 + d : 87 + d);
 }
 
 /** When a hint's request last held its blocks: its publish time, or the end it carries when that is later. A hint's

@@ -5,31 +5,52 @@ import { MetricType, Status } from "./abi.ts";
 interface SharedEntry {
   value: Uint8Array;
   cas: number;
+  /** get() gave the value to a caller, who may keep it: a later set stores a new array. */
+  handedOut: boolean;
+}
+
+/** A stored value and its cas, in place: valid until the next set of its key. */
+export interface SharedValue {
+  readonly value: Uint8Array;
+  readonly cas: number;
 }
 
 export class SharedData {
   private byVm = new Map<string, Map<string, SharedEntry>>();
   private casCounter = 0;
 
+  /** The value, which no later set changes, and its cas. */
   get(vmId: string, key: string): { status: number; value?: Uint8Array; cas?: number } {
     const e = this.byVm.get(vmId)?.get(key);
     if (!e) return { status: Status.NotFound };
+    e.handedOut = true;
     return { status: Status.Ok, value: e.value, cas: e.cas };
   }
 
+  /** As get, for a caller that copies the value at once (proxy_get_shared_data, as cpp-host exports.cc
+   *  get_shared_data copies SharedData::get's copy into the module): the stored bytes in place, not handed out, so
+   *  the next set may write over them. */
+  peek(vmId: string, key: string): SharedValue | undefined {
+    return this.byVm.get(vmId)?.get(key);
+  }
+
   /** A cas of 0 and a new key always succeed; otherwise the cas must match (cpp-host src/shared_data.cc
-   *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). The value is copied. */
+   *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). The value is copied: over
+   *  the stored bytes when they have its length and no get() handed them out, else into a new array. */
   set(vmId: string, key: string, value: Uint8Array, cas: number): number {
     let m = this.byVm.get(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));
     const e = m.get(key);
     if (e && cas !== 0 && cas !== e.cas) return Status.CasMismatch;
-    // A new array, never the old one changed in place: a value get() handed out stays what it was.
-    if (e) {
+    if (!e) {
+      m.set(key, { value: value.slice(), cas: this.nextCas(), handedOut: false });
+    } else if (e.handedOut || e.value.length !== value.length) {
       e.value = value.slice();
+      e.handedOut = false;
       e.cas = this.nextCas();
     } else {
-      m.set(key, { value: value.slice(), cas: this.nextCas() });
+      e.value.set(value);
+      e.cas = this.nextCas();
     }
     return Status.Ok;
   }

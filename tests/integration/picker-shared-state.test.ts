@@ -536,3 +536,21 @@ test("conversations keep their endpoints across a configuration replaced mid-con
   assert.equal(run(true), 48, "every later turn goes where its history is, credited with it");
   assert.ok(run(false) < 24, "without the shared hints the new configuration starts from nothing");
 });
+
+test("a hint's key ends in the six lowercase hex digits of its chain hash's bucket", () => {
+  for (const buckets of [1024, 65536, 16777216]) {
+    const h = pickerHost({ workers: 2, config: { prefix: { sharedHintBuckets: buckets } } });
+    h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 0, kv: 0.1 })));
+    for (let conv = 0; conv < 8; conv++) {
+      h.complete(h.send(chat(text(600 + conv, 6000), [["task " + conv, text(900 + conv, 2000)]], "next " + text(conv, 9000)), [], { worker: conv & 1 }));
+    }
+    const shared = h.host.process.sharedData;
+    const keys = shared.keys("endpoint_picker").filter((k) => k.includes("/hint/"));
+    assert.ok(keys.length >= 8 * 3, `${buckets} buckets: ${keys.length} keys`);
+    for (const key of keys) {
+      const v = shared.get("endpoint_picker", key).value!;
+      const bucket = new DataView(v.buffer, v.byteOffset, v.byteLength).getBigUint64(0, true) & BigInt(buckets - 1);
+      assert.equal(key, "endpoint_picker/hint/v2/" + bucket.toString(16).padStart(6, "0"));
+    }
+  }
+});

@@ -33,3 +33,43 @@ test("a stored value is the bytes at the time of the write, and one read earlier
   assert.deepEqual(process.sharedData.get("vm", "key").value, enc.encode("other"));
   assert.notEqual(process.sharedData.get("vm", "key").cas, first.cas);
 });
+
+test("writes of the same length are read back through the module's calls with a new cas each, and a handed-out value stays", () => {
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const process = new ProxyProcess();
+  let next = 4096;
+  const vm = {
+    memory: new GuestMemory(memory, () => ((next += 64), next - 64)),
+    options: { vmId: "vm", process },
+    effectiveContextId: 1,
+  } as unknown as WasmVm;
+  const calls = sharedDataCalls(new ImportScope(vm, () => ({}) as VmHooks));
+  const u8 = () => new Uint8Array(memory.buffer);
+  const view = () => new DataView(memory.buffer);
+  const put = (at: number, s: string) => (u8().set(enc.encode(s), at), enc.encode(s).length);
+  const read = (): { text: string; cas: number } => {
+    assert.equal(calls["env.proxy_get_shared_data"](100, kl, 300, 304, 308), Status.Ok);
+    const ptr = view().getUint32(300, true);
+    const len = view().getUint32(304, true);
+    return { text: new TextDecoder().decode(u8().subarray(ptr, ptr + len)), cas: view().getUint32(308, true) };
+  };
+  const kl = put(100, "key");
+  const vl = put(200, "first");
+  assert.equal(calls["env.proxy_set_shared_data"](100, kl, 200, vl, 0), Status.Ok);
+  const first = read();
+  assert.equal(first.text, "first");
+  put(200, "other");
+  assert.equal(calls["env.proxy_set_shared_data"](100, kl, 200, vl, first.cas), Status.Ok);
+  const second = read();
+  assert.deepEqual(second.text, "other");
+  assert.notEqual(second.cas, first.cas);
+  put(200, "stale");
+  assert.equal(calls["env.proxy_set_shared_data"](100, kl, 200, vl, first.cas), Status.CasMismatch);
+  assert.equal(read().text, "other", "a refused write changes nothing");
+  const handedOut = process.sharedData.get("vm", "key").value!;
+  put(200, "third");
+  assert.equal(calls["env.proxy_set_shared_data"](100, kl, 200, vl, 0), Status.Ok);
+  assert.deepEqual(handedOut, enc.encode("other"), "a value get() handed out");
+  assert.deepEqual(process.sharedData.peek("vm", "key")!.value, enc.encode("third"));
+  assert.equal(read().text, "third");
+});

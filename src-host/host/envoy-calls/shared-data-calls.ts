@@ -10,12 +10,12 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
 
   return {
     "env.proxy_get_shared_data": (kPtr: number, kLen: number, retPtr: number, retLen: number, retCas: number) => {
-      const r = proc.sharedData.get(vm.options.vmId, mem().readString(kPtr, kLen));
-      if (r.status !== Status.Ok) return r.status;
+      const r = proc.sharedData.peek(vm.options.vmId, mem().readString(kPtr, kLen));
+      if (r === undefined) return Status.NotFound;
       // exports.cc get_shared_data: the value is copied out first; the cas is written only if that worked.
-      const copied = ret(retPtr, retLen, r.value!);
+      const copied = ret(retPtr, retLen, r.value);
       if (copied !== Status.Ok) return copied;
-      mem().writeU32(retCas, r.cas!);
+      mem().writeU32(retCas, r.cas);
       return Status.Ok;
     },
     "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) =>
