@@ -151,10 +151,8 @@ export class MessageEntryWriter {
     }
     while (true) {
       let i = -1;
-      // The common message, role then content, has its keys told by their bytes.
-      if (!headDone && sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
-        i = M_ROLE;
-      } else if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
+      // A content after the head has its key told by its bytes ("role": in first place was tried above).
+      if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
         i = M_CONTENT;
       } else if (sc.nextIsObjEnd()) {
         break;
