@@ -8,6 +8,7 @@ const SIMD_SPECS = [
   "tests/as/string-runs.spec.ts",
   "tests/as/extract.spec.ts",
   "tests/as/extract-clients.spec.ts",
+  "tests/as/message-fast-path.spec.ts",
   "tests/as/conversation-key.spec.ts",
   "tests/as/answer-credit.spec.ts",
   "tests/as/chain.spec.ts",

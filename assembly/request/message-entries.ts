@@ -129,12 +129,30 @@ export class MessageEntryWriter {
     this.attrSteps = 0;
     this.itemAt = -1;
     let firstMember = true;
+    // The common message, {"role":"<string>","content":"<string>"}, read straight as the loop's first rounds read it;
+    // at the first member that differs the loop goes on from there.
+    if (sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
+      firstMember = false;
+      recordStart = w.len;
+      role = this.head(sc);
+      headDone = true;
+      if (core.stopped()) return;
+      if (sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
+        const t = w.nextDecoded(sc);
+        if (t != JsonToken.String) this.content.content(sc, t);
+        content = CONTENT_WRITTEN;
+        if (core.stopped()) return;
+        // Nothing recorded, no attribute: the end of the loop below comes down to this.
+        if (sc.nextIsObjEnd()) {
+          core.messageEnded(role, recordStart);
+          return;
+        }
+      }
+    }
     while (true) {
       let i = -1;
-      // The common message, role then content, has its keys told by their bytes.
-      if (!headDone && sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
-        i = M_ROLE;
-      } else if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
+      // A content after the head has its key told by its bytes ("role": in first place was tried above).
+      if (headDone && content == CONTENT_NONE && sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
         i = M_CONTENT;
       } else if (sc.nextIsObjEnd()) {
         break;
@@ -157,14 +175,7 @@ export class MessageEntryWriter {
       firstMember = false;
       if (i == M_ROLE && !headDone) {
         recordStart = w.len;
-        w.byte(RS);
-        const t = w.nextDecoded(sc);
-        // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still
-        // is a system one or not, and the tools go after it or before it (EmitCore.assemble).
-        if (t == JsonToken.String) role = messageRole(sc.start, sc.end, sc.hasEscapes);
-        core.inlineValue(sc, t);
-        if (role != MessageRole.System) core.conversationStarts(recordStart);
-        w.byte(US);
+        role = this.head(sc);
         headDone = true;
         if (core.stopped()) return;
         continue;
@@ -243,6 +254,24 @@ export class MessageEntryWriter {
       core.value(m.start(i), m.end(i), m.token(i));
     }
     core.messageEnded(role, recordStart);
+  }
+
+  // RS role US of the message whose "role" key sc is on, its value read; returns the role.
+  // @ts-ignore: decorator
+  @inline private head(sc: JsonScanner): MessageRole {
+    const core = this.core;
+    const w = core.writer;
+    const recordStart = w.len;
+    let role = MessageRole.Other;
+    w.byte(RS);
+    const t = w.nextDecoded(sc);
+    // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still
+    // is a system one or not, and the tools go after it or before it (EmitCore.assemble).
+    if (t == JsonToken.String) role = messageRole(sc.start, sc.end, sc.hasEscapes);
+    core.inlineValue(sc, t);
+    if (role != MessageRole.System) core.conversationStarts(recordStart);
+    w.byte(US);
+    return role;
   }
 
   // Reads the value of attribute i (sc is on its key) and writes SUB name US value, as the loop at the end of entry()
