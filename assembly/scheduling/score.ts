@@ -29,7 +29,8 @@ export class TotalsSummary {
  * header. termScores, termWeights and termYields are caller-owned scratch with room for one entry per scorer.
  *
  * The terms are added one scorer at a time over all candidates (a straight loop each, two candidates per SIMD
- * step; the first four in one loop while none is guarded), not one candidate at a time over the scorers: the same
+ * step; the first four in one loop while none is guarded, in the ranking loop when there are just four), not one
+ * candidate at a time over the scorers: the same
  * additions in the same order, so the same totals to the bit, at a fraction of the cost for hundreds of endpoints.
  */
 export function totalScores(
@@ -56,8 +57,12 @@ export function totalScores(
   const healthy = c.healthy;
   const anyGuarded = markGuarded(c, n, guardLimit, guarded);
   const sums = changetype<usize>(total);
+  // Four terms and no guard (the default weights): the SIMD build sums them in the ranking pass below.
+  const fourInRanking = ASC_FEATURE_SIMD && !anyGuarded && terms == 4;
   let k = 0;
-  if (!anyGuarded && terms >= 4) {
+  if (fourInRanking) {
+    k = 4;
+  } else if (!anyGuarded && terms >= 4) {
     setFourTerms(sums, n,
       unchecked(termScores[0]), unchecked(termWeights[0]), unchecked(termScores[1]), unchecked(termWeights[1]),
       unchecked(termScores[2]), unchecked(termWeights[2]), unchecked(termScores[3]), unchecked(termWeights[3]));
@@ -84,14 +89,45 @@ export function totalScores(
     let top = none;
     let next = none;
     const healthyLanes = currentLanes(c, c.healthyLanes);
-    for (; i + 2 <= n; i += 2) {
-      const at = sums + (<usize>i << 3);
-      const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
-      const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
-      v128.store(at, t);
-      const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
-      next = f64x2.pmax(next, f64x2.pmin(top, x));
-      top = f64x2.pmax(top, x);
+    if (fourInRanking) {
+      const s0 = unchecked(termScores[0]);
+      const s1 = unchecked(termScores[1]);
+      const s2 = unchecked(termScores[2]);
+      const s3 = unchecked(termScores[3]);
+      const v0 = f64x2.splat(unchecked(termWeights[0]));
+      const v1 = f64x2.splat(unchecked(termWeights[1]));
+      const v2 = f64x2.splat(unchecked(termWeights[2]));
+      const v3 = f64x2.splat(unchecked(termWeights[3]));
+      for (; i + 2 <= n; i += 2) {
+        const from = <usize>i << 3;
+        // As setFourTerms adds them, then scaled as below.
+        let sum = f64x2.mul(v0, v128.load(s0 + from));
+        sum = f64x2.add(sum, f64x2.mul(v1, v128.load(s1 + from)));
+        sum = f64x2.add(sum, f64x2.mul(v2, v128.load(s2 + from)));
+        sum = f64x2.add(sum, f64x2.mul(v3, v128.load(s3 + from)));
+        const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
+        const t = v128.and(f64x2.mul(sum, scale), ok);
+        v128.store(sums + from, t);
+        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        next = f64x2.pmax(next, f64x2.pmin(top, x));
+        top = f64x2.pmax(top, x);
+      }
+      if (i < n) {
+        // The odd last candidate's sum, for the scalar pass below.
+        const from = <usize>i << 3;
+        setFourTerms(sums + from, n - i, s0 + from, unchecked(termWeights[0]), s1 + from, unchecked(termWeights[1]),
+          s2 + from, unchecked(termWeights[2]), s3 + from, unchecked(termWeights[3]));
+      }
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const at = sums + (<usize>i << 3);
+        const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
+        const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
+        v128.store(at, t);
+        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        next = f64x2.pmax(next, f64x2.pmin(top, x));
+        top = f64x2.pmax(top, x);
+      }
     }
     const top0 = f64x2.extract_lane(top, 0);
     const top1 = f64x2.extract_lane(top, 1);
