@@ -6,6 +6,7 @@
 // so every score is the same to the bit; a min or max may differ from the scalar one only in the sign of a zero,
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
+import { CandidateRanges } from "./candidate-ranges";
 import {
   countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
   lowestLane,
@@ -85,7 +86,9 @@ function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
 // a pod is already decoding is counted live by the in-flight score and in memory by the KV score. Min-max over
 // candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue, outliers
 // left out.
-export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
+export function normalizeQueue(
+  c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0, ranges: CandidateRanges | null = null,
+): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const hasMetrics = c.hasMetrics;
@@ -93,60 +96,75 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   let lo = Infinity;
   let hi = -Infinity;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
-    const none = f64x2.splat(-1);
+  if (ranges !== null && ranges.count == n) {
+    lo = ranges.queueLo;
+    hi = ranges.queueHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
     const healthyLanes = currentLanes(c, c.healthyLanes);
     const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
-      const at = <usize>i << 3;
       const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
         flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
-      const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
       high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
-      v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
     }
     lo = lowestLane(low);
     hi = highestLane(high);
   }
   for (; i < n; i++) {
-    let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
-      key = countOrZero(unchecked(waiting[i]));
+      const key = countOrZero(unchecked(waiting[i]));
       if (key < lo) lo = key;
       if (key > hi) hi = key;
     }
-    unchecked((out[i] = key)); // keys kept here until the range is known
   }
   const floor = spreadFloor(lo, span, relativeSpan);
-  const top = mayHaveOutliers(lo, hi, floor) ? highestInlier(out, n, lo, hi, floor, 1) : hi;
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    for (let k = 0; k < n; k++) { // keys for highestInlier; the scores overwrite them
+      const key = unchecked(healthy[k]) && unchecked(hasMetrics[k]) ? countOrZero(unchecked(waiting[k])) : -1;
+      unchecked((out[k] = key));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
   const inverseRange = inverseOfRange(lo, hi, top, floor);
   i = 0;
   if (ASC_FEATURE_SIMD) {
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
-      const at = changetype<usize>(out) + (<usize>i << 3);
-      const key = v128.load(at);
-      v128.store(at, v128.and(lowerIsBetterPair(key, lo, inverseRange), f64x2.ge(key, f64x2.splat(0))));
+      const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
+        flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
+      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(lowerIsBetterPair(key, lo, inverseRange), ok));
     }
   }
   for (; i < n; i++) {
-    const key = unchecked(out[i]);
-    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, inverseRange) : 0));
+    const ok = unchecked(healthy[i]) && unchecked(hasMetrics[i]);
+    unchecked((out[i] = ok ? lowerIsBetter(countOrZero(unchecked(waiting[i])), lo, inverseRange) : 0));
   }
 }
 
 // The gateway's (or this worker's) requests in flight per endpoint; min-max over healthy candidates with a spread of
 // at least `span` and of `relativeSpan` times the fewest, outliers left out, lower is better.
-export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
+export function normalizeInflight(
+  c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0, ranges: CandidateRanges | null = null,
+): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ranges !== null && ranges.count == n) {
+    lo = ranges.inflightLo;
+    hi = ranges.inflightHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     // In whole counts (exact as f64); -1 as the highest means no candidate was seen.
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
@@ -244,6 +262,7 @@ export function normalizePrefix(
   lambda: f64,
   lengthCreditChars: f64,
   out: StaticArray<f64>,
+  ranges: CandidateRanges | null = null,
 ): void {
   const n = c.boundedCount(out.length);
   if (chainLength <= 0) {
@@ -257,7 +276,11 @@ export function normalizePrefix(
   let lo: i32 = i32.MAX_VALUE;
   let hi: i32 = 0;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ranges !== null && ranges.count == n && ranges.chainLength == chainLength) {
+    lo = ranges.prefixLo;
+    hi = ranges.prefixHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     const zero = i32x4.splat(0);
     const chain = i32x4.splat(chainLength);
     let low = i32x4.splat(i32.MAX_VALUE);

@@ -1,4 +1,5 @@
-// Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
+// Scores the candidate endpoints of one request and picks one: (filters ran before) → the candidates' ranges
+// (candidate-ranges.ts, one pass for the load and prefix scores and the guard) → each weighted scorer →
 // load guard's limit → guard marks, totals and best total (score.ts) → pick. All arrays are sized once
 // (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
@@ -11,6 +12,7 @@ import { createScorers } from "./scorer-list";
 import { ScoringSettings, effectiveWeight } from "./scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
 import { TotalsSummary, totalScores } from "./score";
+import { CandidateRanges, measureRanges } from "./candidate-ranges";
 import { TIE_EPSILON, pickAmongBest } from "./pick";
 
 export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
@@ -36,6 +38,7 @@ export class Scheduler {
   private readonly termWeights: StaticArray<f64>;
   private readonly termYields: StaticArray<bool>;
   private readonly totals: TotalsSummary = new TotalsSummary();
+  private readonly ranges: CandidateRanges = new CandidateRanges();
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   lastPick: i32 = -1;
@@ -86,13 +89,18 @@ export class Scheduler {
   pick(c: Candidates, chainLength: i32): i32 {
     const n = c.boundedCount(this.maxEndpoints);
     this.scoredCount = n;
-    this.request.chainLength = chainLength;
+    const request = this.request;
+    request.chainLength = chainLength;
+    const ranges = this.ranges;
+    measureRanges(c, n, chainLength, ranges);
+    request.ranges = ranges;
     const scorers = this.scorers;
     for (let k = 0; k < scorers.length; k++) {
       const scorer = unchecked(scorers[k]);
-      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
+      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, request);
     }
-    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads);
+    request.ranges = null; // a scorer run outside a pick measures its own
+    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads, ranges);
     const totals = this.totals;
     totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
       this.termScores, this.termWeights, this.termYields, totals);
