@@ -122,16 +122,7 @@ export function normalizeQueue(
       if (key > hi) hi = key;
     }
   }
-  const floor = spreadFloor(lo, span, relativeSpan);
-  let top = hi;
-  if (mayHaveOutliers(lo, hi, floor)) {
-    for (let k = 0; k < n; k++) { // keys for highestInlier; the scores overwrite them
-      const key = unchecked(healthy[k]) && unchecked(hasMetrics[k]) ? countOrZero(unchecked(waiting[k])) : -1;
-      unchecked((out[k] = key));
-    }
-    top = highestInlier(out, n, lo, hi, floor, 1);
-  }
-  const inverseRange = inverseOfRange(lo, hi, top, floor);
+  const inverseRange = queueInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     const healthyLanes = currentLanes(c, c.healthyLanes);
@@ -147,6 +138,39 @@ export function normalizeQueue(
     const ok = unchecked(healthy[i]) && unchecked(hasMetrics[i]);
     unchecked((out[i] = ok ? lowerIsBetter(countOrZero(unchecked(waiting[i])), lo, inverseRange) : 0));
   }
+}
+
+// 1 / the queue scores' range, from the lowest and highest waiting (lo, hi); out holds the keys when outliers are
+// possible (the scores overwrite them).
+function queueInverseRange(c: Candidates, n: i32, out: StaticArray<f64>, lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
+  const floor = spreadFloor(lo, span, relativeSpan);
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    const healthy = c.healthy;
+    const hasMetrics = c.hasMetrics;
+    const waiting = c.waiting;
+    for (let k = 0; k < n; k++) {
+      const key = unchecked(healthy[k]) && unchecked(hasMetrics[k]) ? countOrZero(unchecked(waiting[k])) : -1;
+      unchecked((out[k] = key));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
+  return inverseOfRange(lo, hi, top, floor);
+}
+
+// 1 / the in-flight scores' range, as queueInverseRange.
+function inflightInverseRange(c: Candidates, n: i32, out: StaticArray<f64>, lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
+  const floor = spreadFloor(lo, span, relativeSpan);
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    const healthy = c.healthy;
+    const inflight = c.inflight;
+    for (let k = 0; k < n; k++) {
+      unchecked((out[k] = unchecked(healthy[k]) ? <f64>max<i32>(unchecked(inflight[k]), 0) : -1));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
+  return inverseOfRange(lo, hi, top, floor);
 }
 
 // The gateway's (or this worker's) requests in flight per endpoint; min-max over healthy candidates with a spread of
@@ -196,15 +220,7 @@ export function normalizeInflight(
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const floor = spreadFloor(lo, span, relativeSpan);
-  let top = hi;
-  if (mayHaveOutliers(lo, hi, floor)) {
-    for (let k = 0; k < n; k++) { // keys for highestInlier; the scores overwrite them
-      unchecked((out[k] = unchecked(healthy[k]) ? <f64>max<i32>(unchecked(inflight[k]), 0) : -1));
-    }
-    top = highestInlier(out, n, lo, hi, floor, 1);
-  }
-  const inverseRange = inverseOfRange(lo, hi, top, floor);
+  const inverseRange = inflightInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     const healthyLanes = currentLanes(c, c.healthyLanes);
@@ -339,6 +355,82 @@ export function normalizePrefix(
       s = fractionScale * <f64>m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
     }
     unchecked((out[i] = s));
+  }
+}
+
+/**
+ * normalizeQueue, normalizeInflight and normalizePrefix of a pick in one pass over the candidates, from the ranges
+ * measured for them (candidate-ranges.ts): the same scores to the bit. Each out needs room for ranges.count
+ * candidates; otherwise, or for a chain of 0, the three run on their own.
+ */
+export function normalizeLoadAndPrefix(
+  c: Candidates, ranges: CandidateRanges,
+  queueOut: StaticArray<f64>, queueSpan: f64, queueRelativeSpan: f64,
+  inflightOut: StaticArray<f64>, inflightSpan: f64, inflightRelativeSpan: f64,
+  chainLength: i32, chunkChars: i32, lambda: f64, lengthCreditChars: f64, prefixOut: StaticArray<f64>,
+): void {
+  const n = ranges.count;
+  if (chainLength <= 0 || ranges.chainLength != chainLength ||
+      n != c.boundedCount(min<i32>(queueOut.length, min<i32>(inflightOut.length, prefixOut.length)))) {
+    normalizeQueue(c, queueOut, queueSpan, queueRelativeSpan, ranges);
+    normalizeInflight(c, inflightOut, inflightSpan, inflightRelativeSpan, ranges);
+    normalizePrefix(c, chainLength, chunkChars, lambda, lengthCreditChars, prefixOut, ranges);
+    return;
+  }
+  const queueLo = ranges.queueLo;
+  const queueInverse = queueInverseRange(c, n, queueOut, queueLo, ranges.queueHi, queueSpan, queueRelativeSpan);
+  const inflightLo = ranges.inflightLo;
+  const inflightInverse = inflightInverseRange(c, n, inflightOut, inflightLo, ranges.inflightHi, inflightSpan,
+    inflightRelativeSpan);
+  // As normalizePrefix.
+  const l = unitClamp(lambda);
+  const fractionScale = l / <f64>chainLength;
+  const hi = ranges.prefixHi;
+  const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
+  const marginalWeight = hi > ranges.prefixLo ? 1 - l : 0;
+  const healthy = c.healthy;
+  const hasMetrics = c.hasMetrics;
+  const waiting = c.waiting;
+  const inflight = c.inflight;
+  const prefixMatched = c.prefixMatched;
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const zero = i32x4.splat(0);
+    const chain = i32x4.splat(chainLength);
+    const best = i32x4.splat(hi);
+    const one = f64x2.splat(1);
+    const fraction = f64x2.splat(fractionScale);
+    const deficit = f64x2.splat(deficitScale);
+    const marginal = f64x2.splat(marginalWeight);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
+    for (; i + 2 <= n; i += 2) {
+      const at = <usize>i << 3;
+      const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
+      const queueOk = v128.and(ok, flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
+      v128.store(changetype<usize>(queueOut) + at, v128.and(lowerIsBetterPair(key, queueLo, queueInverse), queueOk));
+      const x = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
+      v128.store(changetype<usize>(inflightOut) + at, v128.and(lowerIsBetterPair(x, inflightLo, inflightInverse), ok));
+      const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)), zero), chain);
+      const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
+      const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
+      const s = f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit);
+      v128.store(changetype<usize>(prefixOut) + at, v128.and(s, ok));
+    }
+  }
+  for (; i < n; i++) {
+    const ok = unchecked(healthy[i]);
+    unchecked((queueOut[i] = ok && unchecked(hasMetrics[i])
+      ? lowerIsBetter(countOrZero(unchecked(waiting[i])), queueLo, queueInverse) : 0));
+    unchecked((inflightOut[i] = ok ? lowerIsBetter(<f64>max<i32>(unchecked(inflight[i]), 0), inflightLo, inflightInverse) : 0));
+    let s: f64 = 0;
+    if (ok) {
+      const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), chainLength);
+      const behind = <f64>(hi - m) * deficitScale;
+      s = fractionScale * <f64>m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
+    }
+    unchecked((prefixOut[i] = s));
   }
 }
 

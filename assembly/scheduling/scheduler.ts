@@ -1,5 +1,6 @@
 // Scores the candidate endpoints of one request and picks one: (filters ran before) → the candidates' ranges
-// (candidate-ranges.ts, one pass for the load and prefix scores and the guard) → each weighted scorer →
+// (candidate-ranges.ts, one pass for the load and prefix scores and the guard) → each weighted scorer (the queue,
+// in-flight and prefix scores together, normalize.ts normalizeLoadAndPrefix) →
 // load guard's limit → guard marks, totals and best total (score.ts) → pick. All arrays are sized once
 // (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
@@ -13,6 +14,10 @@ import { ScoringSettings, effectiveWeight } from "./scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
 import { TotalsSummary, totalScores } from "./score";
 import { CandidateRanges, measureRanges } from "./candidate-ranges";
+import { normalizeLoadAndPrefix } from "./normalize";
+import { QueueScorer } from "./scorers/queue-scorer";
+import { InflightScorer } from "./scorers/inflight-scorer";
+import { PrefixCacheScorer } from "./scorers/prefix-cache-scorer";
 import { TIE_EPSILON, pickAmongBest } from "./pick";
 
 export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
@@ -39,6 +44,10 @@ export class Scheduler {
   private readonly termYields: StaticArray<bool>;
   private readonly totals: TotalsSummary = new TotalsSummary();
   private readonly ranges: CandidateRanges = new CandidateRanges();
+  // The scorers whose scores pick() computes in one pass (normalizeLoadAndPrefix) when all three run.
+  private queue: QueueScorer | null = null;
+  private inflight: InflightScorer | null = null;
+  private prefix: PrefixCacheScorer | null = null;
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   lastPick: i32 = -1;
@@ -54,6 +63,17 @@ export class Scheduler {
     this.termScores = new StaticArray<usize>(scorers.length);
     this.termWeights = new StaticArray<f64>(scorers.length);
     this.termYields = new StaticArray<bool>(scorers.length);
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = scorers[k];
+      if (scorer instanceof QueueScorer) this.queue = changetype<QueueScorer>(scorer);
+      else if (scorer instanceof InflightScorer) this.inflight = changetype<InflightScorer>(scorer);
+      else if (scorer instanceof PrefixCacheScorer) this.prefix = changetype<PrefixCacheScorer>(scorer);
+    }
+  }
+
+  // Whether pick() runs the scorer.
+  private runs(scorer: Scorer): bool {
+    return effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted;
   }
 
   seed(s: u64): void {
@@ -95,9 +115,24 @@ export class Scheduler {
     measureRanges(c, n, chainLength, ranges);
     request.ranges = ranges;
     const scorers = this.scorers;
+    const queue = this.queue;
+    const inflight = this.inflight;
+    const prefix = this.prefix;
+    // The queue, in-flight and prefix scores in one pass when all three run (they are always shown).
+    let together = false;
+    if (queue !== null && inflight !== null && prefix !== null) {
+      together = this.runs(queue) && this.runs(inflight) && this.runs(prefix);
+    }
     for (let k = 0; k < scorers.length; k++) {
       const scorer = unchecked(scorers[k]);
-      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, request);
+      if (together && (scorer === queue || scorer === inflight || scorer === prefix)) continue;
+      if (this.runs(scorer)) scorer.scoreAll(c, request);
+    }
+    if (together) {
+      normalizeLoadAndPrefix(c, ranges,
+        queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
+        inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
+        chainLength, request.chunkChars, unchecked(prefix!.values[0]), unchecked(prefix!.values[1]), prefix!.score);
     }
     request.ranges = null; // a scorer run outside a pick measures its own
     const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads, ranges);

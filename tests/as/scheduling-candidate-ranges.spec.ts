@@ -1,6 +1,7 @@
-// Scheduler.pick measures the load and prefix ranges and the guard's load sum in one pass (candidate-ranges.ts) and,
-// with just four weighted terms and no guard, sums the totals in its ranking pass (score.ts). This checks both
-// against the steps on their own: every score as normalizeQueue, normalizeInflight and normalizePrefix give it
+// Scheduler.pick measures the load and prefix ranges and the guard's load sum in one pass (candidate-ranges.ts),
+// writes the queue, in-flight and prefix scores in a second (normalize.ts normalizeLoadAndPrefix) and, with just four
+// weighted terms and no guard, sums the totals in its ranking pass (score.ts). This checks them against the steps on
+// their own: every score as normalizeQueue, normalizeInflight and normalizePrefix give it
 // without the ranges, the guard's limit as overloadLimit finds it alone, and each total as the weighted sum in list
 // order, all bit for bit, on random candidates with odd metric values (NaN, -0, Infinity, negatives, fractions,
 // outliers), odd counts and unhealthy ones, the flags read as they are and as lane masks.
