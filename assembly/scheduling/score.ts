@@ -76,10 +76,9 @@ export function totalScores(
     else addTerm(sums, scores, w, n);
   }
   const inverseSum = 1 / weightSum; // read only when terms > 0, which needs weightSum > 0
-  let best: f64 = NaN;
-  let bestIndex = -1;
-  let second: f64 = -Infinity;
-  let found = false;
+  summary.best = NaN;
+  summary.bestIndex = -1;
+  summary.secondBest = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD && terms > 0) {
     // Two candidates per step: each lane keeps its two highest healthy totals, which together hold the best and the
@@ -129,22 +128,50 @@ export function totalScores(
         top = f64x2.pmax(top, x);
       }
     }
-    const top0 = f64x2.extract_lane(top, 0);
-    const top1 = f64x2.extract_lane(top, 1);
-    const highest = max<f64>(top0, top1);
-    if (highest > -Infinity) {
-      best = highest;
-      second = max<f64>(min<f64>(top0, top1), highestLane(next));
-      found = true;
-      bestIndex = firstHealthyAt(healthy, total, i, best);
-    }
+    rankPairsEnd(c, total, i, top, next, summary);
   }
-  for (; i < n; i++) {
+  rankRest(c, total, i, n, terms > 0, inverseSum, summary);
+  summary.anyGuarded = anyGuarded;
+}
+
+/** Ends a ranking's two-candidates-per-step part (SIMD build), which ranked the candidates below `end` and kept in
+ *  top and next each lane's two highest healthy totals (-Infinity for none): writes the best, its first index and the
+ *  highest besides it into summary (NaN, -1 and -Infinity when no candidate was ranked). */
+// @ts-ignore: decorator
+@inline
+export function rankPairsEnd(
+  c: Candidates, total: StaticArray<f64>, end: i32, top: v128, next: v128, summary: TotalsSummary,
+): void {
+  const top0 = f64x2.extract_lane(top, 0);
+  const top1 = f64x2.extract_lane(top, 1);
+  const highest = max<f64>(top0, top1);
+  if (highest > -Infinity) {
+    summary.best = highest;
+    summary.secondBest = max<f64>(min<f64>(top0, top1), highestLane(next));
+    summary.bestIndex = firstHealthyAt(c.healthy, total, end, highest);
+  } else {
+    summary.best = NaN;
+    summary.secondBest = -Infinity;
+    summary.bestIndex = -1;
+  }
+}
+
+/** Ranks candidates from..n one at a time after rankPairsEnd (or from 0 with summary's best NaN, index -1, second
+ *  -Infinity): their totals, unscaled sums in total, are scaled by inverseSum (0 without terms; 0 when unhealthy). */
+export function rankRest(
+  c: Candidates, total: StaticArray<f64>, from: i32, n: i32, anyTerms: bool, inverseSum: f64, summary: TotalsSummary,
+): void {
+  const healthy = c.healthy;
+  let best = summary.best;
+  let bestIndex = summary.bestIndex;
+  let second = summary.secondBest;
+  let found = bestIndex >= 0;
+  for (let i = from; i < n; i++) {
     if (!unchecked(healthy[i])) {
       unchecked((total[i] = 0));
       continue;
     }
-    const t = terms > 0 ? unchecked(total[i]) * inverseSum : 0;
+    const t = anyTerms ? unchecked(total[i]) * inverseSum : 0;
     unchecked((total[i] = t));
     // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
     if (t != t) continue;
@@ -160,7 +187,6 @@ export function totalScores(
   summary.best = best;
   summary.bestIndex = bestIndex;
   summary.secondBest = second;
-  summary.anyGuarded = anyGuarded;
 }
 
 // The first healthy candidate below `end` whose total is `value` (one is).

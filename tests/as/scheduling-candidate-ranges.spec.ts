@@ -1,22 +1,24 @@
-// Scheduler.pick measures the load and prefix ranges and the guard's load sum in one pass (candidate-ranges.ts),
-// writes the queue, in-flight and prefix scores in a second (normalize.ts normalizeLoadAndPrefix) and, with just four
-// weighted terms and no guard, sums the totals in its ranking pass (score.ts). This checks them against the steps on
-// their own: every score as normalizeQueue, normalizeInflight and normalizePrefix give it
-// without the ranges, the guard's limit as overloadLimit finds it alone, and each total as the weighted sum in list
-// order, all bit for bit, on random candidates with odd metric values (NaN, -0, Infinity, negatives, fractions,
-// outliers), odd counts and unhealthy ones, the flags read as they are and as lane masks.
+// Scheduler.pick measures the load and prefix ranges and the guard's load sum in one pass (candidate-ranges.ts) and
+// writes the queue, in-flight and prefix scores in a second (normalize.ts normalizeLoadAndPrefix), which, with the
+// default four weighted terms and no candidate guarded, also sums and ranks the totals (SIMD build). This checks them
+// against the steps on their own: every score as normalizeQueue, normalizeInflight and normalizePrefix give it
+// without the ranges, the guard's limit as overloadLimit finds it alone, each total as the weighted sum in list order
+// (bit for bit) and the pick as pickBest makes it, on random candidates with odd metric values (NaN, -0, Infinity,
+// negatives, fractions, outliers), odd counts and unhealthy ones, the flags read as they are and as lane masks.
 import { Candidates, LoraState } from "../../assembly/scheduling/candidates";
 import { CandidateRanges, measureRanges } from "../../assembly/scheduling/candidate-ranges";
 import { overloadLimit } from "../../assembly/scheduling/load-guard";
 import { normalizeInflight, normalizePrefix, normalizeQueue } from "../../assembly/scheduling/normalize";
 import { Rng } from "../../assembly/scheduling/rng";
 import { Scheduler } from "../../assembly/scheduling/scheduler";
+import { pickBest } from "../../assembly/scheduling/pick";
 import { effectiveWeight } from "../../assembly/scheduling/scoring-settings";
 
 const MAX = 41;
 const c = new Candidates(MAX);
 const out = new StaticArray<f64>(MAX);
 const loads = new StaticArray<f64>(MAX);
+const expectedTotals = new StaticArray<f64>(MAX);
 
 function oddValue(r: Rng): f64 {
   switch (r.below(12)) {
@@ -51,6 +53,8 @@ describe("the candidates' ranges in one pass", () => {
   it("give every score and the guard's limit as the scorers' own passes do", () => {
     const r = new Rng(0xace);
     const s = new Scheduler(MAX);
+    s.seed(5);
+    const draws = new Rng(5); // the scheduler's draws, in step
     const ranges = new CandidateRanges();
     for (let round = 0; round < 2000; round++) {
       fill(r, <i32>r.below(MAX + 1));
@@ -66,7 +70,7 @@ describe("the candidates' ranges in one pass", () => {
 
       s.guardFactor = factor;
       s.guardSlack = slack;
-      s.pick(c, chain);
+      const picked = s.pick(c, chain);
       const queue = s.scorer("queue")!;
       normalizeQueue(c, out, queue.values[0], queue.values[1]);
       for (let i = 0; i < n; i++) expectBits("queue", round, i, queue.score[i], out[i]);
@@ -90,7 +94,13 @@ describe("the candidates' ranges in one pass", () => {
           t = first ? term : t + term;
           first = false;
         }
-        expectBits("total", round, i, s.total[i], c.healthy[i] ? t * inverseSum : 0);
+        expectedTotals[i] = c.healthy[i] ? t * inverseSum : 0;
+        expectBits("total", round, i, s.total[i], expectedTotals[i]);
+      }
+      const expectedPick = pickBest(c, expectedTotals, draws);
+      if (picked != expectedPick) {
+        trace("pick differs: round, got, expected", 3, <f64>round, <f64>picked, <f64>expectedPick);
+        expect<i32>(picked).toBe(expectedPick);
       }
     }
   });
