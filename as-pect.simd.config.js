@@ -18,6 +18,7 @@ const SIMD_SPECS = [
   "tests/as/scheduling-load-guard.spec.ts",
   "tests/as/scheduling-normalize.spec.ts",
   "tests/as/scheduling-normalize-lanes.spec.ts",
+  "tests/as/scheduling-candidate-ranges.spec.ts",
 ];
 
 export default { ...base, entries: process.env.ASPECT_ONLY ? process.env.ASPECT_ONLY.split(",") : SIMD_SPECS };

@@ -3,7 +3,10 @@
 // own changes not yet written. Finding a record's slot is a registry lookup; which slot each record maps to is kept
 // until the records or the registry change, so a decision over hundreds of busy endpoints does not look every one
 // of them up again. Only the slots the last read wrote are cleared before the next, and the fill (candidate-fill.ts)
-// reads only those: at hundreds of endpoints few have requests outstanding.
+// reads only those: at hundreds of endpoints few have requests outstanding. This worker's unwritten changes keep
+// their place in its list until a write empties it, so each one's slot is kept with its hash and looked up only
+// when the hash at that place or the registry changed; a change whose deltas cancelled (a request routed and
+// finished before the write) changes nothing and is passed over.
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
 import { MAX_DEFERRED, MAX_LOAD_RECORDS, SharedLoad } from "./shared-load";
 
@@ -19,6 +22,10 @@ export class LoadView {
    *  0 in inflight and pending. */
   readonly written: StaticArray<i32> = new StaticArray<i32>(MAX_LOAD_RECORDS + MAX_DEFERRED);
   writtenCount: i32 = 0;
+  // Per place in the unwritten list: the hash last found there (0: none) and its active slot, for mappedUnwritten.
+  private readonly unwrittenHashes: StaticArray<u64> = new StaticArray<u64>(MAX_DEFERRED);
+  private readonly unwrittenSlots: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
+  private mappedUnwritten: u32 = 0;
 
   constructor(slots: i32) {
     const n = slots > 0 ? slots : 0;
@@ -47,13 +54,31 @@ export class LoadView {
       unchecked((pending[slot] = load.pending(i)));
       this.noteWritten(slot);
     }
-    for (let k = 0; k < load.unwritten; k++) {
-      const slot = activeSlotOf(registry, load.unwrittenHash(k));
+    if (this.mappedUnwritten != registry.version) {
+      memory.fill(changetype<usize>(this.unwrittenHashes), 0, <usize>MAX_DEFERRED << 3);
+      this.mappedUnwritten = registry.version;
+    }
+    const unwritten = min<i32>(load.unwritten, MAX_DEFERRED);
+    for (let k = 0; k < unwritten; k++) {
+      const inflightDelta = load.unwrittenInflight(k);
+      const pendingDelta = load.unwrittenPending(k);
+      // The counts read are at least 0 already, so a change of 0 and 0 leaves them (and the fill) as they are.
+      if ((inflightDelta | pendingDelta) == 0) continue;
+      const slot = this.unwrittenSlot(registry, k, load.unwrittenHash(k));
       if (<u32>slot >= room) continue;
-      unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + load.unwrittenInflight(k), 0)));
-      unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + load.unwrittenPending(k), 0)));
+      unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + inflightDelta, 0)));
+      unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + pendingDelta, 0)));
       this.noteWritten(slot);
     }
+  }
+
+  // The active slot of the unwritten change at place k (hash: its address hash), looked up when new there.
+  private unwrittenSlot(registry: EndpointRegistry, k: i32, hash: u64): i32 {
+    if (unchecked(this.unwrittenHashes[k]) == hash && hash != 0) return unchecked(this.unwrittenSlots[k]);
+    const slot = activeSlotOf(registry, hash);
+    unchecked((this.unwrittenHashes[k] = hash));
+    unchecked((this.unwrittenSlots[k] = slot));
+    return slot;
   }
 
   // A read writes at most one slot per record and one per unwritten change: `written` has room for all.

@@ -7,6 +7,7 @@
 // slack as the smallest spread that counts): wedged engines whose metrics still answer with hundreds waiting would
 // raise the limit above every healthy endpoint's load and so switch the guard off for them.
 import { Candidates } from "./candidates";
+import { CandidateRanges } from "./candidate-ranges";
 import { countPairAsF64, countsOrZero, currentLanes, flagLanes64, highestLane, lowestLane } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
 
@@ -33,8 +34,10 @@ export const DEFAULT_GUARD_SLACK: f64 = 2;
 // The load above which a healthy candidate is overloaded: factor * mean + slack over the healthy candidates that are
 // no outliers; Infinity when nobody is: factor <= 0 (or NaN), no candidate healthy, or none loaded above it (the
 // common case, which then needs no second pass). n candidates are read; loads (room for n) is scratch, written only
-// when outliers are possible.
-export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64, loads: StaticArray<f64>): f64 {
+// when outliers are possible. ranges, when measured for these n candidates, gives the loads' sum, extremes and count.
+export function overloadLimit(
+  c: Candidates, n: i32, factor: f64, slack: f64, loads: StaticArray<f64>, ranges: CandidateRanges | null = null,
+): f64 {
   if (!(factor > 0)) return Infinity;
   const healthyFlags = c.healthy;
   const inflight = c.inflight;
@@ -45,7 +48,13 @@ export function overloadLimit(c: Candidates, n: i32, factor: f64, slack: f64, lo
   let least: f64 = Infinity;
   let healthy = 0;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ranges !== null && ranges.count == n) {
+    sum = ranges.loadSum;
+    most = ranges.loadMost;
+    least = ranges.loadLeast;
+    healthy = ranges.healthy;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     // Two loads per step, summed in candidate order as below (an unhealthy candidate's lane is +0, which leaves the
     // sum as it was), so the limit is the same to the bit.
     let highest = f64x2.splat(0);

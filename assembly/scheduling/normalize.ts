@@ -6,6 +6,8 @@
 // so every score is the same to the bit; a min or max may differ from the scalar one only in the sign of a zero,
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
+import { CandidateRanges } from "./candidate-ranges";
+import { TotalsSummary, rankPairsEnd, rankRest } from "./score";
 import {
   countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
   lowestLane,
@@ -85,7 +87,9 @@ function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
 // a pod is already decoding is counted live by the in-flight score and in memory by the KV score. Min-max over
 // candidates with metrics, with a spread of at least `span` and of `relativeSpan` times the shortest queue, outliers
 // left out.
-export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
+export function normalizeQueue(
+  c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0, ranges: CandidateRanges | null = null,
+): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const hasMetrics = c.hasMetrics;
@@ -93,60 +97,99 @@ export function normalizeQueue(c: Candidates, out: StaticArray<f64>, span: f64 =
   let lo = Infinity;
   let hi = -Infinity;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
-    const none = f64x2.splat(-1);
+  if (ranges !== null && ranges.count == n) {
+    lo = ranges.queueLo;
+    hi = ranges.queueHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     let low = f64x2.splat(Infinity);
     let high = f64x2.splat(-Infinity);
     const healthyLanes = currentLanes(c, c.healthyLanes);
     const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
-      const at = <usize>i << 3;
       const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
         flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
-      const key = countsOrZero(v128.load(changetype<usize>(waiting) + at));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
       low = f64x2.pmin(low, v128.bitselect(key, f64x2.splat(Infinity), ok));
       high = f64x2.pmax(high, v128.bitselect(key, f64x2.splat(-Infinity), ok));
-      v128.store(changetype<usize>(out) + at, v128.bitselect(key, none, ok)); // keys kept here until the range is known
     }
     lo = lowestLane(low);
     hi = highestLane(high);
   }
   for (; i < n; i++) {
-    let key: f64 = -1;
     if (unchecked(healthy[i]) && unchecked(hasMetrics[i])) {
-      key = countOrZero(unchecked(waiting[i]));
+      const key = countOrZero(unchecked(waiting[i]));
       if (key < lo) lo = key;
       if (key > hi) hi = key;
     }
-    unchecked((out[i] = key)); // keys kept here until the range is known
   }
-  const floor = spreadFloor(lo, span, relativeSpan);
-  const top = mayHaveOutliers(lo, hi, floor) ? highestInlier(out, n, lo, hi, floor, 1) : hi;
-  const inverseRange = inverseOfRange(lo, hi, top, floor);
+  const inverseRange = queueInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
-      const at = changetype<usize>(out) + (<usize>i << 3);
-      const key = v128.load(at);
-      v128.store(at, v128.and(lowerIsBetterPair(key, lo, inverseRange), f64x2.ge(key, f64x2.splat(0))));
+      const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
+        flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
+      const key = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
+      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(lowerIsBetterPair(key, lo, inverseRange), ok));
     }
   }
   for (; i < n; i++) {
-    const key = unchecked(out[i]);
-    unchecked((out[i] = key >= 0 ? lowerIsBetter(key, lo, inverseRange) : 0));
+    const ok = unchecked(healthy[i]) && unchecked(hasMetrics[i]);
+    unchecked((out[i] = ok ? lowerIsBetter(countOrZero(unchecked(waiting[i])), lo, inverseRange) : 0));
   }
+}
+
+// 1 / the queue scores' range, from the lowest and highest waiting (lo, hi); out holds the keys when outliers are
+// possible (the scores overwrite them).
+function queueInverseRange(c: Candidates, n: i32, out: StaticArray<f64>, lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
+  const floor = spreadFloor(lo, span, relativeSpan);
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    const healthy = c.healthy;
+    const hasMetrics = c.hasMetrics;
+    const waiting = c.waiting;
+    for (let k = 0; k < n; k++) {
+      const key = unchecked(healthy[k]) && unchecked(hasMetrics[k]) ? countOrZero(unchecked(waiting[k])) : -1;
+      unchecked((out[k] = key));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
+  return inverseOfRange(lo, hi, top, floor);
+}
+
+// 1 / the in-flight scores' range, as queueInverseRange.
+function inflightInverseRange(c: Candidates, n: i32, out: StaticArray<f64>, lo: f64, hi: f64, span: f64, relativeSpan: f64): f64 {
+  const floor = spreadFloor(lo, span, relativeSpan);
+  let top = hi;
+  if (mayHaveOutliers(lo, hi, floor)) {
+    const healthy = c.healthy;
+    const inflight = c.inflight;
+    for (let k = 0; k < n; k++) {
+      unchecked((out[k] = unchecked(healthy[k]) ? <f64>max<i32>(unchecked(inflight[k]), 0) : -1));
+    }
+    top = highestInlier(out, n, lo, hi, floor, 1);
+  }
+  return inverseOfRange(lo, hi, top, floor);
 }
 
 // The gateway's (or this worker's) requests in flight per endpoint; min-max over healthy candidates with a spread of
 // at least `span` and of `relativeSpan` times the fewest, outliers left out, lower is better.
-export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0): void {
+export function normalizeInflight(
+  c: Candidates, out: StaticArray<f64>, span: f64 = 0, relativeSpan: f64 = 0, ranges: CandidateRanges | null = null,
+): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const inflight = c.inflight;
   let lo = Infinity;
   let hi = -Infinity;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ranges !== null && ranges.count == n) {
+    lo = ranges.inflightLo;
+    hi = ranges.inflightHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     // In whole counts (exact as f64); -1 as the highest means no candidate was seen.
     let low = i32x4.splat(i32.MAX_VALUE);
     let high = i32x4.splat(-1);
@@ -178,15 +221,7 @@ export function normalizeInflight(c: Candidates, out: StaticArray<f64>, span: f6
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const floor = spreadFloor(lo, span, relativeSpan);
-  let top = hi;
-  if (mayHaveOutliers(lo, hi, floor)) {
-    for (let k = 0; k < n; k++) { // keys for highestInlier; the scores overwrite them
-      unchecked((out[k] = unchecked(healthy[k]) ? <f64>max<i32>(unchecked(inflight[k]), 0) : -1));
-    }
-    top = highestInlier(out, n, lo, hi, floor, 1);
-  }
-  const inverseRange = inverseOfRange(lo, hi, top, floor);
+  const inverseRange = inflightInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
     const healthyLanes = currentLanes(c, c.healthyLanes);
@@ -244,6 +279,7 @@ export function normalizePrefix(
   lambda: f64,
   lengthCreditChars: f64,
   out: StaticArray<f64>,
+  ranges: CandidateRanges | null = null,
 ): void {
   const n = c.boundedCount(out.length);
   if (chainLength <= 0) {
@@ -257,7 +293,11 @@ export function normalizePrefix(
   let lo: i32 = i32.MAX_VALUE;
   let hi: i32 = 0;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ranges !== null && ranges.count == n && ranges.chainLength == chainLength) {
+    lo = ranges.prefixLo;
+    hi = ranges.prefixHi;
+    i = n;
+  } else if (ASC_FEATURE_SIMD) {
     const zero = i32x4.splat(0);
     const chain = i32x4.splat(chainLength);
     let low = i32x4.splat(i32.MAX_VALUE);
@@ -317,6 +357,165 @@ export function normalizePrefix(
     }
     unchecked((out[i] = s));
   }
+}
+
+/** The four-term totals a pick's score pass may sum and rank as it goes (score.ts totalScores, no candidate
+ *  guarded): the weights of the queue, KV, prefix and in-flight scores, in that order (the scorer list's), the KV
+ *  scores, 1 / the weight sum, and where the totals and the ranking go. */
+export class FourTermTotals {
+  kvScores: StaticArray<f64> = new StaticArray<f64>(0);
+  queueWeight: f64 = 0;
+  kvWeight: f64 = 0;
+  prefixWeight: f64 = 0;
+  inflightWeight: f64 = 0;
+  inverseSum: f64 = 0;
+  total: StaticArray<f64> = new StaticArray<f64>(0);
+  summary: TotalsSummary = new TotalsSummary();
+}
+
+// The scores of candidates i and i + 1 (SIMD build), as normalizeQueue, normalizeInflight and normalizePrefix's loops
+// write them.
+// @ts-ignore: decorator
+@inline
+function queuePair(c: Candidates, i: i32, ok: v128, hasMetricsLanes: usize, lo: f64, inverseRange: f64): v128 {
+  const queueOk = v128.and(ok, flagLanes64(hasMetricsLanes, changetype<usize>(c.hasMetrics), i));
+  const key = countsOrZero(v128.load(changetype<usize>(c.waiting) + (<usize>i << 3)));
+  return v128.and(lowerIsBetterPair(key, lo, inverseRange), queueOk);
+}
+
+// @ts-ignore: decorator
+@inline
+function inflightPair(c: Candidates, i: i32, ok: v128, lo: f64, inverseRange: f64): v128 {
+  return v128.and(lowerIsBetterPair(countPairAsF64(changetype<usize>(c.inflight) + (<usize>i << 2)), lo, inverseRange), ok);
+}
+
+// @ts-ignore: decorator
+@inline
+function prefixPair(c: Candidates, i: i32, ok: v128, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
+  const one = f64x2.splat(1);
+  const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(c.prefixMatched) + (<usize>i << 2)), i32x4.splat(0)), chain);
+  const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
+  const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
+  return v128.and(f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit), ok);
+}
+
+/**
+ * normalizeQueue, normalizeInflight and normalizePrefix of a pick in one pass over the candidates, from the ranges
+ * measured for them (candidate-ranges.ts): the same scores to the bit. Each out needs room for ranges.count
+ * candidates; otherwise, or for a chain of 0, the three run on their own. With totals (not null, and its arrays with
+ * that room) the pass also writes the four-term totals and their ranking, as totalScores would with no candidate
+ * guarded; returns whether it did.
+ */
+export function normalizeLoadAndPrefix(
+  c: Candidates, ranges: CandidateRanges,
+  queueOut: StaticArray<f64>, queueSpan: f64, queueRelativeSpan: f64,
+  inflightOut: StaticArray<f64>, inflightSpan: f64, inflightRelativeSpan: f64,
+  chainLength: i32, chunkChars: i32, lambda: f64, lengthCreditChars: f64, prefixOut: StaticArray<f64>,
+  totals: FourTermTotals | null = null,
+): bool {
+  const n = ranges.count;
+  if (chainLength <= 0 || ranges.chainLength != chainLength ||
+      n != c.boundedCount(min<i32>(queueOut.length, min<i32>(inflightOut.length, prefixOut.length)))) {
+    normalizeQueue(c, queueOut, queueSpan, queueRelativeSpan, ranges);
+    normalizeInflight(c, inflightOut, inflightSpan, inflightRelativeSpan, ranges);
+    normalizePrefix(c, chainLength, chunkChars, lambda, lengthCreditChars, prefixOut, ranges);
+    return false;
+  }
+  const queueLo = ranges.queueLo;
+  const queueInverse = queueInverseRange(c, n, queueOut, queueLo, ranges.queueHi, queueSpan, queueRelativeSpan);
+  const inflightLo = ranges.inflightLo;
+  const inflightInverse = inflightInverseRange(c, n, inflightOut, inflightLo, ranges.inflightHi, inflightSpan,
+    inflightRelativeSpan);
+  // As normalizePrefix.
+  const l = unitClamp(lambda);
+  const fractionScale = l / <f64>chainLength;
+  const hi = ranges.prefixHi;
+  const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
+  const marginalWeight = hi > ranges.prefixLo ? 1 - l : 0;
+  const summing = ASC_FEATURE_SIMD && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
+  let i = 0;
+  if (ASC_FEATURE_SIMD) {
+    const chain = i32x4.splat(chainLength);
+    const best = i32x4.splat(hi);
+    const fraction = f64x2.splat(fractionScale);
+    const deficit = f64x2.splat(deficitScale);
+    const marginal = f64x2.splat(marginalWeight);
+    const healthyLanes = currentLanes(c, c.healthyLanes);
+    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
+    if (summing) {
+      const t4 = totals!;
+      const kv = changetype<usize>(t4.kvScores);
+      const sums = changetype<usize>(t4.total);
+      const v0 = f64x2.splat(t4.queueWeight);
+      const v1 = f64x2.splat(t4.kvWeight);
+      const v2 = f64x2.splat(t4.prefixWeight);
+      const v3 = f64x2.splat(t4.inflightWeight);
+      const scale = f64x2.splat(t4.inverseSum);
+      const none = f64x2.splat(-Infinity);
+      let top = none;
+      let next = none;
+      for (; i + 2 <= n; i += 2) {
+        const at = <usize>i << 3;
+        const ok = flagLanes64(healthyLanes, changetype<usize>(c.healthy), i);
+        const q = queuePair(c, i, ok, hasMetricsLanes, queueLo, queueInverse);
+        v128.store(changetype<usize>(queueOut) + at, q);
+        const f = inflightPair(c, i, ok, inflightLo, inflightInverse);
+        v128.store(changetype<usize>(inflightOut) + at, f);
+        const p = prefixPair(c, i, ok, chain, best, fraction, deficit, marginal);
+        v128.store(changetype<usize>(prefixOut) + at, p);
+        // As totalScores adds, scales and ranks them.
+        let sum = f64x2.mul(v0, q);
+        sum = f64x2.add(sum, f64x2.mul(v1, v128.load(kv + at)));
+        sum = f64x2.add(sum, f64x2.mul(v2, p));
+        sum = f64x2.add(sum, f64x2.mul(v3, f));
+        const t = v128.and(f64x2.mul(sum, scale), ok);
+        v128.store(sums + at, t);
+        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        next = f64x2.pmax(next, f64x2.pmin(top, x));
+        top = f64x2.pmax(top, x);
+      }
+      rankPairsEnd(c, t4.total, i, top, next, t4.summary);
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const at = <usize>i << 3;
+        const ok = flagLanes64(healthyLanes, changetype<usize>(c.healthy), i);
+        v128.store(changetype<usize>(queueOut) + at, queuePair(c, i, ok, hasMetricsLanes, queueLo, queueInverse));
+        v128.store(changetype<usize>(inflightOut) + at, inflightPair(c, i, ok, inflightLo, inflightInverse));
+        v128.store(changetype<usize>(prefixOut) + at, prefixPair(c, i, ok, chain, best, fraction, deficit, marginal));
+      }
+    }
+  }
+  const rest = i;
+  const healthy = c.healthy;
+  const hasMetrics = c.hasMetrics;
+  const waiting = c.waiting;
+  const inflight = c.inflight;
+  const prefixMatched = c.prefixMatched;
+  for (; i < n; i++) {
+    const ok = unchecked(healthy[i]);
+    unchecked((queueOut[i] = ok && unchecked(hasMetrics[i])
+      ? lowerIsBetter(countOrZero(unchecked(waiting[i])), queueLo, queueInverse) : 0));
+    unchecked((inflightOut[i] = ok ? lowerIsBetter(<f64>max<i32>(unchecked(inflight[i]), 0), inflightLo, inflightInverse) : 0));
+    let s: f64 = 0;
+    if (ok) {
+      const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), chainLength);
+      const behind = <f64>(hi - m) * deficitScale;
+      s = fractionScale * <f64>m + (behind < 1 ? marginalWeight * (1 - behind) : 0);
+    }
+    unchecked((prefixOut[i] = s));
+  }
+  if (!summing) return false;
+  // The odd last candidate: its sum as setFourTerms adds it, then ranked one at a time.
+  const t4 = totals!;
+  for (let k = rest; k < n; k++) {
+    let sum = t4.queueWeight * unchecked(queueOut[k]);
+    sum = sum + t4.kvWeight * unchecked(t4.kvScores[k]);
+    sum = sum + t4.prefixWeight * unchecked(prefixOut[k]);
+    unchecked((t4.total[k] = sum + t4.inflightWeight * unchecked(inflightOut[k])));
+  }
+  rankRest(c, t4.total, rest, n, true, t4.inverseSum, t4.summary);
+  t4.summary.anyGuarded = false;
+  return true;
 }
 
 // Adapter already running 1, a free adapter slot to load it 0.8, only queued 0.5, otherwise (or unknown) 0.

@@ -1,4 +1,6 @@
-// Scores the candidate endpoints of one request and picks one: (filters ran before) → each weighted scorer →
+// Scores the candidate endpoints of one request and picks one: (filters ran before) → the candidates' ranges
+// (candidate-ranges.ts, one pass for the load and prefix scores and the guard) → each weighted scorer (the queue,
+// in-flight and prefix scores together, normalize.ts normalizeLoadAndPrefix) →
 // load guard's limit → guard marks, totals and best total (score.ts) → pick. All arrays are sized once
 // (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
@@ -11,6 +13,12 @@ import { createScorers } from "./scorer-list";
 import { ScoringSettings, effectiveWeight } from "./scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
 import { TotalsSummary, totalScores } from "./score";
+import { CandidateRanges, measureRanges } from "./candidate-ranges";
+import { FourTermTotals, normalizeLoadAndPrefix } from "./normalize";
+import { KvCacheScorer } from "./scorers/kv-cache-scorer";
+import { QueueScorer } from "./scorers/queue-scorer";
+import { InflightScorer } from "./scorers/inflight-scorer";
+import { PrefixCacheScorer } from "./scorers/prefix-cache-scorer";
 import { TIE_EPSILON, pickAmongBest } from "./pick";
 
 export const DEFAULT_RNG_SEED: u64 = 0x2545f4914f6cdd1d;
@@ -36,6 +44,13 @@ export class Scheduler {
   private readonly termWeights: StaticArray<f64>;
   private readonly termYields: StaticArray<bool>;
   private readonly totals: TotalsSummary = new TotalsSummary();
+  private readonly ranges: CandidateRanges = new CandidateRanges();
+  // The scorers whose scores pick() computes in one pass (normalizeLoadAndPrefix) when all three run.
+  private queue: QueueScorer | null = null;
+  private inflight: InflightScorer | null = null;
+  private prefix: PrefixCacheScorer | null = null;
+  private kv: KvCacheScorer | null = null;
+  private readonly fourTerms: FourTermTotals = new FourTermTotals();
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   lastPick: i32 = -1;
@@ -51,6 +66,46 @@ export class Scheduler {
     this.termScores = new StaticArray<usize>(scorers.length);
     this.termWeights = new StaticArray<f64>(scorers.length);
     this.termYields = new StaticArray<bool>(scorers.length);
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = scorers[k];
+      if (scorer instanceof QueueScorer) this.queue = changetype<QueueScorer>(scorer);
+      else if (scorer instanceof InflightScorer) this.inflight = changetype<InflightScorer>(scorer);
+      else if (scorer instanceof PrefixCacheScorer) this.prefix = changetype<PrefixCacheScorer>(scorer);
+      else if (scorer instanceof KvCacheScorer) this.kv = changetype<KvCacheScorer>(scorer);
+    }
+    const kv = this.kv;
+    if (kv !== null) this.fourTerms.kvScores = kv.score;
+    this.fourTerms.total = this.total;
+    this.fourTerms.summary = this.totals;
+  }
+
+  // fourTerms set up for this pick when the weighted scorers are the queue, KV, prefix and in-flight ones, in that
+  // order (the totals' terms); else null. Its weight sum is weightSum()'s (the same additions in the same order).
+  private fourTermTotals(): FourTermTotals | null {
+    const scorers = this.scorers;
+    const t = this.fourTerms;
+    let sum: f64 = 0;
+    let terms = 0;
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = unchecked(scorers[k]);
+      const w = effectiveWeight(scorer.weight);
+      sum += w;
+      if (!(w > 0)) continue;
+      if (terms == 0 && scorer === this.queue) t.queueWeight = w;
+      else if (terms == 1 && scorer === this.kv) t.kvWeight = w;
+      else if (terms == 2 && scorer === this.prefix) t.prefixWeight = w;
+      else if (terms == 3 && scorer === this.inflight) t.inflightWeight = w;
+      else return null;
+      terms++;
+    }
+    if (terms != 4) return null;
+    t.inverseSum = 1 / sum;
+    return t;
+  }
+
+  // Whether pick() runs the scorer.
+  private runs(scorer: Scorer): bool {
+    return effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted;
   }
 
   seed(s: u64): void {
@@ -86,16 +141,45 @@ export class Scheduler {
   pick(c: Candidates, chainLength: i32): i32 {
     const n = c.boundedCount(this.maxEndpoints);
     this.scoredCount = n;
-    this.request.chainLength = chainLength;
+    const request = this.request;
+    request.chainLength = chainLength;
+    const ranges = this.ranges;
+    measureRanges(c, n, chainLength, ranges);
+    request.ranges = ranges;
     const scorers = this.scorers;
+    const queue = this.queue;
+    const inflight = this.inflight;
+    const prefix = this.prefix;
+    // The queue, in-flight and prefix scores in one pass when all three run (they are always shown).
+    let together = false;
+    if (queue !== null && inflight !== null && prefix !== null) {
+      together = this.runs(queue) && this.runs(inflight) && this.runs(prefix);
+    }
     for (let k = 0; k < scorers.length; k++) {
       const scorer = unchecked(scorers[k]);
-      if (effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted) scorer.scoreAll(c, this.request);
+      if (together && (scorer === queue || scorer === inflight || scorer === prefix)) continue;
+      if (this.runs(scorer)) scorer.scoreAll(c, request);
     }
-    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads);
+    const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads, ranges);
+    let summed = false;
+    if (together) {
+      // With no candidate over the guard's limit and the default terms, the pass also sums and ranks the totals.
+      let fourTerms: FourTermTotals | null = null;
+      if (limit == Infinity) fourTerms = this.fourTermTotals();
+      summed = normalizeLoadAndPrefix(c, ranges,
+        queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
+        inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
+        chainLength, request.chunkChars, unchecked(prefix!.values[0]), unchecked(prefix!.values[1]), prefix!.score,
+        fourTerms);
+    }
+    request.ranges = null; // a scorer run outside a pick measures its own
     const totals = this.totals;
-    totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
-      this.termScores, this.termWeights, this.termYields, totals);
+    if (summed) {
+      memory.fill(changetype<usize>(this.guarded), 0, <usize>n);
+    } else {
+      totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
+        this.termScores, this.termWeights, this.termYields, totals);
+    }
     if (totals.anyGuarded) {
       // The totals left the guarded candidates' yielding terms out; their scores drop too, for the debug header.
       for (let k = 0; k < scorers.length; k++) {

@@ -29,7 +29,8 @@ export class TotalsSummary {
  * header. termScores, termWeights and termYields are caller-owned scratch with room for one entry per scorer.
  *
  * The terms are added one scorer at a time over all candidates (a straight loop each, two candidates per SIMD
- * step; the first four in one loop while none is guarded), not one candidate at a time over the scorers: the same
+ * step; the first four in one loop while none is guarded, in the ranking loop when there are just four), not one
+ * candidate at a time over the scorers: the same
  * additions in the same order, so the same totals to the bit, at a fraction of the cost for hundreds of endpoints.
  */
 export function totalScores(
@@ -56,8 +57,12 @@ export function totalScores(
   const healthy = c.healthy;
   const anyGuarded = markGuarded(c, n, guardLimit, guarded);
   const sums = changetype<usize>(total);
+  // Four terms and no guard (the default weights): the SIMD build sums them in the ranking pass below.
+  const fourInRanking = ASC_FEATURE_SIMD && !anyGuarded && terms == 4;
   let k = 0;
-  if (!anyGuarded && terms >= 4) {
+  if (fourInRanking) {
+    k = 4;
+  } else if (!anyGuarded && terms >= 4) {
     setFourTerms(sums, n,
       unchecked(termScores[0]), unchecked(termWeights[0]), unchecked(termScores[1]), unchecked(termWeights[1]),
       unchecked(termScores[2]), unchecked(termWeights[2]), unchecked(termScores[3]), unchecked(termWeights[3]));
@@ -71,10 +76,9 @@ export function totalScores(
     else addTerm(sums, scores, w, n);
   }
   const inverseSum = 1 / weightSum; // read only when terms > 0, which needs weightSum > 0
-  let best: f64 = NaN;
-  let bestIndex = -1;
-  let second: f64 = -Infinity;
-  let found = false;
+  summary.best = NaN;
+  summary.bestIndex = -1;
+  summary.secondBest = -Infinity;
   let i = 0;
   if (ASC_FEATURE_SIMD && terms > 0) {
     // Two candidates per step: each lane keeps its two highest healthy totals, which together hold the best and the
@@ -84,31 +88,90 @@ export function totalScores(
     let top = none;
     let next = none;
     const healthyLanes = currentLanes(c, c.healthyLanes);
-    for (; i + 2 <= n; i += 2) {
-      const at = sums + (<usize>i << 3);
-      const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
-      const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
-      v128.store(at, t);
-      const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
-      next = f64x2.pmax(next, f64x2.pmin(top, x));
-      top = f64x2.pmax(top, x);
+    if (fourInRanking) {
+      const s0 = unchecked(termScores[0]);
+      const s1 = unchecked(termScores[1]);
+      const s2 = unchecked(termScores[2]);
+      const s3 = unchecked(termScores[3]);
+      const v0 = f64x2.splat(unchecked(termWeights[0]));
+      const v1 = f64x2.splat(unchecked(termWeights[1]));
+      const v2 = f64x2.splat(unchecked(termWeights[2]));
+      const v3 = f64x2.splat(unchecked(termWeights[3]));
+      for (; i + 2 <= n; i += 2) {
+        const from = <usize>i << 3;
+        // As setFourTerms adds them, then scaled as below.
+        let sum = f64x2.mul(v0, v128.load(s0 + from));
+        sum = f64x2.add(sum, f64x2.mul(v1, v128.load(s1 + from)));
+        sum = f64x2.add(sum, f64x2.mul(v2, v128.load(s2 + from)));
+        sum = f64x2.add(sum, f64x2.mul(v3, v128.load(s3 + from)));
+        const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
+        const t = v128.and(f64x2.mul(sum, scale), ok);
+        v128.store(sums + from, t);
+        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        next = f64x2.pmax(next, f64x2.pmin(top, x));
+        top = f64x2.pmax(top, x);
+      }
+      if (i < n) {
+        // The odd last candidate's sum, for the scalar pass below.
+        const from = <usize>i << 3;
+        setFourTerms(sums + from, n - i, s0 + from, unchecked(termWeights[0]), s1 + from, unchecked(termWeights[1]),
+          s2 + from, unchecked(termWeights[2]), s3 + from, unchecked(termWeights[3]));
+      }
+    } else {
+      for (; i + 2 <= n; i += 2) {
+        const at = sums + (<usize>i << 3);
+        const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
+        const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
+        v128.store(at, t);
+        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        next = f64x2.pmax(next, f64x2.pmin(top, x));
+        top = f64x2.pmax(top, x);
+      }
     }
-    const top0 = f64x2.extract_lane(top, 0);
-    const top1 = f64x2.extract_lane(top, 1);
-    const highest = max<f64>(top0, top1);
-    if (highest > -Infinity) {
-      best = highest;
-      second = max<f64>(min<f64>(top0, top1), highestLane(next));
-      found = true;
-      bestIndex = firstHealthyAt(healthy, total, i, best);
-    }
+    rankPairsEnd(c, total, i, top, next, summary);
   }
-  for (; i < n; i++) {
+  rankRest(c, total, i, n, terms > 0, inverseSum, summary);
+  summary.anyGuarded = anyGuarded;
+}
+
+/** Ends a ranking's two-candidates-per-step part (SIMD build), which ranked the candidates below `end` and kept in
+ *  top and next each lane's two highest healthy totals (-Infinity for none): writes the best, its first index and the
+ *  highest besides it into summary (NaN, -1 and -Infinity when no candidate was ranked). */
+// @ts-ignore: decorator
+@inline
+export function rankPairsEnd(
+  c: Candidates, total: StaticArray<f64>, end: i32, top: v128, next: v128, summary: TotalsSummary,
+): void {
+  const top0 = f64x2.extract_lane(top, 0);
+  const top1 = f64x2.extract_lane(top, 1);
+  const highest = max<f64>(top0, top1);
+  if (highest > -Infinity) {
+    summary.best = highest;
+    summary.secondBest = max<f64>(min<f64>(top0, top1), highestLane(next));
+    summary.bestIndex = firstHealthyAt(c.healthy, total, end, highest);
+  } else {
+    summary.best = NaN;
+    summary.secondBest = -Infinity;
+    summary.bestIndex = -1;
+  }
+}
+
+/** Ranks candidates from..n one at a time after rankPairsEnd (or from 0 with summary's best NaN, index -1, second
+ *  -Infinity): their totals, unscaled sums in total, are scaled by inverseSum (0 without terms; 0 when unhealthy). */
+export function rankRest(
+  c: Candidates, total: StaticArray<f64>, from: i32, n: i32, anyTerms: bool, inverseSum: f64, summary: TotalsSummary,
+): void {
+  const healthy = c.healthy;
+  let best = summary.best;
+  let bestIndex = summary.bestIndex;
+  let second = summary.secondBest;
+  let found = bestIndex >= 0;
+  for (let i = from; i < n; i++) {
     if (!unchecked(healthy[i])) {
       unchecked((total[i] = 0));
       continue;
     }
-    const t = terms > 0 ? unchecked(total[i]) * inverseSum : 0;
+    const t = anyTerms ? unchecked(total[i]) * inverseSum : 0;
     unchecked((total[i] = t));
     // As pick.ts reads the totals: the first non-NaN healthy total, then any greater one.
     if (t != t) continue;
@@ -124,7 +187,6 @@ export function totalScores(
   summary.best = best;
   summary.bestIndex = bestIndex;
   summary.secondBest = second;
-  summary.anyGuarded = anyGuarded;
 }
 
 // The first healthy candidate below `end` whose total is `value` (one is).

@@ -3,6 +3,7 @@
 // in an array it owns, sized once. The scheduler runs every scorer whose weight is positive; scorer-list.ts says
 // which scorers exist.
 import { Candidates } from "./candidates";
+import { CandidateRanges } from "./candidate-ranges";
 
 /** One numeric config key a scorer reads, e.g. `scoring.queueSpan`. */
 export class ScorerParam {
@@ -22,6 +23,9 @@ export class ScoringRequest {
   chainLength: i32 = 0;
   /** Characters per chain chunk (the hashing's chunk size). */
   chunkChars: i32 = 512;
+  /** The candidates' ranges, measured by the scheduler for the pick under way (null otherwise): the load and prefix
+   *  scores start from them instead of a pass of their own. */
+  ranges: CandidateRanges | null = null;
 }
 
 export abstract class Scorer {

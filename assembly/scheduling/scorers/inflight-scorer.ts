@@ -12,7 +12,7 @@ export class InflightScorer extends Scorer {
   }
 
   scoreAll(c: Candidates, request: ScoringRequest): void {
-    normalizeInflight(c, this.score, unchecked(this.values[0]), unchecked(this.values[1]));
+    normalizeInflight(c, this.score, unchecked(this.values[0]), unchecked(this.values[1]), request.ranges);
   }
 }
 

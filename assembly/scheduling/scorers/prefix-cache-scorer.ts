@@ -16,7 +16,8 @@ export class PrefixCacheScorer extends Scorer {
   }
 
   scoreAll(c: Candidates, request: ScoringRequest): void {
-    normalizePrefix(c, request.chainLength, request.chunkChars, unchecked(this.values[0]), unchecked(this.values[1]), this.score);
+    normalizePrefix(c, request.chainLength, request.chunkChars, unchecked(this.values[0]), unchecked(this.values[1]), this.score,
+      request.ranges);
   }
 }
 

@@ -14,7 +14,7 @@ export class QueueScorer extends Scorer {
   }
 
   scoreAll(c: Candidates, request: ScoringRequest): void {
-    normalizeQueue(c, this.score, unchecked(this.values[0]), unchecked(this.values[1]));
+    normalizeQueue(c, this.score, unchecked(this.values[0]), unchecked(this.values[1]), request.ranges);
   }
 }
 
