@@ -12,7 +12,7 @@ import { normalizeInflight, normalizePrefix, normalizeQueue } from "../../assemb
 import { Rng } from "../../assembly/scheduling/rng";
 import { Scheduler } from "../../assembly/scheduling/scheduler";
 import { pickBest } from "../../assembly/scheduling/pick";
-import { effectiveWeight } from "../../assembly/scheduling/scoring-settings";
+import { referenceTotal } from "./support/total-reference";
 
 const MAX = 41;
 const c = new Candidates(MAX);
@@ -85,16 +85,7 @@ describe("the candidates' ranges in one pass", () => {
       }
       const inverseSum = 1 / s.weightSum();
       for (let i = 0; i < n; i++) {
-        let t: f64 = 0;
-        let first = true;
-        for (let k = 0; k < s.scorers.length; k++) {
-          const w = effectiveWeight(s.scorers[k].weight);
-          if (w <= 0) continue;
-          const term = w * s.scorers[k].score[i];
-          t = first ? term : t + term;
-          first = false;
-        }
-        expectedTotals[i] = c.healthy[i] ? t * inverseSum : 0;
+        expectedTotals[i] = referenceTotal(s, c, i, inverseSum);
         expectBits("total", round, i, s.total[i], expectedTotals[i]);
       }
       const expectedPick = pickBest(c, expectedTotals, draws);

@@ -6,7 +6,7 @@ import { Scheduler } from "../../assembly/scheduling/scheduler";
 import { dropGuardedScores, markOverloaded } from "../../assembly/scheduling/load-guard";
 import { pickBest } from "../../assembly/scheduling/pick";
 import { Rng } from "../../assembly/scheduling/rng";
-import { effectiveWeight } from "../../assembly/scheduling/scoring-settings";
+import { referenceTotal } from "./support/total-reference";
 
 const MAX = 24;
 const c = new Candidates(MAX);
@@ -46,16 +46,7 @@ function checkAgainstSteps(s: Scheduler, chainLength: i32, draws: Rng): void {
   }
   const inverseSum = 1 / s.weightSum();
   for (let i = 0; i < n; i++) {
-    let t: f64 = 0;
-    let first = true;
-    for (let k = 0; k < s.scorers.length; k++) {
-      const w = effectiveWeight(s.scorers[k].weight);
-      if (w <= 0) continue;
-      const term = w * s.scorers[k].score[i];
-      t = first ? term : t + term;
-      first = false;
-    }
-    total[i] = c.healthy[i] ? t * inverseSum : 0;
+    total[i] = referenceTotal(s, c, i, inverseSum);
     expect<u64>(reinterpret<u64>(s.total[i])).toBe(reinterpret<u64>(total[i]));
   }
   expect<i32>(picked).toBe(pickBest(c, total, draws));
