@@ -7,7 +7,7 @@
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
 import { CandidateRanges } from "./candidate-ranges";
-import { TotalsSummary, rankPairsEnd, rankRest } from "./score";
+import { TotalsSummary, rankPairsEnd, rankRest } from "./rank-totals";
 import {
   countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
   lowestLane,
