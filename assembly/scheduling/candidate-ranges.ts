@@ -4,7 +4,7 @@
 // find its own in a pass of its own (four passes over hundreds of endpoints per request); the values are the ones
 // those passes found, to the bit (the load sum added in candidate order, as overloadLimit adds it).
 import { Candidates } from "./candidates";
-import { countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane,
+import { countOrZero, countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane,
   lowestI32Lane, lowestLane } from "./lane-masks";
 
 export class CandidateRanges {
@@ -28,12 +28,6 @@ export class CandidateRanges {
   loadMost: f64 = 0;
   loadLeast: f64 = Infinity;
   healthy: i32 = 0;
-}
-
-// @ts-ignore: decorator
-@inline
-function countOrZero(x: f64): f64 {
-  return x >= 0 && x < Infinity ? x : 0;
 }
 
 /** Measures the first n candidates of c (n at most c.boundedCount) into r. */

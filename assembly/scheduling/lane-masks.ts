@@ -51,6 +51,13 @@ export function highestI32Lane(v: v128): i32 {
     max<i32>(i32x4.extract_lane(v, 2), i32x4.extract_lane(v, 3)));
 }
 
+/** A count: anything but a finite count >= 0 (NaN, negative, Infinity) as 0. */
+// @ts-ignore: decorator
+@inline
+export function countOrZero(x: f64): f64 {
+  return x >= 0 && x < Infinity ? x : 0;
+}
+
 /** Two f64 lanes with anything but a finite count >= 0 (NaN, negative, Infinity) as +0. */
 // @ts-ignore: decorator
 @inline

@@ -8,14 +8,8 @@
 // raise the limit above every healthy endpoint's load and so switch the guard off for them.
 import { Candidates } from "./candidates";
 import { CandidateRanges } from "./candidate-ranges";
-import { countPairAsF64, countsOrZero, currentLanes, flagLanes64, highestLane, lowestLane } from "./lane-masks";
+import { countOrZero, countPairAsF64, countsOrZero, currentLanes, flagLanes64, highestLane, lowestLane } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
-
-// @ts-ignore: decorator
-@inline
-function countOrZero(x: f64): f64 {
-  return x >= 0 && x < Infinity ? x : 0;
-}
 
 // load = waiting (0 without metrics) + requests in flight. Running requests are left out: a pod decoding many long
 // conversations is not overloaded (a new request's first token waits for the queue, not for the decodes), and

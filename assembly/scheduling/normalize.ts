@@ -7,18 +7,13 @@
 // which no score depends on (1 - (x - lo) * r is the same for lo = +0 and -0).
 import { Candidates, LoraState } from "./candidates";
 import { CandidateRanges } from "./candidate-ranges";
-import { TotalsSummary, rankPairsEnd, rankRest } from "./rank-totals";
+import { TotalsSummary, rankPairsEnd, rankRest, scaledTotalsPair } from "./rank-totals";
+import { fourTerms, fourTermsPair } from "./four-terms";
 import {
-  countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane, lowestI32Lane,
-  lowestLane,
+  countOrZero, countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane,
+  lowestI32Lane, lowestLane,
 } from "./lane-masks";
 import { highestInlier, mayHaveOutliers } from "./outliers";
-
-// @ts-ignore: decorator
-@inline
-function countOrZero(x: f64): f64 {
-  return x >= 0 && x < Infinity ? x : 0;
-}
 
 // @ts-ignore: decorator
 @inline
@@ -464,13 +459,7 @@ export function normalizeLoadAndPrefix(
         const p = prefixPair(c, i, ok, chain, best, fraction, deficit, marginal);
         v128.store(changetype<usize>(prefixOut) + at, p);
         // As totalScores adds, scales and ranks them.
-        let sum = f64x2.mul(v0, q);
-        sum = f64x2.add(sum, f64x2.mul(v1, v128.load(kv + at)));
-        sum = f64x2.add(sum, f64x2.mul(v2, p));
-        sum = f64x2.add(sum, f64x2.mul(v3, f));
-        const t = v128.and(f64x2.mul(sum, scale), ok);
-        v128.store(sums + at, t);
-        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        const x = scaledTotalsPair(fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f), scale, ok, sums + at);
         next = f64x2.pmax(next, f64x2.pmin(top, x));
         top = f64x2.pmax(top, x);
       }
@@ -505,13 +494,11 @@ export function normalizeLoadAndPrefix(
     unchecked((prefixOut[i] = s));
   }
   if (!summing) return false;
-  // The odd last candidate: its sum as setFourTerms adds it, then ranked one at a time.
+  // The odd last candidate: its sum, then ranked one at a time.
   const t4 = totals!;
   for (let k = rest; k < n; k++) {
-    let sum = t4.queueWeight * unchecked(queueOut[k]);
-    sum = sum + t4.kvWeight * unchecked(t4.kvScores[k]);
-    sum = sum + t4.prefixWeight * unchecked(prefixOut[k]);
-    unchecked((t4.total[k] = sum + t4.inflightWeight * unchecked(inflightOut[k])));
+    unchecked((t4.total[k] = fourTerms(t4.queueWeight, unchecked(queueOut[k]), t4.kvWeight, unchecked(t4.kvScores[k]),
+      t4.prefixWeight, unchecked(prefixOut[k]), t4.inflightWeight, unchecked(inflightOut[k]))));
   }
   rankRest(c, t4.total, rest, n, true, t4.inverseSum, t4.summary);
   t4.summary.anyGuarded = false;

@@ -16,6 +16,16 @@ export class TotalsSummary {
   anyGuarded: bool = false;
 }
 
+/** Two candidates' totals (SIMD build): their sums scaled, stored at `at` (0 where unhealthy), and returned as the
+ *  ranking reads them (-Infinity where unhealthy or NaN: a NaN never counts). */
+// @ts-ignore: decorator
+@inline
+export function scaledTotalsPair(sum: v128, scale: v128, ok: v128, at: usize): v128 {
+  const t = v128.and(f64x2.mul(sum, scale), ok);
+  v128.store(at, t);
+  return v128.bitselect(t, f64x2.splat(-Infinity), v128.and(ok, f64x2.eq(t, t)));
+}
+
 /** Ends a ranking's two-candidates-per-step part (SIMD build), which ranked the candidates below `end` and kept in
  *  top and next each lane's two highest healthy totals (-Infinity for none): writes the best, its first index and the
  *  highest besides it into summary (NaN, -1 and -Infinity when no candidate was ranked). */

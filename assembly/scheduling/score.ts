@@ -7,7 +7,8 @@ import { Scorer } from "./scorer";
 import { effectiveWeight } from "./scoring-settings";
 import { isOverloaded } from "./load-guard";
 import { currentLanes, flagLanes64 } from "./lane-masks";
-import { TotalsSummary, rankPairsEnd, rankRest } from "./rank-totals";
+import { TotalsSummary, rankPairsEnd, rankRest, scaledTotalsPair } from "./rank-totals";
+import { fourTerms, fourTermsPair } from "./four-terms";
 
 /**
  * Writes the totals and the load guard's marks and writes into summary the best healthy total (pick.ts's
@@ -87,15 +88,10 @@ export function totalScores(
       const v3 = f64x2.splat(unchecked(termWeights[3]));
       for (; i + 2 <= n; i += 2) {
         const from = <usize>i << 3;
-        // As setFourTerms adds them, then scaled as below.
-        let sum = f64x2.mul(v0, v128.load(s0 + from));
-        sum = f64x2.add(sum, f64x2.mul(v1, v128.load(s1 + from)));
-        sum = f64x2.add(sum, f64x2.mul(v2, v128.load(s2 + from)));
-        sum = f64x2.add(sum, f64x2.mul(v3, v128.load(s3 + from)));
+        const sum = fourTermsPair(v0, v128.load(s0 + from), v1, v128.load(s1 + from), v2, v128.load(s2 + from),
+          v3, v128.load(s3 + from));
         const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
-        const t = v128.and(f64x2.mul(sum, scale), ok);
-        v128.store(sums + from, t);
-        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        const x = scaledTotalsPair(sum, scale, ok, sums + from);
         next = f64x2.pmax(next, f64x2.pmin(top, x));
         top = f64x2.pmax(top, x);
       }
@@ -109,9 +105,7 @@ export function totalScores(
       for (; i + 2 <= n; i += 2) {
         const at = sums + (<usize>i << 3);
         const ok = flagLanes64(healthyLanes, changetype<usize>(healthy), i);
-        const t = v128.and(f64x2.mul(v128.load(at), scale), ok);
-        v128.store(at, t);
-        const x = v128.bitselect(t, none, v128.and(ok, f64x2.eq(t, t))); // NaN never counts
+        const x = scaledTotalsPair(v128.load(at), scale, ok, at);
         next = f64x2.pmax(next, f64x2.pmin(top, x));
         top = f64x2.pmax(top, x);
       }
@@ -183,18 +177,14 @@ function setFourTerms(
     const v3 = f64x2.splat(w3);
     for (; i + 2 <= n; i += 2) {
       const at = <usize>i << 3;
-      let sum = f64x2.mul(v0, v128.load(s0 + at));
-      sum = f64x2.add(sum, f64x2.mul(v1, v128.load(s1 + at)));
-      sum = f64x2.add(sum, f64x2.mul(v2, v128.load(s2 + at)));
-      v128.store(sums + at, f64x2.add(sum, f64x2.mul(v3, v128.load(s3 + at))));
+      v128.store(sums + at, fourTermsPair(v0, v128.load(s0 + at), v1, v128.load(s1 + at), v2, v128.load(s2 + at),
+        v3, v128.load(s3 + at)));
     }
   }
   for (; i < n; i++) {
     const at = <usize>i << 3;
-    let sum = w0 * load<f64>(s0 + at);
-    sum = sum + w1 * load<f64>(s1 + at);
-    sum = sum + w2 * load<f64>(s2 + at);
-    store<f64>(sums + at, sum + w3 * load<f64>(s3 + at));
+    store<f64>(sums + at, fourTerms(w0, load<f64>(s0 + at), w1, load<f64>(s1 + at), w2, load<f64>(s2 + at),
+      w3, load<f64>(s3 + at)));
   }
 }
 
