@@ -4,7 +4,7 @@ import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { FieldSpans } from "./field-spans";
 import { writeMinifiedJson } from "./minified-json";
 import { StreamWriter } from "./stream-writer";
-import { FS, RS, US } from "./stream-format";
+import { FS, RS } from "./stream-format";
 import { WrittenSpan } from "./written-span";
 import { jsonStringEquals } from "../json/string-compare";
 
@@ -184,18 +184,12 @@ export class EmitCore {
 
   /** FS tag US */
   recordHead(tag: string): void {
-    const w = this.writer;
-    w.byte(FS);
-    w.literal(tag);
-    w.byte(US);
+    this.writer.head(FS, tag);
   }
 
   /** RS role US */
   messageHead(role: string): void {
-    const w = this.writer;
-    w.byte(RS);
-    w.literal(role);
-    w.byte(US);
+    this.writer.head(RS, role);
   }
 
   /** FS tag US json: the value [start, end) minified. */

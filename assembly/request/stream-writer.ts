@@ -3,7 +3,7 @@
 // that fits and ends on a unit boundary (units: UTF-8 characters and ESC pairs).
 import { JsonScanner, JsonToken } from "../json/scanner";
 import { ESCAPE_SEPARATOR_BYTES, CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
-import { ESC } from "./stream-format";
+import { ESC, US } from "./stream-format";
 
 export class StreamWriter {
   readonly ptr: usize;
@@ -49,6 +49,13 @@ export class StreamWriter {
     memory.copy(this.ptr + <usize>this.len, src, <usize>k);
     this.len += k;
     if (k < n) this.full = true;
+  }
+
+  /** A record's head (stream-format.ts): its opening separator (FS or RS), the tag or role, US. */
+  head(open: u8, tag: string): void {
+    this.byte(open);
+    this.literal(tag);
+    this.byte(US);
   }
 
   /** Writes an ASCII literal. */

@@ -5,7 +5,7 @@
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
 import { writeMinifiedJson } from "./minified-json";
 import { StreamWriter } from "./stream-writer";
-import { FS, US } from "./stream-format";
+import { FS } from "./stream-format";
 
 // Room for the record: a longer one is read again from its span, as before (agentic clients' tool lists run to tens of
 // KiB; the stream buffers are 2 MiB at the defaults).
@@ -42,9 +42,7 @@ export class ToolsRecord {
   write(sc: JsonScanner, key: i32, tag: string, stepsBefore: i32): i32 {
     const w = this.writer;
     w.reset();
-    w.byte(FS);
-    w.literal(tag);
-    w.byte(US);
+    w.head(FS, tag);
     const outer = sc.depth - 1;
     let r = writeMinifiedJson(sc, w);
     // A full writer stops it early: the rest of the value is read as skipValue() reads it.
