@@ -8,7 +8,7 @@
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
-import { isCacheControlKey, nextValueWritten, writeMinifiedJson } from "./minified-json";
+import { isCacheControlKey, nextValueWritten, writeKey, writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
@@ -337,10 +337,7 @@ export class MessageEntryWriter {
     if (live) {
       if (this.itemMembers) w.byte(0x2c);
       this.itemMembers = true;
-      w.byte(0x22);
-      w.canonicalJsonText(sc.start, sc.end);
-      w.byte(0x22);
-      w.byte(0x3a);
+      writeKey(sc, w);
       if (w.full) live = this.stopItem();
     }
     const v = live ? nextValueWritten(sc, w) : sc.next();

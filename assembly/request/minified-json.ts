@@ -50,11 +50,12 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
         w.byte(t == JsonToken.ObjStart ? 0x7b : 0x5b);
         needComma = false;
       } else if (t == JsonToken.String) {
-        if (!sc.isKey || !plainKeyWritten(sc, w)) {
+        if (sc.isKey) {
+          writeKey(sc, w);
+        } else {
           w.byte(0x22);
           w.canonicalJsonText(sc.start, sc.end);
           w.byte(0x22);
-          if (sc.isKey) w.byte(0x3a);
         }
         needComma = !sc.isKey;
       } else {
@@ -97,10 +98,20 @@ export function writeMinifiedJson(sc: JsonScanner, w: StreamWriter): i32 {
   return t;
 }
 
+/** Writes the key sc is on as minified JSON writes it: '"', its canonical spelling, '":'. */
+// @ts-ignore: decorator
+@inline export function writeKey(sc: JsonScanner, w: StreamWriter): void {
+  if (plainKeyWritten(sc, w)) return;
+  w.byte(0x22);
+  w.canonicalJsonText(sc.start, sc.end);
+  w.byte(0x22);
+  w.byte(0x3a);
+}
+
 /**
- * Writes the key sc is on, its '"' and '":' around it, as the loop above writes it (w.byte and canonicalJsonText) when
- * it is short (FIRST_BLOCK bytes at most) plain ASCII without escapes, its own canonical spelling, and the block it is
- * copied with fits in w: one block copy. False, with nothing written, otherwise.
+ * writeKey's common case, the same bytes by one block copy: a key of FIRST_BLOCK bytes at most, plain ASCII without
+ * escapes (its own canonical spelling), when the block it is copied with fits in w. False, with nothing written,
+ * otherwise.
  */
 // @ts-ignore: decorator
 @inline function plainKeyWritten(sc: JsonScanner, w: StreamWriter): bool {
