@@ -224,7 +224,7 @@ export function decodeJsonString(src: usize, srcEnd: usize, dst: usize, cap: i32
     if (c == 0x5c && canonical && s + 1 < srcEnd && d + 2 <= dEnd) {
       // A short escape other than \/ is its own canonical spelling: its two bytes, as putCanonical writes them.
       const e = <u32>load<u8>(s, 1);
-      if (e != 0x2f && e != 0x75 && shortEscapeValue(e) >= 0) {
+      if (e != 0x2f && shortEscapeValue(e) >= 0) {
         store<u16>(d, load<u16>(s));
         s += 2;
         d += 2;
