@@ -61,8 +61,8 @@ export function plainRunLength(p: usize, limit: usize): usize {
   return q - p;
 }
 
-/** Bytes of the one-block functions below: 16 with SIMD, 8 without. */
-export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
+/** Bytes of the one-block functions below: one SIMD vector, or two 64-bit words without SIMD. */
+export const FIRST_BLOCK: i32 = 16;
 
 /**
  * Index of the first '"', '\\' or control byte among the FIRST_BLOCK bytes at p, FIRST_BLOCK when there is none
@@ -76,9 +76,11 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
     const m = <u32>i8x16.bitmask(stopLanes(v128.load(p)));
     return m ? <i32>ctz(m) : 16;
   }
-  if (p + 8 > limit) return -1;
+  if (p + 16 > limit) return -1;
   const stop = stringStopBytes(load<u64>(p));
-  return stop ? <i32>firstFlagged(stop) : 8;
+  if (stop) return <i32>firstFlagged(stop);
+  const stop2 = stringStopBytes(load<u64>(p, 8));
+  return stop2 ? 8 + <i32>firstFlagged(stop2) : 16;
 }
 
 /**
@@ -95,11 +97,15 @@ export const FIRST_BLOCK: i32 = ASC_FEATURE_SIMD ? 16 : 8;
     const m = <u32>i8x16.bitmask(stopOrHighLanes(x));
     return m ? <i32>ctz(m) : 16;
   }
-  if (src + 8 > limit || dst + 8 > dEnd) return -1;
+  if (src + 16 > limit || dst + 16 > dEnd) return -1;
   const x = load<u64>(src);
+  const y = load<u64>(src, 8);
   store<u64>(dst, x);
+  store<u64>(dst, y, 8);
   const stop = stringStopOrHighBytes(x);
-  return stop ? <i32>firstFlagged(stop) : 8;
+  if (stop) return <i32>firstFlagged(stop);
+  const stop2 = stringStopOrHighBytes(y);
+  return stop2 ? 8 + <i32>firstFlagged(stop2) : 16;
 }
 
 /**

@@ -161,6 +161,17 @@ export class EmitCore {
    */
   messageEnded(role: MessageRole, start: i32): void {
     if (role == MessageRole.Other || role == MessageRole.System || this.stopped()) return;
+    this.markMessage(role, start);
+  }
+
+  /** messageEnded when stopped() was false and nothing was written since. */
+  // @ts-ignore: decorator
+  @inline messageEndedGoingOn(role: MessageRole, start: i32): void {
+    if (role != MessageRole.Other && role != MessageRole.System) this.markMessage(role, start);
+  }
+
+  // @ts-ignore: decorator
+  @inline private markMessage(role: MessageRole, start: i32): void {
     if (role == MessageRole.User && this.firstUser.marked) return;
     const span = role == MessageRole.User ? this.firstUser : this.lastAssistant;
     span.mark(start, this.writer.len, this.writer === this.head);

@@ -89,14 +89,14 @@ export class MessageEntryWriter {
     if (t == JsonToken.ArrEnd || !core.ok(t)) return;
     while (true) {
       if (t == JsonToken.ObjStart) {
-        this.entry(sc);
+        if (!this.entry(sc)) return;
       } else {
         const start = sc.tokenStart;
         if (!core.ok(sc.skipValue())) return;
         core.conversationStarts(core.writer.len);
         core.record("item", start, sc.pos);
+        if (core.stopped()) return;
       }
-      if (core.stopped()) return;
       // The common array: the next message follows at once.
       if (sc.nextIsElementObject()) {
         t = JsonToken.ObjStart;
@@ -112,22 +112,16 @@ export class MessageEntryWriter {
     }
   }
 
-  // The message or item whose ObjStart sc just returned.
-  private entry(sc: JsonScanner): void {
+  // The message or item whose ObjStart sc just returned; returns !core.stopped() after it.
+  private entry(sc: JsonScanner): bool {
     const start = sc.tokenStart;
     const core = this.core;
     const m = this.messageSpans;
     const w = core.writer;
-    m.clear();
     let headDone = false;
     let content = CONTENT_NONE;
     let role = MessageRole.Other;
     let recordStart = 0;
-    // Attributes may still be written as they are read: none came before the head or out of order.
-    let attrsInline = true;
-    this.attrsWritten = 0;
-    this.attrSteps = 0;
-    this.itemAt = -1;
     let firstMember = true;
     // The common message, {"role":"<string>","content":"<string>"}, read straight as the loop's first rounds read it;
     // at the first member that differs the loop goes on from there.
@@ -136,19 +130,27 @@ export class MessageEntryWriter {
       recordStart = w.len;
       role = this.head(sc);
       headDone = true;
-      if (core.stopped()) return;
+      if (core.stopped()) return false;
       if (sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
         const t = w.nextDecoded(sc);
         if (t != JsonToken.String) this.content.content(sc, t);
         content = CONTENT_WRITTEN;
-        if (core.stopped()) return;
-        // Nothing recorded, no attribute: the end of the loop below comes down to this.
+        if (core.stopped()) return false;
+        // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
+        // check above, so emission still goes on).
         if (sc.nextIsObjEnd()) {
-          core.messageEnded(role, recordStart);
-          return;
+          core.messageEndedGoingOn(role, recordStart);
+          return true;
         }
       }
     }
+    // What the loop reads besides: nothing recorded, no attribute or item written yet.
+    m.clear();
+    // Attributes may still be written as they are read: none came before the head or out of order.
+    let attrsInline = true;
+    this.attrsWritten = 0;
+    this.attrSteps = 0;
+    this.itemAt = -1;
     while (true) {
       let i = -1;
       // A content after the head has its key told by its bytes ("role": in first place was tried above).
@@ -159,10 +161,7 @@ export class MessageEntryWriter {
       } else {
         const k = sc.next();
         if (k == JsonToken.ObjEnd) break;
-        if (k != JsonToken.String) {
-          core.ok(k);
-          return;
-        }
+        if (k != JsonToken.String) return core.ok(k);
         i = messageKey(sc, m);
         if (i != M_ROLE) {
           // The steps left after '{' were one more: this key took one.
@@ -177,7 +176,7 @@ export class MessageEntryWriter {
         recordStart = w.len;
         role = this.head(sc);
         headDone = true;
-        if (core.stopped()) return;
+        if (core.stopped()) return false;
         continue;
       }
       if (i == M_CONTENT && headDone && content == CONTENT_NONE) {
@@ -190,13 +189,13 @@ export class MessageEntryWriter {
         const t = w.nextDecoded(sc);
         if (t != JsonToken.String) this.content.content(sc, t);
         content = CONTENT_WRITTEN;
-        if (core.stopped()) return;
+        if (core.stopped()) return false;
         continue;
       }
       if (attrsInline && i >= M_FIRST_ATTR && i < M_TYPE) {
         // In order after the head and a content written (or none yet): written now, in the one read of its value.
         if (headDone && content != CONTENT_RECORDED && this.attrsWritten >> <u32>i == 0) {
-          if (!this.inlineAttribute(sc, i)) return;
+          if (!this.inlineAttribute(sc, i)) return false;
           continue;
         }
         if (this.attrsWritten != 0) this.unwriteAttributes();
@@ -205,16 +204,16 @@ export class MessageEntryWriter {
       let v: i32;
       let valueStart: usize;
       if (this.itemAt >= 0) {
-        if (!this.itemMember(sc)) return;
+        if (!this.itemMember(sc)) return false;
         v = this.valueToken;
         valueStart = this.valueStart;
       } else {
         // Only an Error or Budget token stops the read here (a writer an attribute filled ends the entry's output only).
         v = sc.next();
-        if (haltsOn(core, v)) return;
+        if (haltsOn(core, v)) return false;
         valueStart = sc.tokenStart;
         // skipValue() returns a scalar's token as it is: no call for those.
-        if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return;
+        if ((v == JsonToken.ObjStart || v == JsonToken.ArrStart) && haltsOn(core, sc.skipValue())) return false;
       }
       if (i == M_CONTENT) {
         if (content == CONTENT_WRITTEN) continue;
@@ -237,12 +236,12 @@ export class MessageEntryWriter {
         }
         drawSteps(core, this.itemSteps);
       }
-      return;
+      return !core.stopped();
     }
     if (content == CONTENT_RECORDED) {
       this.content.contentAt(this.deferredScanner, m.start(M_CONTENT), m.end(M_CONTENT), m.token(M_CONTENT));
     }
-    if (!drawSteps(core, this.attrSteps)) return;
+    if (!drawSteps(core, this.attrSteps)) return false;
     // Content only uses the part and leaf spans, so the message spans are intact.
     // A null attribute is an absent one: SDK dumps write "tool_calls": null where other clients write nothing.
     let attrs = m.valuedKeys & ATTR_MASK & ~this.attrsWritten;
@@ -254,6 +253,7 @@ export class MessageEntryWriter {
       core.value(m.start(i), m.end(i), m.token(i));
     }
     core.messageEnded(role, recordStart);
+    return !core.stopped();
   }
 
   // RS role US of the message whose "role" key sc is on, its value read; returns the role.
