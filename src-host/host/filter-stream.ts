@@ -230,6 +230,8 @@ export class FilterStream implements PluginStreamCalls {
 
   /** A body callback begun by DirectionState.beginData or beginBufferedData; the module reads state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
+    // context.cc Context::decodeData: getBuffer(HttpRequestBody) before the call points the context's buffer_ at it.
+    this.state.callData = "request-body";
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0]);
     const prepared = this.preparedReply;
     if (prepared) {
@@ -317,6 +319,8 @@ export class FilterStream implements PluginStreamCalls {
    *  state.responseBody. Returns the bytes let go. */
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const fateBefore = this.fate;
+    // context.cc Context::encodeData: getBuffer(HttpResponseBody) before the call, as decodeData.
+    this.state.callData = "response-body";
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0]);
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);

@@ -1,5 +1,6 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
+import type { CallData } from "./call-data.ts";
 import { serializeArrivingHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 
@@ -149,6 +150,8 @@ export class StreamState {
   /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
    *  its callback returns Continue and by continue_stream of either type). */
   requestTrailersHeld = false;
+  /** This context's CallData buffer (call-data.ts). */
+  callData: CallData = NO_BYTES;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
   /** Properties the plugin set on this stream, by their NUL-separated path; the map is made at the first set. */

@@ -1,9 +1,11 @@
 // One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
 // each host call may see during the current callback. Envoy runs one of these per worker thread.
 import { LogLevel } from "./abi.ts";
+import type { CallData } from "./call-data.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 import type { ProxyProcess } from "./shared-state.ts";
 import type { StreamState } from "./stream.ts";
 import type { RedisConnection, RedisTarget } from "./redis-client.ts";
@@ -88,6 +90,8 @@ export interface RootState {
    *  BrokenConnection and never reset the code; nothing on the success path touches it. */
   statusCode: number;
   statusMessage: string;
+  /** This context's CallData buffer (call-data.ts). */
+  callData: CallData;
 }
 
 interface PendingHttpCall {
@@ -107,8 +111,13 @@ export class WasmVm {
   /** The root context whose on_context_create or on_configure runs now, which alone reads the plugin configuration
    *  (cpp-host ContextBase::onStart / onConfigure set its temp_plugin_), or 0. */
   configuringRoot = 0;
-  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
+  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure), and the root
+   *  context it is delivered to (envoy context.cc Context::onHttpCallSuccess keeps it in that root's
+   *  http_call_response_): see callResponseFor. */
   httpCallResponse: HttpCallResponse | null = null;
+  httpCallResponseRoot = 0;
+  /** The VM context's (id 0: _initialize, _start) CallData buffer (call-data.ts). */
+  vmContextCallData: CallData = NO_BYTES;
   /** The Redis reply being delivered and the root context it goes to, during proxy_on_redis_call_response (envoy
    *  context.cc Context::onRedisCallSuccess keeps it in that root context's redis_call_response_). */
   redisCallResponse: { rootId: number; reply: Uint8Array } | null = null;
@@ -216,7 +225,7 @@ export class WasmVm {
 
   createRootContext(pluginConfig: Uint8Array = this.options.pluginConfig): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "" });
+    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "", callData: NO_BYTES });
     this.callConfiguring("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -269,6 +278,14 @@ export class WasmVm {
     if (this.roots.has(contextId)) return contextId;
     const stream = this.streams.get(contextId);
     return stream !== undefined && this.roots.has(stream.rootId) ? stream.rootId : null;
+  }
+
+  /** The HTTP call response a host call of the effective context reads: envoy context.cc Context::getConstMap
+   *  (HttpCallResponseHeaders / Trailers) and Context::getBuffer (HttpCallResponseBody) look in
+   *  rootContext()->http_call_response_, so only the calling root context and its streams see it. */
+  callResponseFor(contextId: number): HttpCallResponse | null {
+    const r = this.httpCallResponse;
+    return r !== null && this.rootOf(contextId) === this.httpCallResponseRoot ? r : null;
   }
 
   /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it

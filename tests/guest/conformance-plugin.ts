@@ -49,6 +49,12 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** The context (0: none) whose view of the call's response onHttpCallResponse also logs, as
+ *  "http_response_via <status of the body read>:<status of the :status read>". */
+let responseReader: u32 = 0;
+export function conformance_http_response_reader(contextId: u32): void {
+  responseReader = contextId;
+}
 /** Dispatches a valid GET /metrics to "metrics" whose trailer map is malformed (a count with no sizes). */
 export function conformance_http_call_malformed_trailers(): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
@@ -246,6 +252,12 @@ class ConformanceRoot extends RootContext {
     else check("http_response_body", "<none>");
     const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
     check("http_response_content_type", ct === null ? "<none>" : ct);
+    if (responseReader != 0 && host.setEffectiveContext(responseReader) == Status.Ok) {
+      const body = host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize, out);
+      if (body == Status.Ok) out.release();
+      check("http_response_via", body.toString() + ":" + host.httpCallResponseStatus(out).toString());
+      host.setEffectiveContext(this.id);
+    }
   }
 
   createHttpContext(id: u32): HttpContext {

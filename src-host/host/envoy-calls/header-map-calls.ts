@@ -31,9 +31,11 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
       case MapType.HttpResponseTrailers:
         return s ? s.responseTrailers : null;
       case MapType.HttpCallResponseHeaders:
-        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.headers) : null;
-      case MapType.HttpCallResponseTrailers:
-        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.trailers) : null;
+      case MapType.HttpCallResponseTrailers: {
+        const r = vm.callResponseFor(vm.effectiveContextId);
+        if (r === null) return null;
+        return new HeaderMap(type === MapType.HttpCallResponseHeaders ? r.headers : r.trailers);
+      }
       case MapType.GrpcCallInitialMetadata:
       case MapType.GrpcCallTrailingMetadata:
         return null;
