@@ -358,6 +358,7 @@ export class FilterStream implements PluginStreamCalls {
   finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.state.completedMs = this.worker.host.clock.nowMs();
     if (this.contextId === 0) return;
     // conn_manager_impl.cc doDeferredStreamDestroy: HTTP/3 streams are logged later, once the response is acknowledged
     // (deferHeadersAndTrailers, QuicStatsGatherer::maybeDoDeferredLog), after destroyFilters; the access-log handler

@@ -139,6 +139,9 @@ export class StreamState {
   /** Envoy's response flags so far (response-flags.ts). */
   responseFlags = 0;
   readonly startedMs: number;
+  /** When the request completed (StreamInfo::onRequestComplete, conn_manager_impl.cc doDeferredStreamDestroy's
+   *  completeRequest, before the access log and the filters' destruction), or null while it runs. */
+  completedMs: number | null = null;
   requestBodySize = 0;
   responseBodySize = 0;
   closedByPlugin = false;

@@ -49,6 +49,14 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** request.duration: "<status>" or, when Ok, "0:<nanoseconds>". */
+function requestDuration(): string {
+  const status = host.getProperty(host.propertyPath(["request", "duration"]), out);
+  if (status != Status.Ok) return status.toString();
+  const ns = out.len == 8 ? load<i64>(out.ptr) : -1;
+  out.release();
+  return "0:" + ns.toString();
+}
 /** The context (0: none) whose view of the call's response onHttpCallResponse also logs, as
  *  "http_response_via <status of the body read>:<status of the :status read>". */
 let responseReader: u32 = 0;
@@ -294,6 +302,7 @@ class ConformanceStream extends HttpContext {
     host.removeHeader(MapType.HttpRequestHeaders, new Utf8("x-remove-me"));
     check("prop_request_path", host.getPropertyString(["request", "path"]) || "<none>");
     check("prop_request_method", host.getPropertyString(["request", "method"]) || "<none>");
+    check("prop_request_duration", requestDuration());
     check("resp_map_unavailable", host.getHeaderMapSize(MapType.HttpResponseHeaders).toString());
     check("bad_map_type", host.getHeaderMapSize(42).toString());
     if (this.scenario == "trap-headers") unreachable();
@@ -417,6 +426,7 @@ class ConformanceStream extends HttpContext {
 
   onLog(): void {
     check("on_log", this.id.toString());
+    check("log_request_duration", requestDuration());
     check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
     out.release();
     check("log_req_trailer", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());

@@ -155,3 +155,15 @@ test("a stream's on_done returning false does not delay on_delete (context.cc Co
   assert.equal(h.last("proxy_done"), String(Status.NotFound));
   assert.deepEqual(s.calls.slice(-3), ["proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
 });
+
+test("request.duration is there only once the request is complete: not while the filter runs, in on_log the time from start to completion (filters/common/expr/context.cc RequestWrapper Duration: info_.requestComplete(); conn_manager_impl.cc doDeferredStreamDestroy: completeRequest, then the access log)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  h.clock.advanceTo(h.clock.nowMs() + 5);
+  s.decodeHeaders(request("continue"), true);
+  assert.equal(h.last("prop_request_duration"), String(Status.NotFound));
+  s.encodeHeaders([[":status", "200"]], true);
+  h.clock.advanceTo(h.clock.nowMs() + 7);
+  s.finish();
+  assert.equal(h.last("log_request_duration"), `0:${12_000_000}`);
+});
