@@ -76,15 +76,19 @@ export interface VmOptions {
   fault?: (importName: string) => number | undefined;
 }
 
-export interface RootState {
+/** A context's timer (envoy wasm.cc Wasm::setTimerPeriod keeps one per context id: timer_period_, timer_). */
+export interface TickTimer {
+  cancelTick: (() => void) | null;
+  tickPeriodMs: number;
+  /** What the timer runs (proxy_on_tick on its context), while tickPeriodMs > 0. */
+  onTick: (() => void) | null;
+}
+
+export interface RootState extends TickTimer {
   id: number;
   /** The plugin configuration this root context was created for (cpp-host PluginBase: one root context per plugin
    *  key, root_id + configuration, in a VM: wasm.cc WasmBase::start). */
   pluginConfig: Uint8Array;
-  cancelTick: (() => void) | null;
-  tickPeriodMs: number;
-  /** What the timer runs (proxy_on_tick on this root), while tickPeriodMs > 0. */
-  onTick: (() => void) | null;
   /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
    *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure and Context::onRedisCallFailure set
    *  BrokenConnection and never reset the code; nothing on the success path touches it. */
@@ -118,6 +122,9 @@ export class WasmVm {
   httpCallResponseRoot = 0;
   /** The VM context's (id 0: _initialize, _start) CallData buffer (call-data.ts). */
   vmContextCallData: CallData = NO_BYTES;
+  /** The VM context's timer: a tick period set from it (cpp-host ContextBase::setTimerPeriod on root_context(), which
+   *  for the VM context is itself) ticks context 0 (envoy wasm.cc Wasm::tickHandler: getContext(0)->onTick). */
+  private readonly vmContextTimer: TickTimer = { cancelTick: null, tickPeriodMs: 0, onTick: null };
   /** The Redis reply being delivered and the root context it goes to, during proxy_on_redis_call_response (envoy
    *  context.cc Context::onRedisCallSuccess keeps it in that root context's redis_call_response_). */
   redisCallResponse: { rootId: number; reply: Uint8Array } | null = null;
@@ -256,8 +263,9 @@ export class WasmVm {
     return this.roots.get(this.rootOf(contextId) ?? -1)?.pluginConfig ?? this.options.pluginConfig;
   }
 
+  /** envoy wasm.cc Wasm::setTimerPeriod for a root context, or the VM context (0). */
   setTickPeriod(rootId: number, periodMs: number, onTick: () => void): void {
-    const root = this.roots.get(rootId);
+    const root = rootId === 0 ? this.vmContextTimer : this.roots.get(rootId);
     if (!root) return;
     root.cancelTick?.();
     root.cancelTick = null;
@@ -271,6 +279,7 @@ export class WasmVm {
   tickNow(): void {
     if (this.shutDown) return;
     for (const root of [...this.roots.values()]) root.onTick?.();
+    this.vmContextTimer.onTick?.();
   }
 
   /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */
@@ -352,6 +361,7 @@ export class WasmVm {
   shutdown(): void {
     this.shutDown = true;
     for (const r of this.roots.values()) r.cancelTick?.();
+    this.vmContextTimer.cancelTick?.();
     for (const p of this.pendingCalls.values()) p.cancelTimeout();
     this.pendingCalls.clear();
     for (const c of this.redisConnections) c.close();
