@@ -17,6 +17,7 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 import { DirectionState, type LimitCrossing } from "./direction-state.ts";
 import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
+import { RESPONSE_HEADERS_INLINE } from "./inline-headers.ts";
 
 const enc = new TextEncoder();
 
@@ -271,7 +272,7 @@ export class FilterStream implements PluginStreamCalls {
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     // Serialized when a module first reads its pairs, not on arrival (the picker reads only :status here).
-    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
+    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers), RESPONSE_HEADERS_INLINE);
     // context.cc Context::encodeHeaders / encodeData / encodeTrailers: Continue, without the VM, for a stream the VM
     // does not know (an earlier filter answered it before it reached this one).
     if (this.bypass || !this.createdInVm) return;
@@ -527,7 +528,7 @@ export class FilterStream implements PluginStreamCalls {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
       if (reply.body.length) this.response.release(this.encodeData(reply.body, true));
     } else {
-      this.state.responseHeaders = new HeaderMap(responseHeaders);
+      this.state.responseHeaders = new HeaderMap(responseHeaders, RESPONSE_HEADERS_INLINE);
       this.response.release(reply.body);
     }
     this.notify();

@@ -3,6 +3,7 @@
 import type { CallData } from "./call-data.ts";
 import { serializeArrivingHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
 import { NO_BYTES } from "./no-bytes.ts";
+import { NO_INLINE, REQUEST_HEADERS_INLINE } from "./inline-headers.ts";
 
 export interface LocalReply {
   status: number;
@@ -46,7 +47,11 @@ export class HeaderMap {
   // module allocated (writeTo). Maps the plugin changed are serialized again at their next read.
   private bytes: Uint8Array | null = null;
 
-  constructor(pairs: HeaderList = []) {
+  /** `inline`: the map type's inline headers (inline-headers.ts). */
+  constructor(
+    pairs: HeaderList = [],
+    private readonly inline: ReadonlySet<string> = NO_INLINE,
+  ) {
     this.list = pairs;
   }
 
@@ -60,9 +65,17 @@ export class HeaderMap {
     return this.list.find((pair) => pair[0] === k)?.[1];
   }
   // envoy header_map_impl.h HeaderList::insert: a header goes at the end, a pseudo-header (":...") before the first
-  // regular one. (An O(1) "inline" header that is already there gets the value appended instead, insertByKey; not
-  // modelled: which headers are inline depends on the extensions built in.)
+  // regular one. An inline header that is there already gets the value appended instead (header_map_impl.cc
+  // HeaderMapImpl::insertByKey, appendToHeader: "," between two non-empty values, nothing for an empty one).
   private insert(k: string, value: string): void {
+    if (this.inline.has(k)) {
+      const i = this.list.findIndex((pair) => pair[0] === k);
+      if (i >= 0) {
+        const old = this.list[i][1];
+        if (value !== "") this.list[i] = [k, old === "" ? value : `${old},${value}`];
+        return;
+      }
+    }
     const at = k.charCodeAt(0) === 0x3a ? this.list.findIndex((pair) => pair[0].charCodeAt(0) !== 0x3a) : -1;
     if (at < 0) this.list.push([k, value]);
     else this.list.splice(at, 0, [k, value]);
@@ -116,7 +129,7 @@ export class HeaderMap {
 }
 
 export class StreamState {
-  readonly requestHeaders = new HeaderMap();
+  readonly requestHeaders = new HeaderMap([], REQUEST_HEADERS_INLINE);
   requestTrailers: HeaderMap | null = null;
   responseHeaders: HeaderMap | null = null;
   responseTrailers: HeaderMap | null = null;
