@@ -125,6 +125,12 @@ export class FilterStream implements PluginStreamCalls {
   get overrideHost(): string | null {
     return this.state.overrideHost;
   }
+  /** Request trailers as they would go upstream: the client's, or those the plugin added in the last body callback
+   *  (filter_manager.cc FilterManager::addDecodedTrailers; the body then goes on without end_stream and they follow,
+   *  from the next filter on). This gateway sends no request trailers upstream. */
+  get requestTrailers(): HeaderList | null {
+    return this.state.requestTrailers?.pairs ?? null;
+  }
   /** Request headers as they would go upstream (after the plugin's changes). */
   get requestHeaders(): HeaderList {
     return this.state.requestHeaders.pairs;
@@ -233,7 +239,9 @@ export class FilterStream implements PluginStreamCalls {
   private deliverBody(endOfStream: boolean): void {
     // context.cc Context::decodeData: getBuffer(HttpRequestBody) before the call points the context's buffer_ at it.
     this.state.callData = "request-body";
+    this.state.lastBodyCallback = endOfStream ? "request" : null;
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0]);
+    this.state.lastBodyCallback = null;
     const prepared = this.preparedReply;
     if (prepared) {
       this.preparedReply = null;
@@ -322,7 +330,9 @@ export class FilterStream implements PluginStreamCalls {
     const fateBefore = this.fate;
     // context.cc Context::encodeData: getBuffer(HttpResponseBody) before the call, as decodeData.
     this.state.callData = "response-body";
+    this.state.lastBodyCallback = endOfStream ? "response" : null;
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0]);
+    this.state.lastBodyCallback = null;
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
     this.responseCrossedLimit(crossing);

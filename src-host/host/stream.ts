@@ -166,6 +166,10 @@ export class StreamState {
   /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
    *  its callback returns Continue and by continue_stream of either type). */
   requestTrailersHeld = false;
+  /** The body callback running now when it is its direction's last (end_of_stream), else null: there a write to that
+   *  direction's trailers creates them (context.cc Context::getMap: addDecodedTrailers / addEncodedTrailers when the
+   *  filter has a body buffer and end_of_stream_). */
+  lastBodyCallback: "request" | "response" | null = null;
   /** This context's CallData buffer (call-data.ts). */
   callData: CallData = NO_BYTES;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */

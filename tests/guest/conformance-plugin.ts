@@ -49,6 +49,14 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** Adds x-added: 1 to a trailer map: "<more|end>:<status of the add>:<status of reading it back>". */
+function addTrailer(map: i32, endOfStream: bool): string {
+  const v = String.UTF8.encode("1");
+  const added = host.addHeaderValue(map, new Utf8("x-added"), changetype<usize>(v), v.byteLength);
+  const read = host.getHeaderValueRaw(map, new Utf8("x-added"), out);
+  if (read == Status.Ok) out.release();
+  return (endOfStream ? "end:" : "more:") + added.toString() + ":" + read.toString();
+}
 /** request.duration: "<status>" or, when Ok, "0:<nanoseconds>". */
 function requestDuration(): string {
   const status = host.getProperty(host.propertyPath(["request", "duration"]), out);
@@ -362,6 +370,7 @@ class ConformanceStream extends HttpContext {
     check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     if (this.scenario == "trap-body") unreachable();
     if (this.scenario == "watermark-body") return DataAction.StopIterationAndWatermark;
+    if (this.scenario == "add-trailers") check("body_add_trailer", addTrailer(MapType.HttpRequestTrailers, endOfStream));
     // Held, its end too, until the test calls conformance_continue_stream(id, Request).
     if (!endOfStream || this.scenario == "continue-hold-body") return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
@@ -413,6 +422,7 @@ class ConformanceStream extends HttpContext {
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
     check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
+    if (this.scenario == "add-trailers") check("resp_body_add_trailer", addTrailer(MapType.HttpResponseTrailers, endOfStream));
     // Held until the test calls conformance_continue_stream(id, Response).
     if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
     if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;

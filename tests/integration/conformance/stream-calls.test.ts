@@ -167,3 +167,17 @@ test("request.duration is there only once the request is complete: not while the
   s.finish();
   assert.equal(h.last("log_request_duration"), `0:${12_000_000}`);
 });
+
+test("a write to the trailers in the last body callback adds them, on either side; earlier it is BadArgument (context.cc Context::getMap: addDecodedTrailers / addEncodedTrailers with a body buffer and end_of_stream_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("add-trailers"), false);
+  s.decodeData(enc.encode("ab"), false);
+  s.decodeData(enc.encode("cd"), true);
+  assert.deepEqual(h.values("body_add_trailer"), [`more:${Status.BadArgument}:${Status.BadArgument}`, `end:${Status.Ok}:${Status.Ok}`]);
+  assert.deepEqual(s.requestTrailers, [["x-added", "1"]]);
+  s.encodeHeaders([[":status", "200"]], false);
+  s.encodeData(enc.encode("x"), false);
+  s.encodeData(enc.encode("y"), true);
+  assert.deepEqual(h.values("resp_body_add_trailer"), [`more:${Status.BadArgument}:${Status.BadArgument}`, `end:${Status.Ok}:${Status.Ok}`]);
+});
