@@ -112,6 +112,8 @@ export class WasmVm {
   readonly streams = new Map<number, StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
+  /** The context of the callback running now (cpp-host current_context_). */
+  currentContextId = 0;
   /** The root context whose on_context_create or on_configure runs now, which alone reads the plugin configuration
    *  (cpp-host ContextBase::onStart / onConfigure set its temp_plugin_), or 0. */
   configuringRoot = 0;
@@ -193,7 +195,9 @@ export class WasmVm {
     const fn = this.exports[name];
     if (typeof fn !== "function") return 0;
     const savedContext = this.effectiveContextId;
+    const savedCurrent = this.currentContextId;
     this.effectiveContextId = contextId;
+    this.currentContextId = contextId;
     this.callDepth++;
     try {
       const f = fn as (...a: Array<number | bigint>) => unknown;
@@ -205,6 +209,7 @@ export class WasmVm {
       throw new WasmTrap(name, e);
     } finally {
       this.effectiveContextId = savedContext;
+      this.currentContextId = savedCurrent;
       this.callDepth--;
       if (this.callDepth === 0) this.runAfterCallActions();
     }

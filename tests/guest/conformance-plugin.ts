@@ -65,6 +65,15 @@ function requestDuration(): string {
   out.release();
   return "0:" + ns.toString();
 }
+/** From the root: the effective context set to the stream, then to 0: "<status of the second set>:<status of reading
+ *  request.path>" (a stream has it, the root context not). */
+export function conformance_effective_reset(streamId: u32): void {
+  host.setEffectiveContext(streamId);
+  const reset = host.setEffectiveContext(0);
+  const path = host.getProperty(host.propertyPath(["request", "path"]), out);
+  if (path == Status.Ok) out.release();
+  check("effective_reset", reset.toString() + ":" + path.toString());
+}
 /** The context (0: none) whose view of the call's response onHttpCallResponse also logs, as
  *  "http_response_via <status of the body read>:<status of the :status read>". */
 let responseReader: u32 = 0;

@@ -181,3 +181,12 @@ test("a write to the trailers in the last body callback adds them, on either sid
   s.encodeData(enc.encode("y"), true);
   assert.deepEqual(h.values("resp_body_add_trailer"), [`more:${Status.BadArgument}:${Status.BadArgument}`, `end:${Status.Ok}:${Status.Ok}`]);
 });
+
+test("set_effective_context(0) is Ok and goes back to the callback's own context (cpp-host exports.cc set_effective_context: getContext(0) is the VM context; contextOrEffectiveContext: an effective id of 0 is current_context_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_effective_reset", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("effective_reset"), `${Status.Ok}:${Status.NotFound}`);
+});
