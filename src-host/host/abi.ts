@@ -30,6 +30,8 @@ export const BufferType = {
   GrpcCallMessage: 5,
   VmConfiguration: 6,
   PluginConfiguration: 7,
+  /** The context's own buffer as its last proxy_get_buffer_* left it (call-data.ts). */
+  CallData: 8,
   /** Higress only: a proxy_redis_call's reply (higress-group/proxy-wasm-go-sdk proxywasm/internal/abi_enums.go). */
   RedisCallResponse: 9,
 } as const;

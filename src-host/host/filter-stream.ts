@@ -17,6 +17,7 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 import { DirectionState, type LimitCrossing } from "./direction-state.ts";
 import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
+import { RESPONSE_HEADERS_INLINE } from "./inline-headers.ts";
 
 const enc = new TextEncoder();
 
@@ -124,6 +125,12 @@ export class FilterStream implements PluginStreamCalls {
   get overrideHost(): string | null {
     return this.state.overrideHost;
   }
+  /** Request trailers as they would go upstream: the client's, or those the plugin added in the last body callback
+   *  (filter_manager.cc FilterManager::addDecodedTrailers; the body then goes on without end_stream and they follow,
+   *  from the next filter on). This gateway sends no request trailers upstream. */
+  get requestTrailers(): HeaderList | null {
+    return this.state.requestTrailers?.pairs ?? null;
+  }
   /** Request headers as they would go upstream (after the plugin's changes). */
   get requestHeaders(): HeaderList {
     return this.state.requestHeaders.pairs;
@@ -230,7 +237,11 @@ export class FilterStream implements PluginStreamCalls {
 
   /** A body callback begun by DirectionState.beginData or beginBufferedData; the module reads state.requestBody. */
   private deliverBody(endOfStream: boolean): void {
+    // context.cc Context::decodeData: getBuffer(HttpRequestBody) before the call points the context's buffer_ at it.
+    this.state.callData = "request-body";
+    this.state.lastBodyCallback = endOfStream ? "request" : null;
     const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0]);
+    this.state.lastBodyCallback = null;
     const prepared = this.preparedReply;
     if (prepared) {
       this.preparedReply = null;
@@ -269,7 +280,7 @@ export class FilterStream implements PluginStreamCalls {
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     // Serialized when a module first reads its pairs, not on arrival (the picker reads only :status here).
-    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers));
+    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers), RESPONSE_HEADERS_INLINE);
     // context.cc Context::encodeHeaders / encodeData / encodeTrailers: Continue, without the VM, for a stream the VM
     // does not know (an earlier filter answered it before it reached this one).
     if (this.bypass || !this.createdInVm) return;
@@ -317,7 +328,11 @@ export class FilterStream implements PluginStreamCalls {
    *  state.responseBody. Returns the bytes let go. */
   private deliverResponseBody(endOfStream: boolean): Uint8Array {
     const fateBefore = this.fate;
+    // context.cc Context::encodeData: getBuffer(HttpResponseBody) before the call, as decodeData.
+    this.state.callData = "response-body";
+    this.state.lastBodyCallback = endOfStream ? "response" : null;
     const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0]);
+    this.state.lastBodyCallback = null;
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
     this.responseCrossedLimit(crossing);
@@ -354,6 +369,7 @@ export class FilterStream implements PluginStreamCalls {
   finish(): void {
     if (this.finished) return;
     this.finished = true;
+    this.state.completedMs = this.worker.host.clock.nowMs();
     if (this.contextId === 0) return;
     // conn_manager_impl.cc doDeferredStreamDestroy: HTTP/3 streams are logged later, once the response is acknowledged
     // (deferHeadersAndTrailers, QuicStatsGatherer::maybeDoDeferredLog), after destroyFilters; the access-log handler
@@ -522,7 +538,7 @@ export class FilterStream implements PluginStreamCalls {
       this.encodeHeaders(responseHeaders, reply.body.length === 0);
       if (reply.body.length) this.response.release(this.encodeData(reply.body, true));
     } else {
-      this.state.responseHeaders = new HeaderMap(responseHeaders);
+      this.state.responseHeaders = new HeaderMap(responseHeaders, RESPONSE_HEADERS_INLINE);
       this.response.release(reply.body);
     }
     this.notify();

@@ -29,10 +29,12 @@ export function higressImports(vm: WasmVm): Record<string, WebAssembly.ImportVal
       // allocMemory refused => InvalidMemoryAccess, as every copy out in exports.cc.
       return vm.memory.returnBytes(retPtr, retLen, payload) ? Status.Ok : Status.InvalidMemoryAccess;
     }) as WebAssembly.ImportValue,
+    // higress-group/proxy-wasm-cpp-host exports.cc set_upstream_override_host: the address must be in memory, then Ok
+    // whatever Context::setUpstreamOverrideHost answers (a root context has no stream to override).
     "env.proxy_set_upstream_override_host": guarded(vm, "proxy_set_upstream_override_host", (ptr: number, len: number) => {
+      const address = vm.memory.readString(ptr, len);
       const stream = vm.streams.get(vm.effectiveContextId);
-      if (!stream) return Status.BadArgument;
-      stream.overrideHost = vm.memory.readString(ptr, len);
+      if (stream) stream.overrideHost = address;
       return Status.Ok;
     }) as WebAssembly.ImportValue,
   };

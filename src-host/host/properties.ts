@@ -23,7 +23,6 @@ export function resolveProperty(
   segments: string[],
   plugin: PluginIdentity,
   stream: StreamState | null,
-  nowMs: number,
   custom: ReadonlyMap<string, Uint8Array>,
   flavor: Flavor,
 ): Uint8Array | null {
@@ -70,8 +69,9 @@ export function resolveProperty(
       return str(stream.info.protocol ?? "HTTP/1.1");
     case "request.time":
       return int64(BigInt(Math.round(stream.startedMs)) * 1_000_000n);
+    // filters/common/expr/context.cc RequestWrapper Duration: info_.requestComplete(), nothing before.
     case "request.duration":
-      return int64(BigInt(Math.max(0, Math.round(nowMs - stream.startedMs))) * 1_000_000n);
+      return stream.completedMs === null ? null : int64(BigInt(Math.max(0, Math.round(stream.completedMs - stream.startedMs))) * 1_000_000n);
     // RequestWrapper Size: the Content-Length header when there is one (nothing when it is not a number), else the
     // bytes received; TotalSize: the bytes received and the headers' byteSize() (key and value bytes).
     case "request.size": {

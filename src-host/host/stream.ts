@@ -1,7 +1,9 @@
 // One HTTP stream as the plugin host sees it: the header maps and bodies the plugin may read or change,
 // and what the plugin decided (local reply, override host, paused or forwarded).
+import type { CallData } from "./call-data.ts";
 import { serializeArrivingHeaderMap, serializeHeaderMap, type HeaderList } from "./header-map.ts";
 import { NO_BYTES } from "./no-bytes.ts";
+import { NO_INLINE, REQUEST_HEADERS_INLINE } from "./inline-headers.ts";
 
 export interface LocalReply {
   status: number;
@@ -45,7 +47,11 @@ export class HeaderMap {
   // module allocated (writeTo). Maps the plugin changed are serialized again at their next read.
   private bytes: Uint8Array | null = null;
 
-  constructor(pairs: HeaderList = []) {
+  /** `inline`: the map type's inline headers (inline-headers.ts). */
+  constructor(
+    pairs: HeaderList = [],
+    private readonly inline: ReadonlySet<string> = NO_INLINE,
+  ) {
     this.list = pairs;
   }
 
@@ -59,9 +65,17 @@ export class HeaderMap {
     return this.list.find((pair) => pair[0] === k)?.[1];
   }
   // envoy header_map_impl.h HeaderList::insert: a header goes at the end, a pseudo-header (":...") before the first
-  // regular one. (An O(1) "inline" header that is already there gets the value appended instead, insertByKey; not
-  // modelled: which headers are inline depends on the extensions built in.)
+  // regular one. An inline header that is there already gets the value appended instead (header_map_impl.cc
+  // HeaderMapImpl::insertByKey, appendToHeader: "," between two non-empty values, nothing for an empty one).
   private insert(k: string, value: string): void {
+    if (this.inline.has(k)) {
+      const i = this.list.findIndex((pair) => pair[0] === k);
+      if (i >= 0) {
+        const old = this.list[i][1];
+        if (value !== "") this.list[i] = [k, old === "" ? value : `${old},${value}`];
+        return;
+      }
+    }
     const at = k.charCodeAt(0) === 0x3a ? this.list.findIndex((pair) => pair[0].charCodeAt(0) !== 0x3a) : -1;
     if (at < 0) this.list.push([k, value]);
     else this.list.splice(at, 0, [k, value]);
@@ -115,7 +129,7 @@ export class HeaderMap {
 }
 
 export class StreamState {
-  readonly requestHeaders = new HeaderMap();
+  readonly requestHeaders = new HeaderMap([], REQUEST_HEADERS_INLINE);
   requestTrailers: HeaderMap | null = null;
   responseHeaders: HeaderMap | null = null;
   responseTrailers: HeaderMap | null = null;
@@ -138,6 +152,9 @@ export class StreamState {
   /** Envoy's response flags so far (response-flags.ts). */
   responseFlags = 0;
   readonly startedMs: number;
+  /** When the request completed (StreamInfo::onRequestComplete, conn_manager_impl.cc doDeferredStreamDestroy's
+   *  completeRequest, before the access log and the filters' destruction), or null while it runs. */
+  completedMs: number | null = null;
   requestBodySize = 0;
   responseBodySize = 0;
   closedByPlugin = false;
@@ -149,6 +166,12 @@ export class StreamState {
   /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
    *  its callback returns Continue and by continue_stream of either type). */
   requestTrailersHeld = false;
+  /** The body callback running now when it is its direction's last (end_of_stream), else null: there a write to that
+   *  direction's trailers creates them (context.cc Context::getMap: addDecodedTrailers / addEncodedTrailers when the
+   *  filter has a body buffer and end_of_stream_). */
+  lastBodyCallback: "request" | "response" | null = null;
+  /** This context's CallData buffer (call-data.ts). */
+  callData: CallData = NO_BYTES;
   /** During on_log (context.cc Context::log, access_log_phase_): reads see the access log's header maps. */
   accessLogPhase = false;
   /** Properties the plugin set on this stream, by their NUL-separated path; the map is made at the first set. */

@@ -1,9 +1,11 @@
 // One Wasm VM: a module instance with the imports a gateway provides, the contexts it has created, and what
 // each host call may see during the current callback. Envoy runs one of these per worker thread.
 import { LogLevel } from "./abi.ts";
+import type { CallData } from "./call-data.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
 import { GuestMemory } from "./guest-memory.ts";
+import { NO_BYTES } from "./no-bytes.ts";
 import type { ProxyProcess } from "./shared-state.ts";
 import type { StreamState } from "./stream.ts";
 import type { RedisConnection, RedisTarget } from "./redis-client.ts";
@@ -74,20 +76,26 @@ export interface VmOptions {
   fault?: (importName: string) => number | undefined;
 }
 
-export interface RootState {
+/** A context's timer (envoy wasm.cc Wasm::setTimerPeriod keeps one per context id: timer_period_, timer_). */
+export interface TickTimer {
+  cancelTick: (() => void) | null;
+  tickPeriodMs: number;
+  /** What the timer runs (proxy_on_tick on its context), while tickPeriodMs > 0. */
+  onTick: (() => void) | null;
+}
+
+export interface RootState extends TickTimer {
   id: number;
   /** The plugin configuration this root context was created for (cpp-host PluginBase: one root context per plugin
    *  key, root_id + configuration, in a VM: wasm.cc WasmBase::start). */
   pluginConfig: Uint8Array;
-  cancelTick: (() => void) | null;
-  tickPeriodMs: number;
-  /** What the timer runs (proxy_on_tick on this root), while tickPeriodMs > 0. */
-  onTick: (() => void) | null;
   /** What proxy_get_status returns (cpp-host ContextBase status_code_ / status_message_, read on the root
    *  context by exports.cc get_status). Envoy's Context::onHttpCallFailure and Context::onRedisCallFailure set
    *  BrokenConnection and never reset the code; nothing on the success path touches it. */
   statusCode: number;
   statusMessage: string;
+  /** This context's CallData buffer (call-data.ts). */
+  callData: CallData;
 }
 
 interface PendingHttpCall {
@@ -104,11 +112,21 @@ export class WasmVm {
   readonly streams = new Map<number, StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
+  /** The context of the callback running now (cpp-host current_context_). */
+  currentContextId = 0;
   /** The root context whose on_context_create or on_configure runs now, which alone reads the plugin configuration
    *  (cpp-host ContextBase::onStart / onConfigure set its temp_plugin_), or 0. */
   configuringRoot = 0;
-  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure). */
+  /** The HTTP call response being delivered, during proxy_on_http_call_response (null on a failure), and the root
+   *  context it is delivered to (envoy context.cc Context::onHttpCallSuccess keeps it in that root's
+   *  http_call_response_): see callResponseFor. */
   httpCallResponse: HttpCallResponse | null = null;
+  httpCallResponseRoot = 0;
+  /** The VM context's (id 0: _initialize, _start) CallData buffer (call-data.ts). */
+  vmContextCallData: CallData = NO_BYTES;
+  /** The VM context's timer: a tick period set from it (cpp-host ContextBase::setTimerPeriod on root_context(), which
+   *  for the VM context is itself) ticks context 0 (envoy wasm.cc Wasm::tickHandler: getContext(0)->onTick). */
+  private readonly vmContextTimer: TickTimer = { cancelTick: null, tickPeriodMs: 0, onTick: null };
   /** The Redis reply being delivered and the root context it goes to, during proxy_on_redis_call_response (envoy
    *  context.cc Context::onRedisCallSuccess keeps it in that root context's redis_call_response_). */
   redisCallResponse: { rootId: number; reply: Uint8Array } | null = null;
@@ -177,7 +195,9 @@ export class WasmVm {
     const fn = this.exports[name];
     if (typeof fn !== "function") return 0;
     const savedContext = this.effectiveContextId;
+    const savedCurrent = this.currentContextId;
     this.effectiveContextId = contextId;
+    this.currentContextId = contextId;
     this.callDepth++;
     try {
       const f = fn as (...a: Array<number | bigint>) => unknown;
@@ -189,6 +209,7 @@ export class WasmVm {
       throw new WasmTrap(name, e);
     } finally {
       this.effectiveContextId = savedContext;
+      this.currentContextId = savedCurrent;
       this.callDepth--;
       if (this.callDepth === 0) this.runAfterCallActions();
     }
@@ -216,7 +237,7 @@ export class WasmVm {
 
   createRootContext(pluginConfig: Uint8Array = this.options.pluginConfig): number {
     const id = this.allocateContextId();
-    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "" });
+    this.roots.set(id, { id, pluginConfig, cancelTick: null, tickPeriodMs: 0, onTick: null, statusCode: 0, statusMessage: "", callData: NO_BYTES });
     this.callConfiguring("proxy_on_context_create", [id, 0], id);
     return id;
   }
@@ -247,8 +268,9 @@ export class WasmVm {
     return this.roots.get(this.rootOf(contextId) ?? -1)?.pluginConfig ?? this.options.pluginConfig;
   }
 
+  /** envoy wasm.cc Wasm::setTimerPeriod for a root context, or the VM context (0). */
   setTickPeriod(rootId: number, periodMs: number, onTick: () => void): void {
-    const root = this.roots.get(rootId);
+    const root = rootId === 0 ? this.vmContextTimer : this.roots.get(rootId);
     if (!root) return;
     root.cancelTick?.();
     root.cancelTick = null;
@@ -262,6 +284,7 @@ export class WasmVm {
   tickNow(): void {
     if (this.shutDown) return;
     for (const root of [...this.roots.values()]) root.onTick?.();
+    this.vmContextTimer.onTick?.();
   }
 
   /** The root context a context belongs to (cpp-host ContextBase::root_context()), or null. */
@@ -269,6 +292,14 @@ export class WasmVm {
     if (this.roots.has(contextId)) return contextId;
     const stream = this.streams.get(contextId);
     return stream !== undefined && this.roots.has(stream.rootId) ? stream.rootId : null;
+  }
+
+  /** The HTTP call response a host call of the effective context reads: envoy context.cc Context::getConstMap
+   *  (HttpCallResponseHeaders / Trailers) and Context::getBuffer (HttpCallResponseBody) look in
+   *  rootContext()->http_call_response_, so only the calling root context and its streams see it. */
+  callResponseFor(contextId: number): HttpCallResponse | null {
+    const r = this.httpCallResponse;
+    return r !== null && this.rootOf(contextId) === this.httpCallResponseRoot ? r : null;
   }
 
   /** A timeout of 0 means none: Envoy's Context::httpCall only sets the async client's timeout when it
@@ -335,6 +366,7 @@ export class WasmVm {
   shutdown(): void {
     this.shutDown = true;
     for (const r of this.roots.values()) r.cancelTick?.();
+    this.vmContextTimer.cancelTick?.();
     for (const p of this.pendingCalls.values()) p.cancelTimeout();
     this.pendingCalls.clear();
     for (const c of this.redisConnections) c.close();

@@ -49,6 +49,37 @@ export function conformance_http_call(timeoutMs: u32): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
   check("http_call_dispatch", host.statusOf(host.dispatchHttpCall(new Utf8("metrics"), writer, null, timeoutMs)).toString());
 }
+/** Adds x-added: 1 to a trailer map: "<more|end>:<status of the add>:<status of reading it back>". */
+function addTrailer(map: i32, endOfStream: bool): string {
+  const v = String.UTF8.encode("1");
+  const added = host.addHeaderValue(map, new Utf8("x-added"), changetype<usize>(v), v.byteLength);
+  const read = host.getHeaderValueRaw(map, new Utf8("x-added"), out);
+  if (read == Status.Ok) out.release();
+  return (endOfStream ? "end:" : "more:") + added.toString() + ":" + read.toString();
+}
+/** request.duration: "<status>" or, when Ok, "0:<nanoseconds>". */
+function requestDuration(): string {
+  const status = host.getProperty(host.propertyPath(["request", "duration"]), out);
+  if (status != Status.Ok) return status.toString();
+  const ns = out.len == 8 ? load<i64>(out.ptr) : -1;
+  out.release();
+  return "0:" + ns.toString();
+}
+/** From the root: the effective context set to the stream, then to 0: "<status of the second set>:<status of reading
+ *  request.path>" (a stream has it, the root context not). */
+export function conformance_effective_reset(streamId: u32): void {
+  host.setEffectiveContext(streamId);
+  const reset = host.setEffectiveContext(0);
+  const path = host.getProperty(host.propertyPath(["request", "path"]), out);
+  if (path == Status.Ok) out.release();
+  check("effective_reset", reset.toString() + ":" + path.toString());
+}
+/** The context (0: none) whose view of the call's response onHttpCallResponse also logs, as
+ *  "http_response_via <status of the body read>:<status of the :status read>". */
+let responseReader: u32 = 0;
+export function conformance_http_response_reader(contextId: u32): void {
+  responseReader = contextId;
+}
 /** Dispatches a valid GET /metrics to "metrics" whose trailer map is malformed (a count with no sizes). */
 export function conformance_http_call_malformed_trailers(): void {
   writer.clear().add(":method", "GET").add(":path", "/metrics").add(":authority", "backend");
@@ -246,6 +277,12 @@ class ConformanceRoot extends RootContext {
     else check("http_response_body", "<none>");
     const ct = host.getHeaderValue(MapType.HttpCallResponseHeaders, "content-type");
     check("http_response_content_type", ct === null ? "<none>" : ct);
+    if (responseReader != 0 && host.setEffectiveContext(responseReader) == Status.Ok) {
+      const body = host.getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize, out);
+      if (body == Status.Ok) out.release();
+      check("http_response_via", body.toString() + ":" + host.httpCallResponseStatus(out).toString());
+      host.setEffectiveContext(this.id);
+    }
   }
 
   createHttpContext(id: u32): HttpContext {
@@ -282,6 +319,7 @@ class ConformanceStream extends HttpContext {
     host.removeHeader(MapType.HttpRequestHeaders, new Utf8("x-remove-me"));
     check("prop_request_path", host.getPropertyString(["request", "path"]) || "<none>");
     check("prop_request_method", host.getPropertyString(["request", "method"]) || "<none>");
+    check("prop_request_duration", requestDuration());
     check("resp_map_unavailable", host.getHeaderMapSize(MapType.HttpResponseHeaders).toString());
     check("bad_map_type", host.getHeaderMapSize(42).toString());
     if (this.scenario == "trap-headers") unreachable();
@@ -341,6 +379,7 @@ class ConformanceStream extends HttpContext {
     check("body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
     if (this.scenario == "trap-body") unreachable();
     if (this.scenario == "watermark-body") return DataAction.StopIterationAndWatermark;
+    if (this.scenario == "add-trailers") check("body_add_trailer", addTrailer(MapType.HttpRequestTrailers, endOfStream));
     // Held, its end too, until the test calls conformance_continue_stream(id, Request).
     if (!endOfStream || this.scenario == "continue-hold-body") return DataAction.StopIterationAndBuffer;
     if (host.getBufferBytes(BufferType.HttpRequestBody, 0, bodySize, out) == Status.Ok) check("body", takeString());
@@ -392,6 +431,7 @@ class ConformanceStream extends HttpContext {
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
     check("resp_body_size", bodySize.toString() + (endOfStream ? ":end" : ":more"));
+    if (this.scenario == "add-trailers") check("resp_body_add_trailer", addTrailer(MapType.HttpResponseTrailers, endOfStream));
     // Held until the test calls conformance_continue_stream(id, Response).
     if (this.scenario == "hold-response-body" || this.scenario == "hold-response-all") return DataAction.StopIterationAndBuffer;
     if (this.scenario == "watermark-response") return DataAction.StopIterationAndWatermark;
@@ -405,6 +445,7 @@ class ConformanceStream extends HttpContext {
 
   onLog(): void {
     check("on_log", this.id.toString());
+    check("log_request_duration", requestDuration());
     check("log_req_header", host.getHeaderValueRaw(MapType.HttpRequestHeaders, new Utf8(":path"), out).toString());
     out.release();
     check("log_req_trailer", host.getHeaderValueRaw(MapType.HttpRequestTrailers, new Utf8("x-checksum"), out).toString());

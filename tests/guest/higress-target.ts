@@ -11,4 +11,10 @@ function overrideHost(target: string): void {
   proxy_set_upstream_override_host(changetype<usize>(b), b.byteLength);
 }
 
+/** proxy_set_upstream_override_host from the context that is current, for the test: its status. */
+export function override_host_status(): i32 {
+  const b = String.UTF8.encode("10.0.0.1:8000");
+  return proxy_set_upstream_override_host(changetype<usize>(b), b.byteLength);
+}
+
 setRootContextFactory((id: u32): RootContext => new FixtureRoot(id, overrideHost));

@@ -18,6 +18,12 @@ declare function fd_prestat_dir_name(fd: u32, path: usize, len: usize): u16;
 declare function random_get(buf: usize, len: usize): u16;
 @external("wasi_snapshot_preview1", "fd_write")
 declare function fd_write(fd: u32, iovs: usize, iovsLen: usize, written: usize): u16;
+@external("wasi_snapshot_preview1", "fd_read")
+declare function fd_read(fd: u32, iovs: usize, iovsLen: usize, read: usize): u16;
+@external("wasi_snapshot_preview1", "poll_oneoff")
+declare function poll_oneoff(subscriptions: usize, events: usize, count: usize, nevents: usize): u16;
+@external("wasi_unstable", "clock_res_get")
+declare function clock_res_get(clock: u32, resolution: usize): u16;
 
 const scratch = new StaticArray<u64>(8);
 
@@ -44,6 +50,26 @@ export function wasi_write_empty(): u32 {
   store<u32>(p, <u32>p + 32);
   store<u32>(p + 4, 0);
   return fd_write(1, p, 1, p + 16);
+}
+
+/** fd_read of stdin into one 8-byte iovec: its errno. */
+export function wasi_read(): u32 {
+  const p = changetype<usize>(scratch);
+  store<u32>(p, <u32>p + 32);
+  store<u32>(p + 4, 8);
+  return fd_read(0, p, 1, p + 16);
+}
+/** poll_oneoff of one (unread) subscription, nevents preset to 0xffff: errno | nevents << 16. */
+export function wasi_poll(): u32 {
+  const p = changetype<usize>(scratch);
+  store<u32>(p + 56, 0xffff);
+  return <u32>poll_oneoff(p, p + 16, 1, p + 56) | (load<u32>(p + 56) << 16);
+}
+/** clock_res_get (imported from wasi_unstable): errno | resolution << 16. */
+export function wasi_clock_res(clock: u32): u64 {
+  const p = changetype<usize>(scratch);
+  store<u64>(p, 0xffff);
+  return <u64>clock_res_get(clock, p) | (load<u64>(p) << 16);
 }
 
 setRootContextFactory((id: u32): RootContext => new RootContext(id));

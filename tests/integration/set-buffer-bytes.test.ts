@@ -177,3 +177,28 @@ test("a buffer that is not a body cannot be written: the plugin configuration in
   assert.ok(statuses.length > 0);
   assert.deepEqual(new Set(statuses), new Set([String(Status.BadArgument)]));
 });
+
+test("CallData is the context's buffer as its last getBuffer left it: a root's configuration, a stream's body buffer (writable through it), empty before any (envoy context.cc Context::getBuffer: `return &buffer_;`, every other type buffer_.set(...); decodeData calls getBuffer(HttpRequestBody) before the callback)", async () => {
+  const h = await setBufferHost();
+  const worker = h.host.workers[0];
+  const rootGet = (type: number) => worker.vm.call("get_buffer_call", [worker.rootContextId, type, 0, END], worker.rootContextId);
+  // The root's on_configure wrote the plugin configuration (getBuffer(PluginConfiguration)).
+  rootGet(BufferType.CallData);
+  rootGet(BufferType.VmConfiguration);
+  rootGet(BufferType.CallData);
+  assert.deepEqual(h.values("get"), [`${Status.Ok}:{}`, `${Status.Ok}:`, `${Status.Ok}:`]);
+
+  const s = h.host.newStream();
+  s.decodeHeaders(request, false);
+  h.get(s, BufferType.CallData, 0, END);
+  h.nextResult(DataStatus.StopIterationAndBuffer);
+  s.decodeData(enc.encode("ab"), false);
+  h.nextResult(DataStatus.StopIterationAndBuffer);
+  s.decodeData(enc.encode("cd"), true);
+  h.get(s, BufferType.CallData, 0, END);
+  h.set(s, BufferType.CallData, 0, 0, "<");
+  assert.deepEqual(h.values("get").slice(3), [`${Status.Ok}:`, `${Status.Ok}:abcd`]);
+  assert.deepEqual(h.values("set"), [`${Status.Ok}:<abcd`]);
+  h.continueStream(s, StreamType.HttpRequest);
+  assert.equal(dec.decode(s.takeReleasedBody()), "<abcd");
+});

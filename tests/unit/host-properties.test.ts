@@ -11,7 +11,7 @@ const text = (v: Uint8Array | null) => (v === null ? null : new TextDecoder().de
 
 function answer(path: string[], flavor: "envoy" | "higress"): string | null {
   const stream = new StreamState(2, { routeName: "llm/chat", clusterName: "outbound|8000||vllm" }, 0);
-  return text(resolveProperty(path, plugin, stream, 0, new Map(), flavor));
+  return text(resolveProperty(path, plugin, stream, new Map(), flavor));
 }
 
 test("stock Envoy serves the route and cluster names only under xds; Higress at the top level too", () => {
@@ -26,8 +26,8 @@ test("stock Envoy serves the route and cluster names only under xds; Higress at 
 
 test("response.flags is Envoy's int64 bit mask, 0 until a flag is set; upstream.address only once a host was chosen", () => {
   const stream = new StreamState(2, {}, 0);
-  const flags = () => new DataView(resolveProperty(["response", "flags"], plugin, stream, 0, new Map(), "envoy")!.buffer).getBigInt64(0, true);
-  const upstream = () => text(resolveProperty(["upstream", "address"], plugin, stream, 0, new Map(), "higress"));
+  const flags = () => new DataView(resolveProperty(["response", "flags"], plugin, stream, new Map(), "envoy")!.buffer).getBigInt64(0, true);
+  const upstream = () => text(resolveProperty(["upstream", "address"], plugin, stream, new Map(), "higress"));
   assert.equal(flags(), 0n);
   assert.equal(upstream(), null);
   stream.responseFlags |= RESPONSE_FLAG_BITS.UC;
@@ -39,7 +39,7 @@ test("response.flags is Envoy's int64 bit mask, 0 until a flag is set; upstream.
 test("request.size is the Content-Length when the request has one, request.total_size adds the headers' key and value bytes, the query stops at a fragment, and connection_id is a top-level token (filters/common/expr/context.cc RequestWrapper; wasm context.cc Context::findValue)", () => {
   const int = (v: Uint8Array | null) => (v === null ? null : new DataView(v.buffer).getBigInt64(0, true));
   const stream = new StreamState(2, { connectionId: 7 }, 0);
-  const ask = (path: string[]) => resolveProperty(path, plugin, stream, 0, new Map(), "envoy");
+  const ask = (path: string[]) => resolveProperty(path, plugin, stream, new Map(), "envoy");
   stream.requestHeaders.set([[":path", "/v1/chat?a=1#frag"], ["content-length", "120"]], true);
   stream.requestBodySize = 20;
   assert.equal(int(ask(["request", "size"])), 120n);

@@ -1,6 +1,7 @@
 // Buffers (proxy_get_buffer_bytes, proxy_get_buffer_status, proxy_set_buffer_bytes): the stream's bodies, an
 // HTTP call's response body, the VM and plugin configuration, and Higress's Redis reply.
 import { BufferType, Status } from "../abi.ts";
+import { callDataBytes, type CallData } from "../call-data.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
 const NO_BODY = new Uint8Array(0);
@@ -29,49 +30,69 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
   const { vm, mem, stream, ret } = scope;
 
   /** envoy context.cc Context::getBuffer: undefined past the last type (cpp-host exports.cc: BadArgument), null where
-   *  Envoy answers nullptr (NotFound), else the bytes. */
+   *  Envoy answers nullptr (NotFound), else the bytes; what it gives becomes the context's CallData (call-data.ts). */
   function buffer(type: number): Uint8Array | null | undefined {
     // Stock Envoy has no Redis reply buffer (redis-imports.ts).
     if (type >>> 0 > (vm.flavor === "higress" ? BufferType.RedisCallResponse : 8)) return undefined;
     const s = stream();
     switch (type) {
-      // envoy context.cc Context::getBuffer: buffer_.set(request_body_buffer_) (Buffer::set returns this) is never
-      // null, so a body is always there, empty when Envoy has no buffer behind it (requestBodyPresent): before the
-      // body, after Continue, on a root context. The module's body (the chunk of its body callback, or the filter
-      // manager's buffer while buffering) is DirectionState.body.
+      // Context::getBuffer: buffer_.set(request_body_buffer_) (Buffer::set returns this) is never null, so a body is
+      // always there, empty when Envoy has no buffer behind it (requestBodyPresent): before the body, after Continue,
+      // on a root context. The module's body (the chunk of its body callback, or the filter manager's buffer while
+      // buffering) is DirectionState.body.
       case BufferType.HttpRequestBody:
-        return s && s.requestBodyPresent ? s.requestBody : NO_BODY;
+        if (s === null) return keep(NO_BODY);
+        s.callData = "request-body";
+        return s.requestBodyPresent ? s.requestBody : NO_BODY;
       case BufferType.HttpResponseBody:
-        return s && s.responseBodyPresent ? s.responseBody : NO_BODY;
+        if (s === null) return keep(NO_BODY);
+        s.callData = "response-body";
+        return s.responseBodyPresent ? s.responseBody : NO_BODY;
       // buffer_.set(network_downstream_data_buffer_), set(network_upstream_data_buffer_) and
       // set(rootContext()->grpc_receive_buffer_.get()): never null either, and empty here (an HTTP filter has no
       // network data, and this host makes no gRPC calls).
       case BufferType.DownstreamData:
       case BufferType.UpstreamData:
       case BufferType.GrpcCallMessage:
-        return NO_BODY;
-      // rootContext()->http_call_response_: set only while proxy_on_http_call_response runs for a response.
-      case BufferType.HttpCallResponseBody:
-        return vm.httpCallResponse ? vm.httpCallResponse.body : null;
+        return keep(NO_BODY);
+      // rootContext()->http_call_response_: set only while proxy_on_http_call_response runs for a response, and only
+      // for the root it is delivered to (WasmVm.callResponseFor).
+      case BufferType.HttpCallResponseBody: {
+        const r = vm.callResponseFor(vm.effectiveContextId);
+        return r === null ? null : keep(r.body);
+      }
       // buffer_.set(wasm()->vm_configuration()): in any callback of any context.
       case BufferType.VmConfiguration:
-        return vm.options.vmConfig;
+        return keep(vm.options.vmConfig);
       // temp_plugin_: only on the root context whose on_context_create (cpp-host ContextBase::onStart) or on_configure
       // (ContextBase::onConfigure) is running.
       case BufferType.PluginConfiguration:
-        return vm.configuringRoot !== 0 && vm.effectiveContextId === vm.configuringRoot ? vm.pluginConfigOf(vm.configuringRoot) : null;
+        return vm.configuringRoot !== 0 && vm.effectiveContextId === vm.configuringRoot ? keep(vm.pluginConfigOf(vm.configuringRoot)) : null;
       case BufferType.RedisCallResponse: {
         // Higress's envoy context.cc Context::getBuffer: buffer_.set(rootContext()->redis_call_response_), never
         // null. The string is the reply while proxy_on_redis_call_response runs on that root context
         // (Context::onRedisCallSuccess) and empty otherwise: before any reply, after the callback (an after-VM-call
         // action clears it), in a failed call's callback (onRedisCallFailure sets nothing), on another root.
         const r = vm.redisCallResponse;
-        return r !== null && r.rootId === vm.rootOf(vm.effectiveContextId) ? r.reply : NO_BODY;
+        return keep(r !== null && r.rootId === vm.rootOf(vm.effectiveContextId) ? r.reply : NO_BODY);
       }
     }
-    // CallData (8): Envoy returns the context's buffer_ as the last getBuffer left it; this host has no
-    // foreign-function calls that set it.
-    return null;
+    // CallData: `return &buffer_;` as the context's last getBuffer left it.
+    return callDataBytes(callDataOf(vm.effectiveContextId), s);
+  }
+
+  /** The context's CallData: its stream's, its root's, or the VM context's (id 0). */
+  function callDataOf(contextId: number): CallData {
+    return vm.streams.get(contextId)?.callData ?? vm.roots.get(contextId)?.callData ?? vm.vmContextCallData;
+  }
+
+  /** buffer_.set(bytes) on the effective context: its CallData from now on. */
+  function keep(bytes: Uint8Array): Uint8Array {
+    const id = vm.effectiveContextId;
+    const owner = vm.streams.get(id) ?? vm.roots.get(id);
+    if (owner !== undefined) owner.callData = bytes;
+    else vm.vmContextCallData = bytes;
+    return bytes;
   }
 
   return {
@@ -107,11 +128,14 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
       if (b === null) return Status.NotFound;
       const value = mem().read(valPtr, valLen);
       const s = stream();
-      const present = type === BufferType.HttpRequestBody ? s?.requestBodyPresent : type === BufferType.HttpResponseBody ? s?.responseBodyPresent : false;
+      // CallData pointing at a body buffer writes that body (the same Buffer::Instance behind buffer_).
+      const data = type === BufferType.CallData && s !== null ? s.callData : null;
+      const body = type === BufferType.HttpRequestBody || data === "request-body" ? "request" : type === BufferType.HttpResponseBody || data === "response-body" ? "response" : null;
+      const present = body === "request" ? s?.requestBodyPresent : body === "response" ? s?.responseBodyPresent : false;
       if (!s || !present) return Status.BadArgument;
       const next = copyFrom(b, start >>> 0, size >>> 0, value);
       if (next === null) return Status.BadArgument;
-      if (type === BufferType.HttpRequestBody) s.requestBody = next;
+      if (body === "request") s.requestBody = next;
       else s.responseBody = next;
       return Status.Ok;
     },

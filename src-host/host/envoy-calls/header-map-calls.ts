@@ -3,6 +3,7 @@
 import { MapType, Status } from "../abi.ts";
 import { toPairs } from "../header-map.ts";
 import { HeaderMap } from "../stream.ts";
+import { NO_INLINE, RESPONSE_TRAILERS_INLINE } from "../inline-headers.ts";
 import type { HostFunctions, ImportScope } from "./scope.ts";
 
 export function headerMapCalls(scope: ImportScope): HostFunctions {
@@ -20,20 +21,31 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
         if (!s) return null;
         if (s.accessLogPhase && !write) return s.requestHeaders;
         return s.requestHeadersHeld ? s.requestHeaders : null;
-      // getConstMap: none in the access-log phase; otherwise, as getMap, while the filter holds them.
+      // getConstMap: none in the access-log phase; otherwise, as getMap, while the filter holds them. getMap (a write, or
+      // the size) in the last request body callback adds empty ones (FilterManager::addDecodedTrailers), held from then.
       case MapType.HttpRequestTrailers:
         if (!s || (s.accessLogPhase && !write)) return null;
+        if (write && !s.requestTrailersHeld && s.lastBodyCallback === "request") {
+          s.requestTrailers = new HeaderMap([], NO_INLINE);
+          s.requestTrailersHeld = true;
+        }
         return s.requestTrailersHeld ? s.requestTrailers : null;
       case MapType.HttpResponseHeaders:
         if (!s) return null;
         if (s.accessLogPhase && !write) return s.responseHeaders;
         return s.responseHeadersHeld ? s.responseHeaders : null;
+      // getMap in the last response body callback adds them (FilterManager::addEncodedTrailers). This gateway gets no
+      // response trailers from upstream (no encodeTrailers), so those are the only ones.
       case MapType.HttpResponseTrailers:
-        return s ? s.responseTrailers : null;
+        if (!s) return null;
+        if (write && s.responseTrailers === null && s.lastBodyCallback === "response") s.responseTrailers = new HeaderMap([], RESPONSE_TRAILERS_INLINE);
+        return s.responseTrailers;
       case MapType.HttpCallResponseHeaders:
-        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.headers) : null;
-      case MapType.HttpCallResponseTrailers:
-        return vm.httpCallResponse ? new HeaderMap(vm.httpCallResponse.trailers) : null;
+      case MapType.HttpCallResponseTrailers: {
+        const r = vm.callResponseFor(vm.effectiveContextId);
+        if (r === null) return null;
+        return new HeaderMap(type === MapType.HttpCallResponseHeaders ? r.headers : r.trailers);
+      }
       case MapType.GrpcCallInitialMetadata:
       case MapType.GrpcCallTrailingMetadata:
         return null;

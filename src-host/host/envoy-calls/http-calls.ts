@@ -37,6 +37,7 @@ export function httpCalls(scope: ImportScope): HostFunctions {
         if (!root) return;
         const res = deliveredResponse(outcome);
         vm.httpCallResponse = res;
+        vm.httpCallResponseRoot = rootId;
         if (res === null) {
           // context.cc Context::onHttpCallFailure.
           root.statusCode = Status.BrokenConnection;

@@ -21,10 +21,11 @@ export function logAndTimeCalls(scope: ImportScope): HostFunctions {
       mem().writeU64(retPtr, vm.options.clock.nowNs());
       return Status.Ok;
     },
+    // cpp-host exports.cc set_tick_period_milliseconds → ContextBase::setTimerPeriod: the timer of root_context(), Ok
+    // always. The VM context (0: the start function, before any root) is its own root (vm.ts vmContextTimer).
     "env.proxy_set_tick_period_milliseconds": (periodMs: number) => {
-      const root = rootOf(vm.effectiveContextId);
-      if (root === null) return Status.BadArgument;
-      vm.setTickPeriod(root, periodMs >>> 0, () => hooks().tick(root));
+      const root = vm.effectiveContextId === 0 ? 0 : rootOf(vm.effectiveContextId);
+      if (root !== null) vm.setTickPeriod(root, periodMs >>> 0, () => hooks().tick(root));
       return Status.Ok;
     },
   };

@@ -21,7 +21,6 @@ export function propertyCalls(scope: ImportScope): HostFunctions {
         segments,
         { pluginName: o.pluginName, rootId: o.rootId, vmId: o.vmId },
         s,
-        o.clock.nowMs(),
         s?.properties ?? NO_PROPERTIES,
         vm.flavor,
       );

@@ -32,7 +32,13 @@ export function streamControlCalls(scope: ImportScope): HostFunctions {
       if (type === StreamType.Downstream || type === StreamType.Upstream) return Status.Ok;
       return stream() ? hooks().closeStream(vm.effectiveContextId, type) : Status.Ok;
     },
+    // cpp-host exports.cc set_effective_context: any context the VM has (getContext), the VM context 0 included, which
+    // as an effective id means the callback's own context (contextOrEffectiveContext: current_context_).
     "env.proxy_set_effective_context": (contextId: number) => {
+      if (contextId === 0) {
+        vm.effectiveContextId = vm.currentContextId;
+        return Status.Ok;
+      }
       if (!vm.roots.has(contextId) && !vm.streams.has(contextId)) return Status.BadArgument;
       vm.effectiveContextId = contextId;
       return Status.Ok;

@@ -121,3 +121,19 @@ test("a malformed trailer map does not stop a call: cpp-host's PairsUtil::toPair
   assert.equal(h.last("http_call_malformed_trailers"), String(Status.Ok));
   assert.equal(calls.length, 1, "the call went out");
 });
+
+test("the response is read through the calling root context: its streams see it, another root context does not (envoy context.cc Context::getConstMap / getBuffer: rootContext()->http_call_response_)", async () => {
+  const { h, calls, worker, dispatch, settle } = await setup();
+  const s = h.host.newStream();
+  const otherRoot = worker.vm.createRootContext();
+  for (const [reader, want] of [
+    [s.contextId, `${Status.Ok}:200`],
+    [otherRoot, `${Status.NotFound}:0`],
+  ] as const) {
+    worker.vm.call("conformance_http_response_reader", [reader], worker.rootContextId);
+    dispatch(1000);
+    calls.shift()!(ok(200));
+    settle();
+    assert.equal(h.last("http_response_via"), want, `read from context ${reader}`);
+  }
+});

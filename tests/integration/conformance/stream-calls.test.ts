@@ -155,3 +155,38 @@ test("a stream's on_done returning false does not delay on_delete (context.cc Co
   assert.equal(h.last("proxy_done"), String(Status.NotFound));
   assert.deepEqual(s.calls.slice(-3), ["proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
 });
+
+test("request.duration is there only once the request is complete: not while the filter runs, in on_log the time from start to completion (filters/common/expr/context.cc RequestWrapper Duration: info_.requestComplete(); conn_manager_impl.cc doDeferredStreamDestroy: completeRequest, then the access log)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  h.clock.advanceTo(h.clock.nowMs() + 5);
+  s.decodeHeaders(request("continue"), true);
+  assert.equal(h.last("prop_request_duration"), String(Status.NotFound));
+  s.encodeHeaders([[":status", "200"]], true);
+  h.clock.advanceTo(h.clock.nowMs() + 7);
+  s.finish();
+  assert.equal(h.last("log_request_duration"), `0:${12_000_000}`);
+});
+
+test("a write to the trailers in the last body callback adds them, on either side; earlier it is BadArgument (context.cc Context::getMap: addDecodedTrailers / addEncodedTrailers with a body buffer and end_of_stream_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("add-trailers"), false);
+  s.decodeData(enc.encode("ab"), false);
+  s.decodeData(enc.encode("cd"), true);
+  assert.deepEqual(h.values("body_add_trailer"), [`more:${Status.BadArgument}:${Status.BadArgument}`, `end:${Status.Ok}:${Status.Ok}`]);
+  assert.deepEqual(s.requestTrailers, [["x-added", "1"]]);
+  s.encodeHeaders([[":status", "200"]], false);
+  s.encodeData(enc.encode("x"), false);
+  s.encodeData(enc.encode("y"), true);
+  assert.deepEqual(h.values("resp_body_add_trailer"), [`more:${Status.BadArgument}:${Status.BadArgument}`, `end:${Status.Ok}:${Status.Ok}`]);
+});
+
+test("set_effective_context(0) is Ok and goes back to the callback's own context (cpp-host exports.cc set_effective_context: getContext(0) is the VM context; contextOrEffectiveContext: an effective id of 0 is current_context_)", async () => {
+  const h = await conformanceHost();
+  const s = h.host.newStream();
+  s.decodeHeaders(request("paused"), false);
+  const worker = h.host.workers[0];
+  worker.vm.call("conformance_effective_reset", [s.contextId], worker.rootContextId);
+  assert.equal(h.last("effective_reset"), `${Status.Ok}:${Status.NotFound}`);
+});
