@@ -30,7 +30,7 @@ export function engineConfig(spec: PodsSpec, seed: number, podId = -1): EngineCo
 export class SimPod {
   engine: Engine;
   readonly address: string;
-  /** False while restarting; a removed pod leaves the pod list. */
+  /** False while restarting, and once removed (a removed pod also leaves the pod list). */
   up = true;
   /** Requests sent to this pod and not finished (the gateway's view). */
   inflight = 0;

@@ -373,6 +373,7 @@ class Simulation {
         pod.restart(now);
         this.podHeap.update(pod);
         this.events.push(now + f.downS * 1000, (t) => {
+          if (!this.pods.includes(pod)) return; // removed while down
           pod.up = true;
           pod.createdMs = t;
           this.podHeap.update(pod);
@@ -386,6 +387,7 @@ class Simulation {
       case "remove": {
         const pod = this.podById(f.pod);
         this.failRequestsOn(pod, now);
+        pod.up = false; // gone: a gateway still configured with its address reaches nothing there
         this.pods.splice(this.pods.indexOf(pod), 1);
         this.podHeap.remove(pod);
         break;
