@@ -8,10 +8,13 @@ export function podAddress(id: number): string {
   return `10.0.${n >> 8}.${n & 255}:8000`;
 }
 
-export function engineConfig(spec: PodsSpec, seed: number): EngineConfigInput {
+/** Pod `podId`'s engine: the pool's spec, with its variant's KV capacity and speed when it has one. */
+export function engineConfig(spec: PodsSpec, seed: number, podId = -1): EngineConfigInput {
+  const variant = spec.variants?.find((v) => v.pods.includes(podId));
   return {
     blockSize: spec.blockTokens,
-    kvTokens: spec.kvTokens,
+    kvTokens: variant?.kvTokens ?? spec.kvTokens,
+    speed: variant?.speed ?? 1,
     maxNumSeqs: spec.maxNumSeqs,
     maxBatchTokens: spec.maxBatchTokens,
     maxModelLen: Number.MAX_SAFE_INTEGER,
@@ -27,7 +30,7 @@ export function engineConfig(spec: PodsSpec, seed: number): EngineConfigInput {
 export class SimPod {
   engine: Engine;
   readonly address: string;
-  /** False while restarting; a removed pod leaves the pod list. */
+  /** False while restarting, and once removed (a removed pod also leaves the pod list). */
   up = true;
   /** Requests sent to this pod and not finished (the gateway's view). */
   inflight = 0;
@@ -54,6 +57,14 @@ export class SimPod {
     this.inflight = 0;
     this.pendingPrefillTokens = 0;
     this.createdMs = nowMs;
+  }
+
+  /**
+   * Steps that start from now on take `factor` times as long (1: the pod's own speed again). The step in flight
+   * keeps its length; a restart brings the pod's own speed back.
+   */
+  slowDown(factor: number): void {
+    this.engine.config.speed = (this.config.speed ?? 1) / factor;
   }
 
   get numWaiting(): number {

@@ -338,7 +338,7 @@ class Simulation {
 
   private addPod(): SimPod {
     const id = this.nextPodId++;
-    const pod = new SimPod(id, engineConfig(this.workload.pods, this.workload.seed + id), this.clock.nowMs());
+    const pod = new SimPod(id, engineConfig(this.workload.pods, this.workload.seed + id, id), this.clock.nowMs());
     this.pods.push(pod);
     this.podHeap.update(pod);
     return pod;
@@ -373,6 +373,7 @@ class Simulation {
         pod.restart(now);
         this.podHeap.update(pod);
         this.events.push(now + f.downS * 1000, (t) => {
+          if (!this.pods.includes(pod)) return; // removed while down
           pod.up = true;
           pod.createdMs = t;
           this.podHeap.update(pod);
@@ -386,6 +387,7 @@ class Simulation {
       case "remove": {
         const pod = this.podById(f.pod);
         this.failRequestsOn(pod, now);
+        pod.up = false; // gone: a gateway still configured with its address reaches nothing there
         this.pods.splice(this.pods.indexOf(pod), 1);
         this.podHeap.remove(pod);
         break;
@@ -398,6 +400,13 @@ class Simulation {
         for (let k = 0; k < external; k++) {
           this.events.push(now + ((k + 0.5) * 1000) / f.externalQps, (t) => this.sendExternal(pod, k, t));
         }
+        return; // still up and a candidate: nothing changed for the policy
+      }
+      case "slow": {
+        // Events run in time order, so every step begun before now was begun at the old speed.
+        const pod = this.podById(f.pod);
+        pod.slowDown(f.factor);
+        this.events.push(now + f.durationS * 1000, () => pod.slowDown(1));
         return; // still up and a candidate: nothing changed for the policy
       }
     }

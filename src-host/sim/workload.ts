@@ -21,6 +21,15 @@ export interface PodsSpec {
   decodeStepMs: { baseMs: number; perSequenceMs: number; perKContextTokensMs?: number };
   maxBatchTokens: number;
   maxNumSeqs: number;
+  /** Pods that differ from the rest (a heterogeneous pool): each variant names its pods by id. */
+  variants: PodVariant[];
+}
+
+/** Pods, by id, with their own KV capacity and/or GPU speed (steps take 1 / speed as long). */
+export interface PodVariant {
+  pods: number[];
+  kvTokens?: number;
+  speed?: number;
 }
 
 export interface ArrivalStage {
@@ -84,7 +93,9 @@ export type FaultSpec =
    * last step's end, as vLLM publishes them), requests still go in.
    * Meanwhile other clients (not the gateway) send it externalQps requests per second, which queue there too.
    */
-  | { type: "wedge"; atS: number; pod: number; durationS: number; externalQps: number };
+  | { type: "wedge"; atS: number; pod: number; durationS: number; externalQps: number }
+  /** The pod's engine runs `factor` times slower for durationS (thermal throttling, a noisy neighbour); nothing restarts. */
+  | { type: "slow"; atS: number; pod: number; durationS: number; factor: number };
 
 export interface Workload {
   name: string;
@@ -220,19 +231,47 @@ const FAULT_FIELDS: Record<FaultSpec["type"], Fields> = {
     atS: { kind: "number", min: 0 }, pod: { kind: "int", min: 0 }, durationS: { kind: "number", min: 0 },
     externalQps: { kind: "number", min: 0, default: 0 },
   },
+  slow: {
+    atS: { kind: "number", min: 0 }, pod: { kind: "int", min: 0 }, durationS: { kind: "number", min: 0 },
+    factor: { kind: "number", min: 1 },
+  },
 };
+
+const VARIANT_FIELDS: Fields = {
+  kvTokens: { kind: "int", min: 1, optional: true },
+  speed: { kind: "number", min: 0, exclusiveMin: true, optional: true },
+};
+
+function parseVariants(v: unknown, path: string, count: number): PodVariant[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) fail(path, "must be an array");
+  const seen = new Set<number>();
+  return v.map((item, i) => {
+    const p = `${path}[${i}]`;
+    if (!isObject(item)) fail(p, "must be an object");
+    const { pods, ...rest } = item;
+    if (!Array.isArray(pods) || pods.length === 0) fail(`${p}.pods`, "must be a non-empty array of pod ids");
+    const ids = pods.map((id, k) => checkNumber(id, `${p}.pods[${k}]`, { min: 0, max: count - 1 }, true));
+    for (const id of ids) {
+      if (seen.has(id)) fail(`${p}.pods`, `pod ${id} is in two variants`);
+      seen.add(id);
+    }
+    const fields = checkObject(rest, p, VARIANT_FIELDS) as Omit<PodVariant, "pods">;
+    return { pods: ids, ...fields };
+  });
+}
 
 function parsePods(v: unknown, path: string): PodsSpec {
   if (!isObject(v)) fail(path, "must be an object");
-  const { decodeStepMs, ...rest } = v;
-  const pods = checkObject(rest, path, POD_FIELDS) as Omit<PodsSpec, "decodeStepMs">;
+  const { decodeStepMs, variants, ...rest } = v;
+  const pods = checkObject(rest, path, POD_FIELDS) as Omit<PodsSpec, "decodeStepMs" | "variants">;
   if (decodeStepMs === undefined) fail(`${path}.decodeStepMs`, "is required");
   const step = checkObject(decodeStepMs, `${path}.decodeStepMs`, {
     baseMs: { kind: "number", min: 0 },
     perSequenceMs: { kind: "number", min: 0 },
     perKContextTokensMs: { kind: "number", min: 0, optional: true },
   }) as PodsSpec["decodeStepMs"];
-  return { ...pods, decodeStepMs: step };
+  return { ...pods, decodeStepMs: step, variants: parseVariants(variants, `${path}.variants`, pods.count) };
 }
 
 function parseArrival(v: unknown, path: string): ArrivalSpec {
@@ -291,7 +330,7 @@ export function parseWorkload(json: unknown, path = "workload"): Workload {
 }
 
 /**
- * Arrival stages and fault times (a wedge's end too, so it covers the same share of the run) multiplied by `factor`
+ * Arrival stages and fault times (a wedge's or slowdown's end too, so it covers the same share of the run) multiplied by `factor`
  * (quick runs); token sizes, pods and a restart's downtime are unchanged.
  */
 export function scaleWorkload(w: Workload, factor: number): Workload {
@@ -299,7 +338,7 @@ export function scaleWorkload(w: Workload, factor: number): Workload {
   return {
     ...w,
     arrival: { stages: w.arrival.stages.map((s) => ({ ...s, durationS: s.durationS * factor })) },
-    faults: w.faults.map((f) => (f.type === "wedge"
+    faults: w.faults.map((f) => (f.type === "wedge" || f.type === "slow"
       ? { ...f, atS: f.atS * factor, durationS: f.durationS * factor }
       : { ...f, atS: f.atS * factor })),
   };

@@ -150,3 +150,11 @@ test("oracle: the TTFT estimate includes the request's attention over its whole 
   assert.ok(expected > 0);
   assert.ok(Math.abs(withAttention - without - expected) < 1e-9, `${withAttention} - ${without} != ${expected}`);
 });
+
+test("oracle: a pod's TTFT estimate scales with its own speed (a pool variant or a slow fault)", () => {
+  const pods = cluster(2);
+  const r = request(pseudoText(1, "long system", 3000).text, pseudoText(1, "q", 50).text);
+  const full = estimateTtftMs(pods[0], r, workload.pods);
+  pods[1].slowDown(4);
+  assert.ok(Math.abs(estimateTtftMs(pods[1], r, workload.pods) - 4 * full) < 1e-9);
+});
