@@ -1,17 +1,16 @@
 // Metrics a plugin exports through proxy-wasm (Envoy shows them as wasmcustom.<name>). A MetricList declares
 // each of its metrics once, as a field initialised with its name; defineAll() gives every declared one its host
 // id. Increments are held in the plugin's memory and written to the host in one batch by flush(): a host call per
-// metric per request was a tenth of a request's own cost. The owner flushes on its tick and when it goes; add()
-// flushes by itself after FLUSH_EVERY_ADDS increments. Core telemetry and the replica counters are both MetricLists.
+// metric per request was a tenth of a request's own cost. The owner flushes on its tick (at most a second apart:
+// picker-root.ts METRICS_FLUSH_MS, which bounds how far a metric lags) and when it goes, never on a request: a flush
+// every 64 increments still made one call per two requests. Core telemetry and the replica counters are both
+// MetricLists.
 import { defineMetric, incrementMetric } from "./host";
 import { MetricType } from "./types";
 import { Stage, stageEnter, stageLeave } from "./stage-profile";
 
 /** The id of a metric that is not defined (never declared to the host, or refused by it): adding does nothing. */
 export const UNDEFINED_METRIC: u32 = u32.MAX_VALUE;
-
-/** Increments held back at most before add() writes them out (a few requests' worth). */
-export const FLUSH_EVERY_ADDS: i32 = 64;
 
 /** One exported metric: its name under its list's prefix, its type and, once defined, its host id. */
 export class PluginMetric {
@@ -24,20 +23,16 @@ export class PluginMetric {
 export abstract class MetricList {
   /** Every declared metric, in declaration order. */
   private readonly all: Array<PluginMetric> = [];
-  /** Increments held back since the last flush. */
-  private heldAdds: i32 = 0;
 
   /** Adds delta to the metric (nothing for an undefined one); written to the host by the next flush. */
   add(metric: PluginMetric, delta: i64): void {
     if (metric.id == UNDEFINED_METRIC || delta == 0) return;
     metric.held += delta;
-    if (++this.heldAdds >= FLUSH_EVERY_ADDS) this.flush();
   }
 
   /** Writes every held-back increment to the host: one proxy_increment_metric per metric that changed. */
   flush(): void {
     stageEnter(Stage.Telemetry);
-    this.heldAdds = 0;
     const all = this.all;
     for (let i = 0; i < all.length; i++) {
       const m = unchecked(all[i]);

@@ -12,6 +12,7 @@ import { Platform } from "../core/platform";
 import { PickerState } from "../core/picker-state";
 import { nowMs } from "../core/clock";
 import { PickerStream } from "./picker-stream";
+import { StreamPool } from "./stream-pool";
 import { Telemetry } from "../core/telemetry";
 import { takeWorkerToken } from "../core/worker-token";
 import { BodyWatchdog } from "./body-watchdog";
@@ -34,6 +35,8 @@ export const METRICS_FLUSH_MS: u32 = 1000;
 const WATCHED_STREAMS: i32 = 4096;
 /** Streams of one worker whose late body read may wait for the next tick at once; past it they fail open. */
 const LATE_READ_STREAMS: i32 = 1024;
+/** Ended streams a worker keeps for reuse (about 150 bytes each). */
+const KEPT_STREAMS: i32 = 1024;
 
 /** Makes the platform of one configuration: ruleIndex is -1 for the default configuration. */
 export type PlatformFactory = (ruleIndex: i32) => Platform;
@@ -69,6 +72,8 @@ export class PickerRoot extends WorkerPickers {
   private tickPeriod: u32 = 0;
   /** When the tick last did its periodic work (a late body read's short tick does only that read). */
   private lastTickMs: f64 = 0;
+  /** Ended streams kept for reuse (see stream-pool.ts). */
+  private readonly endedStreams: StreamPool<PickerStream> = new StreamPool<PickerStream>(KEPT_STREAMS);
   /** A Redis reply while it is read (released before the callback returns). */
   private readonly redisReply: Returned = new Returned();
   readonly platformName: string;
@@ -313,7 +318,15 @@ export class PickerRoot extends WorkerPickers {
   }
 
   createHttpContext(id: u32): HttpContext {
-    return new PickerStream(id, this);
+    const kept = this.endedStreams.take();
+    if (kept === null) return new PickerStream(id, this);
+    kept.reuseFor(id);
+    return kept;
+  }
+
+  recycleHttpContext(stream: HttpContext): void {
+    // Only this root's streams come back to it (context.ts deleteContext: stream.root), and it makes PickerStreams.
+    this.endedStreams.put(changetype<PickerStream>(stream));
   }
 }
 

@@ -48,6 +48,19 @@ export class PickerStream extends LeaseHoldingStream {
     super(id, picker);
   }
 
+  reuseFor(id: u32): void {
+    super.reuseFor(id);
+    this.fallback = Fallback.None;
+    this.reading = false;
+    this.debugText = null;
+    this.watchHandle = -1;
+    this.announcedLength = 0;
+    this.active = null;
+    this.redisWaiting = false;
+    this.lengthAnnounced = false;
+    this.lateHandle = -1;
+  }
+
   private get activeState(): PickerState | null {
     const active = this.active;
     return active === null ? null : active.state;

@@ -5,7 +5,7 @@ import { getHeaderMapPairs, Returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
 import { hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
-import { equalsLowerAscii } from "../text/ascii-fold";
+import { equalsLowerAscii, lowerAscii32, lowerAscii64 } from "../text/ascii-fold";
 import { Fallback } from "../core/fallback";
 import { OVERRIDE_HEADER } from "../core/override-header";
 
@@ -21,7 +21,7 @@ const CONTENT_LENGTH: i32 = 5;
 const OVERRIDE: i32 = 6;
 const FIELD_COUNT: i32 = 7;
 
-// The names' bytes (lower case), compared a word at a time (equalsLowerAscii).
+// The names' bytes (lower case).
 const METHOD_NAME = String.UTF8.encode(":method");
 const UPGRADE_NAME = String.UTF8.encode("upgrade");
 const CONNECTION_NAME = String.UTF8.encode("connection");
@@ -31,18 +31,40 @@ const CONTENT_LENGTH_NAME = String.UTF8.encode("content-length");
 const POST = String.UTF8.encode("post");
 const IDENTITY = String.UTF8.encode("identity");
 
+// A name of 7 bytes is its two overlapping 4-byte words, one of 8 to 16 bytes its first and last 8-byte words: most
+// names of a request are none of the judged ones, and their first word tells them apart without a call.
+const METHOD_HEAD = load<u32>(changetype<usize>(METHOD_NAME));
+const METHOD_TAIL = load<u32>(changetype<usize>(METHOD_NAME), 3);
+const UPGRADE_HEAD = load<u32>(changetype<usize>(UPGRADE_NAME));
+const UPGRADE_TAIL = load<u32>(changetype<usize>(UPGRADE_NAME), 3);
+const CONNECTION_HEAD = load<u64>(changetype<usize>(CONNECTION_NAME));
+const CONNECTION_TAIL = load<u64>(changetype<usize>(CONNECTION_NAME), 10 - 8);
+/** "content-", the first word of the three content-* names. */
+const CONTENT_HEAD = load<u64>(changetype<usize>(CONTENT_TYPE_NAME));
+const CONTENT_TYPE_TAIL = load<u64>(changetype<usize>(CONTENT_TYPE_NAME), 12 - 8);
+const CONTENT_LENGTH_TAIL = load<u64>(changetype<usize>(CONTENT_LENGTH_NAME), 14 - 8);
+const CONTENT_ENCODING_TAIL = load<u64>(changetype<usize>(CONTENT_ENCODING_NAME), 16 - 8);
+
+/** Whether the name of 8 to 16 bytes at keyPtr is, ASCII case ignored, the one whose first and last words these are. */
+// @ts-ignore: decorator
+@inline function isName(keyPtr: usize, keyLen: usize, head: u64, tail: u64): bool {
+  return lowerAscii64(load<u64>(keyPtr)) == head && lowerAscii64(load<u64>(keyPtr + keyLen - 8)) == tail;
+}
+
 /** The field a header name is (ASCII case ignored), or -1: only the names of the key's length are compared. */
 function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   if (keyLen == OVERRIDE_HEADER.len) return equalsLowerAscii(keyPtr, keyLen, OVERRIDE_HEADER.buf) ? OVERRIDE : -1;
   switch (<i32>keyLen) {
     case 7: {
-      if (equalsLowerAscii(keyPtr, keyLen, METHOD_NAME)) return METHOD;
-      return equalsLowerAscii(keyPtr, keyLen, UPGRADE_NAME) ? UPGRADE : -1;
+      const head = lowerAscii32(load<u32>(keyPtr));
+      const tail = lowerAscii32(load<u32>(keyPtr, 3));
+      if (head == METHOD_HEAD && tail == METHOD_TAIL) return METHOD;
+      return head == UPGRADE_HEAD && tail == UPGRADE_TAIL ? UPGRADE : -1;
     }
-    case 10: return equalsLowerAscii(keyPtr, keyLen, CONNECTION_NAME) ? CONNECTION : -1;
-    case 12: return equalsLowerAscii(keyPtr, keyLen, CONTENT_TYPE_NAME) ? CONTENT_TYPE : -1;
-    case 14: return equalsLowerAscii(keyPtr, keyLen, CONTENT_LENGTH_NAME) ? CONTENT_LENGTH : -1;
-    case 16: return equalsLowerAscii(keyPtr, keyLen, CONTENT_ENCODING_NAME) ? CONTENT_ENCODING : -1;
+    case 10: return isName(keyPtr, keyLen, CONNECTION_HEAD, CONNECTION_TAIL) ? CONNECTION : -1;
+    case 12: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_TYPE_TAIL) ? CONTENT_TYPE : -1;
+    case 14: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_LENGTH_TAIL) ? CONTENT_LENGTH : -1;
+    case 16: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_ENCODING_TAIL) ? CONTENT_ENCODING : -1;
   }
   return -1;
 }

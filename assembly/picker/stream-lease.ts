@@ -38,6 +38,24 @@ export abstract class LeaseHoldingStream extends HttpContext {
     super(id, root);
   }
 
+  reuseFor(id: u32): void {
+    super.reuseFor(id);
+    this.leaseSlot = -1;
+    this.leaseGeneration = 0;
+    this.leaseHeld = false;
+    this.loadCounted = false;
+    this.awaitingFirstByte = false;
+    this.loadAddressHash = 0;
+    this.leaseTakenMs = 0;
+    this.responseStatus = 0;
+    this.responseEnded = false;
+    this.servedElsewhere = false;
+    this.hintKey = 0;
+    this.hintChunks = 0;
+    this.hintTail = 0;
+    this.hintHeldUntilMs = 0;
+  }
+
   protected takeLease(state: PickerState, slot: i32, generation: u32, now: f64): void {
     this.leaseSlot = slot;
     this.leaseGeneration = generation;

@@ -92,3 +92,27 @@ test("a name of a judged header's length that differs from it in any byte is ano
   assert.equal(outcome(headers({ ":method": "pOsT" })), "decision");
   assert.equal(outcome(headers({ ":method": "POSTS" })), "method");
 });
+
+test("each judged name with any one byte changed is another header (the gate reads 7-byte names as two words, 8 to 16 as their first and last)", () => {
+  const other = (c: string) => (c === "z" ? "y" : /[a-y]/.test(c) ? String.fromCharCode(c.charCodeAt(0) + 1) : "x");
+  // Per judged name: the headers it goes into, the value it carries, and the outcome when it is not that header.
+  const cases: [string, Record<string, string | null>, string, string][] = [
+    [":method", { ":method": null }, "POST", "method"],
+    ["upgrade", {}, "websocket", "decision"],
+    ["connection", {}, "upgrade", "decision"],
+    ["content-type", { "content-type": null }, "application/json", "content_type"],
+    ["content-length", { "content-length": null }, "0", "decision"],
+    ["content-encoding", {}, "gzip", "decision"],
+  ];
+  for (const [name, base, value, unjudged] of cases) {
+    for (let i = 0; i < name.length; i++) {
+      const changed = name.slice(0, i) + other(name[i]) + name.slice(i + 1);
+      assert.equal(outcome(headers({ ...base, [changed]: value })), unjudged, `${changed}: ${value}`);
+    }
+  }
+  // And each one as itself, for contrast.
+  assert.equal(outcome(headers({ upgrade: "websocket" })), "upgrade");
+  assert.equal(outcome(headers({ connection: "upgrade" })), "upgrade");
+  assert.equal(outcome(headers({ "content-length": "0" })), "content_length");
+  assert.equal(outcome(headers({ "content-encoding": "gzip" })), "content_encoding");
+});
