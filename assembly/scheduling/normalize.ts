@@ -373,13 +373,13 @@ export class FourTermTotals {
   summary: TotalsSummary = new TotalsSummary();
 }
 
-// The scores of candidates i and i + 1 (SIMD build), as normalizeQueue, normalizeInflight and normalizePrefix's loops
-// write them. The candidate arrays come as addresses read once before the loop: read through c, each would be
+// The scores of candidates i and i + 1 (SIMD build, the lane masks current), as normalizeQueue, normalizeInflight and
+// normalizePrefix's loops write them. The candidate arrays come as addresses read once before the loop: read through c, each would be
 // loaded again after every store to a score array (which could alias c's fields as far as the compiler knows).
 // @ts-ignore: decorator
 @inline
-function queuePair(hasMetrics: usize, waiting: usize, i: i32, ok: v128, hasMetricsLanes: usize, lo: v128, inverseRange: v128): v128 {
-  const queueOk = v128.and(ok, flagLanes64(hasMetricsLanes, hasMetrics, i));
+function queuePair(waiting: usize, i: i32, ok: v128, hasMetricsLanes: usize, lo: v128, inverseRange: v128): v128 {
+  const queueOk = v128.and(ok, v128.load(hasMetricsLanes + (<usize>i << 3)));
   const key = countsOrZero(v128.load(waiting + (<usize>i << 3)));
   return v128.and(lowerIsBetterPair(key, lo, inverseRange), queueOk);
 }
@@ -433,18 +433,19 @@ export function normalizeLoadAndPrefix(
   const hi = ranges.prefixHi;
   const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
   const marginalWeight = hi > ranges.prefixLo ? 1 - l : 0;
-  const summing = ASC_FEATURE_SIMD && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
+  // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
+  // time below, the same scores (and totalScores sums them).
+  const pairs = ASC_FEATURE_SIMD && c.lanesCurrent;
+  const summing = pairs && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (pairs) {
     const chain = i32x4.splat(chainLength);
     const best = i32x4.splat(hi);
     const fraction = f64x2.splat(fractionScale);
     const deficit = f64x2.splat(deficitScale);
     const marginal = f64x2.splat(marginalWeight);
-    const healthyLanes = currentLanes(c, c.healthyLanes);
-    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
-    const healthyAt = changetype<usize>(c.healthy);
-    const hasMetricsAt = changetype<usize>(c.hasMetrics);
+    const healthyLanes = changetype<usize>(c.healthyLanes);
+    const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
     const waitingAt = changetype<usize>(c.waiting);
     const inflightAt = changetype<usize>(c.inflight);
     const prefixMatchedAt = changetype<usize>(c.prefixMatched);
@@ -466,8 +467,8 @@ export function normalizeLoadAndPrefix(
       let next = none;
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
-        const ok = flagLanes64(healthyLanes, healthyAt, i);
-        const q = queuePair(hasMetricsAt, waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes);
+        const ok = v128.load(healthyLanes + at);
+        const q = queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes);
         v128.store(changetype<usize>(queueOut) + at, q);
         const f = inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes);
         v128.store(changetype<usize>(inflightOut) + at, f);
@@ -482,8 +483,8 @@ export function normalizeLoadAndPrefix(
     } else {
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
-        const ok = flagLanes64(healthyLanes, healthyAt, i);
-        v128.store(changetype<usize>(queueOut) + at, queuePair(hasMetricsAt, waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes));
+        const ok = v128.load(healthyLanes + at);
+        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes));
         v128.store(changetype<usize>(inflightOut) + at, inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes));
         v128.store(changetype<usize>(prefixOut) + at, prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal));
       }
