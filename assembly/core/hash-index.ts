@@ -1,5 +1,5 @@
-// A preallocated open-addressing table from 64-bit hashes to small indices, rebuilt for each use (clear, put, get):
-// what a write of the shared load uses to find each endpoint's record or change in one pass. Buckets come from a
+// A preallocated open-addressing table from 64-bit hashes to small indices (clear, put, get): what the shared load
+// uses to find each endpoint's record (built for a join) or unwritten change (kept with the list) in one step. Buckets come from a
 // hash's top bits after a Fibonacci multiply (hashBucket), which the other tables keyed by address hash share.
 
 // @ts-ignore: decorator

@@ -47,12 +47,16 @@ export class LoadView {
       this.mappedRecords = load.recordsVersion;
       this.mappedRegistry = registry.version;
     }
+    // The written list in locals: the stores to inflight and pending could alias its fields as far as the compiler
+    // knows, which would then be loaded again for every record. It has room for every record and unwritten change.
+    const written = this.written;
+    let count = 0;
     for (let i = 0; i < records; i++) {
       const slot = unchecked(recordSlots[i]);
       if (<u32>slot >= room) continue;
       unchecked((inflight[slot] = load.inflight(i)));
       unchecked((pending[slot] = load.pending(i)));
-      this.noteWritten(slot);
+      unchecked((written[count++] = slot));
     }
     if (this.mappedUnwritten != registry.version) {
       memory.fill(changetype<usize>(this.unwrittenHashes), 0, <usize>MAX_DEFERRED << 3);
@@ -68,8 +72,9 @@ export class LoadView {
       if (<u32>slot >= room) continue;
       unchecked((inflight[slot] = max<i32>(unchecked(inflight[slot]) + inflightDelta, 0)));
       unchecked((pending[slot] = max<i32>(unchecked(pending[slot]) + pendingDelta, 0)));
-      this.noteWritten(slot);
+      unchecked((written[count++] = slot));
     }
+    this.writtenCount = count;
   }
 
   // The active slot of the unwritten change at place k (hash: its address hash), looked up when new there.
@@ -79,14 +84,6 @@ export class LoadView {
     unchecked((this.unwrittenHashes[k] = hash));
     unchecked((this.unwrittenSlots[k] = slot));
     return slot;
-  }
-
-  // A read writes at most one slot per record and one per unwritten change: `written` has room for all.
-  private noteWritten(slot: i32): void {
-    const n = this.writtenCount;
-    if (n >= this.written.length) return;
-    unchecked((this.written[n] = slot));
-    this.writtenCount = n + 1;
   }
 
   private clearWritten(): void {

@@ -84,7 +84,7 @@ export class SharedLoad {
   private readonly deferredInflight: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private readonly deferredPending: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private deferred: i32 = 0;
-  /** The deferred changes by address hash, built for each write. */
+  /** The deferred changes by address hash: kept with the list, emptied with it. */
   private readonly deferredIndex: HashIndex = new HashIndex(DEFERRED_TABLE_BITS);
   /** The records by address hash, built for each join. */
   private readonly recordIndex: HashIndex = new HashIndex(RECORD_TABLE_BITS);
@@ -139,9 +139,9 @@ export class SharedLoad {
    */
   change(hash: u64, inflightDelta: i32, pendingDelta: i32, nowMs: f64): void {
     this.own.change(hash, inflightDelta, pendingDelta);
-    let k = 0;
-    while (k < this.deferred && unchecked(this.deferredHash[k]) != hash) k++;
-    if (k == this.deferred) {
+    let k = this.deferredIndex.get(hash);
+    if (k < 0) {
+      k = this.deferred;
       if (k == MAX_DEFERRED) {
         this.flush(nowMs);
         k = this.deferred;
@@ -150,6 +150,7 @@ export class SharedLoad {
       unchecked((this.deferredHash[k] = hash));
       unchecked((this.deferredInflight[k] = 0));
       unchecked((this.deferredPending[k] = 0));
+      this.deferredIndex.put(hash, k);
       this.deferred = k + 1;
     }
     unchecked((this.deferredInflight[k] += inflightDelta));
@@ -184,7 +185,7 @@ export class SharedLoad {
         this.addOwn(); // the deferred changes are in it already
       } else {
         // No room to join: this owner's requests go uncounted this epoch (the load reads low, never high).
-        this.deferred = 0;
+        this.clearDeferred();
         this.joinedEpoch = epoch;
         return true;
       }
@@ -196,7 +197,7 @@ export class SharedLoad {
       memory.copy(start + HEADER, changetype<usize>(this.members), <usize>(this.memberCount * MEMBER));
       const length = HEADER + this.memberCount * MEMBER + this.count * RECORD;
       if (setSharedData(KEY, start, <usize>length, this.cas) == Status.Ok) {
-        this.deferred = 0;
+        this.clearDeferred();
         this.joinedEpoch = epoch;
         this.readAtMs = nowMs; // the buffer is what is now shared
         return true;
@@ -205,6 +206,11 @@ export class SharedLoad {
     this.conflicts++;
     this.readAtMs = -Infinity; // the buffer holds unwritten changes: read again before using it
     return false;
+  }
+
+  private clearDeferred(): void {
+    this.deferred = 0;
+    this.deferredIndex.clear();
   }
 
   private isMember(): bool {
@@ -259,14 +265,12 @@ export class SharedLoad {
 
   /**
    * Adds this worker's deferred changes to the buffer in one pass over the records (each record finds its change in
-   * a small table of the deferred hashes), dropping records that fall to zero; a change to an endpoint without a
+   * the table of the deferred hashes), dropping records that fall to zero; a change to an endpoint without a
    * record appends one. With hundreds of busy endpoints a write costs one pass, not one per change.
    */
   private applyDeferred(): void {
     const n = this.deferred;
     const changes = this.deferredIndex;
-    changes.clear();
-    for (let k = 0; k < n; k++) changes.put(unchecked(this.deferredHash[k]), k);
     let found: u64 = 0; // bit k: deferred change k met its record
     let i = 0;
     while (i < this.count) {

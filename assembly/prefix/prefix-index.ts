@@ -29,6 +29,10 @@
 // misses overlap instead of coming one after another. A chain that begins with the slot's most recent entries, in
 // order (a prompt sent again, the next turn of a conversation the slot served last), keeps them as one run, moved to
 // the front whole, instead of finding and moving each.
+// A match starts at the chain's first hash, which a slot holds only as the first hash of a chain it was sent. The
+// entries recorded first in a chain (heads) are counted per slot in HEAD_BUCKETS buckets of their hash, laid out
+// bucket by bucket, so match() probes the table only for the slots whose count in the first hash's bucket is not 0:
+// for one prompt, most of a large fleet is passed over by reading a few adjacent counts, not a table bucket each.
 
 const NIL: i32 = -1;
 /** prev of an entry on a free list: record() tells an entry it found, then evicted, from a live one. */
@@ -46,6 +50,11 @@ const DISTANCE_MASK: u32 = (1 << DISTANCE_BITS) - 1;
  *  caller keeps the time it gives match() within that of now). */
 const STAMP_MS: f64 = 16;
 const SLOT_MIX: u64 = 0x9e3779b97f4a7c15;
+/** Buckets of the head counts per slot; a count is u16 and stays at HEAD_COUNT_STUCK once there (a slot probed
+ *  for that bucket for good: never a missed match). */
+const HEAD_BUCKETS: i32 = 64;
+const HEAD_BUCKET_SHIFT: u64 = 58; // 64 - log2(HEAD_BUCKETS)
+const HEAD_COUNT_STUCK: u16 = 0xffff;
 const BUCKET_MIX: u64 = 0xd6e8feb86659fd93;
 
 /** Upper bound on maxEndpoints. */
@@ -94,6 +103,10 @@ export class PrefixIndex {
   private readonly caps: StaticArray<i32>;
   private readonly freeHead: StaticArray<i32>; // released entries of the slot's partition, linked by next
   private readonly fresh: StaticArray<i32>; // entries [0, fresh) of the partition have been handed out
+  /** Per head bucket, then per slot: the slot's entries recorded first in a chain whose hash falls in the bucket. */
+  private readonly headCounts: StaticArray<u16>;
+  /** One bit per entry: counted in headCounts. */
+  private readonly headFlags: StaticArray<u32>;
 
   private total: i32 = 0;
   /** Hashes not recorded because their insertion would exceed MAX_PROBE. */
@@ -134,6 +147,8 @@ export class PrefixIndex {
     this.caps = new StaticArray<i32>(endpoints);
     this.freeHead = new StaticArray<i32>(endpoints);
     this.fresh = new StaticArray<i32>(endpoints);
+    this.headCounts = new StaticArray<u16>(HEAD_BUCKETS * endpoints);
+    this.headFlags = new StaticArray<u32>((entries + 31) >> 5);
     for (let s = 0; s < endpoints; s++) {
       unchecked((this.head[s] = NIL));
       unchecked((this.tail[s] = NIL));
@@ -147,8 +162,10 @@ export class PrefixIndex {
     const endpoints = clampEndpoints(maxEndpoints);
     const entries = endpoints * clampCapacity(endpoints, capacityPerEndpoint);
     const pool = <u64>entries * 16 + (<u64>(entries + 1) >> 1) * 8; // key, prev, next; then the stamps, in u64 words
-    const perSlot: u64 = 6 * 4; // head, tail, size, capacity, free list head, fresh count
-    return pool + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot + <u64>RECORD_LOOKUPS * 4;
+    // head, tail, size, capacity, free list head, fresh count; the head counts
+    const perSlot: u64 = 6 * 4 + <u64>HEAD_BUCKETS * 2;
+    const headFlags = (<u64>(entries + 31) >> 5) * 4;
+    return pool + <u64>tableSizeFor(entries) * 4 + <u64>endpoints * perSlot + headFlags + <u64>RECORD_LOOKUPS * 4;
   }
 
   /** Preallocated bytes per entry of the pool, including the entry's share of the table and slot arrays. */
@@ -178,7 +195,8 @@ export class PrefixIndex {
    * For each slot in activeSlots[0, activeCount): out[slot] = length of the longest prefix of hashes[0, n) that is
    * recorded for that slot, each entry no earlier than recordedSinceMs[slot] when given (-Infinity or NaN: any
    * time). Read-only. Invalid slots, and slots beyond out.length, are skipped. Returns the longest of those matches
-   * (0 when none).
+   * (0 when none). hashes[0] counts only where it was recorded first in a chain (a head, as long as its entry
+   * lives): a chain's hashes are chained from its first, so a real chain's first hash is first wherever recorded.
    */
   match(
     hashes: StaticArray<u64>, n: i32, activeSlots: StaticArray<i32>, activeCount: i32, out: StaticArray<i32>,
@@ -188,29 +206,45 @@ export class PrefixIndex {
     if (activeCount > activeSlots.length) activeCount = activeSlots.length;
     // In locals: the stores to out below could alias the fields, which would then be loaded for every slot.
     const limit = <u32>min(this.maxEndpoints, out.length);
-    const sizes = this.sizes;
     const sinceLength = recordedSinceMs !== null ? recordedSinceMs.length : 0;
+    if (n <= 0) {
+      for (let i = 0; i < activeCount; i++) {
+        const slot = unchecked(activeSlots[i]);
+        if (<u32>slot < limit) unchecked((out[slot] = 0));
+      }
+      return 0;
+    }
+    // The head counts of the first hash's bucket, by slot.
+    const heads = this.headRow(unchecked(hashes[0]));
     let longest = 0;
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
       if (<u32>slot >= limit) continue;
       let matched = 0;
-      // An endpoint holding nothing matches nothing: no probe (most of a large fleet, for any one prompt).
-      if (unchecked(sizes[slot]) > 0) {
-        const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
-        if (since > -Infinity) {
-          const sinceStamp = stampOf(since);
-          while (matched < n) {
-            const entry = this.find(unchecked(hashes[matched]), slot);
-            if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
-            matched++;
+      // An endpoint holding no head in that bucket cannot hold the first hash as one: no probe (at hundreds of
+      // endpoints, most of them for any one prompt but a prompt they all serve).
+      if (load<u16>(heads + (<usize>slot << 1)) != 0) {
+        const first = this.find(unchecked(hashes[0]), slot);
+        if (first != NIL && this.isHead(first)) {
+          const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
+          if (since > -Infinity) {
+            const sinceStamp = stampOf(since);
+            if (<i32>(this.stampOfEntry(first) - sinceStamp) >= 0) {
+              matched = 1;
+              while (matched < n) {
+                const entry = this.find(unchecked(hashes[matched]), slot);
+                if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
+                matched++;
+              }
+            }
+          } else {
+            matched = 1;
+            while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
           }
-        } else {
-          while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+          if (matched > longest) longest = matched;
         }
       }
       unchecked((out[slot] = matched));
-      if (matched > longest) longest = matched;
     }
     return longest;
   }
@@ -237,6 +271,7 @@ export class PrefixIndex {
     // Still live, linked and in order (whatever the rest did), so moving them one at a time would give this order.
     if (this.prevOf(first) != FREED && this.leadingRun(first, hashes, held) == held) {
       this.moveRunToFront(first, held, slot, stamp);
+      this.markHead(first, slot);
     } else {
       // The rest of the chain evicted or moved some of them: one at a time, as for any other (the first pass did
       // not look them up).
@@ -287,6 +322,7 @@ export class PrefixIndex {
       if (existing != NIL) {
         this.moveToFront(existing, slot);
         this.setStamp(existing, stamp);
+        if (i == 0) this.markHead(existing, slot);
         continue;
       }
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
@@ -303,6 +339,7 @@ export class PrefixIndex {
       this.pushFront(entry, slot);
       unchecked((this.sizes[slot] += 1));
       this.total++;
+      if (i == 0) this.markHead(entry, slot);
     }
   }
 
@@ -312,6 +349,7 @@ export class PrefixIndex {
     let entry = unchecked(this.head[slot]);
     while (entry != NIL) {
       const following = this.nextOf(entry);
+      this.unmarkHead(entry, slot);
       this.removeFromTable(entry, slot);
       entry = following;
     }
@@ -349,7 +387,7 @@ export class PrefixIndex {
   /**
    * Full invariant check, O(pool + table), for tests and diagnostics: every table entry is reachable from its home
    * bucket and belongs to a live list; every list is well linked, within its partition and within capacity;
-   * sizes add up.
+   * sizes add up; the head counts are those of the live entries flagged as heads, and no other entry is flagged.
    */
   isConsistent(): bool {
     const mask = this.tableMask;
@@ -389,7 +427,36 @@ export class PrefixIndex {
       if (count != unchecked(this.sizes[slot])) return false;
       listed += count;
     }
-    return listed == this.total;
+    return listed == this.total && this.headsConsistent();
+  }
+
+  // isConsistent's check of the head counts and flags (allocates: tests and diagnostics only).
+  private headsConsistent(): bool {
+    const counts = new StaticArray<u32>(HEAD_BUCKETS * this.maxEndpoints);
+    let flaggedLive = 0;
+    for (let slot = 0; slot < this.maxEndpoints; slot++) {
+      let entry = unchecked(this.head[slot]);
+      while (entry != NIL) {
+        if (this.isHead(entry)) {
+          flaggedLive++;
+          const at = <i32>((this.headRow(this.keyOf(entry)) - changetype<usize>(this.headCounts)) >> 1) + slot;
+          counts[at]++;
+        }
+        entry = this.nextOf(entry);
+      }
+    }
+    for (let k = 0; k < counts.length; k++) {
+      const kept = this.headCounts[k];
+      if (kept != HEAD_COUNT_STUCK && <u32>kept != counts[k]) return false;
+    }
+    let flagged = 0;
+    for (let w = 0; w < this.headFlags.length; w++) flagged += <i32>popcnt<u32>(this.headFlags[w]);
+    return flagged == flaggedLive;
+  }
+
+  // @ts-ignore: decorator
+  @inline private isHead(entry: i32): bool {
+    return (load<u32>(changetype<usize>(this.headFlags) + ((<usize>entry >> 5) << 2)) & (<u32>1 << (<u32>entry & 31))) != 0;
   }
 
   // @ts-ignore: decorator
@@ -579,6 +646,37 @@ export class PrefixIndex {
     unchecked((table[hole] = 0));
   }
 
+  // Where the head counts of hash's bucket start (one u16 per slot).
+  // @ts-ignore: decorator
+  @inline private headRow(hash: u64): usize {
+    const bucket = <usize>((hash * SLOT_MIX) >> HEAD_BUCKET_SHIFT);
+    return changetype<usize>(this.headCounts) + ((bucket * <usize>this.maxEndpoints) << 1);
+  }
+
+  /** Counts entry (of slot, live) as a head, once. */
+  private markHead(entry: i32, slot: i32): void {
+    const word = changetype<usize>(this.headFlags) + ((<usize>entry >> 5) << 2);
+    const bit = <u32>1 << (<u32>entry & 31);
+    const flags = load<u32>(word);
+    if (flags & bit) return;
+    store<u32>(word, flags | bit);
+    const at = this.headRow(this.keyOf(entry)) + (<usize>slot << 1);
+    const count = load<u16>(at);
+    if (count != HEAD_COUNT_STUCK) store<u16>(at, count + 1);
+  }
+
+  /** Takes entry (of slot, still keyed) out of the head counts if it is counted there. */
+  private unmarkHead(entry: i32, slot: i32): void {
+    const word = changetype<usize>(this.headFlags) + ((<usize>entry >> 5) << 2);
+    const bit = <u32>1 << (<u32>entry & 31);
+    const flags = load<u32>(word);
+    if (!(flags & bit)) return;
+    store<u32>(word, flags & ~bit);
+    const at = this.headRow(this.keyOf(entry)) + (<usize>slot << 1);
+    const count = load<u16>(at);
+    if (count != HEAD_COUNT_STUCK) store<u16>(at, count - 1);
+  }
+
   private allocate(slot: i32): i32 {
     const released = unchecked(this.freeHead[slot]);
     if (released != NIL) {
@@ -594,6 +692,7 @@ export class PrefixIndex {
   private evictLeastRecent(slot: i32): void {
     const entry = unchecked(this.tail[slot]);
     if (entry == NIL) return;
+    this.unmarkHead(entry, slot);
     this.removeFromTable(entry, slot);
     this.unlink(entry, slot);
     this.setPrev(entry, FREED);

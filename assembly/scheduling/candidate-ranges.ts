@@ -4,8 +4,7 @@
 // find its own in a pass of its own (four passes over hundreds of endpoints per request); the values are the ones
 // those passes found, to the bit (the load sum added in candidate order, as overloadLimit adds it).
 import { Candidates } from "./candidates";
-import { countOrZero, countPairAsF64, countsOrZero, currentLanes, flagLanes32, flagLanes64, highestI32Lane, highestLane,
-  lowestI32Lane, lowestLane } from "./lane-masks";
+import { countOrZero, countPairAsF64, countsOrZero, highestI32Lane, highestLane, lowestI32Lane, lowestLane } from "./lane-masks";
 
 export class CandidateRanges {
   /** Candidates measured (the scorers use the ranges only for that many); -1: none. */
@@ -49,7 +48,9 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
   let least: f64 = Infinity;
   let healthy = 0;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
+  // time below, the same values.
+  if (ASC_FEATURE_SIMD && c.lanesCurrent) {
     const inf = f64x2.splat(Infinity);
     const negInf = f64x2.splat(-Infinity);
     let qLow = inf;
@@ -62,12 +63,12 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
     let lLow = inf;
     let counted = i64x2.splat(0);
     const chainLanes = i32x4.splat(chain);
-    const healthyLanes = currentLanes(c, c.healthyLanes);
-    const healthyLanes32 = currentLanes(c, c.healthyLanes32);
-    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
+    const healthyLanes = changetype<usize>(c.healthyLanes);
+    const healthyLanes32 = changetype<usize>(c.healthyLanes32);
+    const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
-      const ok = flagLanes64(healthyLanes, changetype<usize>(healthyFlags), i);
-      const metrics = flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i);
+      const ok = v128.load(healthyLanes + (<usize>i << 3));
+      const metrics = v128.load(hasMetricsLanes + (<usize>i << 3));
       const queued = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
       const queueOk = v128.and(ok, metrics);
       qLow = f64x2.pmin(qLow, v128.bitselect(queued, inf, queueOk));
@@ -83,7 +84,7 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
       lLow = f64x2.pmin(lLow, v128.bitselect(load, inf, ok));
       counted = i64x2.sub(counted, ok); // an all-ones lane is -1
       if (chain > 0) {
-        const ok32 = flagLanes32(healthyLanes32, changetype<usize>(healthyFlags), i); // lanes 2 and 3 are never set
+        const ok32 = v128.load64_zero(healthyLanes32 + (<usize>i << 2)); // lanes 2 and 3 are never set
         const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)),
           i32x4.splat(0)), chainLanes);
         pLow = i32x4.min_s(pLow, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok32));

@@ -68,12 +68,13 @@ function inverseOfRange(lo: f64, hi: f64, top: f64, floor: f64): f64 {
   return 1 / (floor > range ? floor : range);
 }
 
-// lowerIsBetter of two lanes.
+// lowerIsBetter of two lanes, lo and inverseRange splatted. No test of inverseRange: it is 0 (every value the same)
+// or above 0 (inverseOfRange), and at 0 this gives 1 - (x - lo) * 0 = 1, as lowerIsBetter does, in every lane the
+// caller keeps (x and lo finite there, x >= lo); the lanes it masks out may read anything.
 // @ts-ignore: decorator
 @inline
-function lowerIsBetterPair(x: v128, lo: f64, inverseRange: f64): v128 {
-  if (!(inverseRange > 0)) return f64x2.splat(1);
-  const s = f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, f64x2.splat(lo)), f64x2.splat(inverseRange)));
+function lowerIsBetterPair(x: v128, lo: v128, inverseRange: v128): v128 {
+  const s = f64x2.sub(f64x2.splat(1), f64x2.mul(f64x2.sub(x, lo), inverseRange));
   return f64x2.pmax(s, f64x2.splat(0));
 }
 
@@ -121,13 +122,15 @@ export function normalizeQueue(
   const inverseRange = queueInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
+    const loLanes = f64x2.splat(lo);
+    const inverseLanes = f64x2.splat(inverseRange);
     const healthyLanes = currentLanes(c, c.healthyLanes);
     const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
       const ok = v128.and(flagLanes64(healthyLanes, changetype<usize>(healthy), i),
         flagLanes64(hasMetricsLanes, changetype<usize>(hasMetrics), i));
       const key = countsOrZero(v128.load(changetype<usize>(waiting) + (<usize>i << 3)));
-      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(lowerIsBetterPair(key, lo, inverseRange), ok));
+      v128.store(changetype<usize>(out) + (<usize>i << 3), v128.and(lowerIsBetterPair(key, loLanes, inverseLanes), ok));
     }
   }
   for (; i < n; i++) {
@@ -219,11 +222,13 @@ export function normalizeInflight(
   const inverseRange = inflightInverseRange(c, n, out, lo, hi, span, relativeSpan);
   i = 0;
   if (ASC_FEATURE_SIMD) {
+    const loLanes = f64x2.splat(lo);
+    const inverseLanes = f64x2.splat(inverseRange);
     const healthyLanes = currentLanes(c, c.healthyLanes);
     for (; i + 2 <= n; i += 2) {
       const x = countPairAsF64(changetype<usize>(inflight) + (<usize>i << 2));
       v128.store(changetype<usize>(out) + (<usize>i << 3),
-        v128.and(lowerIsBetterPair(x, lo, inverseRange), flagLanes64(healthyLanes, changetype<usize>(healthy), i)));
+        v128.and(lowerIsBetterPair(x, loLanes, inverseLanes), flagLanes64(healthyLanes, changetype<usize>(healthy), i)));
     }
   }
   for (; i < n; i++) {
@@ -368,27 +373,28 @@ export class FourTermTotals {
   summary: TotalsSummary = new TotalsSummary();
 }
 
-// The scores of candidates i and i + 1 (SIMD build), as normalizeQueue, normalizeInflight and normalizePrefix's loops
-// write them.
+// The scores of candidates i and i + 1 (SIMD build, the lane masks current), as normalizeQueue, normalizeInflight and
+// normalizePrefix's loops write them. The candidate arrays come as addresses read once before the loop: read through c, each would be
+// loaded again after every store to a score array (which could alias c's fields as far as the compiler knows).
 // @ts-ignore: decorator
 @inline
-function queuePair(c: Candidates, i: i32, ok: v128, hasMetricsLanes: usize, lo: f64, inverseRange: f64): v128 {
-  const queueOk = v128.and(ok, flagLanes64(hasMetricsLanes, changetype<usize>(c.hasMetrics), i));
-  const key = countsOrZero(v128.load(changetype<usize>(c.waiting) + (<usize>i << 3)));
+function queuePair(waiting: usize, i: i32, ok: v128, hasMetricsLanes: usize, lo: v128, inverseRange: v128): v128 {
+  const queueOk = v128.and(ok, v128.load(hasMetricsLanes + (<usize>i << 3)));
+  const key = countsOrZero(v128.load(waiting + (<usize>i << 3)));
   return v128.and(lowerIsBetterPair(key, lo, inverseRange), queueOk);
 }
 
 // @ts-ignore: decorator
 @inline
-function inflightPair(c: Candidates, i: i32, ok: v128, lo: f64, inverseRange: f64): v128 {
-  return v128.and(lowerIsBetterPair(countPairAsF64(changetype<usize>(c.inflight) + (<usize>i << 2)), lo, inverseRange), ok);
+function inflightPair(inflight: usize, i: i32, ok: v128, lo: v128, inverseRange: v128): v128 {
+  return v128.and(lowerIsBetterPair(countPairAsF64(inflight + (<usize>i << 2)), lo, inverseRange), ok);
 }
 
 // @ts-ignore: decorator
 @inline
-function prefixPair(c: Candidates, i: i32, ok: v128, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
+function prefixPair(prefixMatched: usize, i: i32, ok: v128, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
   const one = f64x2.splat(1);
-  const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(c.prefixMatched) + (<usize>i << 2)), i32x4.splat(0)), chain);
+  const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(prefixMatched + (<usize>i << 2)), i32x4.splat(0)), chain);
   const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
   const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
   return v128.and(f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit), ok);
@@ -427,16 +433,26 @@ export function normalizeLoadAndPrefix(
   const hi = ranges.prefixHi;
   const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
   const marginalWeight = hi > ranges.prefixLo ? 1 - l : 0;
-  const summing = ASC_FEATURE_SIMD && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
+  // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
+  // time below, the same scores (and totalScores sums them).
+  const pairs = ASC_FEATURE_SIMD && c.lanesCurrent;
+  const summing = pairs && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
   let i = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (pairs) {
     const chain = i32x4.splat(chainLength);
     const best = i32x4.splat(hi);
     const fraction = f64x2.splat(fractionScale);
     const deficit = f64x2.splat(deficitScale);
     const marginal = f64x2.splat(marginalWeight);
-    const healthyLanes = currentLanes(c, c.healthyLanes);
-    const hasMetricsLanes = currentLanes(c, c.hasMetricsLanes);
+    const healthyLanes = changetype<usize>(c.healthyLanes);
+    const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
+    const waitingAt = changetype<usize>(c.waiting);
+    const inflightAt = changetype<usize>(c.inflight);
+    const prefixMatchedAt = changetype<usize>(c.prefixMatched);
+    const queueLoLanes = f64x2.splat(queueLo);
+    const queueInverseLanes = f64x2.splat(queueInverse);
+    const inflightLoLanes = f64x2.splat(inflightLo);
+    const inflightInverseLanes = f64x2.splat(inflightInverse);
     if (summing) {
       const t4 = totals!;
       const kv = changetype<usize>(t4.kvScores);
@@ -451,12 +467,12 @@ export function normalizeLoadAndPrefix(
       let next = none;
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
-        const ok = flagLanes64(healthyLanes, changetype<usize>(c.healthy), i);
-        const q = queuePair(c, i, ok, hasMetricsLanes, queueLo, queueInverse);
+        const ok = v128.load(healthyLanes + at);
+        const q = queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes);
         v128.store(changetype<usize>(queueOut) + at, q);
-        const f = inflightPair(c, i, ok, inflightLo, inflightInverse);
+        const f = inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes);
         v128.store(changetype<usize>(inflightOut) + at, f);
-        const p = prefixPair(c, i, ok, chain, best, fraction, deficit, marginal);
+        const p = prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal);
         v128.store(changetype<usize>(prefixOut) + at, p);
         // As totalScores adds, scales and ranks them.
         const x = scaledTotalsPair(fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f), scale, ok, sums + at);
@@ -467,10 +483,10 @@ export function normalizeLoadAndPrefix(
     } else {
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
-        const ok = flagLanes64(healthyLanes, changetype<usize>(c.healthy), i);
-        v128.store(changetype<usize>(queueOut) + at, queuePair(c, i, ok, hasMetricsLanes, queueLo, queueInverse));
-        v128.store(changetype<usize>(inflightOut) + at, inflightPair(c, i, ok, inflightLo, inflightInverse));
-        v128.store(changetype<usize>(prefixOut) + at, prefixPair(c, i, ok, chain, best, fraction, deficit, marginal));
+        const ok = v128.load(healthyLanes + at);
+        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes));
+        v128.store(changetype<usize>(inflightOut) + at, inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes));
+        v128.store(changetype<usize>(prefixOut) + at, prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal));
       }
     }
   }
