@@ -16,6 +16,8 @@ export enum HintVerdict {
   Restarted = 2,
   /** The endpoint's cache has overwritten blocks released when the hint's request ended. */
   Expired = 3,
+  /** The endpoint cannot be picked now (unhealthy): a shorter hint may name one that can. */
+  Unhealthy = 4,
 }
 
 export class HintEndpointCheck extends HintCheck {
@@ -55,6 +57,9 @@ export class HintEndpointCheck extends HintCheck {
     const registry = this.registry;
     const slot = registry.lookup(addressHash(addrPtr, <usize>addrLen), addrPtr, <usize>addrLen);
     if (slot < 0 || !registry.isActive(slot)) return HintVerdict.UnknownEndpoint;
+    // The stock Envoy build keeps a configured endpoint whose polls fail (gone, or down) as unhealthy: a hint naming
+    // it would stand as the request's longest match and hide the shorter hints of endpoints that can take it.
+    if (!registry.healthy(slot)) return HintVerdict.Unhealthy;
     // Published before the endpoint's engine restarted with an empty cache.
     if (this.restarts.restartedAfter(slot, publishedAtMs)) return HintVerdict.Restarted;
     this.slot = slot;
