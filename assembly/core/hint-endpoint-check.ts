@@ -57,8 +57,9 @@ export class HintEndpointCheck extends HintCheck {
     const registry = this.registry;
     const slot = registry.lookup(addressHash(addrPtr, <usize>addrLen), addrPtr, <usize>addrLen);
     if (slot < 0 || !registry.isActive(slot)) return HintVerdict.UnknownEndpoint;
-    // The stock Envoy build keeps a configured endpoint whose polls fail (gone, or down) as unhealthy: a hint naming
-    // it would stand as the request's longest match and hide the shorter hints of endpoints that can take it.
+    // An unhealthy endpoint (the stock build's configured endpoint whose polls fail, Higress's host marked unhealthy):
+    // a hint naming it would stand as the request's longest match and hide the shorter hints of endpoints that can
+    // take the request.
     if (!registry.healthy(slot)) return HintVerdict.Unhealthy;
     // Published before the endpoint's engine restarted with an empty cache.
     if (this.restarts.restartedAfter(slot, publishedAtMs)) return HintVerdict.Restarted;
