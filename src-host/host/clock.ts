@@ -4,6 +4,9 @@
 export interface Clock {
   /** Nanoseconds since the epoch. */
   nowNs(): bigint;
+  /** Nanoseconds of a steady clock from an arbitrary origin, which a step of the wall clock does not move (Envoy's
+   *  MonotonicTimeSource, what cpp-host's getMonotonicTimeNanoseconds reads). */
+  monotonicNs(): bigint;
   nowMs(): number;
   /** Calls fn every periodMs until the returned cancel function is called. */
   every(periodMs: number, fn: () => void): () => void;
@@ -19,6 +22,7 @@ export interface Clock {
 export function processClock(clock: Clock, skewNs: bigint): Clock {
   return {
     nowNs: () => clock.nowNs() + skewNs,
+    monotonicNs: () => clock.monotonicNs(),
     nowMs: () => clock.nowMs(),
     every: (periodMs, fn) => clock.every(periodMs, fn),
     after: (delayMs, fn) => clock.after(delayMs, fn),
@@ -28,6 +32,9 @@ export function processClock(clock: Clock, skewNs: bigint): Clock {
 export class RealClock implements Clock {
   nowNs(): bigint {
     return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
+  }
+  monotonicNs(): bigint {
+    return process.hrtime.bigint();
   }
   nowMs(): number {
     return Date.now();
@@ -55,6 +62,7 @@ interface Timer {
 /** Virtual time in milliseconds; `advanceTo` fires due timers in time order. */
 export class VirtualClock implements Clock {
   private now = 0;
+  private readonly startMs: number;
   private timers: Timer[] = [];
   private seq = 0;
   // nowNs() for `now` as last computed: a plugin reads the clock several times per request while virtual time stands
@@ -64,6 +72,7 @@ export class VirtualClock implements Clock {
 
   constructor(startMs = 1_700_000_000_000) {
     this.now = startMs;
+    this.startMs = startMs;
   }
   nowNs(): bigint {
     if (this.now !== this.nsAt) {
@@ -71,6 +80,10 @@ export class VirtualClock implements Clock {
       this.nsAt = this.now;
     }
     return this.ns;
+  }
+  /** Virtual time never steps; its steady clock counts from the clock's start. */
+  monotonicNs(): bigint {
+    return BigInt(Math.round((this.now - this.startMs) * 1000)) * 1000n;
   }
   nowMs(): number {
     return this.now;

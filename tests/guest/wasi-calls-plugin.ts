@@ -22,6 +22,8 @@ declare function fd_write(fd: u32, iovs: usize, iovsLen: usize, written: usize):
 declare function fd_read(fd: u32, iovs: usize, iovsLen: usize, read: usize): u16;
 @external("wasi_snapshot_preview1", "poll_oneoff")
 declare function poll_oneoff(subscriptions: usize, events: usize, count: usize, nevents: usize): u16;
+@external("wasi_snapshot_preview1", "clock_time_get")
+declare function clock_time_get(clock: u32, precision: u64, time: usize): u16;
 @external("wasi_unstable", "clock_res_get")
 declare function clock_res_get(clock: u32, resolution: usize): u16;
 
@@ -64,6 +66,15 @@ export function wasi_poll(): u32 {
   const p = changetype<usize>(scratch);
   store<u32>(p + 56, 0xffff);
   return <u32>poll_oneoff(p, p + 16, 1, p + 56) | (load<u32>(p + 56) << 16);
+}
+/** clock_time_get's time in microseconds (exact in a JS number), or -1 when it fails. */
+export function wasi_clock_time_us(clock: u32): i64 {
+  const p = changetype<usize>(scratch);
+  return clock_time_get(clock, 1, p) == 0 ? <i64>(load<u64>(p) / 1000) : -1;
+}
+/** fd_fdstat_get of stdout into a buffer at ptr: its errno. */
+export function wasi_fdstat_at(ptr: usize): u32 {
+  return fd_fdstat_get(1, ptr);
 }
 /** clock_res_get (imported from wasi_unstable): errno | resolution << 16. */
 export function wasi_clock_res(clock: u32): u64 {

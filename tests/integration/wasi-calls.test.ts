@@ -7,10 +7,11 @@ import { compileFixture } from "../support/compile.ts";
 import { PluginHost } from "../../src-host/host/plugin-host.ts";
 import { MissingImportsError } from "../../src-host/host/vm.ts";
 import binaryen from "binaryen";
+import { SteppedWallClock } from "../support/stepped-clock.ts";
 
-async function wasiHost() {
+async function wasiHost(clock = new SteppedWallClock()) {
   const logs: string[] = [];
-  const host = PluginHost.create({ wasm: await compileFixture("tests/guest/wasi-calls-plugin.ts"), flavor: "envoy", pluginConfig: "{}", log: (_l, m) => logs.push(m) });
+  const host = PluginHost.create({ wasm: await compileFixture("tests/guest/wasi-calls-plugin.ts"), flavor: "envoy", pluginConfig: "{}", clock, log: (_l, m) => logs.push(m) });
   const worker = host.workers[0];
   const call = (name: string, args: Array<number | bigint> = []) => worker.vm.call(name, args, worker.rootContextId);
   return { call, logs };
@@ -22,6 +23,24 @@ test("fd_fdstat_get: stdout and stderr are there with the write right (exports.c
   assert.equal(BigInt.asUintN(64, BigInt(call("wasi_fdstat", [1]))), WRITE_RIGHT << 8n);
   assert.equal(BigInt.asUintN(64, BigInt(call("wasi_fdstat", [2]))), WRITE_RIGHT << 8n);
   assert.equal(BigInt.asUintN(64, BigInt(call("wasi_fdstat", [3]))) & 0xffn, 8n);
+});
+
+test("fd_fdstat_get into a buffer outside memory writes nothing and still succeeds (exports.cc wasi_unstable_fd_fdstat_get ignores setMemory's result)", async () => {
+  const { call } = await wasiHost();
+  assert.equal(call("wasi_fdstat_at", [0xfffffff0]), 0);
+});
+
+test("clock_time_get: realtime is the wall clock, monotonic a steady clock that a step of the wall clock does not move (exports.cc wasi_unstable_clock_time_get: getCurrentTimeNanoseconds, getMonotonicTimeNanoseconds), others ENOTSUP", async () => {
+  const clock = new SteppedWallClock();
+  const { call } = await wasiHost(clock);
+  const readUs = (id: number) => Number(call("wasi_clock_time_us", [id]));
+  const [wall0, steady0] = [readUs(0), readUs(1)];
+  assert.equal(wall0, Number(clock.nowNs() / 1000n));
+  clock.pass(250);
+  clock.offsetMs = -3_600_000;
+  assert.equal(readUs(0) - wall0, (250 - 3_600_000) * 1000);
+  assert.equal(readUs(1) - steady0, 250 * 1000);
+  assert.equal(readUs(2), -1);
 });
 
 test("fd_seek and fd_close succeed without doing anything, fd_prestat_dir_name is ENOSYS (exports.cc wasi_unstable_fd_seek, fd_close, fd_prestat_dir_name)", async () => {

@@ -9,6 +9,10 @@ export class SteppedWallClock implements Clock {
   nowNs(): bigint {
     return this.timers.nowNs() + BigInt(this.offsetMs) * 1_000_000n;
   }
+  /** A step of the wall clock does not move the steady clock. */
+  monotonicNs(): bigint {
+    return this.timers.monotonicNs();
+  }
   nowMs(): number {
     return this.timers.nowMs() + this.offsetMs;
   }

@@ -73,12 +73,15 @@ export function wasiCalls(scope: ImportScope): HostFunctions {
     // fd_seek and fd_close: ContextBase::error (Envoy's Context::error logs at trace) and success.
     fd_seek: () => 0,
     fd_close: () => 0,
-    // stdout and stderr only: a zeroed fdstat whose fs_rights_base is __WASI_RIGHTS_FD_WRITE.
+    // stdout and stderr only: a zeroed fdstat whose fs_rights_base is __WASI_RIGHTS_FD_WRITE. cpp-host ignores
+    // setMemory's result, so a buffer outside memory is written nowhere and still succeeds.
     fd_fdstat_get: (fd: number, statPtr: number) => {
       if (!isStdio(fd)) return EBADF;
-      mem().writeU64(statPtr, 0n);
-      mem().writeU64(statPtr + 8, 64n);
-      mem().writeU64(statPtr + 16, 0n);
+      store(() => {
+        const stat = mem().bytesAt(statPtr, 24);
+        stat.fill(0);
+        stat[8] = 64;
+      });
       return 0;
     },
     fd_fdstat_set_flags: () => ENOSYS,
@@ -96,8 +99,10 @@ export function wasiCalls(scope: ImportScope): HostFunctions {
       store(() => mem().writeU32(retArgc, 0)) && store(() => mem().writeU32(retSize, 0)) ? 0 : EFAULT,
     args_get: () => 0,
     clock_time_get: (clockId: number, _precision: bigint, retPtr: number) => {
+      // Realtime is getCurrentTimeNanoseconds, monotonic getMonotonicTimeNanoseconds.
       if (clockId !== 0 && clockId !== 1) return ENOTSUP;
-      return store(() => mem().writeU64(retPtr, vm.options.clock.nowNs())) ? 0 : EFAULT;
+      const clock = vm.options.clock;
+      return store(() => mem().writeU64(retPtr, clockId === 0 ? clock.nowNs() : clock.monotonicNs())) ? 0 : EFAULT;
     },
     // A resolution of 1 ns for the realtime and monotonic clocks.
     clock_res_get: (clockId: number, retPtr: number) => {
