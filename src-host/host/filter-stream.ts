@@ -182,7 +182,9 @@ export class FilterStream implements PluginStreamCalls {
       return;
     }
     this.createInVm();
-    const r = this.invoke("proxy_on_request_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
+    // context.cc Context::decodeHeaders: the map's size, after the codec joined repeated inline headers.
+    const count = this.state.requestHeaders.pairs.length;
+    const r = this.invoke("proxy_on_request_headers", [this.contextId, count, endOfStream ? 1 : 0]);
     if (r === null || this.settled()) return;
     // StopAllIteration ("stalled"): stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
     const status = headersStatus(r, this.stopIterationAllowed());
@@ -280,12 +282,12 @@ export class FilterStream implements PluginStreamCalls {
 
   encodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     // Serialized when a module first reads its pairs, not on arrival (the picker reads only :status here).
-    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers), RESPONSE_HEADERS_INLINE);
+    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers, RESPONSE_HEADERS_INLINE), RESPONSE_HEADERS_INLINE);
     // context.cc Context::encodeHeaders / encodeData / encodeTrailers: Continue, without the VM, for a stream the VM
     // does not know (an earlier filter answered it before it reached this one).
     if (this.bypass || !this.createdInVm) return;
     this.state.responseHeadersHeld = true;
-    const r = this.invoke("proxy_on_response_headers", [this.contextId, headers.length, endOfStream ? 1 : 0]);
+    const r = this.invoke("proxy_on_response_headers", [this.contextId, this.state.responseHeaders.pairs.length, endOfStream ? 1 : 0]);
     const status = r === null ? HeadersStatus.Continue : headersStatus(r, this.stopIterationAllowed());
     this.response.afterHeaders(status);
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.

@@ -28,11 +28,24 @@ export interface StreamInfo {
 
 /** Lower-cases keys as Envoy's header maps do: a new list, sharing the pairs whose key is lower case already (no
  *  pair is changed in place, by the maps or their callers). */
-export function normalizeHeaders(h: HeaderList): HeaderList {
+/** Headers as the codec adds them (http1 codec_impl.cc completeCurrentHeader → HeaderMapImpl::addViaMove →
+ *  insertByKey): keys lower-cased, and a repeated inline header of the map type joined to the first with ",". */
+export function normalizeHeaders(h: HeaderList, inline: ReadonlySet<string> = NO_INLINE): HeaderList {
   const out: HeaderList = [];
+  let firstAt: Map<string, number> | null = null;
   for (let i = 0; i < h.length; i++) {
     const pair = h[i];
     const key = pair[0].toLowerCase();
+    if (inline.has(key)) {
+      firstAt ??= new Map();
+      const at = firstAt.get(key);
+      if (at !== undefined) {
+        const old = out[at][1];
+        if (pair[1] !== "") out[at] = [key, old === "" ? pair[1] : `${old},${pair[1]}`];
+        continue;
+      }
+      firstAt.set(key, out.length);
+    }
     out.push(key === pair[0] ? pair : [key, pair[1]]);
   }
   return out;
@@ -103,7 +116,7 @@ export class HeaderMap {
    *  plugin sets is built as wasm context.cc Context::setHeaderMapPairs builds it, one add() per pair. */
   set(pairs: HeaderList, fromCodec = false): void {
     if (fromCodec) {
-      this.list = normalizeHeaders(pairs);
+      this.list = normalizeHeaders(pairs, this.inline);
       this.bytes = serializeArrivingHeaderMap(this.list);
       return;
     }

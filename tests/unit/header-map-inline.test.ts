@@ -4,7 +4,7 @@
 // (wasm context.cc Context::addHeaderMapValue, setHeaderMapPairs: addCopy).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HeaderMap, StreamState } from "../../src-host/host/stream.ts";
+import { HeaderMap, StreamState, normalizeHeaders } from "../../src-host/host/stream.ts";
 import { RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE } from "../../src-host/host/inline-headers.ts";
 
 test("request headers: a second x-forwarded-for or :path joins the first, a second x-custom is an entry of its own", () => {
@@ -44,4 +44,12 @@ test("the map type decides: server is inline in response headers, user-agent is 
   t.add("grpc-status", "1");
   t.add("server", "b");
   assert.deepEqual(t.pairs, [["grpc-status", "0,1"], ["server", "a"], ["server", "b"]]);
+});
+
+test("off the wire, the codec joins a repeated inline header to the first (http1 codec_impl.cc completeCurrentHeader → addViaMove → insertByKey); other repeats stay entries of their own", () => {
+  const h = new StreamState(2, {}, 0).requestHeaders;
+  h.set([[":method", "POST"], ["X-Forwarded-For", "1.1.1.1"], ["x-custom", "1"], ["x-forwarded-for", "2.2.2.2"], ["x-custom", "2"], ["user-agent", ""], ["user-agent", "curl"]], true);
+  assert.deepEqual(h.pairs, [[":method", "POST"], ["x-forwarded-for", "1.1.1.1,2.2.2.2"], ["x-custom", "1"], ["x-custom", "2"], ["user-agent", "curl"]]);
+  const r = new HeaderMap(normalizeHeaders([[":status", "200"], ["server", "a"], ["Server", "b"], ["set-cookie", "x"], ["set-cookie", "y"]], RESPONSE_HEADERS_INLINE), RESPONSE_HEADERS_INLINE);
+  assert.deepEqual(r.pairs, [[":status", "200"], ["server", "a,b"], ["set-cookie", "x"], ["set-cookie", "y"]]);
 });
