@@ -209,6 +209,34 @@ export class JsonScanner {
   }
 
   /**
+   * Reads the next token as next() would when it is a member's string value of fewer than FIRST_BLOCK plain ASCII bytes
+   * right at the read position (a role, a type), and copies the FIRST_BLOCK bytes after its quote to dst: its content
+   * (its own decoding) and bytes past it. Returns the content's length; -1, with nothing changed but those bytes, when
+   * the value is not such a string (whitespace, an escape, a byte >= 0x80, longer), no step is left, or the block would
+   * reach past the input.
+   */
+  // @ts-ignore: decorator
+  @inline nextShortPlainValue(dst: usize): i32 {
+    const open = this.pos;
+    if (this.expect != VALUE_MEMBER || open >= this.limit || load<u8>(open) != 0x22) return -1;
+    const p = open + 1;
+    const k = copyFirstPlainBlock(p, this.limit, dst, dst + <usize>FIRST_BLOCK);
+    const close = p + <usize>k;
+    if (<u32>k >= <u32>FIRST_BLOCK || load<u8>(close) != 0x22) return -1;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return -1;
+    budget.left = left - 1;
+    this.tokenStart = open;
+    this.isKey = false;
+    this.start = p;
+    this.end = close;
+    this.hasEscapes = false;
+    this.scalar(close + 1, JsonToken.String, AFTER_MEMBER);
+    return k;
+  }
+
+  /**
    * Reads the next token as next() would when it is the '}' at the read position that ends an object after a member;
    * false, with nothing changed, otherwise (whitespace, another member, no step left).
    */

@@ -8,6 +8,7 @@
 // except a Responses reasoning item: like thinking blocks (content-parts.ts), clients may or may not send it
 // back, and a turn must extend the previous one either way.
 import { JsonScanner, JsonToken } from "../json/scanner";
+import { FIRST_BLOCK } from "../json/string-runs";
 import { isCacheControlKey, nextValueWritten, writeKey, writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
 import { EmitCore, MessageRole, messageRole } from "./emit-core";
@@ -263,6 +264,19 @@ export class MessageEntryWriter {
     const w = core.writer;
     const recordStart = w.len;
     let role = MessageRole.Other;
+    // A short plain role (every common one) copied as a block with room for RS and US around it.
+    if (!w.full && recordStart + FIRST_BLOCK + 2 <= w.cap) {
+      const at = w.ptr + <usize>recordStart;
+      const k = sc.nextShortPlainValue(at + 1);
+      if (k >= 0) {
+        store<u8>(at, RS);
+        store<u8>(at + 1 + <usize>k, US);
+        w.len = recordStart + k + 2;
+        role = messageRole(sc.start, sc.end, false);
+        if (role != MessageRole.System) core.conversationStarts(recordStart);
+        return role;
+      }
+    }
     w.byte(RS);
     const t = w.nextDecoded(sc);
     // Read from the body, not from what the writer kept: a record whose role the cap cuts (or leaves out) still

@@ -466,17 +466,27 @@ const KEY_CONTENT_LO: u64 = 0x6e65746e6f63222c;
 const KEY_CONTENT_HI: u64 = 0x3a2274;
 
 // What compareShortcut tries before each token: nextKeyBytes for "role", for ,"content", nextIsObjEnd,
-// nextIsElementObject.
+// nextIsElementObject, nextShortPlainValue.
 const TRY_ROLE = 0;
 const TRY_CONTENT = 1;
 const TRY_OBJ_END = 2;
 const TRY_ELEMENT_OBJECT = 3;
+const TRY_SHORT_VALUE = 4;
+const SHORTCUTS = 5;
+const shortValueCopy = new StaticArray<u8>(16);
 
 function tryShortcut(sc: JsonScanner, kind: i32): bool {
   if (kind == TRY_ROLE) return sc.nextKeyBytes(KEY_ROLE, 0, 7);
   if (kind == TRY_CONTENT) return sc.nextKeyBytes(KEY_CONTENT_LO, KEY_CONTENT_HI, 11);
   if (kind == TRY_OBJ_END) return sc.nextIsObjEnd();
-  return sc.nextIsElementObject();
+  if (kind == TRY_ELEMENT_OBJECT) return sc.nextIsElementObject();
+  const dst = changetype<usize>(shortValueCopy);
+  const k = sc.nextShortPlainValue(dst);
+  if (k < 0) return false;
+  // The copy starts with the content (its own decoding).
+  expect(k).toBe(<i32>(sc.end - sc.start));
+  expect(memory.compare(dst, sc.start, <usize>k)).toBe(0);
+  return true;
 }
 
 // Reads doc with a and b to the end, a trying a shortcut before each token: where it reads one, it reads what next()
@@ -522,7 +532,7 @@ function compareShortcut(doc: string, steps: i32, kind: i32, maxDepth: i32 = 4):
   return read;
 }
 
-describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject", () => {
+describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject, nextShortPlainValue", () => {
   it("reads what next() reads, to the last step, and changes nothing where it does not apply", () => {
     const docs: string[] = [
       '[{"role":"user","content":"hi there, a long enough text"},{"role":"a","content":1}]',
@@ -539,11 +549,15 @@ describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject
       '[{},{',
       '{"a":1}}',
       '[[1,{}],[{}]]',
+      // Values of 15 and 16 bytes, empty, spaced, escaped, non-ASCII, a control byte, in an array, and near the end.
+      '{"a":"0123456789abcde","b":"0123456789abcdef","c":"","d": "x","e":"x\\n","f":"\u00e9","g":"\t","h":["x"],"i":"y"}',
+      '{"a":"b"}',
+      '{"a":"bc',
     ];
-    const read = new Array<i32>(4);
+    const read = new Array<i32>(SHORTCUTS);
     for (let i = 0; i < docs.length; i++) {
       for (let steps = 0; steps < 20; steps++) {
-        for (let kind = 0; kind < 4; kind++) {
+        for (let kind = 0; kind < SHORTCUTS; kind++) {
           read[kind] += compareShortcut(docs[i], steps, kind);
           // At the depth limit an object that follows an element is an error, read as next() reads it.
           if (kind == TRY_ELEMENT_OBJECT) read[kind] += compareShortcut(docs[i], steps, kind, 2);
@@ -551,7 +565,7 @@ describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject
       }
     }
     // Each shortcut did read tokens (the documents' first ones are far enough from the end).
-    for (let kind = 0; kind < 4; kind++) expect(read[kind] > 0).toBe(true, kind.toString());
+    for (let kind = 0; kind < SHORTCUTS; kind++) expect(read[kind] > 0).toBe(true, kind.toString());
   });
 });
 

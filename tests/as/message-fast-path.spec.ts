@@ -73,7 +73,28 @@ function same(message: string): void {
   compared++;
 }
 
+// Roles copied as one block (plain, under 16 bytes) and roles that are not (16 bytes, an escape, a non-ASCII letter).
+const ROLES: StaticArray<string> = ["user", "assistant", "system", "developer", "tool", "", "fifteen_bytes__", "sixteen_bytes___", "us\\u0065r", "usér"];
+// Messages with R for the role: read straight, with the role after the content, after an attribute, alone.
+const ROLE_MESSAGES: StaticArray<string> = ['{"role":"R","content":"hello"}', '{"content":"first","role":"R"}', '{"name":"n","role":"R","content":"x"}', '{"role":"R"}'];
+
+// The message with its role read and with the role spaced from its key (which nextDecoded reads), between a user and
+// an assistant message and before tools, which go after the leading system records: same outputs at every budget.
+function sameSpacedRole(message: string): void {
+  const tools = '],"tools":[{"type":"function","function":{"name":"f"}}]}';
+  const body = '{"model":"m","messages":[' + message + ',{"role":"assistant","content":"after"}' + tools;
+  const spaced = body.replace('"role":', '"role": ');
+  const steps = compare(body, spaced, 1000000, body);
+  for (let s = 1; s <= steps; s++) compare(body, spaced, s, body);
+}
+
 describe("the common message's straight read", () => {
+  it("reads a role copied as a block as a role spaced from its key is read", () => {
+    for (let r = 0; r < ROLES.length; r++) {
+      for (let m = 0; m < ROLE_MESSAGES.length; m++) sameSpacedRole(ROLE_MESSAGES[m].replace("R", ROLES[r]));
+    }
+  });
+
   it("reads the common message as the general loop does", () => {
     for (let b = 0; b < BASES.length; b++) same(BASES[b]);
   });
