@@ -24,6 +24,9 @@ export function engineConfig(spec: PodsSpec, seed: number, podId = -1): EngineCo
     attentionMsPerMTokenPairs: spec.attentionMsPerMTokenPairs,
     decodeMsPerKContextTokens: spec.decodeStepMs.perKContextTokensMs,
     seed,
+    maxLoras: spec.lora?.maxLoras,
+    maxCpuLoras: spec.lora?.maxCpuLoras,
+    loraLoadMs: spec.lora?.loadMs,
   };
 }
 
@@ -87,6 +90,12 @@ export class SimPod {
   /** KV usage as a scrape of the pod's /metrics reads it. */
   reportedKvUsage(): number {
     return this.engine.reportedKvUsage();
+  }
+
+  /** vllm:lora_requests_info's max_lora label when the pod serves adapters (vLLM exposes the series only then). */
+  get metricsLora(): { maxLoras: number } | undefined {
+    const maxLoras = this.engine.config.maxLoras;
+    return maxLoras > 0 ? { maxLoras } : undefined;
   }
 
   /**

@@ -245,7 +245,7 @@ class Simulation {
   }
 
   private send(spec: RequestSpec, now: number): void {
-    const req = new SimRequest(this.nextRequestId++, spec, this.workload.model, now, this.options.tokenizer, this.blockTokens);
+    const req = new SimRequest(this.nextRequestId++, spec, spec.lora ?? this.workload.model, now, this.options.tokenizer, this.blockTokens);
     const stats = this.stats;
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
@@ -266,7 +266,7 @@ class Simulation {
     if (pod === null) return this.fail(spec, now);
     try {
       pod.engine.submit(
-        { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes },
+        { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes, lora: spec.lora },
         now,
       );
     } catch (e) {
