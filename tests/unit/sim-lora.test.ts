@@ -169,3 +169,11 @@ test("a LoRA workload runs end to end: adapters load, every request is answered"
   assert.ok(run.summary.requests > 50);
   assert.equal(run.summary.failed, 0);
 });
+
+test("the run's summary counts adapter loads, over a restart too; workloads without adapters leave the field out", async () => {
+  const w = parseWorkload({ ...loraWorkload({ maxLoras: 2, loadMs: 100 }, 12), faults: [{ type: "restart", atS: 8, pod: 0, downS: 1 }] });
+  const run = await runPolicy(w, "round-robin", roundRobinPolicy, { tokenizer });
+  assert.ok(run.summary.lora_loads! > 4, `12 adapters on 2 pods keeping 2 each: ${run.summary.lora_loads} loads`);
+  const plain = await runPolicy(parseWorkload(loraWorkload(undefined, 0)), "round-robin", roundRobinPolicy, { tokenizer });
+  assert.equal("lora_loads" in plain.summary, false);
+});
