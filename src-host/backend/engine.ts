@@ -538,7 +538,7 @@ export class Engine {
       while (this.waiting.length > 0 && this.running.length < cfg.maxNumSeqs && budget > 0) {
         const seq = this.waiting.peek()!;
         if (batchLoras !== null && seq.lora !== undefined && batchLoras.size === cfg.maxLoras && !batchLoras.has(seq.lora)) {
-          // "Scheduling would exceed max_loras, skip": the request keeps its place at the queue's head.
+          // "Scheduling would exceed max_loras, skip": skipped requests go back to the queue's head, in order.
           (skipped ??= []).push(this.waiting.shift()!);
           continue;
         }
