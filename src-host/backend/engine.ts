@@ -17,6 +17,9 @@
 //   of every decoding sequence's whole context (memory-bound, like the weight read the overhead stands for). So a
 //   long uncached context is slow to prefill and a long cached one is worth keeping. Full blocks are cached as they
 //   are scheduled (vLLM allocate_slots); the other effects of a step (tokens, finishing) land at its end.
+// - With maxLoras set, a batch holds at most maxLoras distinct LoRA adapters (a waiting request with another one is
+//   passed over for the step), and a step whose batch uses an adapter the engine does not keep loaded (the
+//   maxCpuLoras most recently used) takes loraLoadMs longer per adapter it loads.
 import { computeBlockHashes, hashBlock, rootBlockHash } from "./block-hash.ts";
 import { Histogram, TTFT_BUCKETS_SECONDS, type HistogramSnapshot } from "./histogram.ts";
 import { PrefixCache } from "./prefix-cache.ts";
@@ -54,6 +57,15 @@ export interface EngineConfig {
   speed: number;
   /** Seeds the pseudo token ids generated when a request does not supply its output tokens. */
   seed: number;
+  /**
+   * Most distinct LoRA adapters in one batch (vLLM max_loras); 0: adapters are only labels (no limit, no load).
+   * A waiting request whose adapter would exceed it is skipped for the step, as vLLM's scheduler does.
+   */
+  maxLoras: number;
+  /** Adapters kept loaded, least recently used out (vLLM max_cpu_loras); 0: maxLoras. */
+  maxCpuLoras: number;
+  /** Time to load an adapter that is not kept loaded, added to the step whose batch first uses it. */
+  loraLoadMs: number;
 }
 
 export type EngineConfigInput = Partial<EngineConfig> & {
@@ -95,6 +107,9 @@ export const DEFAULT_ENGINE_CONFIG: Readonly<EngineConfig> = Object.freeze({
   decodeMsPerKContextTokens: kvReadCostFor(6),
   speed: 1,
   seed: 0,
+  maxLoras: 0,
+  maxCpuLoras: 0,
+  loraLoadMs: 0,
 });
 
 export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig {
@@ -118,10 +133,12 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
   for (const key of positive) {
     if (!(config[key] > 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be > 0`);
   }
-  for (const key of ["stepOverheadMs", "decodePerSeqMs", "attentionMsPerMTokenPairs", "decodeMsPerKContextTokens"] as const) {
+  for (const key of ["stepOverheadMs", "decodePerSeqMs", "attentionMsPerMTokenPairs", "decodeMsPerKContextTokens", "maxLoras", "maxCpuLoras", "loraLoadMs"] as const) {
     if (!(config[key] >= 0) || !Number.isFinite(config[key])) throw new RangeError(`engine config ${key} must be >= 0`);
   }
-  for (const key of ["blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen"] as const) {
+  if (config.maxCpuLoras === 0) config.maxCpuLoras = config.maxLoras;
+  if (config.maxCpuLoras < config.maxLoras) throw new RangeError("engine config maxCpuLoras must be >= maxLoras");
+  for (const key of ["blockSize", "numGpuBlocks", "maxNumSeqs", "maxBatchTokens", "maxModelLen", "maxLoras", "maxCpuLoras"] as const) {
     if (!Number.isInteger(config[key])) throw new RangeError(`engine config ${key} must be an integer`);
   }
   return config;
@@ -308,6 +325,9 @@ export class Engine {
   /** Adapter states by "running\nwaiting", with the end of the last step that had them (engine ms). */
   private readonly loraStates = new Map<string, { running: string; waiting: string; atMs: number }>();
   private currentLoraState: { running: string; waiting: string; atMs: number } | null = null;
+  /** Adapters kept loaded (maxLoras > 0), least recently used first. */
+  private readonly loadedLoras = new Set<string>();
+  private loraLoadsTotal = 0;
 
   constructor(config: EngineConfigInput = {}) {
     this.config = resolveEngineConfig(config);
@@ -325,6 +345,16 @@ export class Engine {
 
   kvUsage(): number {
     return this.cache.usage();
+  }
+
+  /** Whether `lora` is kept loaded: a step using it pays no load (maxLoras > 0). */
+  isLoraLoaded(lora: string): boolean {
+    return this.loadedLoras.has(lora);
+  }
+
+  /** Adapter loads so far (maxLoras > 0). */
+  get loraLoads(): number {
+    return this.loraLoadsTotal;
   }
 
   /** Waiting requests as /metrics reports them (at the last step's end). */
@@ -501,9 +531,17 @@ export class Engine {
       }
     }
 
+    // vLLM v1 Scheduler.schedule: the adapters of the running requests scheduled this step, then of each admitted one.
+    const batchLoras = cfg.maxLoras > 0 ? this.scheduledLoras(scheduled) : null;
+    let skipped: Sequence[] | null = null;
     if (!preempted || scheduled.length === 0) {
       while (this.waiting.length > 0 && this.running.length < cfg.maxNumSeqs && budget > 0) {
         const seq = this.waiting.peek()!;
+        if (batchLoras !== null && seq.lora !== undefined && batchLoras.size === cfg.maxLoras && !batchLoras.has(seq.lora)) {
+          // "Scheduling would exceed max_loras, skip": skipped requests go back to the queue's head, in order.
+          (skipped ??= []).push(this.waiting.shift()!);
+          continue;
+        }
         const numTokens = seq.numTokens;
         this.extendHashes(seq, numTokens);
         const firstAdmission = seq.firstScheduledTime < 0;
@@ -514,6 +552,7 @@ export class Engine {
         this.countLora(this.waitingLoras, seq.lora, -1);
         this.countLora(this.runningLoras, seq.lora, 1);
         seq.state = RUNNING;
+        if (batchLoras !== null && seq.lora !== undefined) batchLoras.add(seq.lora);
         seq.numComputed = hit;
         seq.committedBlocks = hit / cfg.blockSize;
         if (firstAdmission) {
@@ -530,6 +569,7 @@ export class Engine {
         this.cacheScheduledBlocks(seq);
       }
     }
+    if (skipped !== null) for (let i = skipped.length - 1; i >= 0; i--) this.waiting.unshift(skipped[i]);
 
     if (scheduled.length === 0) {
       // Every request was aborted before this step: go idle, the next submit wakes the engine.
@@ -540,7 +580,8 @@ export class Engine {
     }
     const ms =
       cfg.stepOverheadMs + cfg.decodePerSeqMs * decodeSeqs + (prefillTokens * 1000) / cfg.prefillTokensPerSec +
-      (cfg.attentionMsPerMTokenPairs * attentionPairs) / 1e6 + (cfg.decodeMsPerKContextTokens * decodeContextTokens) / 1000;
+      (cfg.attentionMsPerMTokenPairs * attentionPairs) / 1e6 + (cfg.decodeMsPerKContextTokens * decodeContextTokens) / 1000 +
+      (batchLoras !== null ? this.loadLoras(batchLoras) * cfg.loraLoadMs : 0);
     this.inStep = true;
     this.stepEnd = at + ms / cfg.speed;
   }
@@ -687,6 +728,32 @@ export class Engine {
       parent = hashBlock(parent, scratch, 0, bs);
       seq.hashes.push(parent);
     }
+  }
+
+  private scheduledLoras(scheduled: readonly Sequence[]): Set<string> {
+    const loras = new Set<string>();
+    for (const seq of scheduled) if (seq.lora !== undefined) loras.add(seq.lora);
+    return loras;
+  }
+
+  /**
+   * Makes the batch's adapters loaded, least recently used out, and returns how many had to be loaded: vLLM's worker
+   * loads an adapter it does not keep before the forward pass that uses it (lora/worker_manager.py
+   * LRUCacheWorkerLoRAManager._apply_adapters, add_adapter: _load_adapter, then the oldest out past max_cpu_loras).
+   */
+  private loadLoras(batch: ReadonlySet<string>): number {
+    const loaded = this.loadedLoras;
+    let loads = 0;
+    for (const lora of batch) {
+      if (!loaded.delete(lora)) loads++;
+      loaded.add(lora);
+    }
+    for (const oldest of loaded) {
+      if (loaded.size <= this.config.maxCpuLoras) break;
+      loaded.delete(oldest);
+    }
+    this.loraLoadsTotal += loads;
+    return loads;
   }
 
   private countLora(map: Map<string, number>, lora: string | undefined, delta: number): void {

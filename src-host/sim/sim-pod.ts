@@ -24,6 +24,9 @@ export function engineConfig(spec: PodsSpec, seed: number, podId = -1): EngineCo
     attentionMsPerMTokenPairs: spec.attentionMsPerMTokenPairs,
     decodeMsPerKContextTokens: spec.decodeStepMs.perKContextTokensMs,
     seed,
+    maxLoras: spec.lora?.maxLoras,
+    maxCpuLoras: spec.lora?.maxCpuLoras,
+    loraLoadMs: spec.lora?.loadMs,
   };
 }
 
@@ -51,8 +54,12 @@ export class SimPod {
     this.createdMs = nowMs;
   }
 
-  /** A restart loses the KV cache and every request on the pod. */
+  /** Adapter loads of the engines before the last restart. */
+  private earlierLoraLoads = 0;
+
+  /** A restart loses the KV cache, the adapters loaded and every request on the pod. */
   restart(nowMs: number): void {
+    this.earlierLoraLoads += this.engine.loraLoads;
     this.engine = new Engine(this.config);
     this.inflight = 0;
     this.pendingPrefillTokens = 0;
@@ -87,6 +94,17 @@ export class SimPod {
   /** KV usage as a scrape of the pod's /metrics reads it. */
   reportedKvUsage(): number {
     return this.engine.reportedKvUsage();
+  }
+
+  /** LoRA adapters this pod has loaded, over restarts. */
+  get loraLoads(): number {
+    return this.earlierLoraLoads + this.engine.loraLoads;
+  }
+
+  /** vllm:lora_requests_info's max_lora label when the pod serves adapters (vLLM exposes the series only then). */
+  get metricsLora(): { maxLoras: number } | undefined {
+    const maxLoras = this.engine.config.maxLoras;
+    return maxLoras > 0 ? { maxLoras } : undefined;
   }
 
   /**

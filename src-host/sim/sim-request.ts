@@ -1,6 +1,6 @@
 // One request as the simulator carries it: the OpenAI chat body the gateway sees (text) and the token ids
 // and KV block hashes the pods see (the chat template over the same messages).
-import { computeBlockHashes } from "../backend/block-hash.ts";
+import { computeBlockHashes, rootBlockHash } from "../backend/block-hash.ts";
 import { renderChatPrompt, segmentsToTokens } from "../backend/chat-template.ts";
 import type { Tokenizer } from "../backend/tokenizer.ts";
 import type { ChatMessage, RequestSpec } from "./generators/traffic-generator.ts";
@@ -23,7 +23,15 @@ export class SimRequest {
     blockTokens: number,
   ) {
     this.promptTokens = segmentsToTokens(renderChatPrompt(spec.messages), tokenizer);
-    this.blockHashes = computeBlockHashes(this.promptTokens, blockTokens);
+    // An adapter's blocks chain from a root keyed by its name, as vLLM keys them: no KV is shared across adapters.
+    this.blockHashes = spec.lora === undefined
+      ? computeBlockHashes(this.promptTokens, blockTokens)
+      : computeBlockHashes(this.promptTokens, blockTokens, [], this.promptTokens.length, rootBlockHash(spec.lora));
+  }
+
+  /** The LoRA adapter the request names (undefined: the base model). */
+  get lora(): string | undefined {
+    return this.spec.lora;
   }
 
   get messages(): ChatMessage[] {

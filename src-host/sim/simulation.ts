@@ -107,6 +107,8 @@ class Simulation {
   /** Pods a wedge fault names, and the figures of the others (null without a wedge). */
   private readonly wedgedPods: Set<number>;
   private readonly healthyPodStats: PodSubsetStats | null;
+  /** Adapter loads of pods removed by a fault. */
+  private removedLoraLoads = 0;
 
   constructor(
     readonly workload: Workload,
@@ -204,6 +206,7 @@ class Simulation {
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
     const summary = this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined);
     if (this.healthyPodStats !== null) summary.healthy_pods = this.healthyPodStats.summary();
+    if (this.workload.pods.lora !== undefined) summary.lora_loads = this.removedLoraLoads + this.pods.reduce((n, p) => n + p.loraLoads, 0);
     return {
       policy: name,
       summary,
@@ -245,7 +248,7 @@ class Simulation {
   }
 
   private send(spec: RequestSpec, now: number): void {
-    const req = new SimRequest(this.nextRequestId++, spec, this.workload.model, now, this.options.tokenizer, this.blockTokens);
+    const req = new SimRequest(this.nextRequestId++, spec, spec.lora ?? this.workload.model, now, this.options.tokenizer, this.blockTokens);
     const stats = this.stats;
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
@@ -266,7 +269,7 @@ class Simulation {
     if (pod === null) return this.fail(spec, now);
     try {
       pod.engine.submit(
-        { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes },
+        { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes, lora: spec.lora },
         now,
       );
     } catch (e) {
@@ -388,6 +391,7 @@ class Simulation {
         const pod = this.podById(f.pod);
         this.failRequestsOn(pod, now);
         pod.up = false; // gone: a gateway still configured with its address reaches nothing there
+        this.removedLoraLoads += pod.loraLoads;
         this.pods.splice(this.pods.indexOf(pod), 1);
         this.podHeap.remove(pod);
         break;

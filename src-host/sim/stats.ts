@@ -22,6 +22,8 @@ export interface PolicySummary {
   index?: IndexDiagnosticsSummary;
   /** First tokens served by the pods no wedge fault names (only for workloads with one). */
   healthy_pods?: HealthyPodsSummary;
+  /** LoRA adapters the pods loaded (only for workloads whose pods serve adapters). */
+  lora_loads?: number;
 }
 
 export interface HealthyPodsSummary {

@@ -23,6 +23,17 @@ export interface PodsSpec {
   maxNumSeqs: number;
   /** Pods that differ from the rest (a heterogeneous pool): each variant names its pods by id. */
   variants: PodVariant[];
+  /** LoRA serving (vLLM --enable-lora): absent, requests name the base model and pods report no adapters. */
+  lora?: PodLoraSpec;
+}
+
+/** vLLM's LoRA limits: adapters in one batch (max_loras), adapters kept loaded (max_cpu_loras) and a load's cost. */
+export interface PodLoraSpec {
+  maxLoras: number;
+  /** Default maxLoras, as vLLM's. */
+  maxCpuLoras?: number;
+  /** Time to load an adapter the pod does not keep loaded (from disk), ms. */
+  loadMs: number;
 }
 
 /** Pods, by id, with their own KV capacity and/or GPU speed (steps take 1 / speed as long). */
@@ -70,6 +81,10 @@ export interface MultiTurnSpec {
   systemSkew: number;
   assistantTokens: [number, number];
   thinkTimeS: [number, number];
+  /** LoRA adapters the conversations use (each draws one; its requests name it as `model`); absent or 0: the base model. */
+  adapters?: number;
+  /** Zipf exponent of adapter popularity; absent or 0 = uniform. */
+  adapterSkew?: number;
 }
 
 export interface LongDocQaSpec {
@@ -212,6 +227,8 @@ const TRAFFIC_FIELDS: Record<TrafficSpec["type"], Fields> = {
     systemSkew: { kind: "number", min: 0, default: 0 },
     assistantTokens: { kind: "intRange", min: 1 },
     thinkTimeS: { kind: "numberRange", min: 0 },
+    adapters: { kind: "int", min: 0, max: 100_000, optional: true },
+    adapterSkew: { kind: "number", min: 0, optional: true },
   },
   "long-doc-qa": {
     weight: { kind: "number", min: 0, exclusiveMin: true, default: 1 },
@@ -261,9 +278,22 @@ function parseVariants(v: unknown, path: string, count: number): PodVariant[] {
   });
 }
 
+const LORA_FIELDS: Fields = {
+  maxLoras: { kind: "int", min: 1, max: 1024 },
+  maxCpuLoras: { kind: "int", min: 1, optional: true },
+  loadMs: { kind: "number", min: 0 },
+};
+
+function parseLora(v: unknown, path: string): PodLoraSpec | undefined {
+  if (v === undefined) return undefined;
+  const lora = checkObject(v, path, LORA_FIELDS) as unknown as PodLoraSpec;
+  if (lora.maxCpuLoras !== undefined && lora.maxCpuLoras < lora.maxLoras) fail(`${path}.maxCpuLoras`, "must be >= maxLoras");
+  return lora;
+}
+
 function parsePods(v: unknown, path: string): PodsSpec {
   if (!isObject(v)) fail(path, "must be an object");
-  const { decodeStepMs, variants, ...rest } = v;
+  const { decodeStepMs, variants, lora, ...rest } = v;
   const pods = checkObject(rest, path, POD_FIELDS) as Omit<PodsSpec, "decodeStepMs" | "variants">;
   if (decodeStepMs === undefined) fail(`${path}.decodeStepMs`, "is required");
   const step = checkObject(decodeStepMs, `${path}.decodeStepMs`, {
@@ -271,7 +301,10 @@ function parsePods(v: unknown, path: string): PodsSpec {
     perSequenceMs: { kind: "number", min: 0 },
     perKContextTokensMs: { kind: "number", min: 0, optional: true },
   }) as PodsSpec["decodeStepMs"];
-  return { ...pods, decodeStepMs: step, variants: parseVariants(variants, `${path}.variants`, pods.count) };
+  const spec: PodsSpec = { ...pods, decodeStepMs: step, variants: parseVariants(variants, `${path}.variants`, pods.count) };
+  const loraSpec = parseLora(lora, `${path}.lora`);
+  if (loraSpec !== undefined) spec.lora = loraSpec;
+  return spec;
 }
 
 function parseArrival(v: unknown, path: string): ArrivalSpec {
@@ -312,6 +345,11 @@ export function parseWorkload(json: unknown, path = "workload"): Workload {
   const arrival = parseArrival(json.arrival, `${path}.arrival`);
   if (!Array.isArray(json.traffic) || json.traffic.length === 0) fail(`${path}.traffic`, "must be a non-empty array");
   const traffic = json.traffic.map((t, i) => parseTyped<TrafficSpec>(t, `${path}.traffic[${i}]`, TRAFFIC_FIELDS));
+  traffic.forEach((t, i) => {
+    if (t.type === "multi-turn" && (t.adapters ?? 0) > 0 && pods.lora === undefined) {
+      fail(`${path}.traffic[${i}].adapters`, "needs pods.lora (the pods' max_loras and load time)");
+    }
+  });
   let faults: FaultSpec[] = [];
   if (json.faults !== undefined) {
     if (!Array.isArray(json.faults)) fail(`${path}.faults`, "must be an array");

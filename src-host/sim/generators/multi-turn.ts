@@ -17,6 +17,8 @@ interface Conversation {
   turns: number;
   turn: number;
   system: number;
+  /** The conversation's LoRA adapter (undefined: the base model). */
+  lora: string | undefined;
   history: ChatMessage[];
   pendingQuestion: PseudoText | null;
   pendingAnswer: PseudoText | null;
@@ -29,6 +31,7 @@ export class MultiTurnGenerator implements TrafficGenerator {
   private nextConversation = 0;
   private readonly systems = new Memo<PseudoText>(1024);
   private readonly systemPick: ZipfPick;
+  private readonly adapterPick: ZipfPick | null;
 
   constructor(
     private readonly spec: MultiTurnSpec,
@@ -37,6 +40,8 @@ export class MultiTurnGenerator implements TrafficGenerator {
     private readonly rng: SeededRandom,
   ) {
     this.systemPick = new ZipfPick(spec.systemPrompts, spec.systemSkew);
+    const adapters = spec.adapters ?? 0;
+    this.adapterPick = adapters > 0 ? new ZipfPick(adapters, spec.adapterSkew ?? 0) : null;
     for (let s = 0; s < spec.conversations; s++) {
       this.slots.push(this.newConversation());
       this.ready.push(s);
@@ -72,6 +77,7 @@ export class MultiTurnGenerator implements TrafficGenerator {
     return {
       generator: this.index, sessionKey: `t${this.index}/conv/${c.id}`, messages,
       maxTokens: c.pendingAnswer.ids.length, outputTokens: c.pendingAnswer.ids, slot,
+      ...(c.lora !== undefined ? { lora: c.lora } : {}),
     };
   }
 
@@ -96,6 +102,14 @@ export class MultiTurnGenerator implements TrafficGenerator {
     const [lo, hi] = this.spec.turns;
     const turns = rng.range(lo, hi);
     const system = this.spec.systemPrompts > 1 ? this.systemPick.next(rng) : 0;
-    return { id, rng, turns, turn: 0, system, history: [], pendingQuestion: null, pendingAnswer: null };
+    // Drawn from its own stream so that adding adapters leaves every other draw of the workload as it was.
+    const lora = this.adapterPick === null ? undefined
+      : loraAdapterName(this.adapterPick.next(new SeededRandom(hashString(`t${this.index}/conv/${id}/adapter`, this.seed))));
+    return { id, rng, turns, turn: 0, system, lora, history: [], pendingQuestion: null, pendingAnswer: null };
   }
+}
+
+/** Name of adapter k (0 is the most popular), as requests send it in `model` and pods report it. */
+export function loraAdapterName(k: number): string {
+  return `lora-${k}`;
 }

@@ -15,6 +15,8 @@ export interface RequestSpec {
   maxTokens: number;
   /** Token ids the pod "answers" (their text is what the next turn resends); absent: the pod invents them. */
   outputTokens?: readonly number[];
+  /** The LoRA adapter the request names as its `model`; absent: the workload's base model. */
+  lora?: string;
   /** Generator-private handle (multi-turn: the conversation slot). */
   slot: number;
 }

@@ -31,7 +31,6 @@ export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
   const xx = await loadXxhash();
   const rng = SeededRandom.derive(ctx.seed, "gie-approx");
   const index = new GiePrefixIndex();
-  const model = ctx.workload.model;
   const scraped = new Map<number, Scraped>();
   const scrape = () => {
     for (const pod of ctx.allPods()) scraped.set(pod.id, { waiting: pod.reportedWaiting, kvUsage: pod.reportedKvUsage() });
@@ -42,7 +41,8 @@ export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
   return {
     name: "gie-approx",
     pick(req, candidates: readonly SimPod[]) {
-      const keys = gieBlockHashes(xx, model, gieChatInput(req.messages)).map(hashKey);
+      // The prefix scorer seeds its chain with the request's target model: an adapter's requests chain apart.
+      const keys = gieBlockHashes(xx, req.model, gieChatInput(req.messages)).map(hashKey);
       const longest = index.longestPrefix(keys);
       const matched = candidates.map((p) => longest.get(p.id) ?? 0);
       const load = candidates.map((p) => scraped.get(p.id) ?? { waiting: 0, kvUsage: 0 });

@@ -2,7 +2,8 @@
 // estimated as (prefill work queued ahead + this request's uncached tokens) at the pod's prefill rate, plus
 // this request's attention over its context (engine.ts),
 // plus the steps that work takes (overhead + decode of the running batch per step) and, when the batch
-// is full, one decode step per slot ahead of it; all of it divided by the pod's own speed (a pool variant, a slow fault).
+// is full, one decode step per slot ahead of it, plus the load of a LoRA adapter the pod does not keep loaded; all of
+// it divided by the pod's own speed (a pool variant, a slow fault).
 import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { SimRequest } from "../sim-request.ts";
@@ -22,7 +23,14 @@ export function estimateTtftMs(pod: SimPod, req: SimRequest, spec: PodsSpec): nu
   // The request's own attention over its context, as the engine costs it (queued prefills' contexts are not known).
   const cached = len - uncached;
   const attentionMs = ((spec.attentionMsPerMTokenPairs ?? attentionCostFor(spec.prefillTokensPerSec)) * uncached * (cached + (uncached + 1) / 2)) / 1e6;
-  return ((work * 1000) / spec.prefillTokensPerSec + attentionMs + steps * stepMs + slotWait) / pod.engine.config.speed;
+  return ((work * 1000) / spec.prefillTokensPerSec + attentionMs + steps * stepMs + slotWait + loraLoadMs(pod, req)) / pod.engine.config.speed;
+}
+
+/** The adapter's load time when the pod does not keep it loaded (engine.ts loadLoras). */
+function loraLoadMs(pod: SimPod, req: SimRequest): number {
+  const lora = req.lora;
+  const config = pod.engine.config;
+  return lora === undefined || config.maxLoras === 0 || pod.engine.isLoraLoaded(lora) ? 0 : config.loraLoadMs;
 }
 
 export function oraclePolicy(ctx: PolicyContext): Policy {

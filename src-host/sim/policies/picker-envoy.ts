@@ -28,7 +28,9 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
       dispatch(_req, respond: (o: HttpCallOutcome) => void) {
         if (!pod.up) return respond(null);
         const now = ctx.clock.nowMs();
-        const text = renderVllmMetrics(pod.engine.metrics(), { modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000 });
+        const text = renderVllmMetrics(pod.engine.metrics(), {
+          modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000, lora: pod.metricsLora,
+        });
         respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: enc.encode(text), trailers: [] });
       },
     };

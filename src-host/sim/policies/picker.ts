@@ -82,7 +82,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       byAddress.set(pod.address, pod);
       const metrics = pod.up
         ? renderVllmMetrics(pod.engine.metrics(), {
-            modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000,
+            modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000, lora: pod.metricsLora,
           }).slice(0, METRICS_LIMIT_BYTES)
         : "";
       hosts.push({ address: pod.address, healthStatus: pod.up ? "Healthy" : "Unhealthy", metrics });
