@@ -32,6 +32,8 @@ const MAX_MEMBERS: i32 = 256;
 export const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
+/** Places of the log of changed unwritten places (changedPlace), a power of two: a view that lags more rebuilds whole. */
+export const CHANGE_LOG: i32 = 64;
 /** Bits of the table of deferred hashes a write builds: 128 buckets, twice MAX_DEFERRED. */
 const DEFERRED_TABLE_BITS: u64 = 7;
 /** Bits of the table of record hashes a join builds: 2,048 buckets, twice MAX_LOAD_RECORDS. */
@@ -90,8 +92,13 @@ export class SharedLoad {
   private readonly recordIndex: HashIndex = new HashIndex(RECORD_TABLE_BITS);
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
-  /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
+  /** Changes whenever the records (their number, order, addresses or counts) or the unwritten list's places may have
+   *  changed, the list's emptying included; never 0. */
   recordsVersion: u32 = 1;
+  // The places of the unwritten list changed, in order (a place at its creation too), for views that follow them.
+  private readonly changeLog: StaticArray<i32> = new StaticArray<i32>(CHANGE_LOG);
+  /** Changes logged so far (wraps): the log holds the places of the last CHANGE_LOG of them. */
+  changes: u32 = 0;
 
   /** Makes the view at most READ_MS old; false when nothing is outstanding anywhere. */
   refresh(nowMs: f64): bool {
@@ -133,6 +140,11 @@ export class SharedLoad {
     return unchecked(this.deferredPending[k]);
   }
 
+  /** The unwritten place the change numbered n changed (n one of the last CHANGE_LOG changes). */
+  changedPlace(n: u32): i32 {
+    return unchecked(this.changeLog[<i32>(n & <u32>(CHANGE_LOG - 1))]);
+  }
+
   /**
    * Adds the deltas to the endpoint's counts: at once when the worker has not written for FLUSH_MS, else with
    * its next write. Counts never go below 0.
@@ -155,6 +167,9 @@ export class SharedLoad {
     }
     unchecked((this.deferredInflight[k] += inflightDelta));
     unchecked((this.deferredPending[k] += pendingDelta));
+    const n = this.changes;
+    unchecked((this.changeLog[<i32>(n & <u32>(CHANGE_LOG - 1))] = k));
+    this.changes = n + 1;
     if (nowMs - this.flushedAtMs >= FLUSH_MS || nowMs < this.flushedAtMs) this.flush(nowMs);
   }
 
@@ -185,6 +200,7 @@ export class SharedLoad {
         this.addOwn(); // the deferred changes are in it already
       } else {
         // No room to join: this owner's requests go uncounted this epoch (the load reads low, never high).
+        this.recordsChanged(); // a new epoch emptied the records, and the unwritten list goes
         this.clearDeferred();
         this.joinedEpoch = epoch;
         return true;
