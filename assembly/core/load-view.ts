@@ -1,13 +1,13 @@
 // This gateway's load per endpoint slot, as one decision sees it: the process-wide records (shared-load.ts, keyed
 // by address hash, so that workers and configurations agree) placed on this registry's slots, plus this worker's
 // own changes not yet written. Finding a record's slot is a registry lookup; which slot each record maps to is kept
-// until the records or the registry change, so a decision over hundreds of busy endpoints does not look every one
-// of them up again. Only the slots the view wrote are cleared before it is built again, and the fill
-// (candidate-fill.ts) reads only those: at hundreds of endpoints few have requests outstanding. Between two reads
-// of the shared value the view changes only where this worker's own changes did: a read applies just the
-// unwritten places changed since the last (the load's change log), each onto its slot's records' counts kept
-// apart. Each unwritten place's slot is kept with its hash and looked up only when the hash at that place or the
-// registry changed; a change whose deltas cancelled (a request routed and finished before the write) leaves the
+// until the records' addresses (not their counts) or the registry change, so a decision over hundreds of busy
+// endpoints does not look every one of them up again. Only the slots the view wrote are cleared before it is built
+// again, and the fill (candidate-fill.ts) reads only those: at hundreds of endpoints few have requests outstanding.
+// Between two reads of the shared value the view changes only where this worker's own changes did: a read applies
+// just the unwritten places changed since the last (the load's change log), each onto its slot's records' counts
+// kept apart. Each unwritten place's slot is kept with its hash and looked up only when the hash at that place or
+// the registry changed; a change whose deltas cancelled (a request routed and finished before the write) leaves the
 // records' counts.
 import { EndpointRegistry } from "../endpoints/endpoint-registry";
 import { CHANGE_LOG, MAX_DEFERRED, MAX_LOAD_RECORDS, SharedLoad } from "./shared-load";
@@ -19,7 +19,8 @@ export class LoadView {
   // Per slot: the records' counts alone, which an unwritten change is added to.
   private readonly recordInflight: StaticArray<i32>;
   private readonly recordPending: StaticArray<i32>;
-  // Per record of the shared value: its active slot, or -1. Valid for (mappedRecords, mappedRegistry).
+  // Per record of the shared value: its active slot, or -1. Valid for (mappedRecords: the load's addressesVersion,
+  // mappedRegistry).
   private readonly recordSlots: StaticArray<i32> = new StaticArray<i32>(MAX_LOAD_RECORDS);
   private mappedRecords: u32 = 0;
   private mappedRegistry: u32 = 0;
@@ -110,9 +111,9 @@ export class LoadView {
     if (!any) return;
     const records = min<i32>(load.records, MAX_LOAD_RECORDS);
     const recordSlots = this.recordSlots;
-    if (this.mappedRecords != load.recordsVersion || this.mappedRegistry != registry.version) {
+    if (this.mappedRecords != load.addressesVersion || this.mappedRegistry != registry.version) {
       for (let i = 0; i < records; i++) unchecked((recordSlots[i] = activeSlotOf(registry, load.addressHash(i))));
-      this.mappedRecords = load.recordsVersion;
+      this.mappedRecords = load.addressesVersion;
       this.mappedRegistry = registry.version;
     }
     // The written list in locals: the stores to the per-slot counts could alias its fields as far as the compiler

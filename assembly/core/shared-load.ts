@@ -95,6 +95,8 @@ export class SharedLoad {
   /** Changes whenever the records (their number, order, addresses or counts) or the unwritten list's places may have
    *  changed, the list's emptying included; never 0. */
   recordsVersion: u32 = 1;
+  /** Changes whenever the records' number, order or addresses may have changed (not their counts alone); never 0. */
+  addressesVersion: u32 = 1;
   // The places of the unwritten list changed, in order (a place at its creation too), for views that follow them.
   private readonly changeLog: StaticArray<i32> = new StaticArray<i32>(CHANGE_LOG);
   /** Changes logged so far (wraps): the log holds the places of the last CHANGE_LOG of them. */
@@ -192,6 +194,7 @@ export class SharedLoad {
         this.epoch = epoch;
         this.memberCount = 0;
         this.count = 0;
+        this.addressesChanged();
       }
       if (this.isMember()) {
         this.applyDeferred();
@@ -240,8 +243,15 @@ export class SharedLoad {
     this.recordsVersion = v == 0 ? 1 : v;
   }
 
+  private addressesChanged(): void {
+    const v = this.addressesVersion + 1;
+    this.addressesVersion = v == 0 ? 1 : v;
+  }
+
   private read(nowMs: f64): void {
     this.recordsChanged();
+    const before = this.count;
+    let sameAddresses = false;
     this.count = 0;
     this.memberCount = 0;
     this.epoch = 0;
@@ -262,7 +272,9 @@ export class SharedLoad {
         memory.copy(changetype<usize>(this.members), shared.ptr + HEADER, <usize>(members * MEMBER));
         // A value no owner joined for a whole epoch holds only the counts of workers that are gone.
         if (<u64>this.epoch + 1 >= <u64>epochOf(nowMs)) {
-          memory.copy(this.buffer + RECORDS_AT, shared.ptr + HEADER + members * MEMBER, <usize>(records * RECORD));
+          const from = shared.ptr + HEADER + members * MEMBER;
+          sameAddresses = records == before && sameHashes(this.buffer + RECORDS_AT, from, records);
+          memory.copy(this.buffer + RECORDS_AT, from, <usize>(records * RECORD));
           this.count = records;
         }
       }
@@ -273,6 +285,7 @@ export class SharedLoad {
       // NotFound: no worker has written yet; a write with CAS 0 creates the value.
       this.current = status == Status.NotFound;
     }
+    if (!(sameAddresses || (before == 0 && this.count == 0))) this.addressesChanged();
   }
 
   private recordAt(i: i32): usize {
@@ -326,6 +339,7 @@ export class SharedLoad {
   // A record for an endpoint that has none; false when there is nothing to count or no room.
   private append(hash: u64, inflight: i32, pending: i32): bool {
     if ((inflight <= 0 && pending <= 0) || this.count >= MAX_LOAD_RECORDS) return false;
+    this.addressesChanged();
     const r = this.recordAt(this.count++);
     store<u64>(r, hash);
     store<i32>(r + AT_INFLIGHT, 0);
@@ -336,10 +350,20 @@ export class SharedLoad {
   }
 
   private removeAt(i: i32): void {
+    this.addressesChanged();
     const last = this.count - 1;
     if (i != last) memory.copy(this.recordAt(i), this.recordAt(last), <usize>RECORD);
     this.count = last;
   }
+}
+
+// Whether the n records at a and b have the same address hashes, in the same order.
+function sameHashes(a: usize, b: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) {
+    const at = <usize>(i * RECORD);
+    if (load<u64>(a + at) != load<u64>(b + at)) return false;
+  }
+  return true;
 }
 
 // Adds the counts to record r; false when its in-flight count fell to 0 (the record should go).
