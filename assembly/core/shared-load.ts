@@ -32,6 +32,8 @@ const MAX_MEMBERS: i32 = 256;
 export const MAX_DEFERRED: i32 = 64;
 /** Attempts of one compare-and-swap write before the changes wait for the next one. */
 const CAS_ATTEMPTS: i32 = 4;
+/** Places of the log of changed unwritten places (changedPlace), a power of two: a view that lags more rebuilds whole. */
+export const CHANGE_LOG: i32 = 64;
 /** Bits of the table of deferred hashes a write builds: 128 buckets, twice MAX_DEFERRED. */
 const DEFERRED_TABLE_BITS: u64 = 7;
 /** Bits of the table of record hashes a join builds: 2,048 buckets, twice MAX_LOAD_RECORDS. */
@@ -90,8 +92,15 @@ export class SharedLoad {
   private readonly recordIndex: HashIndex = new HashIndex(RECORD_TABLE_BITS);
   /** Writes given up after CAS_ATTEMPTS conflicts (their changes wait for the next write). */
   conflicts: i32 = 0;
-  /** Changes whenever the records (their number, order or addresses) may have changed; never 0. */
+  /** Changes whenever the records (their number, order, addresses or counts) or the unwritten list's places may have
+   *  changed, the list's emptying included; never 0. */
   recordsVersion: u32 = 1;
+  /** Changes whenever the records' number, order or addresses may have changed (not their counts alone); never 0. */
+  addressesVersion: u32 = 1;
+  // The places of the unwritten list changed, in order (a place at its creation too), for views that follow them.
+  private readonly changeLog: StaticArray<i32> = new StaticArray<i32>(CHANGE_LOG);
+  /** Changes logged so far (wraps): the log holds the places of the last CHANGE_LOG of them. */
+  changes: u32 = 0;
 
   /** Makes the view at most READ_MS old; false when nothing is outstanding anywhere. */
   refresh(nowMs: f64): bool {
@@ -133,6 +142,11 @@ export class SharedLoad {
     return unchecked(this.deferredPending[k]);
   }
 
+  /** The unwritten place the change numbered n changed (n one of the last CHANGE_LOG changes). */
+  changedPlace(n: u32): i32 {
+    return unchecked(this.changeLog[<i32>(n & <u32>(CHANGE_LOG - 1))]);
+  }
+
   /**
    * Adds the deltas to the endpoint's counts: at once when the worker has not written for FLUSH_MS, else with
    * its next write. Counts never go below 0.
@@ -155,6 +169,9 @@ export class SharedLoad {
     }
     unchecked((this.deferredInflight[k] += inflightDelta));
     unchecked((this.deferredPending[k] += pendingDelta));
+    const n = this.changes;
+    unchecked((this.changeLog[<i32>(n & <u32>(CHANGE_LOG - 1))] = k));
+    this.changes = n + 1;
     if (nowMs - this.flushedAtMs >= FLUSH_MS || nowMs < this.flushedAtMs) this.flush(nowMs);
   }
 
@@ -177,6 +194,7 @@ export class SharedLoad {
         this.epoch = epoch;
         this.memberCount = 0;
         this.count = 0;
+        this.addressesChanged();
       }
       if (this.isMember()) {
         this.applyDeferred();
@@ -185,6 +203,7 @@ export class SharedLoad {
         this.addOwn(); // the deferred changes are in it already
       } else {
         // No room to join: this owner's requests go uncounted this epoch (the load reads low, never high).
+        this.recordsChanged(); // a new epoch emptied the records, and the unwritten list goes
         this.clearDeferred();
         this.joinedEpoch = epoch;
         return true;
@@ -224,8 +243,15 @@ export class SharedLoad {
     this.recordsVersion = v == 0 ? 1 : v;
   }
 
+  private addressesChanged(): void {
+    const v = this.addressesVersion + 1;
+    this.addressesVersion = v == 0 ? 1 : v;
+  }
+
   private read(nowMs: f64): void {
     this.recordsChanged();
+    const before = this.count;
+    let sameAddresses = false;
     this.count = 0;
     this.memberCount = 0;
     this.epoch = 0;
@@ -246,7 +272,9 @@ export class SharedLoad {
         memory.copy(changetype<usize>(this.members), shared.ptr + HEADER, <usize>(members * MEMBER));
         // A value no owner joined for a whole epoch holds only the counts of workers that are gone.
         if (<u64>this.epoch + 1 >= <u64>epochOf(nowMs)) {
-          memory.copy(this.buffer + RECORDS_AT, shared.ptr + HEADER + members * MEMBER, <usize>(records * RECORD));
+          const from = shared.ptr + HEADER + members * MEMBER;
+          sameAddresses = records == before && sameHashes(this.buffer + RECORDS_AT, from, records);
+          memory.copy(this.buffer + RECORDS_AT, from, <usize>(records * RECORD));
           this.count = records;
         }
       }
@@ -257,6 +285,7 @@ export class SharedLoad {
       // NotFound: no worker has written yet; a write with CAS 0 creates the value.
       this.current = status == Status.NotFound;
     }
+    if (!(sameAddresses || (before == 0 && this.count == 0))) this.addressesChanged();
   }
 
   private recordAt(i: i32): usize {
@@ -310,6 +339,7 @@ export class SharedLoad {
   // A record for an endpoint that has none; false when there is nothing to count or no room.
   private append(hash: u64, inflight: i32, pending: i32): bool {
     if ((inflight <= 0 && pending <= 0) || this.count >= MAX_LOAD_RECORDS) return false;
+    this.addressesChanged();
     const r = this.recordAt(this.count++);
     store<u64>(r, hash);
     store<i32>(r + AT_INFLIGHT, 0);
@@ -320,10 +350,20 @@ export class SharedLoad {
   }
 
   private removeAt(i: i32): void {
+    this.addressesChanged();
     const last = this.count - 1;
     if (i != last) memory.copy(this.recordAt(i), this.recordAt(last), <usize>RECORD);
     this.count = last;
   }
+}
+
+// Whether the n records at a and b have the same address hashes, in the same order.
+function sameHashes(a: usize, b: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) {
+    const at = <usize>(i * RECORD);
+    if (load<u64>(a + at) != load<u64>(b + at)) return false;
+  }
+  return true;
 }
 
 // Adds the counts to record r; false when its in-flight count fell to 0 (the record should go).
