@@ -2,6 +2,7 @@
 // (spec "Context lifecycle": a parent id of 0 creates a root context, otherwise a stream of that root).
 import { HeadersAction, DataAction } from "./types";
 import { StreamTable } from "./stream-table";
+import { collectionOwed } from "./gc";
 
 export class RootContext {
   constructor(readonly id: u32) {}
@@ -92,6 +93,7 @@ export function deleteContext(id: u32): void {
   }
   if (roots.has(id)) {
     roots.delete(id);
+    collectionOwed();
     if (lastParent !== null && lastParent!.id == id) lastParent = null;
   }
 }

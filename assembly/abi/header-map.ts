@@ -6,11 +6,12 @@
 export class HeaderMapReader {
   count: i32 = 0;
   // The next pair's sizes, the end of the sizes, the next pair's data and the end of the map: addresses, so that a
-  // pair costs two loads of its sizes, one bounds check and the fields it sets.
-  private sizes: usize = 0;
-  private sizesEnd: usize = 0;
-  private cursor: usize = 0;
-  private end: usize = 0;
+  // pair costs two loads of its sizes, one bounds check and the fields it sets. A caller may walk them in locals
+  // (pairFits), then hand back where it stopped (stoppedAt).
+  sizes: usize = 0;
+  sizesEnd: usize = 0;
+  cursor: usize = 0;
+  end: usize = 0;
   keyPtr: usize = 0;
   keyLen: usize = 0;
   valuePtr: usize = 0;
@@ -37,6 +38,19 @@ export class HeaderMapReader {
     return this.sizes >= this.sizesEnd;
   }
 
+  /** Where a walk in locals stopped: the next pair's sizes and data. */
+  stoppedAt(sizes: usize, cursor: usize): void {
+    this.sizes = sizes;
+    this.cursor = cursor;
+  }
+
+  /** Whether a pair of these sizes whose key starts at `key` fits before `end` (its key, value and their NULs). */
+  // @ts-ignore: decorator
+  @inline static pairFits(key: usize, keyLen: usize, valueLen: usize, end: usize): bool {
+    // The cursor never passes the end: what is left is end - key.
+    return <u64>keyLen + <u64>valueLen + 2 <= <u64>(end - key);
+  }
+
   /** Advances to the next pair; false at the end or on malformed data. */
   next(): bool {
     const sizes = this.sizes;
@@ -44,8 +58,7 @@ export class HeaderMapReader {
     const keyLen = <usize>load<u32>(sizes);
     const valueLen = <usize>load<u32>(sizes, 4);
     const key = this.cursor;
-    // The cursor never passes the end: what is left is end - key.
-    if (<u64>keyLen + <u64>valueLen + 2 > <u64>(this.end - key)) return false;
+    if (!HeaderMapReader.pairFits(key, keyLen, valueLen, this.end)) return false;
     const value = key + keyLen + 1;
     this.keyPtr = key;
     this.keyLen = keyLen;

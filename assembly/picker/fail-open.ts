@@ -15,7 +15,7 @@ function encodeAll(names: StaticArray<string>): StaticArray<ArrayBuffer> {
   return out;
 }
 
-export function reportFailOpen(telemetry: Telemetry | null, reason: i32): void {
-  if (telemetry !== null) telemetry.fallback(reason);
+export function reportFailOpen(telemetry: Telemetry, reason: i32): void {
+  telemetry.fallback(reason);
   setProperty(FALLBACK_PROPERTY, FALLBACK_NAME_BYTES[reason]);
 }

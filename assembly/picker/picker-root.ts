@@ -13,7 +13,6 @@ import { PickerState } from "../core/picker-state";
 import { nowMs } from "../core/clock";
 import { PickerStream } from "./picker-stream";
 import { StreamPool } from "./stream-pool";
-import { Telemetry } from "../core/telemetry";
 import { takeWorkerToken } from "../core/worker-token";
 import { BodyWatchdog } from "./body-watchdog";
 import { LateBodyReads } from "./late-body-reads";
@@ -70,6 +69,7 @@ export class PickerRoot extends WorkerPickers {
   ruleFailed: Array<bool> = [];
   selector: RuleSelector | null = null;
   private tickPeriod: u32 = 0;
+  private metricsDefined: bool = false;
   /** When the tick last did its periodic work (a late body read's short tick does only that read). */
   private lastTickMs: f64 = 0;
   /** Ended streams kept for reuse (see stream-pool.ts). */
@@ -88,26 +88,26 @@ export class PickerRoot extends WorkerPickers {
   }
 
   onConfigure(configSize: u32): bool {
+    if (!this.metricsDefined) {
+      this.telemetry.define();
+      this.metricsDefined = true;
+    }
     const document = new Returned();
     if (configSize > 0 && getBufferBytes(BufferType.PluginConfiguration, 0, configSize, document) != Status.Ok) {
       log(LogLevel.Error, "endpoint-picker: cannot read the plugin configuration");
-      return false;
+      return this.refuseConfiguration();
     }
     const config = new PluginConfig();
     const error = parseConfig(document.ptr, document.len, this.isStockEnvoy, config);
     document.release();
     if (error.length > 0) {
       log(LogLevel.Error, "endpoint-picker: " + error);
-      return false;
+      return this.refuseConfiguration();
     }
-    const telemetry = new Telemetry();
-    telemetry.define();
-    this.flushMetrics(); // a configuration this root replaces keeps none of its counts
-    this.telemetry = telemetry;
     let defaultPicker: ConfiguredPicker | null = null;
     if (config.hasDefault) {
       defaultPicker = this.makePicker(config, -1);
-      if (defaultPicker === null) return false;
+      if (defaultPicker === null) return this.refuseConfiguration();
     }
     const rules = config.rules;
     this.rulePickers = new Array<ConfiguredPicker | null>(rules.length);
@@ -133,6 +133,16 @@ export class PickerRoot extends WorkerPickers {
     return true;
   }
 
+  /** A configuration refused: the running one, if any, goes on. A root without one still ticks, to write out what
+   *  it counts (its requests fail open, counted). */
+  private refuseConfiguration(): bool {
+    if (this.tickPeriod == 0) {
+      this.tickPeriod = METRICS_FLUSH_MS;
+      setTickPeriodMs(METRICS_FLUSH_MS);
+    }
+    return false;
+  }
+
   private logWarnings(warnings: Array<string>): void {
     for (let i = 0; i < warnings.length; i++) log(LogLevel.Warn, "endpoint-picker: " + warnings[i]);
   }
@@ -143,7 +153,7 @@ export class PickerRoot extends WorkerPickers {
   private gateway: GatewayIdentity | null = null;
 
   private makePicker(config: PickerConfig, ruleIndex: i32): ConfiguredPicker | null {
-    const state = new PickerState(config, this.telemetry!, config.shareLoadAcrossWorkers ? loadOfThisVm() : null);
+    const state = new PickerState(config, this.telemetry, config.shareLoadAcrossWorkers ? loadOfThisVm() : null);
     const platform = this.makePlatform(ruleIndex);
     const warningsBefore = config.warnings.length;
     const platformError = platform.configure(state);
@@ -206,7 +216,10 @@ export class PickerRoot extends WorkerPickers {
   }
 
   onTick(): void {
-    if (this.config === null) return;
+    if (this.config === null) {
+      this.flushMetrics();
+      return;
+    }
     const now = nowMs();
     const late = this.lateReads;
     if (late !== null && late.pending > 0) {
@@ -250,8 +263,7 @@ export class PickerRoot extends WorkerPickers {
 
   /** Writes out the counts both metric lists hold back. */
   private flushMetrics(): void {
-    const telemetry = this.telemetry;
-    if (telemetry !== null) telemetry.flush();
+    this.telemetry.flush();
     const redis = this.redisTelemetry;
     if (redis !== null) redis.flush();
   }

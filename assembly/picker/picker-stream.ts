@@ -310,7 +310,7 @@ export class PickerStream extends LeaseHoldingStream {
 
   private refuseClientOverride(): i32 {
     const telemetry = this.picker.telemetry;
-    if (telemetry !== null) telemetry.add(telemetry.overrideHeaderRefusals, 1);
+    telemetry.add(telemetry.overrideHeaderRefusals, 1);
     sendLocalResponse(503, "endpoint_picker_override_header", "", EMPTY_HEADERS);
     return HeadersAction.StopIteration;
   }

@@ -45,6 +45,9 @@ const CONTENT_TYPE_TAIL = load<u64>(changetype<usize>(CONTENT_TYPE_NAME), 12 - 8
 const CONTENT_LENGTH_TAIL = load<u64>(changetype<usize>(CONTENT_LENGTH_NAME), 14 - 8);
 const CONTENT_ENCODING_TAIL = load<u64>(changetype<usize>(CONTENT_ENCODING_NAME), 16 - 8);
 
+/** Bit n: some judged name is n bytes long (all are shorter than 64). */
+const JUDGED_LENGTHS: u64 = (1 << 7) | (1 << 10) | (1 << 12) | (1 << 14) | (1 << 16) | (<u64>1 << <u64>OVERRIDE_HEADER.len);
+
 /** Whether the name of 8 to 16 bytes at keyPtr is, ASCII case ignored, the one whose first and last words these are. */
 // @ts-ignore: decorator
 @inline function isName(keyPtr: usize, keyLen: usize, head: u64, tail: u64): bool {
@@ -95,14 +98,30 @@ export class RequestGate {
     const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader, this.headers);
     let whole = false;
     if (s == Status.Ok) {
-      while (reader.next()) {
-        const f = fieldOf(reader.keyPtr, reader.keyLen);
+      // The pairs are walked in locals, as reader.next() walks them: its stores to the reader's fields, which the
+      // stores below could alias, were reloaded for every pair.
+      let sizes = reader.sizes;
+      let cursor = reader.cursor;
+      const sizesEnd = reader.sizesEnd;
+      const end = reader.end;
+      while (sizes < sizesEnd) {
+        const keyLen = <usize>load<u32>(sizes);
+        const valueLen = <usize>load<u32>(sizes, 4);
+        const key = cursor;
+        if (!HeaderMapReader.pairFits(key, keyLen, valueLen, end)) break;
+        const value = key + keyLen + 1;
+        cursor = value + valueLen + 1;
+        sizes += 8;
+        // Most names are of no judged length: no call for them.
+        if (keyLen >= 64 || ((JUDGED_LENGTHS >> <u64>keyLen) & 1) == 0) continue;
+        const f = fieldOf(key, keyLen);
         if (f >= 0 && !this.present(f)) {
           // A pair's value is followed by a NUL in the map, so its pointer is never 0.
-          unchecked((fieldPtr[f] = reader.valuePtr));
-          unchecked((fieldLen[f] = reader.valueLen));
+          unchecked((fieldPtr[f] = value));
+          unchecked((fieldLen[f] = valueLen));
         }
       }
+      reader.stoppedAt(sizes, cursor);
       whole = reader.atEnd();
     }
     // A map that could not be read to its end, or that lacks :method (every request has one: an empty read), may

@@ -13,7 +13,8 @@ import { RedisTelemetry } from "../replica/redis-telemetry";
 
 export abstract class WorkerPickers extends RootContext {
   config: PluginConfig | null = null;
-  telemetry: Telemetry | null = null;
+  /** The root's counters, whatever its configurations: every picker it makes counts here, and its tick writes them. */
+  readonly telemetry: Telemetry = new Telemetry();
   /** The last select() found a rule whose platform refused it. */
   selectionFailed: bool = false;
   /** Stock build only: resumes streams whose body never reaches the filter (see body-watchdog.ts). */
