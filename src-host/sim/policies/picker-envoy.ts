@@ -3,7 +3,10 @@
 // its own metrics cluster (a pod that is down answers as Envoy's router does for a refused connection, 503), at
 // the health-check interval; the choice arrives in x-gateway-destination-endpoint and Envoy's override_host
 // policy sends the request there whatever the pod's health (src-host/host/override-host.ts selectOverrideHost),
-// so an override to a pod that is down fails the request. No usable override: round robin, counted.
+// so an override to a pod that is down fails the request. The route's cluster is static like the configuration
+// (examples/envoy/envoy.yaml load_assignment): a removed pod stays one of its hosts, down, so an override naming it
+// fails too (Envoy answers 503 for the refused connection: router.cc Filter::onUpstreamReset), where it used to be
+// rerouted round robin as though Envoy no longer knew the address. No usable override: round robin, counted.
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { LogLevel } from "../../host/abi.ts";
 import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/cluster.ts";
@@ -56,7 +59,7 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
     },
     logLevel: LogLevel.Warn,
   }).host;
-  const byAddress = new Map<string, SimPod>();
+  const byAddress = new Map<string, SimPod>(pods.map((p) => [p.address, p]));
   const counters = { overrides: 0, fallbacks: 0, overridesToDownPods: 0, localReplies: 0 };
   let rr = 0;
   return {
@@ -68,13 +71,12 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
         stream.finish();
         return { pod: null };
       }
-      byAddress.clear();
-      for (const p of ctx.allPods()) byAddress.set(p.address, p);
-      const hosts = [...byAddress.values()].map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
+      const hosts = pods.map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
       const header = stream.requestHeaders.find(([k]) => k === OVERRIDE_HEADER)?.[1];
       const chosen = selectOverrideHost(header, hosts);
       if (chosen) {
         const pod = byAddress.get(chosen.address)!;
+        // A removed pod is marked down by the simulator (simulation.ts fault "remove") and never comes back.
         if (!pod.up) {
           // override_host does not check health: the request goes to a pod that is down and fails.
           counters.overridesToDownPods++;

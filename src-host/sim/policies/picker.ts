@@ -4,7 +4,11 @@
 // different replicas). With sharing (picker-redis) the replicas share prefix hints through a simulated Redis
 // (sim-redis.ts) reached by the plugin's own proxy_redis_call; a request that waits for Redis reaches its pod when
 // the reply arrives. The route's cluster lists every pod as 10.0.0.<n>:8000 with its health and /metrics text
-// (rendered from the pod's state, refreshed every health check interval, cut at 64 KiB). Per request: headers, the
+// (rendered from the pod's state, refreshed every health check interval, cut at 64 KiB). A pod that goes down or
+// leaves is seen there at the next health check, not at once: Envoy marks a host unhealthy when its active health
+// check fails (health_checker_impl.cc HealthCheckerImplBase::ActiveHealthCheckSession::handleFailure) and a pod that
+// dies leaves the EDS host set only once Kubernetes has noticed. Until then the host is listed as it was, and a request
+// sent there fails (the refused connection's 503: router.cc Filter::onUpstreamReset). Per request: headers, the
 // whole body, then the override host decides; response headers at the first token, stream end (on_log) at
 // completion. Without an override (or one naming no usable host) the gateway's fallback balancer decides:
 // round-robin, counted.
@@ -132,7 +136,7 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       logLevel: LogLevel.Warn,
     }).host,
   );
-  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
+  const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, overridesToDownPods: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
   let nextReplica = 0;
   const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[] }>();
@@ -141,7 +145,12 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
     const override = stream.overrideHost;
     const chosen = selectHigressOverrideHost(override, cluster.hostList);
     let pod = chosen ? byAddress.get(chosen.address) : undefined;
-    if (pod !== undefined && !pod.up) pod = undefined;
+    if (pod !== undefined && !pod.up) {
+      // Listed as it was at the last health check, but down or gone since: the connection is refused.
+      counters.overridesToDownPods++;
+      stream.reset();
+      return { pod: null };
+    }
     if (pod !== undefined) {
       counters.overrides++;
     } else {
@@ -185,7 +194,6 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       if (!ctx.diagnose) return null;
       return explainFromHeader((decision.state as PickerDecisionState).stream.state.responseHeaders?.get(DEBUG_HEADER), weights);
     },
-    onPodsChanged: refresh,
     stats() {
       const out: Record<string, number> = {
         ...counters, wasmWarnings, traps: hosts.reduce((n, h) => n + h.traps, 0), replicas,
