@@ -108,6 +108,11 @@ export class LoadView {
     this.builtRegistry = registry.version;
     this.builtChanges = load.changes;
     this.listedPlaces = 0;
+    // Before any return: the incremental read trusts these cached slots until the registry changes again.
+    if (this.mappedUnwritten != registry.version) {
+      memory.fill(changetype<usize>(this.unwrittenHashes), 0, <usize>MAX_DEFERRED << 3);
+      this.mappedUnwritten = registry.version;
+    }
     if (!any) return;
     const records = min<i32>(load.records, MAX_LOAD_RECORDS);
     const recordSlots = this.recordSlots;
@@ -132,10 +137,6 @@ export class LoadView {
       if (unchecked(listed[slot])) continue; // a second record of the slot (a value not written by this build)
       unchecked((listed[slot] = true));
       unchecked((written[count++] = slot));
-    }
-    if (this.mappedUnwritten != registry.version) {
-      memory.fill(changetype<usize>(this.unwrittenHashes), 0, <usize>MAX_DEFERRED << 3);
-      this.mappedUnwritten = registry.version;
     }
     const unwritten = min<i32>(load.unwritten, MAX_DEFERRED);
     for (let k = 0; k < unwritten; k++) {

@@ -81,6 +81,15 @@ function refreshRandomly(registry: EndpointRegistry): void {
   registry.endRefresh(new StaticArray<i32>(SLOTS));
 }
 
+function refreshWith(registry: EndpointRegistry, a: StaticArray<i32>): void {
+  registry.beginRefresh();
+  for (let i = 0; i < a.length; i++) {
+    const b = addressBytes(a[i]);
+    registry.see(b.dataStart, <usize>b.length, addressHash(b.dataStart, <usize>b.length));
+  }
+  registry.endRefresh(new StaticArray<i32>(4));
+}
+
 describe("LoadView", () => {
   it("equals a rebuild from scratch at every read, through changes, writes, re-reads and endpoint-set changes", () => {
     const registry = new EndpointRegistry(SLOTS);
@@ -165,5 +174,57 @@ describe("LoadView", () => {
     view.read(load, registry, 1001.5);
     expect(view.inflight[slot]).toBe(0);
     expect(view.pending[slot]).toBe(0);
+  });
+});
+
+// The registry changed while nothing was outstanding (the build's early return): the places' cached slots must not
+// survive it.
+describe("LoadView stale unwritten slot", () => {
+  it("an address's cached slot is not used after the registry changed under an empty build", () => {
+    const A = 0, B = 1, C = 2;
+    const registry = new EndpointRegistry(4);
+    refreshWith(registry, [A, B]);
+    const slotA = registry.slotForHash(hashOf(A));
+    const load = new SharedLoad();
+    const view = new LoadView(4);
+    load.change(hashOf(A), 1, 1, 1000);   // first change: written at once
+    load.change(hashOf(A), 0, -1, 1001);  // deferred at place 0
+    view.read(load, registry, 1001);      // a build with place 0 = A: caches A's slot
+    expect(viewMatches(view, load, registry, 4)).toBe(true);
+    load.flush(1006);                     // written, nothing deferred
+    refreshWith(registry, [B]);           // A leaves
+    refreshWith(registry, [B, C]);        // C takes A's old slot
+    expect(registry.slotForHash(hashOf(C))).toBe(slotA);
+    view.read(load, registry, 1010);      // re-read: nothing outstanding (stub reads NotFound): the empty build
+    expect(viewMatches(view, load, registry, 4)).toBe(true);
+    load.change(hashOf(A), 1, 1, 1010);   // another picker of the VM (or a late release) changes A: place 0 again
+    view.read(load, registry, 1011);      // incremental: place 0's slot from the cache
+    // A is not in this registry: nothing on any slot; the view puts A's request on C.
+    expect(view.inflight[slotA]).toBe(0, "C carries A's request");
+    expect(viewMatches(view, load, registry, 4)).toBe(true);
+  });
+
+  it("a returning address's new slot is used (one picker: A leaves, C takes its slot, A comes back)", () => {
+    const A = 0, B = 1, C = 2;
+    const registry = new EndpointRegistry(4);
+    refreshWith(registry, [A, B]);
+    const slotA = registry.slotForHash(hashOf(A));
+    const load = new SharedLoad();
+    const view = new LoadView(4);
+    load.change(hashOf(A), 1, 1, 1000);
+    load.change(hashOf(A), 0, -1, 1001);
+    view.read(load, registry, 1001);
+    load.change(hashOf(A), -1, 0, 1002);  // the request ends
+    load.flush(1006);                     // written: no record left, nothing deferred
+    refreshWith(registry, [B]);
+    refreshWith(registry, [B, C]);
+    refreshWith(registry, [A, B, C]);     // A is back, on another slot
+    const newA = registry.slotForHash(hashOf(A));
+    expect(newA).not.toBe(slotA);
+    view.read(load, registry, 1010);      // empty build
+    load.change(hashOf(A), 1, 1, 1010);   // this picker sends a request to A
+    view.read(load, registry, 1011);
+    expect(view.inflight[newA]).toBe(1, "A's request is not on A's slot");
+    expect(view.inflight[slotA]).toBe(0, "C carries A's request");
   });
 });
