@@ -231,15 +231,21 @@ export class PrefixIndex {
             const sinceStamp = stampOf(since);
             if (<i32>(this.stampOfEntry(first) - sinceStamp) >= 0) {
               matched = 1;
+              let entry = first;
               while (matched < n) {
-                const entry = this.find(unchecked(hashes[matched]), slot);
+                entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
                 if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
                 matched++;
               }
             }
           } else {
             matched = 1;
-            while (matched < n && this.find(unchecked(hashes[matched]), slot) != NIL) matched++;
+            let entry = first;
+            while (matched < n) {
+              entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
+              if (entry == NIL) break;
+              matched++;
+            }
           }
           if (matched > longest) longest = matched;
         }
@@ -547,6 +553,18 @@ export class PrefixIndex {
       victims--;
     }
     return folded;
+  }
+
+  /**
+   * The entry of (hash, slot), or NIL, where `entry` is the entry of the chain position before hash's: record()
+   * links a chain's entries in its order, and they stay linked until another chain records some of them, so the
+   * list's next entry is usually it (a key is held once per slot, so a next entry with that key is the one find
+   * gives); otherwise a find.
+   */
+  // @ts-ignore: decorator
+  @inline private entryAfter(entry: i32, hash: u64, slot: i32): i32 {
+    const next = this.nextOf(entry);
+    return next != NIL && this.keyOf(next) == hash ? next : this.find(hash, slot);
   }
 
   /** Entry index of (hash, slot), or NIL. At most MAX_PROBE + 1 buckets. */

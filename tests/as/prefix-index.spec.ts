@@ -182,6 +182,36 @@ describe("PrefixIndex match", () => {
   });
 });
 
+describe("PrefixIndex match along the recorded list", () => {
+  it("matches a chain whose entries later records moved apart in the slot's list, at every junction", () => {
+    const index = new PrefixIndex(2, 64);
+    record(index, 0, [1, 2, 3, 4, 5, 6]);
+    record(index, 0, [1, 2, 30, 40]); // list: 1 2 30 40 3 4 5 6
+    record(index, 0, [50, 4, 5]); // list: 50 4 5 1 2 30 40 3 6
+    // After 2 the list goes on with 30, after 3 with 6, after 5 with 1: each a find, then the list again.
+    expect<i32>(matchOne(index, 0, [1, 2, 3, 4, 5, 6])).toBe(6);
+    expect<i32>(matchOne(index, 0, [1, 2, 30, 40, 3, 6])).toBe(6, "the list's own order");
+    expect<i32>(matchOne(index, 0, [1, 2, 30, 40, 3, 4, 5, 6])).toBe(8);
+    expect<i32>(matchOne(index, 0, [1, 2, 30, 99])).toBe(3, "the list's next entry is not the next hash, nor held");
+    expect<i32>(matchOne(index, 0, [50, 4, 5, 1, 2])).toBe(5, "held, whichever chain recorded them");
+    expect<i32>(matchOne(index, 0, [50, 4, 5, 6])).toBe(4, "6 is held, though the list goes on with 1");
+    expect<i32>(matchOne(index, 1, [1, 2, 3])).toBe(0, "another slot's list");
+  });
+
+  it("judges each entry's time whether the list or a find gives it", () => {
+    const index = new PrefixIndex(1, 64);
+    const at = 1.7e12;
+    index.record(0, chain([1, 2, 3, 4, 5]), 5, at);
+    index.record(0, chain([1, 2, 30]), 3, at + 5000); // list: 1 2 30 3 4 5
+    index.record(0, chain([60, 4]), 2, at + 5000); // list: 60 4 1 2 30 3 5
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4, 5], at)).toBe(5);
+    expect<i32>(matchSince(index, 0, [1, 2, 3, 4, 5], at + 1000)).toBe(2, "3 is older");
+    expect<i32>(matchSince(index, 0, [1, 2, 30, 3], at + 1000)).toBe(3, "3, next in the list, is older");
+    expect<i32>(matchSince(index, 0, [60, 4, 5], at + 1000)).toBe(2, "5, found, is older");
+    expect<i32>(matchSince(index, 0, [60, 4, 5], at)).toBe(3);
+  });
+});
+
 describe("PrefixIndex match of many slots together", () => {
   it("gives each slot its own match, with its own time, however the slots are listed (repeated, invalid, more than the index has)", () => {
     const endpoints = 6;
