@@ -188,6 +188,23 @@ describe("EndpointSignals", () => {
     expect<i32>(s.listed.loraState[3]).toBe(LoraState.Resident);
   });
 
+  it("tells a truly free adapter slot from one that evicts an adapter the endpoint ran last", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["free:1", "evicts:1"]);
+    lora(r, 0, 3, [MODEL_B], []);
+    r.writableMetrics(r.activeSlots[0]).residentAdapters.add(MODEL_C);
+    lora(r, 1, 2, [MODEL_B], []);
+    r.writableMetrics(r.activeSlots[1]).residentAdapters.add(MODEL_C);
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.Evicts);
+    const score = new StaticArray<f64>(2);
+    normalizeLora(s.listed, score);
+    expect<f64>(score[0]).toBe(0.8);
+    expect<f64>(score[1]).toBe(0.5);
+  });
+
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {
     const r = new EndpointRegistry(8);
     refresh(r, ["a:1", "b:1", "c:1", "d:1"]);
