@@ -11,6 +11,7 @@ export enum AdapterState {
   NotLoaded = 0,
   Waiting = 1,
   Running = 2,
+  Resident = 3,
 }
 
 export class EndpointMetrics {
@@ -25,6 +26,8 @@ export class EndpointMetrics {
   loraMax: i32 = 0;
   readonly runningAdapters: AdapterSet = new AdapterSet();
   readonly waitingAdapters: AdapterSet = new AdapterSet();
+  /** Adapters neither running nor waiting that ran last and so are likely still loaded (see lora-residency.ts). */
+  readonly residentAdapters: AdapterSet = new AdapterSet();
   hasLora: bool = false;
 
   numGpuBlocks: i64 = 0;
@@ -54,6 +57,7 @@ export class EndpointMetrics {
     this.loraMax = 0;
     this.runningAdapters.clear();
     this.waitingAdapters.clear();
+    this.residentAdapters.clear();
     this.hasLora = false;
     this.numGpuBlocks = 0;
     this.blockSize = 0;
@@ -77,6 +81,7 @@ export class EndpointMetrics {
     this.loraMax = src.loraMax;
     this.runningAdapters.copyFrom(src.runningAdapters);
     this.waitingAdapters.copyFrom(src.waitingAdapters);
+    this.residentAdapters.copyFrom(src.residentAdapters);
     this.hasLora = src.hasLora;
     this.numGpuBlocks = src.numGpuBlocks;
     this.blockSize = src.blockSize;
@@ -90,10 +95,11 @@ export class EndpointMetrics {
     this.hasTarget = src.hasTarget;
   }
 
-  // AdapterState: 2 running, 1 waiting, 0 not loaded (also when no LoRA info was reported).
+  // AdapterState: 2 running, 1 waiting, 3 likely still loaded, 0 not loaded (also when no LoRA info was reported).
   isAdapterLoaded(nameHash: u64): i32 {
     if (this.runningAdapters.has(nameHash)) return AdapterState.Running;
     if (this.waitingAdapters.has(nameHash)) return AdapterState.Waiting;
+    if (this.residentAdapters.has(nameHash)) return AdapterState.Resident;
     return AdapterState.NotLoaded;
   }
 }

@@ -11,13 +11,18 @@ import { EndpointRegistry } from "./endpoint-registry";
 // The requested adapter on an endpoint reporting LoRA state. An adapter that is not running can be loaded at once
 // when the endpoint runs and queues fewer adapters than max_lora (the Gateway API Inference Extension's
 // lora-affinity scorer's "capacity" case, ahead of its "waiting" one); with a set full past what it keeps, how many
-// run is not known, so no room is assumed.
+// run is not known, so no room is assumed. One that ran last and is likely still loaded (lora-residency.ts) needs no
+// load, so it ranks above a free slot; where those likely loaded fill max_lora, loading evicts one of them (vLLM's
+// LRU), so that room ranks below a free slot.
 function loraStateOf(m: EndpointMetrics, modelHash: u64): i32 {
   const state = m.isAdapterLoaded(modelHash);
   if (state == AdapterState.Running) return LoraState.Running;
+  if (state == AdapterState.Resident) return LoraState.Resident;
   const running = m.runningAdapters.count;
   const waiting = m.waitingAdapters.count;
-  if (running < ADAPTER_CAPACITY && waiting < ADAPTER_CAPACITY && running + waiting < m.loraMax) return LoraState.CanLoad;
+  if (running < ADAPTER_CAPACITY && waiting < ADAPTER_CAPACITY && running + waiting < m.loraMax) {
+    return running + waiting + m.residentAdapters.count < m.loraMax ? LoraState.CanLoad : LoraState.Evicts;
+  }
   return state == AdapterState.Waiting ? LoraState.Waiting : LoraState.NotLoaded;
 }
 

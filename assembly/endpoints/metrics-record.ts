@@ -1,24 +1,25 @@
 // One endpoint's state as a compact binary record for proxy-wasm shared data (stock-Envoy build: one worker polls
 // every endpoint's /metrics and publishes a record per endpoint; every worker decodes them). Little-endian:
 //
-//   0  u8   magic 0xEB          1  u8  version (2)        2  u8  flags (FLAG_*)      3  u8  engine
+//   0  u8   magic 0xEB          1  u8  version (3)        2  u8  flags (FLAG_*)      3  u8  engine
 //   4  u8   running adapters    5  u8  waiting adapters   6  u8  flags2 (FLAG2_*)    7  u8  cache engines
 //   8  f64  updatedMs          16  f64 waiting           24  f64 running           32  f64 kvUsage
 //  40  f64  targetValue        48  i64 numGpuBlocks      56  i32 loraMax           60  i32 blockSize
 //  64  f64  prefixQueries      72  f64 prefixHits
-//  80  u64  running adapter name hashes, then waiting adapter name hashes
+//  80  u8   resident adapters  81  7 bytes reserved (0)
+//  88  u64  running adapter name hashes, then waiting, then resident ones
 //
 // Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything. Version 2
-// added the prefix-cache counters; a reader rejects a record of another version (its endpoint then scores as
-// unknown until the next poll publishes one it reads).
+// added the prefix-cache counters, version 3 the resident adapters; a reader rejects a record of another version
+// (its endpoint then scores as unknown until the next poll publishes one it reads).
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { ADAPTER_CAPACITY, AdapterSet } from "./adapter-set";
 
 export const METRICS_RECORD_MAGIC: u8 = 0xeb;
-export const METRICS_RECORD_VERSION: u8 = 2;
-export const METRICS_RECORD_FIXED_BYTES: i32 = 80;
-/** Size of the largest record (both adapter sets full). */
-export const METRICS_RECORD_MAX_BYTES: i32 = METRICS_RECORD_FIXED_BYTES + 16 * ADAPTER_CAPACITY;
+export const METRICS_RECORD_VERSION: u8 = 3;
+export const METRICS_RECORD_FIXED_BYTES: i32 = 88;
+/** Size of the largest record (the three adapter sets full). */
+export const METRICS_RECORD_MAX_BYTES: i32 = METRICS_RECORD_FIXED_BYTES + 24 * ADAPTER_CAPACITY;
 
 const FLAG_HEALTHY: u32 = 1;
 const FLAG_WAITING: u32 = 2;
@@ -43,7 +44,7 @@ export const lastRecordHeader: MetricsRecordHeader = new MetricsRecordHeader();
 
 /** Bytes the record of m takes. */
 export function metricsRecordSize(m: EndpointMetrics): i32 {
-  return METRICS_RECORD_FIXED_BYTES + 8 * (m.runningAdapters.count + m.waitingAdapters.count);
+  return METRICS_RECORD_FIXED_BYTES + 8 * (m.runningAdapters.count + m.waitingAdapters.count + m.residentAdapters.count);
 }
 
 // @ts-ignore: decorator
@@ -79,7 +80,9 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   if (m.hasPrefixCounters && !(isCount(m.prefixQueries) && isCount(m.prefixHits))) return -1;
   const running = m.runningAdapters.count;
   const waiting = m.waitingAdapters.count;
+  const resident = m.residentAdapters.count;
   if (<u32>running > <u32>ADAPTER_CAPACITY || <u32>waiting > <u32>ADAPTER_CAPACITY) return -1;
+  if (<u32>resident > <u32>ADAPTER_CAPACITY) return -1;
 
   let flags: u32 = 0;
   if (healthy) flags |= FLAG_HEALTHY;
@@ -110,9 +113,11 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   store<i32>(out, m.hasCacheConfig ? m.blockSize : 0, 60);
   store<f64>(out, m.hasPrefixCounters ? m.prefixQueries : 0, 64);
   store<f64>(out, m.hasPrefixCounters ? m.prefixHits : 0, 72);
+  store<u64>(out, <u64>resident, 80);
   let p = out + <usize>METRICS_RECORD_FIXED_BYTES;
   p = storeHashes(p, m.runningAdapters);
-  storeHashes(p, m.waitingAdapters);
+  p = storeHashes(p, m.waitingAdapters);
+  storeHashes(p, m.residentAdapters);
   return size;
 }
 
@@ -146,8 +151,12 @@ export function decodeMetricsRecord(
   if ((flags & ~KNOWN_FLAGS) != 0 || (flags2 & ~KNOWN_FLAGS2) != 0 || !isEngine(engine)) return false;
   // Engines with a cache size: at least one when there is a cache size, none otherwise.
   if (((flags & FLAG_CACHE_CONFIG) != 0) != (cacheEngines != 0)) return false;
+  // Byte 80 holds the resident count, the seven after it are reserved.
+  const residentField = load<u64>(ptr, 80);
+  if (residentField > <u64>ADAPTER_CAPACITY) return false;
+  const resident = <i32>residentField;
   if (running > ADAPTER_CAPACITY || waiting > ADAPTER_CAPACITY) return false;
-  if (len != <usize>(METRICS_RECORD_FIXED_BYTES + 8 * (running + waiting))) return false;
+  if (len != <usize>(METRICS_RECORD_FIXED_BYTES + 8 * (running + waiting + resident))) return false;
 
   const updatedMs = load<f64>(ptr, 8);
   const waitingValue = load<f64>(ptr, 16);
@@ -204,6 +213,7 @@ export function decodeMetricsRecord(
   let p = ptr + <usize>METRICS_RECORD_FIXED_BYTES;
   for (let i = 0; i < running; i++, p += 8) m.runningAdapters.add(load<u64>(p));
   for (let i = 0; i < waiting; i++, p += 8) m.waitingAdapters.add(load<u64>(p));
+  for (let i = 0; i < resident; i++, p += 8) m.residentAdapters.add(load<u64>(p));
   header.healthy = (flags & FLAG_HEALTHY) != 0;
   header.updatedMs = updatedMs;
   return true;

@@ -3,6 +3,7 @@
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
+import { LoraResidency } from "./lora-residency";
 import { SeriesSet } from "./series-set";
 import { LF, afterLastNewline, bytesEqual, findNewline, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
 
@@ -45,6 +46,7 @@ export class PrometheusParser {
   private targetSum: f64 = 0;
   private readonly line: MetricLine = new MetricLine();
   private readonly seriesRead: SeriesSet = new SeriesSet();
+  private readonly loraSeries: LoraResidency = new LoraResidency();
   /** After a parse: every line of the page was read (the caller did not cut it, and the line budget reached its end). */
   readWhole: bool = false;
 
@@ -125,6 +127,7 @@ export class PrometheusParser {
     this.engine = Engine.Unknown;
     this.recognized = 0;
     this.seriesRead.clear();
+    this.loraSeries.clear();
     this.targetSum = 0;
   }
 
@@ -172,6 +175,7 @@ export class PrometheusParser {
     const series = this.vllmCacheSeries;
     if (series > 0) noteCacheSize(out, max<i64>(1, this.vllmBlocks / <i64>series), this.vllmBlockSize, series);
     out.hasLora = this.has(Family.LoraInfo);
+    if (out.hasLora) this.loraSeries.fill(out);
     out.engine = this.engine;
     // Finite samples can still add up past the largest float; such a sum says nothing usable.
     if ((this.recognized & TARGET_BIT) != 0 && isFinite(this.targetSum)) {
@@ -323,8 +327,10 @@ export class PrometheusParser {
         break;
       }
       case Family.LoraInfo: {
-        // The value is the time the series was last set; the newest series describes the current state.
+        // The value is the time the series was last set; the newest series describes the current state, the newest
+        // ones together what ran last (lora-residency.ts).
         if (!isFinite(v)) return false;
+        this.loraSeries.note(v, line.runningStart, line.runningEnd);
         if (this.has(Family.LoraInfo) && v <= this.loraBestStamp) return true;
         this.loraBestStamp = v;
         const maxLora = parseInteger(line.maxLoraStart, line.maxLoraEnd);

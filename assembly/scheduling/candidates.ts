@@ -10,6 +10,10 @@ export enum LoraState {
   Running = 2,
   // Not running, and the endpoint runs and queues fewer adapters than its max_lora: it can load it at once.
   CanLoad = 3,
+  // Neither running nor queued, but among the adapters the endpoint ran last: likely still loaded.
+  Resident = 4,
+  // Not running, room in the batch, but every adapter slot likely holds one that ran last: loading it evicts one.
+  Evicts = 5,
 }
 
 // The last id markSnapshot() gave (ids are unique in the VM, so a scorer fed several Candidates never mixes them up).

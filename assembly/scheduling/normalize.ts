@@ -521,7 +521,9 @@ export function normalizeLoadAndPrefix(
   return true;
 }
 
-// Adapter already running 1, a free adapter slot to load it 0.8, only queued 0.5, otherwise (or unknown) 0.
+// Adapter already running 1, likely still loaded 0.9 (no load to wait for, but an estimate from the page's stamps:
+// below running), a free adapter slot to load it 0.8, a slot only by evicting an adapter the endpoint ran last 0.5
+// (the load, and likely another load later for the adapter evicted), only queued 0.5, otherwise (or unknown) 0.
 export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
@@ -531,6 +533,8 @@ export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
     if (unchecked(healthy[i])) {
       const state = unchecked(loraState[i]);
       if (state == LoraState.Running) s = 1;
+      else if (state == LoraState.Resident) s = 0.9;
+      else if (state == LoraState.Evicts) s = 0.5;
       else if (state == LoraState.CanLoad) s = 0.8;
       else if (state == LoraState.Waiting) s = 0.5;
     }

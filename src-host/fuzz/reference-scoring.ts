@@ -4,7 +4,7 @@
 
 export const TIE_EPSILON = 1e-9;
 
-export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2, CanLoad: 3 } as const;
+export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2, CanLoad: 3, Resident: 4, Evicts: 5 } as const;
 
 export interface Candidate {
   healthy: boolean;
@@ -195,6 +195,8 @@ export function scoreCandidates(c: Candidate[], chainLength: number, p: ScoringP
   const lora = c.map((e) => {
     if (!e.healthy) return 0;
     if (e.loraState === LoraState.Running) return 1;
+    if (e.loraState === LoraState.Resident) return 0.9;
+    if (e.loraState === LoraState.Evicts) return 0.5;
     if (e.loraState === LoraState.CanLoad) return 0.8;
     return e.loraState === LoraState.Waiting ? 0.5 : 0;
   });

@@ -165,6 +165,46 @@ describe("EndpointSignals", () => {
     expect<f64>(score[1]).toBe(0);
   });
 
+  it("ranks an adapter that ran last, likely still loaded, between running and a free slot", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["running:1", "resident:1", "room:1", "resident-and-queued:1"]);
+    lora(r, 0, 4, [MODEL_A], []);
+    lora(r, 1, 4, [MODEL_B], []);
+    r.writableMetrics(r.activeSlots[1]).residentAdapters.add(MODEL_A);
+    lora(r, 2, 4, [MODEL_B], []);
+    // Queued now: the newest state wins over what ran before.
+    lora(r, 3, 4, [MODEL_B], [MODEL_A]);
+    r.writableMetrics(r.activeSlots[3]).residentAdapters.add(MODEL_C);
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.Running);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.Resident);
+    expect<i32>(s.listed.loraState[2]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[3]).toBe(LoraState.CanLoad);
+    const score = new StaticArray<f64>(4);
+    normalizeLora(s.listed, score);
+    expect<bool>(score[0] > score[1] && score[1] > score[2]).toBe(true);
+    s.update(r, MODEL_C, 8);
+    expect<i32>(s.listed.loraState[3]).toBe(LoraState.Resident);
+  });
+
+  it("tells a truly free adapter slot from one that evicts an adapter the endpoint ran last", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["free:1", "evicts:1"]);
+    lora(r, 0, 3, [MODEL_B], []);
+    r.writableMetrics(r.activeSlots[0]).residentAdapters.add(MODEL_C);
+    lora(r, 1, 2, [MODEL_B], []);
+    r.writableMetrics(r.activeSlots[1]).residentAdapters.add(MODEL_C);
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.Evicts);
+    const score = new StaticArray<f64>(2);
+    normalizeLora(s.listed, score);
+    expect<f64>(score[0]).toBe(0.8);
+    expect<f64>(score[1]).toBe(0.5);
+  });
+
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {
     const r = new EndpointRegistry(8);
     refresh(r, ["a:1", "b:1", "c:1", "d:1"]);

@@ -30,6 +30,7 @@ function full(): EndpointMetrics {
   m.runningAdapters.add(hashNameString("sql-lora"));
   m.runningAdapters.add(hashNameString("chat-lora"));
   m.waitingAdapters.add(hashNameString("tool-lora"));
+  m.residentAdapters.add(hashNameString("old-lora"));
   m.numGpuBlocks = 27910;
   m.blockSize = 16;
   m.hasCacheConfig = true;
@@ -49,6 +50,8 @@ function sameAdapters(a: EndpointMetrics, b: EndpointMetrics): bool {
   }
   for (let i = 0; i < a.runningAdapters.count; i++) if (a.runningAdapters.hashes[i] != b.runningAdapters.hashes[i]) return false;
   for (let i = 0; i < a.waitingAdapters.count; i++) if (a.waitingAdapters.hashes[i] != b.waitingAdapters.hashes[i]) return false;
+  if (a.residentAdapters.count != b.residentAdapters.count) return false;
+  for (let i = 0; i < a.residentAdapters.count; i++) if (a.residentAdapters.hashes[i] != b.residentAdapters.hashes[i]) return false;
   return true;
 }
 
@@ -86,7 +89,7 @@ describe("metrics record round trip", () => {
   it("carries every field, the health flag and the update time", () => {
     const m = full();
     const n = encode(m, true, 1747326460123.5);
-    expect<i32>(n).toBe(METRICS_RECORD_FIXED_BYTES + 8 * 3);
+    expect<i32>(n).toBe(METRICS_RECORD_FIXED_BYTES + 8 * 4);
     expect<i32>(n).toBe(metricsRecordSize(m));
     const out = new EndpointMetrics();
     const header = new MetricsRecordHeader();
@@ -96,6 +99,7 @@ describe("metrics record round trip", () => {
     expect<f64>(header.updatedMs).toBe(1747326460123.5);
     expect<i32>(out.isAdapterLoaded(hashNameString("chat-lora"))).toBe(2);
     expect<i32>(out.isAdapterLoaded(hashNameString("tool-lora"))).toBe(1);
+    expect<i32>(out.isAdapterLoaded(hashNameString("old-lora"))).toBe(3);
   });
 
   it("round-trips empty metrics and unhealthy endpoints, overwriting the destination", () => {
@@ -114,6 +118,7 @@ describe("metrics record round trip", () => {
     for (let i = 0; i < ADAPTER_CAPACITY; i++) {
       m.runningAdapters.add(hashNameString("r" + i.toString()));
       m.waitingAdapters.add(hashNameString("w" + i.toString()));
+      m.residentAdapters.add(hashNameString("o" + i.toString()));
     }
     m.hasLora = true;
     m.loraMax = 64;
@@ -231,6 +236,12 @@ describe("metrics record decoding rejects", () => {
     for (let i = 0; i < offsets.length; i++) {
       buf.set(pristine);
       buf[offsets[i]] = values[i];
+      expectRejected(n);
+    }
+    // A resident count past the capacity, or a reserved byte after it set.
+    for (let offset = 80; offset < 88; offset++) {
+      buf.set(pristine);
+      buf[offset] = offset == 80 ? <u8>(ADAPTER_CAPACITY + 1) : 1;
       expectRejected(n);
     }
     const empty = encode(new EndpointMetrics(), true, 1);

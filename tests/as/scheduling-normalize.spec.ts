@@ -203,12 +203,15 @@ describe("normalizeLora, normalizeFailure, normalizeSession", () => {
     c.loraState[c.addSlot(2)] = LoraState.NotLoaded;
     c.addSlot(3); // unknown
     c.loraState[c.addSlot(4)] = LoraState.CanLoad;
+    c.loraState[c.addSlot(5)] = LoraState.Resident;
     normalizeLora(c, out);
     expect<f64>(out[0]).toBe(1.0);
     expect<f64>(out[1]).toBe(0.5);
     expect<f64>(out[2]).toBe(0.0);
     expect<f64>(out[3]).toBe(0.0);
     expect<f64>(out[4]).toBe(0.8);
+    // Likely still loaded: no load to wait for, but only an estimate.
+    expect<f64>(out[5]).toBe(0.9);
   });
 
   it("scores 1 - failure rate", () => {
