@@ -40,9 +40,12 @@ export class LoadView {
   private readonly unwrittenHashes: StaticArray<u64> = new StaticArray<u64>(MAX_DEFERRED);
   private readonly unwrittenSlots: StaticArray<i32> = new StaticArray<i32>(MAX_DEFERRED);
   private mappedUnwritten: u32 = 0;
+  // The length of every per-slot array: a slot below it indexes them all.
+  private readonly room: u32;
 
   constructor(slots: i32) {
     const n = slots > 0 ? slots : 0;
+    this.room = <u32>n;
     this.inflight = new StaticArray<i32>(n);
     this.pending = new StaticArray<i32>(n);
     this.recordInflight = new StaticArray<i32>(n);
@@ -69,7 +72,7 @@ export class LoadView {
     const recordInflight = this.recordInflight;
     const recordPending = this.recordPending;
     const listed = this.listed;
-    const room = <u32>min<i32>(min<i32>(inflight.length, pending.length), min<i32>(min<i32>(recordInflight.length, recordPending.length), listed.length));
+    const room = this.room;
     const unwritten = min<i32>(load.unwritten, MAX_DEFERRED);
     const written = this.written;
     let count = this.writtenCount;
@@ -102,8 +105,8 @@ export class LoadView {
     const recordInflight = this.recordInflight;
     const recordPending = this.recordPending;
     const listed = this.listed;
-    const room = <u32>min<i32>(min<i32>(inflight.length, pending.length), min<i32>(min<i32>(recordInflight.length, recordPending.length), listed.length));
-    this.clearWritten(room);
+    const room = this.room;
+    this.clearWritten();
     this.builtRecords = load.recordsVersion;
     this.builtRegistry = registry.version;
     this.builtChanges = load.changes;
@@ -167,7 +170,8 @@ export class LoadView {
     return slot;
   }
 
-  private clearWritten(room: u32): void {
+  private clearWritten(): void {
+    const room = this.room;
     const inflight = this.inflight;
     const pending = this.pending;
     const recordInflight = this.recordInflight;
