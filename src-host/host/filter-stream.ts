@@ -18,6 +18,7 @@ import { DirectionState, type LimitCrossing } from "./direction-state.ts";
 import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 import { RESPONSE_HEADERS_INLINE } from "./inline-headers.ts";
+import { localReplyHeaders } from "./local-reply-headers.ts";
 
 const enc = new TextEncoder();
 
@@ -529,8 +530,7 @@ export class FilterStream implements PluginStreamCalls {
     this.fate = "local-reply";
     this.request.dropReleased();
     // Envoy runs the local reply through the encoder filters, this one included.
-    const responseHeaders: HeaderList = [[":status", String(reply.status)], ...headers];
-    if (reply.body.length) responseHeaders.push(["content-length", String(reply.body.length)]);
+    const responseHeaders = localReplyHeaders(reply.status, headers, reply.body.length);
     // The body the filter lets go is the reply's (takeReleasedResponseBody); it may hold the reply until continue_stream.
     this.response.dropReleased();
     // The upstream response the filter still buffers is replaced, not sent before the reply (filter_manager.cc
