@@ -53,6 +53,12 @@ export class RestartDetector {
     return <u32>slot < <u32>this.maxEndpoints && unchecked(this.restartedAtMs[slot]) > ms;
   }
 
+  /** The slot's endpoint holds nothing cached before `ms` (it comes back after being taken for gone): what was known
+   *  of its cache until then is gone, as after a restart. */
+  emptiedBefore(slot: i32, ms: f64): void {
+    if (<u32>slot < <u32>this.maxEndpoints) unchecked((this.restartedAtMs[slot] = ms));
+  }
+
   /** The slot's endpoint left; its successor starts unseen. */
   forget(slot: i32): void {
     if (<u32>slot >= <u32>this.maxEndpoints) return;
