@@ -95,6 +95,18 @@ export class EndpointMetrics {
     this.hasTarget = src.hasTarget;
   }
 
+  /** Distinct adapters running or waiting: vLLM lists an adapter with requests in both in both labels, and it takes
+   *  one adapter slot. */
+  adaptersInUse(): i32 {
+    const running = this.runningAdapters;
+    const waiting = this.waitingAdapters;
+    let n = running.count;
+    for (let i = 0; i < waiting.count; i++) {
+      if (!running.has(unchecked(waiting.hashes[i]))) n++;
+    }
+    return n;
+  }
+
   // AdapterState: 2 running, 1 waiting, 3 likely still loaded, 0 not loaded (also when no LoRA info was reported).
   isAdapterLoaded(nameHash: u64): i32 {
     if (this.runningAdapters.has(nameHash)) return AdapterState.Running;

@@ -18,10 +18,10 @@ function loraStateOf(m: EndpointMetrics, modelHash: u64): i32 {
   const state = m.isAdapterLoaded(modelHash);
   if (state == AdapterState.Running) return LoraState.Running;
   if (state == AdapterState.Resident) return LoraState.Resident;
-  const running = m.runningAdapters.count;
-  const waiting = m.waitingAdapters.count;
-  if (running < ADAPTER_CAPACITY && waiting < ADAPTER_CAPACITY && running + waiting < m.loraMax) {
-    return running + waiting + m.residentAdapters.count < m.loraMax ? LoraState.CanLoad : LoraState.Evicts;
+  // An adapter both running and waiting takes one slot (adaptersInUse counts it once).
+  if (m.runningAdapters.count < ADAPTER_CAPACITY && m.waitingAdapters.count < ADAPTER_CAPACITY) {
+    const inUse = m.adaptersInUse();
+    if (inUse < m.loraMax) return inUse + m.residentAdapters.count < m.loraMax ? LoraState.CanLoad : LoraState.Evicts;
   }
   return state == AdapterState.Waiting ? LoraState.Waiting : LoraState.NotLoaded;
 }

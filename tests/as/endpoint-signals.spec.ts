@@ -205,6 +205,23 @@ describe("EndpointSignals", () => {
     expect<f64>(score[1]).toBe(0.5);
   });
 
+  it("counts an adapter both running and waiting once: it takes one adapter slot", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["free:1", "free-beside-resident:1", "full:1"]);
+    // B runs and has requests waiting too (vLLM lists it in both labels): one of two slots, so A can load at once.
+    lora(r, 0, 2, [MODEL_B], [MODEL_B]);
+    // Likewise with C likely still loaded in a third slot of three: the slot left is truly free.
+    lora(r, 1, 3, [MODEL_B], [MODEL_B]);
+    r.writableMetrics(r.activeSlots[1]).residentAdapters.add(MODEL_C);
+    // B and C in use take both slots, whichever label lists them.
+    lora(r, 2, 2, [MODEL_B], [MODEL_B, MODEL_C]);
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[2]).toBe(LoraState.NotLoaded);
+  });
+
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {
     const r = new EndpointRegistry(8);
     refresh(r, ["a:1", "b:1", "c:1", "d:1"]);
