@@ -10,8 +10,17 @@ export class LoraAffinityScorer extends Scorer {
       "weight of LoRA affinity: the requested adapter running 1, likely still loaded (among those the endpoint ran last) 0.9, a free adapter slot to load it 0.8 (also for a model no endpoint lists), a slot only by evicting an adapter the endpoint ran last 0.5, only queued 0.5, else 0");
   }
 
+  // The snapshot and count the scores were computed for: the score reads snapshot fields only (Candidates.snapshotId),
+  // so without adapters on any endpoint a request costs one compare here and the fused four-term pass goes on.
+  private scoredSnapshot: u32 = 0;
+  private scoredCount: i32 = -1;
+
   scoreAll(c: Candidates, request: ScoringRequest): void {
-    normalizeLora(c, this.score);
+    const n = c.boundedCount(this.score.length);
+    if (c.snapshotId != 0 && c.snapshotId == this.scoredSnapshot && n == this.scoredCount) return;
+    this.uniformScore = normalizeLora(c, this.score);
+    this.scoredSnapshot = c.snapshotId;
+    this.scoredCount = n;
   }
 }
 
