@@ -29,6 +29,8 @@ export class EndpointMetrics {
   /** Adapters neither running nor waiting that ran last and so are likely still loaded (see lora-residency.ts). */
   readonly residentAdapters: AdapterSet = new AdapterSet();
   hasLora: bool = false;
+  /** hashNameBytes of the model the engine serves (vLLM's model_name label), 0 when the page gave none. */
+  servedModel: u64 = 0;
 
   numGpuBlocks: i64 = 0;
   blockSize: i32 = 0;
@@ -59,6 +61,7 @@ export class EndpointMetrics {
     this.waitingAdapters.clear();
     this.residentAdapters.clear();
     this.hasLora = false;
+    this.servedModel = 0;
     this.numGpuBlocks = 0;
     this.blockSize = 0;
     this.hasCacheConfig = false;
@@ -83,6 +86,7 @@ export class EndpointMetrics {
     this.waitingAdapters.copyFrom(src.waitingAdapters);
     this.residentAdapters.copyFrom(src.residentAdapters);
     this.hasLora = src.hasLora;
+    this.servedModel = src.servedModel;
     this.numGpuBlocks = src.numGpuBlocks;
     this.blockSize = src.blockSize;
     this.hasCacheConfig = src.hasCacheConfig;

@@ -536,7 +536,8 @@ export function normalizeLoadAndPrefix(
 
 // Adapter already running 1, likely still loaded 0.9 (no load to wait for, but an estimate from the page's stamps:
 // below running), a free adapter slot to load it 0.8, a slot only by evicting an adapter the endpoint ran last 0.5
-// (the load, and likely another load later for the adapter evicted), only queued 0.5, otherwise (or unknown) 0.
+// (the load, and likely another load later for the adapter evicted), only queued 0.5, otherwise (or unknown, or the
+// base model, which takes no adapter slot) 0.
 // Returns the score every healthy candidate got when they all got the same (NaN when they differ or none is healthy):
 // without adapters on any endpoint, every candidate's.
 export function normalizeLora(c: Candidates, out: StaticArray<f64>): f64 {
