@@ -29,6 +29,8 @@ export class EndpointMetrics {
   /** Adapters neither running nor waiting that ran last and so are likely still loaded (see lora-residency.ts). */
   readonly residentAdapters: AdapterSet = new AdapterSet();
   hasLora: bool = false;
+  /** hashNameBytes of the model the engine serves (vLLM's model_name label), 0 when the page gave none. */
+  servedModel: u64 = 0;
 
   numGpuBlocks: i64 = 0;
   blockSize: i32 = 0;
@@ -59,6 +61,7 @@ export class EndpointMetrics {
     this.waitingAdapters.clear();
     this.residentAdapters.clear();
     this.hasLora = false;
+    this.servedModel = 0;
     this.numGpuBlocks = 0;
     this.blockSize = 0;
     this.hasCacheConfig = false;
@@ -83,6 +86,7 @@ export class EndpointMetrics {
     this.waitingAdapters.copyFrom(src.waitingAdapters);
     this.residentAdapters.copyFrom(src.residentAdapters);
     this.hasLora = src.hasLora;
+    this.servedModel = src.servedModel;
     this.numGpuBlocks = src.numGpuBlocks;
     this.blockSize = src.blockSize;
     this.hasCacheConfig = src.hasCacheConfig;
@@ -93,6 +97,18 @@ export class EndpointMetrics {
     this.engine = src.engine;
     this.targetValue = src.targetValue;
     this.hasTarget = src.hasTarget;
+  }
+
+  /** Distinct adapters running or waiting: vLLM lists an adapter with requests in both in both labels, and it takes
+   *  one adapter slot. */
+  adaptersInUse(): i32 {
+    const running = this.runningAdapters;
+    const waiting = this.waitingAdapters;
+    let n = running.count;
+    for (let i = 0; i < waiting.count; i++) {
+      if (!running.has(unchecked(waiting.hashes[i]))) n++;
+    }
+    return n;
   }
 
   // AdapterState: 2 running, 1 waiting, 3 likely still loaded, 0 not loaded (also when no LoRA info was reported).

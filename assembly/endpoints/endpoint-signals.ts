@@ -13,15 +13,21 @@ import { EndpointRegistry } from "./endpoint-registry";
 // lora-affinity scorer's "capacity" case, ahead of its "waiting" one); with a set full past what it keeps, how many
 // run is not known, so no room is assumed. One that ran last and is likely still loaded (lora-residency.ts) needs no
 // load, so it ranks above a free slot; where those likely loaded fill max_lora, loading evicts one of them (vLLM's
-// LRU), so that room ranks below a free slot.
+// LRU), so that room ranks below a free slot. The model the endpoint serves (its model_name) is no adapter: vLLM
+// holds a request back for max_loras only when it has a LoRA request (vllm/v1/core/sched/scheduler.py,
+// Scheduler.schedule: "request.lora_request and ... Scheduling would exceed max_loras, skip"), so a base-model
+// request is scored as on an endpoint without LoRA, alike on every endpoint. (The Gateway API Inference Extension's
+// scorer and filter, lora_affinity.go / lora_affinity_filter.go, look the request's model up among the adapters
+// only, so a base-model request there reads "can load" or "no room" by the endpoint's adapter slots.)
 function loraStateOf(m: EndpointMetrics, modelHash: u64): i32 {
+  if (modelHash == m.servedModel) return LoraState.BaseModel;
   const state = m.isAdapterLoaded(modelHash);
   if (state == AdapterState.Running) return LoraState.Running;
   if (state == AdapterState.Resident) return LoraState.Resident;
-  const running = m.runningAdapters.count;
-  const waiting = m.waitingAdapters.count;
-  if (running < ADAPTER_CAPACITY && waiting < ADAPTER_CAPACITY && running + waiting < m.loraMax) {
-    return running + waiting + m.residentAdapters.count < m.loraMax ? LoraState.CanLoad : LoraState.Evicts;
+  // An adapter both running and waiting takes one slot (adaptersInUse counts it once).
+  if (m.runningAdapters.count < ADAPTER_CAPACITY && m.waitingAdapters.count < ADAPTER_CAPACITY) {
+    const inUse = m.adaptersInUse();
+    if (inUse < m.loraMax) return inUse + m.residentAdapters.count < m.loraMax ? LoraState.CanLoad : LoraState.Evicts;
   }
   return state == AdapterState.Waiting ? LoraState.Waiting : LoraState.NotLoaded;
 }

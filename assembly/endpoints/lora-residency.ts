@@ -55,11 +55,7 @@ export class LoraResidency {
     resident.clear();
     const running = out.runningAdapters;
     const waiting = out.waitingAdapters;
-    let busy = running.count;
-    for (let i = 0; i < waiting.count; i++) {
-      if (!running.has(unchecked(waiting.hashes[i]))) busy++;
-    }
-    const room = min<i32>(out.loraMax, ADAPTER_CAPACITY) - busy;
+    const room = min<i32>(out.loraMax, ADAPTER_CAPACITY) - out.adaptersInUse();
     if (room <= 0) return;
     const names = this.scratch;
     for (let k = 0; k < this.count; k++) {

@@ -1,23 +1,24 @@
 // One endpoint's state as a compact binary record for proxy-wasm shared data (stock-Envoy build: one worker polls
 // every endpoint's /metrics and publishes a record per endpoint; every worker decodes them). Little-endian:
 //
-//   0  u8   magic 0xEB          1  u8  version (3)        2  u8  flags (FLAG_*)      3  u8  engine
+//   0  u8   magic 0xEB          1  u8  version (4)        2  u8  flags (FLAG_*)      3  u8  engine
 //   4  u8   running adapters    5  u8  waiting adapters   6  u8  flags2 (FLAG2_*)    7  u8  cache engines
 //   8  f64  updatedMs          16  f64 waiting           24  f64 running           32  f64 kvUsage
 //  40  f64  targetValue        48  i64 numGpuBlocks      56  i32 loraMax           60  i32 blockSize
 //  64  f64  prefixQueries      72  f64 prefixHits
 //  80  u8   resident adapters  81  7 bytes reserved (0)
-//  88  u64  running adapter name hashes, then waiting, then resident ones
+//  88  u64  servedModel (0: none)
+//  96  u64  running adapter name hashes, then waiting, then resident ones
 //
 // Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything. Version 2
-// added the prefix-cache counters, version 3 the resident adapters; a reader rejects a record of another version
+// added the prefix-cache counters, version 3 the resident adapters, version 4 the served model; a reader rejects a record of another version
 // (its endpoint then scores as unknown until the next poll publishes one it reads).
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { ADAPTER_CAPACITY, AdapterSet } from "./adapter-set";
 
 export const METRICS_RECORD_MAGIC: u8 = 0xeb;
-export const METRICS_RECORD_VERSION: u8 = 3;
-export const METRICS_RECORD_FIXED_BYTES: i32 = 88;
+export const METRICS_RECORD_VERSION: u8 = 4;
+export const METRICS_RECORD_FIXED_BYTES: i32 = 96;
 /** Size of the largest record (the three adapter sets full). */
 export const METRICS_RECORD_MAX_BYTES: i32 = METRICS_RECORD_FIXED_BYTES + 24 * ADAPTER_CAPACITY;
 
@@ -114,6 +115,7 @@ export function encodeMetricsRecord(m: EndpointMetrics, healthy: bool, updatedMs
   store<f64>(out, m.hasPrefixCounters ? m.prefixQueries : 0, 64);
   store<f64>(out, m.hasPrefixCounters ? m.prefixHits : 0, 72);
   store<u64>(out, <u64>resident, 80);
+  store<u64>(out, m.servedModel, 88);
   let p = out + <usize>METRICS_RECORD_FIXED_BYTES;
   p = storeHashes(p, m.runningAdapters);
   p = storeHashes(p, m.waitingAdapters);
@@ -168,6 +170,7 @@ export function decodeMetricsRecord(
   const blockSize = load<i32>(ptr, 60);
   const prefixQueries = load<f64>(ptr, 64);
   const prefixHits = load<f64>(ptr, 72);
+  const servedModel = load<u64>(ptr, 88);
   if (!(updatedMs >= 0 && updatedMs < Infinity)) return false;
   if (!isCount(waitingValue) || !isCount(runningValue) || !isFraction(kvUsage) || !isFinite(targetValue) ||
       !isCount(prefixQueries) || !isCount(prefixHits)) {
@@ -179,6 +182,7 @@ export function decodeMetricsRecord(
   // reset() zeroes what the flags say is absent, whatever the record holds there.
   m.reset();
   m.engine = engine;
+  m.servedModel = servedModel;
   if ((flags & FLAG_WAITING) != 0) {
     m.hasWaiting = true;
     m.waiting = waitingValue;

@@ -37,6 +37,7 @@ enum Label {
   PpRank = 7,
   DpRank = 8,
   Priority = 9,
+  ModelName = 10,
 }
 
 export class MetricLine {
@@ -53,6 +54,8 @@ export class MetricLine {
   blocksEnd: usize = 0;
   blockSizeStart: usize = 0;
   blockSizeEnd: usize = 0;
+  modelNameStart: usize = 0;
+  modelNameEnd: usize = 0;
   /** SGLang's tp_rank / pp_rank labels are present with a value other than "0". */
   laterTpRank: bool = false;
   laterPpRank: bool = false;
@@ -74,6 +77,7 @@ export class MetricLine {
     this.waitingStart = this.waitingEnd = 0;
     this.blocksStart = this.blocksEnd = 0;
     this.blockSizeStart = this.blockSizeEnd = 0;
+    this.modelNameStart = this.modelNameEnd = 0;
     this.laterTpRank = false;
     this.laterPpRank = false;
     this.dpRank = -1;
@@ -205,6 +209,11 @@ export class MetricLine {
         this.blockSizeEnd = valueEnd;
         break;
       }
+      case Label.ModelName: {
+        this.modelNameStart = valueStart;
+        this.modelNameEnd = valueEnd;
+        break;
+      }
       case Label.TpRank: {
         this.laterTpRank = !isZero(valueStart, valueEnd);
         break;
@@ -244,6 +253,7 @@ function matchLabel(s: usize, n: i32): Label {
     }
     case 10: {
       if (bytesEqual(s, "block_size")) return Label.BlockSize;
+      if (bytesEqual(s, "model_name")) return Label.ModelName;
       break;
     }
     case 7: {
@@ -261,6 +271,32 @@ function isZero(s: usize, e: usize): bool {
   return e - s == 1 && <u32>load<u8>(s) == 0x30;
 }
 
+/** hashNameBytes (name-hash.ts) of the raw label value [s, e) unescaped (\\ \" \n); 0 when it is empty. */
+export function readLabelName(s: usize, e: usize): u64 {
+  if (e <= s) return 0;
+  let h = NAME_HASH_SEED;
+  let p = s;
+  while (p < e) {
+    const c = unescapedAt(p, e);
+    p += c >>> 8;
+    h = nameHashStep(h, c & 0xff);
+  }
+  return h;
+}
+
+// The byte at p, unescaped, with in bits 8 and up how many bytes it took (2 for an escape, else 1).
+// @ts-ignore: decorator
+@inline
+function unescapedAt(p: usize, e: usize): u32 {
+  const c = <u32>load<u8>(p);
+  if (c == BACKSLASH && p + 1 < e) {
+    const next = <u32>load<u8>(p + 1);
+    if (next == BACKSLASH || next == QUOTE) return next | 0x200;
+    if (next == 0x6e /* n */) return LF | 0x200;
+  }
+  return c | 0x100;
+}
+
 /**
  * Hashes each comma-separated name of the raw label value [s, e) into `set`, unescaping \\ \" \n on the fly.
  * Blanks around a name are not part of it; empty names are skipped.
@@ -272,17 +308,12 @@ export function readAdapterList(s: usize, e: usize, set: AdapterSet): void {
   let pendingBlanks = 0;
   let p = s;
   while (p < e) {
-    let c = <u32>load<u8>(p);
-    p++;
-    if (c == BACKSLASH && p < e) {
-      const next = <u32>load<u8>(p);
-      if (next == BACKSLASH || next == QUOTE) {
-        c = next;
-        p++;
-      } else if (next == 0x6e /* n */) {
-        c = LF;
-        p++;
-      }
+    const escaped = <u32>load<u8>(p) == BACKSLASH;
+    let c = unescapedAt(p, e);
+    p += c >>> 8;
+    c &= 0xff;
+    if (escaped) {
+      // an escaped byte is part of the name
     } else if (c == COMMA) {
       if (nameLen > 0) set.add(h);
       h = NAME_HASH_SEED;

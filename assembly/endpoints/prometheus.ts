@@ -2,7 +2,7 @@
 // One pass, no allocation, every loop bounded by the body end; malformed lines are skipped, never trusted.
 // A parser keeps its per-page sums in itself: its owner allocates it once and calls parse for each page.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
-import { DP_RANK_OTHER, Family, MetricLine, readAdapterList } from "./prometheus-line";
+import { DP_RANK_OTHER, Family, MetricLine, readAdapterList, readLabelName } from "./prometheus-line";
 import { LoraResidency } from "./lora-residency";
 import { SeriesSet } from "./series-set";
 import { LF, afterLastNewline, bytesEqual, findNewline, isNameChar, parseInteger, readSampleValue, skipBlanks } from "./prometheus-text";
@@ -302,6 +302,9 @@ export class PrometheusParser {
     switch (family) {
       case Family.Waiting: {
         if (!isCount(v)) return false;
+        // vLLM labels its series with the model it serves (served_model_name's first name; vllm/v1/metrics/
+        // loggers.py, PrometheusStatLogger: labelnames ["model_name", "engine"]): a request naming it is no adapter's.
+        if (out.servedModel == 0) out.servedModel = readLabelName(line.modelNameStart, line.modelNameEnd);
         if (line.repeatsEngine(this.waitingDpRanks)) return true;
         this.waitingDpRanks |= dpRankBit(line.dpRank);
         this.waitingSum += v;

@@ -14,6 +14,8 @@ export enum LoraState {
   Resident = 4,
   // Not running, room in the batch, but every adapter slot likely holds one that ran last: loading it evicts one.
   Evicts = 5,
+  // The model the endpoint serves, not an adapter: it takes no adapter slot (scored as Unknown).
+  BaseModel = 6,
 }
 
 // The last id markSnapshot() gave (ids are unique in the VM, so a scorer fed several Candidates never mixes them up).

@@ -368,6 +368,11 @@ export class FourTermTotals {
   kvWeight: f64 = 0;
   prefixWeight: f64 = 0;
   inflightWeight: f64 = 0;
+  /** The weighted terms after the four (scorer-list order) that are the same on every healthy candidate (a scorer's
+   *  uniformScore times its weight), added in that order after the four as totalScores adds them; the first
+   *  constantCount count. */
+  constantTerms: StaticArray<f64> = new StaticArray<f64>(0);
+  constantCount: i32 = 0;
   inverseSum: f64 = 0;
   total: StaticArray<f64> = new StaticArray<f64>(0);
   summary: TotalsSummary = new TotalsSummary();
@@ -462,6 +467,8 @@ export function normalizeLoadAndPrefix(
       const v2 = f64x2.splat(t4.prefixWeight);
       const v3 = f64x2.splat(t4.inflightWeight);
       const scale = f64x2.splat(t4.inverseSum);
+      const constants = t4.constantTerms;
+      const constantCount = min<i32>(t4.constantCount, constants.length);
       const none = f64x2.splat(-Infinity);
       let top = none;
       let next = none;
@@ -475,7 +482,9 @@ export function normalizeLoadAndPrefix(
         const p = prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal);
         v128.store(changetype<usize>(prefixOut) + at, p);
         // As totalScores adds, scales and ranks them.
-        const x = scaledTotalsPair(fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f), scale, ok, sums + at);
+        let sum = fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f);
+        for (let t = 0; t < constantCount; t++) sum = f64x2.add(sum, f64x2.splat(unchecked(constants[t])));
+        const x = scaledTotalsPair(sum, scale, ok, sums + at);
         next = f64x2.pmax(next, f64x2.pmin(top, x));
         top = f64x2.pmax(top, x);
       }
@@ -512,9 +521,13 @@ export function normalizeLoadAndPrefix(
   if (!summing) return false;
   // The odd last candidate: its sum, then ranked one at a time.
   const t4 = totals!;
+  const constants = t4.constantTerms;
+  const constantCount = min<i32>(t4.constantCount, constants.length);
   for (let k = rest; k < n; k++) {
-    unchecked((t4.total[k] = fourTerms(t4.queueWeight, unchecked(queueOut[k]), t4.kvWeight, unchecked(t4.kvScores[k]),
-      t4.prefixWeight, unchecked(prefixOut[k]), t4.inflightWeight, unchecked(inflightOut[k]))));
+    let sum = fourTerms(t4.queueWeight, unchecked(queueOut[k]), t4.kvWeight, unchecked(t4.kvScores[k]),
+      t4.prefixWeight, unchecked(prefixOut[k]), t4.inflightWeight, unchecked(inflightOut[k]));
+    for (let t = 0; t < constantCount; t++) sum += unchecked(constants[t]);
+    unchecked((t4.total[k] = sum));
   }
   rankRest(c, t4.total, rest, n, true, t4.inverseSum, t4.summary);
   t4.summary.anyGuarded = false;
@@ -523,11 +536,16 @@ export function normalizeLoadAndPrefix(
 
 // Adapter already running 1, likely still loaded 0.9 (no load to wait for, but an estimate from the page's stamps:
 // below running), a free adapter slot to load it 0.8, a slot only by evicting an adapter the endpoint ran last 0.5
-// (the load, and likely another load later for the adapter evicted), only queued 0.5, otherwise (or unknown) 0.
-export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
+// (the load, and likely another load later for the adapter evicted), only queued 0.5, otherwise (or unknown, or the
+// base model, which takes no adapter slot) 0.
+// Returns the score every healthy candidate got when they all got the same (NaN when they differ or none is healthy):
+// without adapters on any endpoint, every candidate's.
+export function normalizeLora(c: Candidates, out: StaticArray<f64>): f64 {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const loraState = c.loraState;
+  let uniform: f64 = NaN;
+  let same = true;
   for (let i = 0; i < n; i++) {
     let s: f64 = 0;
     if (unchecked(healthy[i])) {
@@ -537,9 +555,12 @@ export function normalizeLora(c: Candidates, out: StaticArray<f64>): void {
       else if (state == LoraState.Evicts) s = 0.5;
       else if (state == LoraState.CanLoad) s = 0.8;
       else if (state == LoraState.Waiting) s = 0.5;
+      if (uniform != uniform) uniform = s;
+      else same = same && s == uniform;
     }
     unchecked((out[i] = s));
   }
+  return same ? uniform : NaN;
 }
 
 // Recent success: 1 - failure EWMA.

@@ -54,6 +54,8 @@ export class Scheduler {
   private readonly fourTerms: FourTermTotals = new FourTermTotals();
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
+  /** Whether the last pick summed and ranked the totals in the fused load-and-prefix pass (SIMD build). */
+  summedInPass: bool = false;
   lastPick: i32 = -1;
 
   constructor(maxEndpoints: i32) {
@@ -76,17 +78,22 @@ export class Scheduler {
     }
     const kv = this.kv;
     if (kv !== null) this.fourTerms.kvScores = kv.score;
+    this.fourTerms.constantTerms = new StaticArray<f64>(scorers.length);
     this.fourTerms.total = this.total;
     this.fourTerms.summary = this.totals;
   }
 
   // fourTerms set up for this pick when the weighted scorers are the queue, KV, prefix and in-flight ones, in that
-  // order (the totals' terms); else null. Its weight sum is weightSum()'s (the same additions in the same order).
+  // order (the totals' terms), then only scorers whose scores this pick are the same on every healthy candidate (the
+  // LoRA score where no endpoint reports adapters; they become constant terms); else null. Call after the scorers
+  // ran. Its weight sum is weightSum()'s (the same additions in the same order).
   private fourTermTotals(): FourTermTotals | null {
     const scorers = this.scorers;
     const t = this.fourTerms;
+    const constants = t.constantTerms;
     let sum: f64 = 0;
     let terms = 0;
+    let constantCount = 0;
     for (let k = 0; k < scorers.length; k++) {
       const scorer = unchecked(scorers[k]);
       const w = effectiveWeight(scorer.weight);
@@ -96,10 +103,13 @@ export class Scheduler {
       else if (terms == 1 && scorer === this.kv) t.kvWeight = w;
       else if (terms == 2 && scorer === this.prefix) t.prefixWeight = w;
       else if (terms == 3 && scorer === this.inflight) t.inflightWeight = w;
-      else return null;
+      else if (terms >= 4 && scorer.uniformScore == scorer.uniformScore && constantCount < constants.length) {
+        unchecked((constants[constantCount++] = w * scorer.uniformScore));
+      } else return null;
       terms++;
     }
-    if (terms != 4) return null;
+    if (terms != 4 + constantCount) return null;
+    t.constantCount = constantCount;
     t.inverseSum = 1 / sum;
     return t;
   }
@@ -173,6 +183,7 @@ export class Scheduler {
         chainLength, request.chunkChars, unchecked(prefix!.values[0]), unchecked(prefix!.values[1]), prefix!.score,
         fourTerms);
     }
+    this.summedInPass = summed;
     request.ranges = null; // a scorer run outside a pick measures its own
     const totals = this.totals;
     if (summed) {

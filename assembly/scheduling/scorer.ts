@@ -34,6 +34,9 @@ export abstract class Scorer {
   weight: f64;
   /** This scorer's config values, in the order of params (defaults until configured). */
   readonly values: StaticArray<f64>;
+  /** After scoreAll: the score every healthy candidate got, where the scorer knows they all got the same; else NaN.
+   *  Such a term cannot change the ranking, so the scheduler's fused four-term pass adds it as a constant. */
+  uniformScore: f64 = NaN;
 
   constructor(
     capacity: i32,

@@ -4,7 +4,7 @@
 
 export const TIE_EPSILON = 1e-9;
 
-export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2, CanLoad: 3, Resident: 4, Evicts: 5 } as const;
+export const LoraState = { Unknown: -1, NotLoaded: 0, Waiting: 1, Running: 2, CanLoad: 3, Resident: 4, Evicts: 5, BaseModel: 6 } as const;
 
 export interface Candidate {
   healthy: boolean;
@@ -49,7 +49,7 @@ export interface ScoringParams {
 }
 
 export const DEFAULT_PARAMS: ScoringParams = {
-  weights: { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1, loraAffinity: 0, failure: 0, session: 0 },
+  weights: { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1, loraAffinity: 1, failure: 0, session: 0 },
   lambda: 0.5,
   lengthCreditChars: 8192,
   chunkChars: 512,

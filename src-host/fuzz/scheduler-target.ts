@@ -40,7 +40,7 @@ function candidate(rng: SeededRandom, chainLength: number, spread: boolean): Can
     hasKv: rng.chance(0.85),
     inflight: int32(rng, small(spread ? 20 : 3)),
     prefixMatched: int32(rng, () => rng.int(Math.max(1, Math.min(chainLength, 1 << 20)) + 2)),
-    loraState: rng.pick([-1, 0, 1, 2, 3, 4, 5, 7]),
+    loraState: rng.pick([-1, 0, 1, 2, 3, 4, 5, 6, 7]),
     failureEwma: real(rng, () => rng.next()),
     sessionMatch: rng.chance(0.1),
   };

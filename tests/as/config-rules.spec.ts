@@ -30,7 +30,7 @@ describe("_rules_ parsing", () => {
     const msg = higress(
       '{"weights": {"queue": 5}, "_rules_": [' +
         rule('"_match_route_": ["llm/chat", "llm/embed"]', '"weights": {"queue": 7}, "debug": {"header": true}') + ", " +
-        rule('"_match_domain_": ["*.example.com", "api.*", "exact.host"]', '"lb_policy": "prefix_cache", "lb_config": {"weights": {"loraAffinity": 1}}') + ", " +
+        rule('"_match_domain_": ["*.example.com", "api.*", "exact.host"]', '"lb_policy": "prefix_cache", "lb_config": {"weights": {"loraAffinity": 2}}') + ", " +
         rule('"_match_service_": ["vllm.llm.svc.cluster.local", "other.svc:8000"]') + ", " +
         rule('"_match_route_prefix_": ["llm/"]') +
         "]}",
@@ -52,7 +52,7 @@ describe("_rules_ parsing", () => {
     expect(r1.kind).toBe(RuleKind.Domain);
     expect(r1.domains.join(",")).toBe("*.example.com,api.*,exact.host");
     expect(r1.config.lbPolicy).toBe("prefix_cache");
-    expect(r1.config.scoring.weight("loraAffinity")).toBe(1);
+    expect(r1.config.scoring.weight("loraAffinity")).toBe(2);
 
     expect(c.rules[2].kind).toBe(RuleKind.Service);
     expect(c.rules[2].services.join(",")).toBe("vllm.llm.svc.cluster.local,other.svc:8000");
@@ -136,7 +136,7 @@ describe("_rules_ errors", () => {
     expectMentions(msg, "_rules_[0].seed: not allowed next to lb_policy/lb_config");
 
     msg = higress(
-      '{"_rules_": [{"_match_route_": ["a"], "weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0}}]}',
+      '{"_rules_": [{"_match_route_": ["a"], "weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "loraAffinity": 0}}]}',
     );
     expectMentions(msg, "_rules_[0].weights: all weights are 0");
 

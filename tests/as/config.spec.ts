@@ -9,7 +9,7 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.scoring.weight("kvCache")).toBe(2);
   expect(c.scoring.weight("prefixCache")).toBe(3);
   expect(c.scoring.weight("inflight")).toBe(1);
-  expect(c.scoring.weight("loraAffinity")).toBe(0);
+  expect(c.scoring.weight("loraAffinity")).toBe(1);
   expect(c.scoring.weight("failure")).toBe(0);
   expect(c.scoring.weight("session")).toBe(0);
   expect(c.chunkChars).toBe(512);
@@ -423,11 +423,11 @@ describe("parseConfig errors", () => {
   });
 
   it("rejects all weights zero", () => {
-    const msg = higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0}}');
+    const msg = higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "loraAffinity": 0}}');
     expectInvalid(msg);
     expectMentions(msg, "weights: all weights are 0");
     // One positive weight is enough.
-    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "failure": 0.5}}')).toBe("");
+    expect(higress('{"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "loraAffinity": 0, "failure": 0.5}}')).toBe("");
   });
 
   it("requires target_metric for metric_policy least and most", () => {
@@ -654,7 +654,7 @@ describe("parseConfig lb_policy layout", () => {
 
   it("names lb_config in the paths of its errors, including cross-field ones", () => {
     const msg = higress(
-      '{"lb_policy": "endpoint_metrics", "lb_config": {"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0},' +
+      '{"lb_policy": "endpoint_metrics", "lb_config": {"weights": {"queue": 0, "kvCache": 0, "prefixCache": 0, "inflight": 0, "loraAffinity": 0},' +
         ' "metric_policy": "least", "rate_limit": 2}}',
     );
     expectMentions(msg, "lb_config.rate_limit: expected a number in (0, 1], got 2");

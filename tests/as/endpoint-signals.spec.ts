@@ -158,11 +158,32 @@ describe("EndpointSignals", () => {
     expect<f64>(score[2]).toBe(0.5);
     expect<f64>(score[3]).toBe(0.8);
     expect<f64>(score[4]).toBe(0);
-    // A model no endpoint lists (the base model, or an adapter loaded nowhere yet) alike.
-    s.update(r, 0xba5e, 8);
+    // An adapter no endpoint lists (loaded nowhere yet) alike.
+    s.update(r, 0xada, 8);
     normalizeLora(s.listed, score);
     expect<f64>(score[0]).toBe(0.8);
     expect<f64>(score[1]).toBe(0);
+  });
+
+  it("scores the model an endpoint serves (its model_name) as on an endpoint without LoRA: no adapter slot", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["room:1", "full:1", "queued:1", "no-lora:1"]);
+    lora(r, 0, 2, [MODEL_B], []);
+    lora(r, 1, 1, [MODEL_B], []);
+    lora(r, 2, 1, [MODEL_B], [MODEL_C]);
+    for (let i = 0; i < 3; i++) r.writableMetrics(r.activeSlots[i]).servedModel = 0xba5e;
+    const s = new EndpointSignals(8);
+    s.update(r, 0xba5e, 8);
+    for (let i = 0; i < 3; i++) expect<i32>(s.listed.loraState[i]).toBe(LoraState.BaseModel);
+    expect<i32>(s.listed.loraState[3]).toBe(LoraState.Unknown);
+    const score = new StaticArray<f64>(4);
+    // The same score everywhere, whatever the adapter slots: it cannot move a base-model request.
+    expect<f64>(normalizeLora(s.listed, score)).toBe(0);
+    for (let i = 0; i < 4; i++) expect<f64>(score[i]).toBe(0);
+    // An adapter is still told apart by its slots.
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.CanLoad);
+    expect<bool>(isNaN(normalizeLora(s.listed, score))).toBe(true);
   });
 
   it("ranks an adapter that ran last, likely still loaded, between running and a free slot", () => {
@@ -203,6 +224,23 @@ describe("EndpointSignals", () => {
     normalizeLora(s.listed, score);
     expect<f64>(score[0]).toBe(0.8);
     expect<f64>(score[1]).toBe(0.5);
+  });
+
+  it("counts an adapter both running and waiting once: it takes one adapter slot", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["free:1", "free-beside-resident:1", "full:1"]);
+    // B runs and has requests waiting too (vLLM lists it in both labels): one of two slots, so A can load at once.
+    lora(r, 0, 2, [MODEL_B], [MODEL_B]);
+    // Likewise with C likely still loaded in a third slot of three: the slot left is truly free.
+    lora(r, 1, 3, [MODEL_B], [MODEL_B]);
+    r.writableMetrics(r.activeSlots[1]).residentAdapters.add(MODEL_C);
+    // B and C in use take both slots, whichever label lists them.
+    lora(r, 2, 2, [MODEL_B], [MODEL_B, MODEL_C]);
+    const s = new EndpointSignals(8);
+    s.update(r, MODEL_A, 8);
+    expect<i32>(s.listed.loraState[0]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[1]).toBe(LoraState.CanLoad);
+    expect<i32>(s.listed.loraState[2]).toBe(LoraState.NotLoaded);
   });
 
   it("lists at most room endpoints and counts the healthy one past a full list, as the fill always has", () => {

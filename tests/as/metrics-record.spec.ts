@@ -31,6 +31,7 @@ function full(): EndpointMetrics {
   m.runningAdapters.add(hashNameString("chat-lora"));
   m.waitingAdapters.add(hashNameString("tool-lora"));
   m.residentAdapters.add(hashNameString("old-lora"));
+  m.servedModel = hashNameString("meta-llama/Llama-3.1-8B-Instruct");
   m.numGpuBlocks = 27910;
   m.blockSize = 16;
   m.hasCacheConfig = true;
@@ -65,6 +66,7 @@ function expectSame(a: EndpointMetrics, b: EndpointMetrics): void {
   expect<i32>(b.loraMax).toBe(a.loraMax);
   expect<bool>(b.hasLora).toBe(a.hasLora);
   expect<bool>(sameAdapters(a, b)).toBe(true);
+  expect<u64>(b.servedModel).toBe(a.servedModel);
   expect<i64>(b.numGpuBlocks).toBe(a.numGpuBlocks);
   expect<i32>(b.blockSize).toBe(a.blockSize);
   expect<bool>(b.hasCacheConfig).toBe(a.hasCacheConfig);

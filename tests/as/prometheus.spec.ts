@@ -91,6 +91,16 @@ describe("parsePrometheus on a vLLM v0.10 page", () => {
     expect<i32>(metrics.isAdapterLoaded(adapter("chat-lora"))).toBe(AdapterState.Resident);
   });
 
+  it("reads the model the server serves from the first waiting series' model_name, unescaped", () => {
+    parse(VLLM_PAGE);
+    // engine 0's series comes first; engine 1's (another name) does not replace it.
+    expect<u64>(metrics.servedModel).toBe(hashNameString(MODEL));
+    parse('vllm:num_requests_waiting{engine="0",model_name="org/m\\"q\\""} 1.0\n');
+    expect<u64>(metrics.servedModel).toBe(hashNameString('org/m"q"'));
+    parse('vllm:num_requests_waiting{engine="0"} 1.0\n');
+    expect<u64>(metrics.servedModel).toBe(0);
+  });
+
   it("reads num_gpu_blocks and block_size among many cache_config_info labels", () => {
     parse(VLLM_PAGE);
     expect<bool>(metrics.hasCacheConfig).toBe(true);

@@ -44,7 +44,7 @@ describe("an eighth signal registered in the scorer list", () => {
     s.configure(out.scoring);
     twoEqualEndpoints();
     for (let k = 0; k < 20; k++) expect<i32>(s.pick(c, 0)).toBe(1);
-    expect<bool>(candidateScores(s, c, 1).endsWith(" m=0 w=1.000")).toBe(true, candidateScores(s, c, 1));
-    expect<bool>(candidateScores(s, c, 0).endsWith(" m=0 w=0.000")).toBe(true, candidateScores(s, c, 0));
+    expect<bool>(candidateScores(s, c, 1).endsWith(" m=0 l=0.000 w=1.000")).toBe(true, candidateScores(s, c, 1));
+    expect<bool>(candidateScores(s, c, 0).endsWith(" m=0 l=0.000 w=0.000")).toBe(true, candidateScores(s, c, 0));
   });
 });

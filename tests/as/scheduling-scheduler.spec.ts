@@ -97,7 +97,7 @@ describe("Scheduler.pick scenarios", () => {
     expect<f64>(s.scorer("queue")!.score[blind]).toBe(0.0);
     expect<f64>(s.scorer("kvCache")!.score[blind]).toBe(0.0);
     // its total holds only the inflight term, over the full configured weight sum
-    expect<f64>(s.total[blind]).toBe((s.scorer("inflight")!.weight * 1.0) / (s.scorer("queue")!.weight + s.scorer("kvCache")!.weight + s.scorer("prefixCache")!.weight + s.scorer("inflight")!.weight));
+    expect<f64>(s.total[blind]).toBe((s.scorer("inflight")!.weight * 1.0) / s.weightSum());
   });
 
   it("breaks ties at random, reproducibly for a seed, reaching every tied endpoint", () => {
@@ -133,7 +133,7 @@ describe("Scheduler scores", () => {
     s.pick(c, n);
     // endpoint 0: lowest queue and inflight -> 1 each; kv 1 - 0.25; prefix from its formula
     const prefix0 = 0.5 * (8.0 / 16.0) + 0.5; // the best match: the whole second term
-    const sum = s.scorer("queue")!.weight + s.scorer("kvCache")!.weight + s.scorer("prefixCache")!.weight + s.scorer("inflight")!.weight;
+    const sum = s.weightSum(); // the LoRA term, weighted by default, adds 0 here (no endpoint reports adapters)
     expect<f64>(s.scorer("prefixCache")!.score[0]).toBeCloseTo(prefix0);
     expect<f64>(s.total[0]).toBeCloseTo((s.scorer("queue")!.weight * 1 + s.scorer("kvCache")!.weight * 0.75 + s.scorer("prefixCache")!.weight * prefix0 + s.scorer("inflight")!.weight * 1) / sum);
     // endpoint 1 matches nothing: 8 chunks behind the best, it keeps 1 - 8 * 256 / 8192 of the second term
@@ -149,6 +149,9 @@ describe("Scheduler scores", () => {
     const base = freshScheduler();
     const withZero = freshScheduler();
     const scaled = freshScheduler();
+    // The four load and cache terms alone (LoRA affinity, weighted by default, off).
+    base.scorer("loraAffinity")!.weight = 0;
+    scaled.scorer("loraAffinity")!.weight = 0;
     withZero.scorer("loraAffinity")!.weight = 0;
     withZero.scorer("failure")!.weight = 0;
     withZero.scorer("session")!.weight = 0;
@@ -180,6 +183,7 @@ describe("Scheduler scores", () => {
 
   it("adding a weighted signal lowers totals of candidates lacking it (fixed denominator)", () => {
     const s = freshScheduler();
+    s.scorer("loraAffinity")!.weight = 0;
     c.clear();
     endpoint(1, 1, 0.5, 0, 0);
     endpoint(1, 1, 0.5, 0, 0);

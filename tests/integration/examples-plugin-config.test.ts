@@ -132,7 +132,7 @@ const invalidConfigs: Array<[string, unknown]> = [
   ["a negative weight", { weights: { queue: -1 } }],
   ["an unknown key", { noSuchKey: true }],
   ["a string where a number belongs", { prefix: { chunkChars: "256" } }],
-  ["all weights zero", { weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 0 } }],
+  ["all weights zero", { weights: { queue: 0, kvCache: 0, prefixCache: 0, inflight: 0, loraAffinity: 0 } }],
 ];
 
 for (const flavor of ["higress", "envoy"] as const) {

@@ -61,7 +61,7 @@ test("the header names the chosen endpoint and the chain, and scores every candi
   const a = sc.get(A) as Map<string, string>;
   const b = sc.get(B) as Map<string, string>;
   for (const fields of [a, b]) {
-    assert.deepEqual([...fields.keys()].sort(), ["i", "kv", "m", "p", "q", "t"], "no optional signal without its weight");
+    assert.deepEqual([...fields.keys()].sort(), ["i", "kv", "l", "m", "p", "q", "t"], "no optional signal without its weight (LoRA affinity is weighted by default)");
     for (const k of ["t", "q", "kv", "p", "i"]) assert.match(fields.get(k)!, /^-?\d+\.\d{3}$/, `${k} has three decimals`);
   }
   // A has the shorter queue and the emptier cache, so the better scores, the higher total, and the pick.
