@@ -565,6 +565,7 @@ export class PrefixIndex {
    */
   private lookUpAhead(slot: i32, hashes: StaticArray<u64>, from: i32, n: i32, cap: i32): u32 {
     const lookups = this.lookups;
+    let folded: u32 = 0;
     let missing = 0;
     let entry = NIL;
     for (let i = from; i < n; i++) {
@@ -572,10 +573,15 @@ export class PrefixIndex {
       const hash = unchecked(hashes[i]);
       entry = entry != NIL ? this.entryAfter(entry, hash, slot) : this.find(hash, slot);
       if (i < RECORD_LOOKUPS) unchecked((lookups[i] = entry));
-      if (entry == NIL) missing++;
+      if (entry != NIL) continue;
+      // The chain's first new hash: those after it are new too, as a rule (each hash covers all before it). Their
+      // home buckets are loaded first, in a loop without branches on what they hold, so that the cache misses
+      // overlap: a find's exit depends on its bucket, and one mispredicted on a missing line stalls the loads after.
+      if (missing++ == 0) {
+        for (let k = i + 1; k < n; k++) folded ^= unchecked(this.table[this.home(unchecked(hashes[k]), slot)]);
+      }
     }
     let victims = unchecked(this.sizes[slot]) + missing - cap;
-    let folded: u32 = 0;
     entry = unchecked(this.tail[slot]);
     while (victims > 0 && entry != NIL) {
       folded ^= unchecked(this.table[this.home(this.keyOf(entry), slot)]);
