@@ -27,8 +27,11 @@
 // at 100% fill 1.2-1.3x, its evicted entries and their buckets last touched long ago (src-host/bench/index-cost.ts).
 // So record() first makes the loads it will need, independent of each other (lookUpAhead), so that their cache
 // misses overlap instead of coming one after another. A chain that begins with the slot's most recent entries, in
-// order (a prompt sent again, the next turn of a conversation the slot served last), keeps them as one run, moved to
-// the front whole, instead of finding and moving each.
+// order (a prompt sent again, the next turn of a conversation the slot served last), keeps them as one run, stamped in
+// the walk that finds them and moved to the front whole, instead of finding and moving each. Elsewhere in the list,
+// record() takes a chain's entries as match() does: from the list, where the chain is still linked in its order (its
+// passes run forward, then back from the last hash, so each entry's list neighbour is the next one's candidate), a
+// find only where the list breaks.
 // A match starts at the chain's first hash, which a slot holds only as the first hash of a chain it was sent. The
 // entries recorded first in a chain (heads) are counted per slot in HEAD_BUCKETS buckets of their hash, laid out
 // bucket by bucket, so match() probes the table only for the slots whose count in the first hash's bucket is not 0:
@@ -191,6 +194,13 @@ export class PrefixIndex {
     return this.validSlot(slot) && this.find(hash, slot) != NIL;
   }
 
+  /** Whether `hash` is recorded for `slot` no earlier than sinceMs (at the stamps' 16 ms steps). Read-only. */
+  recordedSince(slot: i32, hash: u64, sinceMs: f64): bool {
+    if (!this.validSlot(slot)) return false;
+    const entry = this.find(hash, slot);
+    return entry != NIL && <i32>(this.stampOfEntry(entry) - stampOf(sinceMs)) >= 0;
+  }
+
   /**
    * For each slot in activeSlots[0, activeCount): out[slot] = length of the longest prefix of hashes[0, n) that is
    * recorded for that slot, each entry no earlier than recordedSinceMs[slot] when given (-Infinity or NaN: any
@@ -266,17 +276,25 @@ export class PrefixIndex {
     if (n > cap) n = cap;
     const stamp = stampOf(atMs);
     // A chain whose beginning is already the slot's most recent entries, in order (the same prompt again, the next
-    // turn of a conversation this slot served last), leaves them there: the moves below would put them back.
+    // turn of a conversation this slot served last), leaves them there: the moves below would put them back. They
+    // are stamped as they are read (one walk): an entry the rest evicts takes a new stamp when it is handed out again.
     const first = unchecked(this.head[slot]);
-    const held = this.leadingRun(first, hashes, n);
+    let held = 0;
+    let last = NIL;
+    for (let entry = first; held < n && entry != NIL && this.keyOf(entry) == unchecked(hashes[held]); held++) {
+      this.setStamp(entry, stamp);
+      last = entry;
+      entry = this.nextOf(entry);
+    }
     // Nothing to gain from a first pass when no entry can be evicted.
     const lookedUp = unchecked(this.sizes[slot]) + n - held > cap;
     if (lookedUp) this.warmSink ^= this.lookUpAhead(slot, hashes, held, n, cap);
-    this.recordFrom(slot, hashes, n, held, stamp, lookedUp);
+    const reordered = this.recordFrom(slot, hashes, n, held, stamp, lookedUp);
     if (held == 0) return;
-    // Still live, linked and in order (whatever the rest did), so moving them one at a time would give this order.
-    if (this.prevOf(first) != FREED && this.leadingRun(first, hashes, held) == held) {
-      this.moveRunToFront(first, held, slot, stamp);
+    // Still live, linked and in order, so moving them one at a time would give this order: surely so when the rest
+    // only pushed new entries in front of them (their own links untouched), else when a walk finds them so.
+    if (!reordered || (this.prevOf(first) != FREED && this.leadingRun(first, hashes, held) == held)) {
+      this.moveRunToFront(first, last, slot);
       this.markHead(first, slot);
     } else {
       // The rest of the chain evicted or moved some of them: one at a time, as for any other (the first pass did
@@ -295,14 +313,8 @@ export class PrefixIndex {
     return k;
   }
 
-  /** Moves the run of `count` linked entries starting at `first` to the front of slot's list, stamped. */
-  private moveRunToFront(first: i32, count: i32, slot: i32, stamp: u32): void {
-    let last = first;
-    this.setStamp(first, stamp);
-    for (let k = 1; k < count; k++) {
-      last = this.nextOf(last);
-      this.setStamp(last, stamp);
-    }
+  /** Moves the run of linked entries from `first` to `last` to the front of slot's list. */
+  private moveRunToFront(first: i32, last: i32, slot: i32): void {
     const oldHead = unchecked(this.head[slot]);
     if (oldHead == first) return;
     const before = this.prevOf(first);
@@ -316,23 +328,37 @@ export class PrefixIndex {
     unchecked((this.head[slot] = first));
   }
 
-  /** record()'s second pass over hashes[from, n), from the last. */
-  private recordFrom(slot: i32, hashes: StaticArray<u64>, n: i32, from: i32, stamp: u32, lookedUp: bool): void {
+  /**
+   * record()'s second pass over hashes[from, n), from the last. Returns whether it evicted an entry or moved one
+   * already held (false: it only pushed new entries to the front).
+   */
+  private recordFrom(slot: i32, hashes: StaticArray<u64>, n: i32, from: i32, stamp: u32, lookedUp: bool): bool {
     const cap = unchecked(this.caps[slot]);
     const lookups = this.lookups;
+    let reordered = false;
+    // The list entry before the entry of the position just recorded, before it moved: a chain recorded earlier is
+    // linked in its order, so it is usually the entry of this position.
+    let before = NIL;
     for (let i = n - 1; i >= from; i--) {
       const hash = unchecked(hashes[i]);
-      // The first pass's entry, unless this pass has evicted it since (then a find tells, as it would have).
-      let existing = lookedUp && i < RECORD_LOOKUPS ? unchecked(lookups[i]) : NIL;
+      // The first pass's entry, else the list's, unless evicted since or not this hash's (then a find tells, as it
+      // would have): a live entry of the slot with the hash is the one find gives.
+      let existing = lookedUp && i < RECORD_LOOKUPS ? unchecked(lookups[i]) : before;
       if (existing == NIL || this.prevOf(existing) == FREED || this.keyOf(existing) != hash) existing = this.find(hash, slot);
       if (existing != NIL) {
+        before = this.prevOf(existing);
         this.moveToFront(existing, slot);
         this.setStamp(existing, stamp);
         if (i == 0) this.markHead(existing, slot);
+        reordered = true;
         continue;
       }
+      before = NIL;
       // At most i + 1 < cap entries were touched by this call, so the tail is never one of them.
-      if (unchecked(this.sizes[slot]) >= cap) this.evictLeastRecent(slot);
+      if (unchecked(this.sizes[slot]) >= cap) {
+        this.evictLeastRecent(slot);
+        reordered = true;
+      }
       // Only a bucket already at the bound can be pushed past it (see atBound); at load factor 0.25 none is.
       if (this.atBound != 0 && !this.canInsert(hash, slot)) {
         this.skipped++;
@@ -347,6 +373,7 @@ export class PrefixIndex {
       this.total++;
       if (i == 0) this.markHead(entry, slot);
     }
+    return reordered;
   }
 
   /** Removes every entry of slot; its capacity is kept. */
@@ -538,15 +565,24 @@ export class PrefixIndex {
    */
   private lookUpAhead(slot: i32, hashes: StaticArray<u64>, from: i32, n: i32, cap: i32): u32 {
     const lookups = this.lookups;
+    let folded: u32 = 0;
     let missing = 0;
+    let entry = NIL;
     for (let i = from; i < n; i++) {
-      const entry = this.find(unchecked(hashes[i]), slot);
+      // From the list where the chain is linked in its order, as match() does.
+      const hash = unchecked(hashes[i]);
+      entry = entry != NIL ? this.entryAfter(entry, hash, slot) : this.find(hash, slot);
       if (i < RECORD_LOOKUPS) unchecked((lookups[i] = entry));
-      if (entry == NIL) missing++;
+      if (entry != NIL) continue;
+      // The chain's first new hash: those after it are new too, as a rule (each hash covers all before it). Their
+      // home buckets are loaded first, in a loop without branches on what they hold, so that the cache misses
+      // overlap: a find's exit depends on its bucket, and one mispredicted on a missing line stalls the loads after.
+      if (missing++ == 0) {
+        for (let k = i + 1; k < n; k++) folded ^= unchecked(this.table[this.home(unchecked(hashes[k]), slot)]);
+      }
     }
     let victims = unchecked(this.sizes[slot]) + missing - cap;
-    let folded: u32 = 0;
-    let entry = unchecked(this.tail[slot]);
+    entry = unchecked(this.tail[slot]);
     while (victims > 0 && entry != NIL) {
       folded ^= unchecked(this.table[this.home(this.keyOf(entry), slot)]);
       entry = this.prevOf(entry);

@@ -53,16 +53,19 @@ class ModelIndex {
   /** Per slot, the hashes it holds that were recorded first in a chain (match starts only from one of them). */
   heads: Array<Array<u64>> = new Array<Array<u64>>();
   caps: Array<i32> = new Array<i32>();
+  /** Per slot, when each hash it holds was last recorded. */
+  times: Array<Map<u64, f64>> = new Array<Map<u64, f64>>();
 
   constructor(public endpoints: i32, public capacityPerEndpoint: i32) {
     for (let s = 0; s < endpoints; s++) {
+      this.times.push(new Map<u64, f64>());
       this.lists.push(new Array<u64>());
       this.heads.push(new Array<u64>());
       this.caps.push(capacityPerEndpoint);
     }
   }
 
-  record(slot: i32, hashes: StaticArray<u64>, n: i32): void {
+  record(slot: i32, hashes: StaticArray<u64>, n: i32, atMs: f64 = 0): void {
     const list = this.lists[slot];
     const cap = this.caps[slot];
     const count = n < cap ? n : cap;
@@ -70,6 +73,7 @@ class ModelIndex {
       const at = list.indexOf(hashes[i]);
       if (at >= 0) list.splice(at, 1);
       list.unshift(hashes[i]);
+      this.times[slot].set(hashes[i], atMs);
       if (list.length > cap) this.dropHead(slot, list.pop());
     }
     if (count > 0 && !this.heads[slot].includes(hashes[0])) this.heads[slot].push(hashes[0]);
@@ -542,6 +546,56 @@ describe("PrefixIndex against a reference model", () => {
       previousLength[slot] = n;
       if (step % 7 == 0) index.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3), model.setCapacity(slot, step % 14 == 0 ? capacity : capacity - 3);
       expectSameAsModel(index, model, universe);
+    }
+  });
+
+  it("agrees on when each entry was recorded, for chains held at the front, linked further back, or scattered", () => {
+    // Chains often repeat an earlier one of their slot whole or in part, so record meets their entries at the list's
+    // front (the run moved whole), linked in order behind other chains (taken from the list), or apart; capacities
+    // change so that the rest of a chain evicts some of them. Every entry must carry its last record's time.
+    const endpoints = 3;
+    const capacity = 40;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    const universe = new Array<u64>();
+    for (let i = 0; i < 90; i++) universe.push(nextRandom());
+    const earlier = new Array<StaticArray<u64>>();
+    const earlierLength = new Array<i32>();
+    for (let c = 0; c < 6; c++) {
+      earlier.push(new StaticArray<u64>(30));
+      earlierLength.push(0);
+    }
+    const hashes = new StaticArray<u64>(30);
+    for (let step = 1; step <= 1500; step++) {
+      const slot = randomBelow(endpoints);
+      const source = randomBelow(earlier.length);
+      const kept = randomBelow(earlierLength[source] + 1);
+      const n = kept + randomBelow(31 - kept);
+      const scattered = randomBelow(4) == 0;
+      for (let i = 0; i < n; i++) {
+        hashes[i] = i < kept && !scattered ? earlier[source][i] : universe[randomBelow(universe.length)];
+      }
+      const atMs = <f64>step * 16;
+      index.record(slot, hashes, n, atMs);
+      model.record(slot, hashes, n, atMs);
+      for (let i = 0; i < n; i++) earlier[source][i] = hashes[i];
+      earlierLength[source] = n;
+      if (step % 11 == 0) {
+        const cap = 8 + randomBelow(capacity - 7);
+        index.setCapacity(slot, cap);
+        model.setCapacity(slot, cap);
+      }
+      if (step % 5 != 0) continue;
+      expectSameAsModel(index, model, universe);
+      let stampErrors = 0;
+      for (let s = 0; s < endpoints; s++) {
+        const list = model.lists[s];
+        for (let k = 0; k < list.length; k++) {
+          const at = model.times[s].get(list[k]);
+          if (!index.recordedSince(s, list[k], at) || index.recordedSince(s, list[k], at + 16)) stampErrors++;
+        }
+      }
+      expect<i32>(stampErrors).toBe(0, "entries whose recording time differs from the model");
     }
   });
 
