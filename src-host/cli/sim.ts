@@ -22,8 +22,11 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --report PATH          HTML report path (default build/sim-report.html; "" to skip)
   --wasm PATH            plugin module for the picker policy (default build/higress.wasm)
   --wasm-envoy PATH      stock Envoy build for the picker-envoy policy (default build/envoy.wasm)
-  --config FILE          plugin configuration JSON for the picker policy (default {})
-  --health-check-ms MS   gateway health check / metrics refresh period (default 1000)
+  --config FILE          plugin configuration JSON for the picker policies (picker, picker-redis, picker-envoy;
+                         picker-envoy adds its endpoints and metrics clusters; default {})
+  --health-check-ms MS   gateway health check / metrics refresh period (default 1000): when a gateway (the picker's,
+                         and the Envoy balancers of round-robin, random, least-request, consistent-hash) learns that
+                         a pod went down, left or came back
   --replicas N           gateway replicas in front of the pods (picker, picker-redis; default 1)
   --workers N            worker VMs per gateway replica, taking streams in turn (picker policies; default 2)
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)

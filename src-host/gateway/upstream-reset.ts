@@ -1,12 +1,19 @@
 // What Envoy's router makes of an upstream connection that failed or broke: the stream reset reason, the response flag
-// it sets (router.cc Filter::streamResetReasonToResponseFlag) and the body of its 503 (Filter::onUpstreamReset).
+// it sets (router.cc Filter::streamResetReasonToResponseFlag), the body of its 503 and its response code details
+// (Filter::onUpstreamReset: "upstream_reset_before_response_started{<reason>|<transport failure reason>}", spaces made
+// underscores by StringUtil::replaceAllEmptySpace; once the response started, the downstream stream is reset instead).
 
 export interface UpstreamReset {
   /** The access log's flag: "UF" (UpstreamConnectionFailure) or "UC" (UpstreamConnectionTermination). */
   flags: "UF" | "UC";
   /** The local reply's body when no response headers went downstream yet. */
   body: string;
+  /** The stream's response code details (`response.code_details`) when no response headers went downstream yet. */
+  details: string;
 }
+
+/** Linux ECONNREFUSED: the answer of a pod whose server is not listening (down, or gone with its address). */
+export const ECONNREFUSED = 111;
 
 /**
  * A connect that failed is RemoteConnectionFailure (conn_pool_base.cc: the pool's connection closed before it
@@ -16,11 +23,22 @@ export interface UpstreamReset {
  */
 export function upstreamReset(e: Error | null): UpstreamReset {
   const err = e as NodeJS.ErrnoException | null;
-  if (err?.syscall === "connect") {
-    const errno = typeof err.errno === "number" ? Math.abs(err.errno) : err.code;
-    return { flags: "UF", body: `${BODY_PREFIX}remote connection failure, transport failure reason: delayed connect error: ${errno}` };
-  }
-  return { flags: "UC", body: `${BODY_PREFIX}connection termination` };
+  if (err?.syscall === "connect") return connectFailure(typeof err.errno === "number" ? Math.abs(err.errno) : err.code ?? "");
+  return connectionTermination();
+}
+
+export function connectFailure(errno: number | string): UpstreamReset {
+  return reset("UF", "remote connection failure", `delayed connect error: ${errno}`);
+}
+
+export function connectionTermination(): UpstreamReset {
+  return reset("UC", "connection termination", "");
+}
+
+function reset(flags: UpstreamReset["flags"], reason: string, transportFailure: string): UpstreamReset {
+  const transport = transportFailure === "" ? "" : `, transport failure reason: ${transportFailure}`;
+  const details = `upstream_reset_before_response_started{${reason}${transportFailure === "" ? "" : `|${transportFailure}`}}`;
+  return { flags, body: `${BODY_PREFIX}${reason}${transport}`, details: details.replace(/\s/g, "_") };
 }
 
 const BODY_PREFIX = "upstream connect error or disconnect/reset before headers. reset reason: ";

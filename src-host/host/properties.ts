@@ -95,6 +95,9 @@ export function resolveProperty(
     // filters/common/expr/context.cc: Flags is always an int64; upstream.address only once a host was chosen.
     case "response.flags":
       return int64(stream.responseFlags);
+    // ResponseWrapper CodeDetails: only once details were set.
+    case "response.code_details":
+      return str(stream.responseCodeDetails ?? undefined);
     case "upstream.address":
       return str(stream.upstreamAddress ?? undefined);
     case "source.address":

@@ -164,6 +164,8 @@ export class StreamState {
   upstreamAddress: string | null = null;
   /** Envoy's response flags so far (response-flags.ts). */
   responseFlags = 0;
+  /** StreamInfo::responseCodeDetails() once the router or a filter set it (`response.code_details`), else null. */
+  responseCodeDetails: string | null = null;
   readonly startedMs: number;
   /** When the request completed (StreamInfo::onRequestComplete, conn_manager_impl.cc doDeferredStreamDestroy's
    *  completeRequest, before the access log and the filters' destruction), or null while it runs. */

@@ -109,6 +109,8 @@ class Simulation {
   private readonly healthyPodStats: PodSubsetStats | null;
   /** Adapter loads of pods removed by a fault. */
   private removedLoraLoads = 0;
+  /** Requests the policy sent to a pod that was down or gone (each failed). */
+  private sentToDownPods = 0;
 
   constructor(
     readonly workload: Workload,
@@ -206,6 +208,7 @@ class Simulation {
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
     const summary = this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined);
     if (this.healthyPodStats !== null) summary.healthy_pods = this.healthyPodStats.summary();
+    if (this.workload.faults.some((f) => f.type === "restart" || f.type === "remove")) summary.sent_to_down_pods = this.sentToDownPods;
     if (this.workload.pods.lora !== undefined) summary.lora_loads = this.removedLoraLoads + this.pods.reduce((n, p) => n + p.loraLoads, 0);
     return {
       policy: name,
@@ -267,6 +270,12 @@ class Simulation {
     const len = req.promptTokens.length;
     const pod = decision.pod;
     if (pod === null) return this.fail(spec, now);
+    if (!pod.up) {
+      // The policy's view still holds a pod that is down or gone: the connection is refused.
+      this.sentToDownPods++;
+      this.policy.onFinished?.(decision, now, "connect-failure");
+      return this.fail(spec, now);
+    }
     try {
       pod.engine.submit(
         { id: req.id, promptTokens: req.promptTokens, maxTokens: spec.maxTokens, outputTokens: spec.outputTokens, blockHashes: req.blockHashes, lora: spec.lora },
@@ -274,7 +283,7 @@ class Simulation {
       );
     } catch (e) {
       if (!(e instanceof EngineRequestError)) throw e;
-      this.policy.onFinished?.(decision, now, false);
+      this.policy.onFinished?.(decision, now, "rejected");
       return this.fail(spec, now);
     }
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
@@ -334,7 +343,7 @@ class Simulation {
       this.inflight.delete(ev.id as number);
       f.pod.inflight--;
       this.stats.finished(ev.time, ev.e2eMs, ev.usage.completionTokens);
-      this.policy.onFinished?.(f.decision, ev.time, true);
+      this.policy.onFinished?.(f.decision, ev.time, "completed");
       this.completeSpec(f.req.spec, ev.time);
     }
   }
@@ -356,7 +365,7 @@ class Simulation {
       if (f.pod !== pod) continue;
       this.inflight.delete(id);
       this.stats.failed++;
-      this.policy.onFinished?.(f.decision, now, false);
+      this.policy.onFinished?.(f.decision, now, "connection-termination");
       this.completeSpec(f.req.spec, now);
     }
   }

@@ -24,6 +24,9 @@ export interface PolicySummary {
   healthy_pods?: HealthyPodsSummary;
   /** LoRA adapters the pods loaded (only for workloads whose pods serve adapters). */
   lora_loads?: number;
+  /** Requests sent to a pod that was down or gone, as the policy's deployment still believed it up (each failed; only
+   *  for workloads whose pods restart or leave). */
+  sent_to_down_pods?: number;
 }
 
 export interface HealthyPodsSummary {

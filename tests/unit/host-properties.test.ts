@@ -36,6 +36,14 @@ test("response.flags is Envoy's int64 bit mask, 0 until a flag is set; upstream.
   assert.equal(upstream(), "10.0.0.1:8000");
 });
 
+test("response.code_details answers only once details were set (filters/common/expr/context.cc ResponseWrapper CodeDetails)", () => {
+  const stream = new StreamState(2, {}, 0);
+  const details = () => text(resolveProperty(["response", "code_details"], plugin, stream, new Map(), "envoy"));
+  assert.equal(details(), null);
+  stream.responseCodeDetails = "upstream_reset_before_response_started{connection_termination}";
+  assert.equal(details(), "upstream_reset_before_response_started{connection_termination}");
+});
+
 test("request.size is the Content-Length when the request has one, request.total_size adds the headers' key and value bytes, the query stops at a fragment, and connection_id is a top-level token (filters/common/expr/context.cc RequestWrapper; wasm context.cc Context::findValue)", () => {
   const int = (v: Uint8Array | null) => (v === null ? null : new DataView(v.buffer).getBigInt64(0, true));
   const stream = new StreamState(2, { connectionId: 7 }, 0);

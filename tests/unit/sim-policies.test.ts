@@ -47,7 +47,7 @@ function request(system: string, question: string, session = "s"): SimRequest {
 
 test("round-robin cycles through the pods", () => {
   const pods = cluster(3);
-  const p = roundRobinPolicy();
+  const p = roundRobinPolicy(ctx(pods));
   const r = request(" a", " b");
   assert.deepEqual(Array.from({ length: 7 }, () => p.pick(r, pods, 0).pod!.id), [0, 1, 2, 0, 1, 2, 0]);
 });
@@ -61,17 +61,23 @@ test("least-request picks the idle pod", () => {
 
 test("consistent hash: the same session always lands on the same pod; removing a pod moves only its sessions", () => {
   const pods = cluster(5);
-  const p = consistentHashPolicy();
+  const c = ctx(pods);
+  const p = consistentHashPolicy(c);
   const keys = Array.from({ length: 300 }, (_, i) => `session-${i}`);
   const owner = new Map(keys.map((k) => [k, p.pick(request(" a", " b", k), pods, 0).pod!]));
   for (const k of keys) assert.equal(p.pick(request(" c", " d", k), pods, 0).pod, owner.get(k));
   assert.ok(new Set(owner.values()).size === 5, "sessions spread over every pod");
+  // Pod 3 goes down; the gateway's health checks take it out of the ring.
+  pods[3].up = false;
   const fewer = pods.filter((pod) => pod.id !== 3);
+  c.clock.advanceTo(c.clock.nowMs() + 2 * c.healthCheckIntervalMs);
   let moved = 0;
   for (const k of keys) {
     const now = p.pick(request(" a", " b", k), fewer, 0).pod!;
-    if (owner.get(k)!.id === 3) moved++;
-    else assert.equal(now, owner.get(k), `${k} kept its pod`);
+    if (owner.get(k)!.id === 3) {
+      moved++;
+      assert.notEqual(now.id, 3);
+    } else assert.equal(now, owner.get(k), `${k} kept its pod`);
   }
   assert.ok(moved > 0);
   assert.equal(new HashRing(pods).lookup("x"), new HashRing(pods).lookup("x"));

@@ -1,8 +1,11 @@
 // Session affinity: the session (group, conversation or document) hashed onto a ring of pod points,
-// `VIRTUAL_NODES` per pod, as Envoy's ring-hash balancer does; removing a pod only moves its own sessions.
+// `VIRTUAL_NODES` per pod, as Envoy's ring-hash balancer does; removing a pod only moves its own sessions. The ring
+// holds the hosts the gateway's health checker holds healthy (thread_aware_lb_impl.cc
+// ThreadAwareLoadBalancerBase::refresh builds it from each priority's healthy hosts, outside panic).
 import { hashString } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
-import type { Policy } from "./policy.ts";
+import { HealthCheckedPods } from "./health-checked-pods.ts";
+import type { Policy, PolicyContext } from "./policy.ts";
 
 export const VIRTUAL_NODES = 100;
 
@@ -32,17 +35,21 @@ export class HashRing {
   }
 }
 
-export function consistentHashPolicy(): Policy {
+export function consistentHashPolicy(ctx: PolicyContext): Policy {
+  const view = new HealthCheckedPods(ctx.allPods, ctx.clock, ctx.healthCheckIntervalMs);
   let ring: HashRing | null = null;
   let ringOf: readonly SimPod[] | null = null;
   return {
     name: "consistent-hash",
-    pick(req, candidates) {
-      if (ringOf !== candidates) {
-        ring = new HashRing(candidates);
-        ringOf = candidates;
+    pick(req) {
+      const pods = view.pods;
+      if (pods.length === 0) return { pod: null };
+      if (ringOf !== pods) {
+        ring = new HashRing(pods);
+        ringOf = pods;
       }
       return { pod: ring!.lookup(req.sessionKey) };
     },
+    close: () => view.close(),
   };
 }

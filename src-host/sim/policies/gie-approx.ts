@@ -1,9 +1,11 @@
 // The Gateway API Inference Extension's default scheduling, approximated: prefix-cache scorer (weight 3)
 // over its own index of what it sent where, queue scorer (2) and KV-cache utilization scorer (2) over
-// metrics it scrapes every 50 ms, and the max-score picker (random among equal scores).
+// metrics it scrapes every 50 ms, and the max-score picker (random among equal scores), among the pods its pod
+// informer holds ready (informed-pods.ts).
 import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import { GiePrefixIndex, gieBlockHashes, gieChatInput, hashKey, loadXxhash } from "./gie-prefix-index.ts";
+import { InformedPods } from "./informed-pods.ts";
 import { argMaxRandomTie, kvScore, queueScores } from "./load-signals.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
@@ -38,9 +40,22 @@ export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
   scrape();
   const cancel = ctx.clock.every(GIE_METRICS_REFRESH_MS, scrape);
   const random = () => rng.next();
+  // The datastore dropped a pod: so does the prefix index (its entries name a pod no longer in the pool).
+  const view = new InformedPods(ctx.allPods, ctx.clock, undefined, () => {
+    const live = new Set(ctx.allPods().map((p) => p.id));
+    for (const id of [...scraped.keys()]) {
+      if (!live.has(id)) {
+        scraped.delete(id);
+        index.removePod(id);
+      }
+    }
+    scrape();
+  });
   return {
     name: "gie-approx",
-    pick(req, candidates: readonly SimPod[]) {
+    pick(req) {
+      const candidates: readonly SimPod[] = view.pods;
+      if (candidates.length === 0) return { pod: null };
       // The prefix scorer seeds its chain with the request's target model: an adapter's requests chain apart.
       const keys = gieBlockHashes(xx, req.model, gieChatInput(req.messages)).map(hashKey);
       const longest = index.longestPrefix(keys);
@@ -51,16 +66,10 @@ export async function gieApproxPolicy(ctx: PolicyContext): Promise<Policy> {
       index.add(keys, pod.id);
       return { pod };
     },
-    onPodsChanged() {
-      const live = new Set(ctx.allPods().map((p) => p.id));
-      for (const id of [...scraped.keys()]) {
-        if (!live.has(id)) {
-          scraped.delete(id);
-          index.removePod(id);
-        }
-      }
-      scrape();
+    onPodsChanged: () => view.podsChanged(),
+    close() {
+      cancel();
+      view.close();
     },
-    close: cancel,
   };
 }

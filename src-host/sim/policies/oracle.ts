@@ -3,7 +3,7 @@
 // this request's attention over its context (engine.ts),
 // plus the steps that work takes (overhead + decode of the running batch per step) and, when the batch
 // is full, one decode step per slot ahead of it, plus the load of a LoRA adapter the pod does not keep loaded; all of
-// it divided by the pod's own speed (a pool variant, a slow fault).
+// it divided by the pod's own speed (a pool variant, a slow fault). It learns of pods at once (no deployment to model).
 import { SeededRandom } from "../../util/seeded-random.ts";
 import type { SimPod } from "../sim-pod.ts";
 import type { SimRequest } from "../sim-request.ts";

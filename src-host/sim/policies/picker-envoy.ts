@@ -6,12 +6,16 @@
 // so an override to a pod that is down fails the request. The route's cluster is static like the configuration
 // (examples/envoy/envoy.yaml load_assignment): a removed pod stays one of its hosts, down, so an override naming it
 // fails too (Envoy answers 503 for the refused connection: router.cc Filter::onUpstreamReset), where it used to be
-// rerouted round robin as though Envoy no longer knew the address. No usable override: round robin, counted.
+// rerouted round robin as though Envoy no longer knew the address. The failure reaches the plugin as Envoy's 503 with
+// its response flag (plugin-stream.ts ended). No usable override: the fallback policy's round robin over the static
+// cluster's hosts its active health checker holds healthy (health-checked-pods.ts; a pod that joins later is not one
+// of them), counted. `--config` reaches the plugin as for the picker, its endpoints and metrics clusters added.
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { LogLevel } from "../../host/abi.ts";
 import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { ended, firstToken, routedTo, sendThroughPlugin } from "./plugin-stream.ts";
+import { HealthCheckedPods } from "./health-checked-pods.ts";
 import { OVERRIDE_HEADER, selectOverrideHost } from "../../host/override-host.ts";
 import { StaticClusterHarness } from "../../harness/static-cluster-harness.ts";
 import type { SimPod } from "../sim-pod.ts";
@@ -61,10 +65,11 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
   }).host;
   const byAddress = new Map<string, SimPod>(pods.map((p) => [p.address, p]));
   const counters = { overrides: 0, fallbacks: 0, overridesToDownPods: 0, localReplies: 0 };
+  const fallbackHosts = new HealthCheckedPods(() => pods, ctx.clock, ctx.healthCheckIntervalMs);
   let rr = 0;
   return {
     name: "picker-envoy",
-    pick(req, candidates) {
+    pick(req) {
       const stream = sendThroughPlugin(host, undefined, req.bodyBytes);
       if (stream.localReply !== null) {
         counters.localReplies++;
@@ -74,27 +79,29 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
       const hosts = pods.map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
       const header = stream.requestHeaders.find(([k]) => k === OVERRIDE_HEADER)?.[1];
       const chosen = selectOverrideHost(header, hosts);
+      let pod: SimPod | undefined;
       if (chosen) {
-        const pod = byAddress.get(chosen.address)!;
-        // A removed pod is marked down by the simulator (simulation.ts fault "remove") and never comes back.
-        if (!pod.up) {
-          // override_host does not check health: the request goes to a pod that is down and fails.
-          counters.overridesToDownPods++;
-          stream.reset();
-          return { pod: null };
-        }
-        counters.overrides++;
-        return { pod, state: stream };
+        pod = byAddress.get(chosen.address)!;
+        // override_host does not check health: a pod that is down or gone (a removed pod is marked down by the
+        // simulator and never comes back) gets the request, which fails.
+        if (pod.up) counters.overrides++;
+        else counters.overridesToDownPods++;
+      } else {
+        counters.fallbacks++;
+        const healthy = fallbackHosts.pods;
+        if (healthy.length === 0) return { pod: null }; // 503 no healthy upstream
+        pod = healthy[rr++ % healthy.length];
       }
-      counters.fallbacks++;
-      return { pod: candidates[rr++ % candidates.length], state: stream };
+      routedTo(stream, pod.address);
+      return { pod, state: stream };
     },
     onFirstToken: (decision) => firstToken(decision.state as FilterStream),
-    onFinished: (decision, _now, ok) => finished(decision.state as FilterStream, ok),
+    onFinished: (decision, _now, end) => ended(decision.state as FilterStream, end),
     stats() {
       return { ...counters, wasmWarnings, traps: host.traps };
     },
     close() {
+      fallbackHosts.close();
       host.close();
     },
   };

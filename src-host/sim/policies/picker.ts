@@ -8,16 +8,19 @@
 // leaves is seen there at the next health check, not at once: Envoy marks a host unhealthy when its active health
 // check fails (health_checker_impl.cc HealthCheckerImplBase::ActiveHealthCheckSession::handleFailure) and a pod that
 // dies leaves the EDS host set only once Kubernetes has noticed. Until then the host is listed as it was, and a request
-// sent there fails (the refused connection's 503: router.cc Filter::onUpstreamReset). Per request: headers, the
-// whole body, then the override host decides; response headers at the first token, stream end (on_log) at
-// completion. Without an override (or one naming no usable host) the gateway's fallback balancer decides:
-// round-robin, counted.
+// sent there fails (the refused connection's 503: router.cc Filter::onUpstreamReset, run through the filter:
+// plugin-stream.ts ended). Per request: headers, the whole body, then the override host decides; response headers at
+// the first token, stream end (on_log) at completion. Without an override (or one naming no usable host) the
+// gateway's fallback balancer decides: round-robin over the hosts the last health check found healthy (the cluster
+// the override sees), counted. Retries are not simulated: a Higress route built by Istio's pilot without its own
+// retries gets Istio's default policy (2 retries on connect-failure, on other hosts), which would serve a request
+// whose pod is gone elsewhere instead of failing it.
 import { LogLevel } from "../../host/abi.ts";
 import { processClock } from "../../host/clock.ts";
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { StaticCluster, type UpstreamHost } from "../../host/cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
-import { finished, firstToken, sendThroughPlugin } from "./plugin-stream.ts";
+import { ended, firstToken, routedTo, sendThroughPlugin } from "./plugin-stream.ts";
 import { selectHigressOverrideHost } from "../../host/override-host.ts";
 import { StaticClusterHarness } from "../../harness/static-cluster-harness.ts";
 import { parseDebugHeader } from "../../fuzz/debug-header.ts";
@@ -139,41 +142,41 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
   const counters = { overrides: 0, fallbacks: 0, invalidOverrides: 0, overridesToDownPods: 0, localReplies: 0, wasmWarnings: 0, traps: 0, redisWaits: 0 };
   let rr = 0;
   let nextReplica = 0;
-  const waiting = new Map<FilterStream, { req: SimRequest; candidates: readonly SimPod[] }>();
+  const waiting = new Map<FilterStream, SimRequest>();
 
-  const decided = (stream: FilterStream, candidates: readonly SimPod[]): Decision => {
+  const decided = (stream: FilterStream): Decision => {
     const override = stream.overrideHost;
     const chosen = selectHigressOverrideHost(override, cluster.hostList);
     let pod = chosen ? byAddress.get(chosen.address) : undefined;
-    if (pod !== undefined && !pod.up) {
-      // Listed as it was at the last health check, but down or gone since: the connection is refused.
-      counters.overridesToDownPods++;
-      stream.reset();
-      return { pod: null };
-    }
     if (pod !== undefined) {
-      counters.overrides++;
+      // Listed as it was at the last health check, but down or gone since: the connection is refused (the simulation
+      // fails the request).
+      if (pod.up) counters.overrides++;
+      else counters.overridesToDownPods++;
     } else {
       if (override !== null) counters.invalidOverrides++;
       counters.fallbacks++;
-      const up = candidates.filter((p) => p.up);
-      pod = up.length > 0 ? up[rr++ % up.length] : undefined;
+      const healthy = cluster.hostList.filter((h) => h.healthStatus === "Healthy");
+      pod = healthy.length > 0 ? byAddress.get(healthy[rr++ % healthy.length].address) : undefined;
     }
+    // No host: Envoy's 503 "no healthy upstream" (UH), which the simulation counts as a failure at the gateway.
+    if (pod === undefined) return { pod: null };
+    routedTo(stream, pod.address);
     const state: PickerDecisionState = { stream };
-    return { pod: pod ?? null, state };
+    return { pod, state };
   };
   // After each Redis reply reaches the plugin (the host delivers it on a zero-delay timer queued before this
   // one), the requests it released go on.
   const releaseWaiting = () => {
-    for (const [stream, w] of waiting) {
+    for (const [stream, req] of waiting) {
       if (stream.requestState === "paused") continue;
       waiting.delete(stream);
-      ctx.resume(w.req, decided(stream, w.candidates));
+      ctx.resume(req, decided(stream));
     }
   };
   return {
     name,
-    pick(req, candidates) {
+    pick(req) {
       const host = hosts[nextReplica++ % replicas];
       const stream = sendThroughPlugin(host, PICKER_CLUSTER, req.bodyBytes);
       if (stream.localReply !== null) {
@@ -183,13 +186,13 @@ function replicatedPicker(ctx: PolicyContext, name: string, sharing: boolean): P
       }
       if (stream.requestState === "paused") {
         counters.redisWaits++;
-        waiting.set(stream, { req, candidates });
+        waiting.set(stream, req);
         return { pod: null, deferred: true };
       }
-      return decided(stream, candidates);
+      return decided(stream);
     },
     onFirstToken: (decision) => firstToken((decision.state as PickerDecisionState).stream),
-    onFinished: (decision, _now, ok) => finished((decision.state as PickerDecisionState).stream, ok),
+    onFinished: (decision, _now, end) => ended((decision.state as PickerDecisionState).stream, end),
     explain(decision) {
       if (!ctx.diagnose) return null;
       return explainFromHeader((decision.state as PickerDecisionState).stream.state.responseHeaders?.get(DEBUG_HEADER), weights);

@@ -17,9 +17,9 @@ export interface PolicyContext {
   wasm?: Uint8Array;
   /** The stock Envoy build of the plugin (picker-envoy policy). */
   wasmEnvoy?: Uint8Array;
-  /** Plugin configuration JSON (picker policy); default "{}". */
+  /** Plugin configuration JSON (picker, picker-redis, picker-envoy); default "{}". */
   pluginConfig?: string;
-  /** How often the gateway refreshes its view of the pods' health and metrics (ms). */
+  /** How often the gateway health-checks the pods and refreshes their metrics (ms). */
   healthCheckIntervalMs: number;
   /** Gateway replicas in front of the pods (picker policies; each has its own worker VMs). Default 1. */
   gatewayReplicas?: number;
@@ -33,8 +33,17 @@ export interface PolicyContext {
   diagnose?: boolean;
 }
 
+/**
+ * How a request sent to a pod ended: it completed, its connection was refused (the pod is down or gone:
+ * "connect-failure"), the pod went while it ran ("connection-termination"), or the engine refused it ("rejected").
+ */
+export type RequestEnd = "completed" | "connect-failure" | "connection-termination" | "rejected";
+
 export interface Decision {
-  /** The chosen pod, or null when the request fails at the gateway. */
+  /**
+   * The pod the gateway sends the request to, as its own view of the pods has it (that pod may be down or gone since:
+   * the request then fails), or null when the request fails at the gateway.
+   */
   pod: SimPod | null;
   /** Policy-private per-request state handed back to the lifecycle callbacks. */
   state?: unknown;
@@ -44,11 +53,14 @@ export interface Decision {
 
 export interface Policy {
   readonly name: string;
-  /** `candidates` are the pods up now (never empty); the same array until the pod set changes. */
+  /**
+   * `candidates` are the pods up now (never empty; the same array until the pod set changes): what an oracle knows. A
+   * policy whose deployment learns of pods later (health checks, a pod informer) keeps its own view.
+   */
   pick(req: SimRequest, candidates: readonly SimPod[], nowMs: number): Decision;
   onFirstToken?(decision: Decision, nowMs: number): void;
-  /** `ok` false: the request failed (its pod restarted or was removed). */
-  onFinished?(decision: Decision, nowMs: number, ok: boolean): void;
+  /** The request ended: completed, or failed as `end` says. */
+  onFinished?(decision: Decision, nowMs: number, end: RequestEnd): void;
   /** The pod set or a pod's health changed. */
   onPodsChanged?(nowMs: number): void;
   /**

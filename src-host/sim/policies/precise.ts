@@ -1,6 +1,8 @@
 // Scoring on the truth: each pod's real prefix cache (cached tokens / prompt tokens) with weight 3, plus
-// the same queue (2) and KV (2) scorers on live pod state. An upper bound for approximate indexes.
+// the same queue (2) and KV (2) scorers on live pod state. An upper bound for approximate indexes; deployed as an
+// endpoint picker, it learns of pods from its pod informer (informed-pods.ts).
 import { SeededRandom } from "../../util/seeded-random.ts";
+import { InformedPods } from "./informed-pods.ts";
 import { argMaxRandomTie, kvScore, queueScores } from "./load-signals.ts";
 import type { Policy, PolicyContext } from "./policy.ts";
 
@@ -12,10 +14,13 @@ export function precisePolicy(ctx: PolicyContext): Policy {
   let waiting = new Float64Array(0);
   let queue = new Float64Array(0);
   let scores = new Float64Array(0);
+  const view = new InformedPods(ctx.allPods, ctx.clock);
   return {
     name: "precise",
-    pick(req, candidates) {
+    pick(req) {
+      const candidates = view.pods;
       const n = candidates.length;
+      if (n === 0) return { pod: null };
       if (waiting.length < n) {
         waiting = new Float64Array(n);
         queue = new Float64Array(n);
@@ -31,5 +36,7 @@ export function precisePolicy(ctx: PolicyContext): Policy {
       }
       return { pod: candidates[argMaxRandomTie(scores, n, random)] };
     },
+    onPodsChanged: () => view.podsChanged(),
+    close: () => view.close(),
   };
 }

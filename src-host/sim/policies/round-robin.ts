@@ -1,7 +1,16 @@
-import type { Policy } from "./policy.ts";
+import { HealthCheckedPods } from "./health-checked-pods.ts";
+import type { Policy, PolicyContext } from "./policy.ts";
 
-/** Cycles through the pods that are up. */
-export function roundRobinPolicy(): Policy {
+/** Envoy's ROUND_ROBIN: cycles through the hosts its health checker holds healthy. */
+export function roundRobinPolicy(ctx: PolicyContext): Policy {
+  const view = new HealthCheckedPods(ctx.allPods, ctx.clock, ctx.healthCheckIntervalMs);
   let next = 0;
-  return { name: "round-robin", pick: (_req, candidates) => ({ pod: candidates[next++ % candidates.length] }) };
+  return {
+    name: "round-robin",
+    pick: () => {
+      const pods = view.pods;
+      return { pod: pods.length > 0 ? pods[next++ % pods.length] : null };
+    },
+    close: () => view.close(),
+  };
 }
