@@ -8,6 +8,7 @@ import { hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
 import { equalsLowerAscii, lowerAscii32, lowerAscii64 } from "../text/ascii-fold";
 import { Fallback } from "../core/fallback";
 import { OVERRIDE_HEADER } from "../core/override-header";
+import { isJudgedLength, judgedLengthBit, longJudgedLength } from "./judged-lengths";
 
 // The seven headers the gate looks at, read from one proxy_get_header_map_pairs call instead of one host call
 // each (the host calls were most of a decision's fixed cost). Like proxy_get_header_map_value (Envoy
@@ -45,8 +46,10 @@ const CONTENT_TYPE_TAIL = load<u64>(changetype<usize>(CONTENT_TYPE_NAME), 12 - 8
 const CONTENT_LENGTH_TAIL = load<u64>(changetype<usize>(CONTENT_LENGTH_NAME), 14 - 8);
 const CONTENT_ENCODING_TAIL = load<u64>(changetype<usize>(CONTENT_ENCODING_NAME), 16 - 8);
 
-/** Bit n: some judged name is n bytes long (all are shorter than 64). */
-const JUDGED_LENGTHS: u64 = (1 << 7) | (1 << 10) | (1 << 12) | (1 << 14) | (1 << 16) | (<u64>1 << <u64>OVERRIDE_HEADER.len);
+/** Bit n: some judged name is n bytes long; the override header's length, if 64 or more, is LONG_JUDGED_LENGTH. */
+const JUDGED_LENGTHS: u64 = judgedLengthBit(7) | judgedLengthBit(10) | judgedLengthBit(12) | judgedLengthBit(14) |
+  judgedLengthBit(16) | judgedLengthBit(OVERRIDE_HEADER.len);
+const LONG_JUDGED_LENGTH: usize = longJudgedLength(OVERRIDE_HEADER.len);
 
 /** Whether the name of 8 to 16 bytes at keyPtr is, ASCII case ignored, the one whose first and last words these are. */
 // @ts-ignore: decorator
@@ -113,7 +116,7 @@ export class RequestGate {
         cursor = value + valueLen + 1;
         sizes += 8;
         // Most names are of no judged length: no call for them.
-        if (keyLen >= 64 || ((JUDGED_LENGTHS >> <u64>keyLen) & 1) == 0) continue;
+        if (!isJudgedLength(keyLen, JUDGED_LENGTHS, LONG_JUDGED_LENGTH)) continue;
         const f = fieldOf(key, keyLen);
         if (f >= 0 && !this.present(f)) {
           // A pair's value is followed by a NUL in the map, so its pointer is never 0.

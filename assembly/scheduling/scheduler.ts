@@ -8,7 +8,7 @@
 // or scoreUnweighted.
 import { Candidates } from "./candidates";
 import { Rng } from "./rng";
-import { Scorer, ScoringRequest } from "./scorer";
+import { Scorer, ScoringRequest, scorerWeightsVersion } from "./scorer";
 import { createScorers } from "./scorer-list";
 import { ScoringSettings, effectiveWeight } from "./scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadLimit } from "./load-guard";
@@ -52,6 +52,17 @@ export class Scheduler {
   private prefix: PrefixCacheScorer | null = null;
   private kv: KvCacheScorer | null = null;
   private readonly fourTerms: FourTermTotals = new FourTermTotals();
+  // What pick() derives from the weights and scoreUnweighted alone, kept until one of them changes (refreshPlan): the
+  // scorers run one by one (list indices, in list order), whether the queue, in-flight and prefix scores run in one
+  // pass, whether fourTerms holds the four default terms' weights, and the weight sum.
+  private planBuilt: bool = false;
+  private planVersion: u32 = 0;
+  private planUnweighted: bool = false;
+  private readonly separate: StaticArray<i32>;
+  private separateCount: i32 = 0;
+  private together: bool = false;
+  private fourTermsApply: bool = false;
+  private plannedWeightSum: f64 = 0;
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
   /** Whether the last pick summed and ranked the totals in the fused load-and-prefix pass (SIMD build). */
@@ -69,6 +80,7 @@ export class Scheduler {
     this.termScores = new StaticArray<usize>(scorers.length);
     this.termWeights = new StaticArray<f64>(scorers.length);
     this.termYields = new StaticArray<bool>(scorers.length);
+    this.separate = new StaticArray<i32>(scorers.length);
     for (let k = 0; k < scorers.length; k++) {
       const scorer = scorers[k];
       if (scorer instanceof QueueScorer) this.queue = changetype<QueueScorer>(scorer);
@@ -112,6 +124,33 @@ export class Scheduler {
     t.constantCount = constantCount;
     t.inverseSum = 1 / sum;
     return t;
+  }
+
+  // Rebuilds the plan when a scorer's weight was set or scoreUnweighted changed since it was built.
+  private refreshPlan(): void {
+    if (this.planBuilt && this.planVersion == scorerWeightsVersion() && this.planUnweighted == this.scoreUnweighted) return;
+    const scorers = this.scorers;
+    const queue = this.queue;
+    const inflight = this.inflight;
+    const prefix = this.prefix;
+    // The queue, in-flight and prefix scores in one pass when all three run (they are always shown).
+    let together = false;
+    if (queue !== null && inflight !== null && prefix !== null) {
+      together = this.runs(queue) && this.runs(inflight) && this.runs(prefix);
+    }
+    let n = 0;
+    for (let k = 0; k < scorers.length; k++) {
+      const scorer = unchecked(scorers[k]);
+      if (together && (scorer === queue || scorer === inflight || scorer === prefix)) continue;
+      if (this.runs(scorer)) unchecked((this.separate[n++] = k));
+    }
+    this.separateCount = n;
+    this.together = together;
+    this.fourTermsApply = this.fourTermTotals() !== null;
+    this.plannedWeightSum = this.weightSum();
+    this.planBuilt = true;
+    this.planVersion = scorerWeightsVersion();
+    this.planUnweighted = this.scoreUnweighted;
   }
 
   // Whether pick() runs the scorer.
@@ -158,25 +197,18 @@ export class Scheduler {
     measureRanges(c, n, chainLength, ranges);
     request.ranges = ranges;
     const scorers = this.scorers;
-    const queue = this.queue;
-    const inflight = this.inflight;
-    const prefix = this.prefix;
-    // The queue, in-flight and prefix scores in one pass when all three run (they are always shown).
-    let together = false;
-    if (queue !== null && inflight !== null && prefix !== null) {
-      together = this.runs(queue) && this.runs(inflight) && this.runs(prefix);
-    }
-    for (let k = 0; k < scorers.length; k++) {
-      const scorer = unchecked(scorers[k]);
-      if (together && (scorer === queue || scorer === inflight || scorer === prefix)) continue;
-      if (this.runs(scorer)) scorer.scoreAll(c, request);
-    }
+    this.refreshPlan();
+    const separate = this.separate;
+    for (let j = 0; j < this.separateCount; j++) unchecked(scorers[unchecked(separate[j])]).scoreAll(c, request);
     const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads, ranges);
     let summed = false;
-    if (together) {
+    if (this.together) {
+      const queue = this.queue;
+      const inflight = this.inflight;
+      const prefix = this.prefix;
       // With no candidate over the guard's limit and the default terms, the pass also sums and ranks the totals.
       let fourTerms: FourTermTotals | null = null;
-      if (limit == Infinity) fourTerms = this.fourTermTotals();
+      if (limit == Infinity && this.fourTermsApply) fourTerms = this.fourTerms;
       summed = normalizeLoadAndPrefix(c, ranges,
         queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
         inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
@@ -189,7 +221,7 @@ export class Scheduler {
     if (summed) {
       memory.fill(changetype<usize>(this.guarded), 0, <usize>n);
     } else {
-      totalScores(c, scorers, this.weightSum(), this.total, limit, this.guarded,
+      totalScores(c, scorers, this.plannedWeightSum, this.total, limit, this.guarded,
         this.termScores, this.termWeights, this.termYields, totals);
     }
     if (totals.anyGuarded) {

@@ -28,15 +28,32 @@ export class ScoringRequest {
   ranges: CandidateRanges | null = null;
 }
 
+// Moves at every weight set on any scorer: a scheduler keeps what it derives from its scorers' weights until it does.
+let weightsVersion: u32 = 0;
+
+/** The number of weight sets so far, on every scorer (it wraps). */
+export function scorerWeightsVersion(): u32 {
+  return weightsVersion;
+}
+
 export abstract class Scorer {
   readonly score: StaticArray<f64>;
-  /** Configured weight; the scheduler skips the scorer when it is not positive. */
-  weight: f64;
+  private configuredWeight: f64 = 0;
   /** This scorer's config values, in the order of params (defaults until configured). */
   readonly values: StaticArray<f64>;
   /** After scoreAll: the score every healthy candidate got, where the scorer knows they all got the same; else NaN.
    *  Such a term cannot change the ranking, so the scheduler's fused four-term pass adds it as a constant. */
   uniformScore: f64 = NaN;
+
+  /** Configured weight; the scheduler skips the scorer when it is not positive. */
+  get weight(): f64 {
+    return this.configuredWeight;
+  }
+
+  set weight(w: f64) {
+    this.configuredWeight = w;
+    weightsVersion++;
+  }
 
   constructor(
     capacity: i32,

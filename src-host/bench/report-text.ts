@@ -60,6 +60,14 @@ export function formatReport(report: BenchReport): string {
     rows.push(["product plugin own us", ...p.rows.map((r) => fixed(r.pluginOwnUs, 2))]);
     out.push(...table(rows));
     out.push("  bodyRead is the host copying the body in (the body-copy plugin pays it too); telemetry is every metric increment; gc is the collection at callback entry.");
+    out.push("");
+    out.push("WebAssembly operations per request (the profiling build counted: each straight-line run adds its expression count; the same on every run)");
+    const opRows = [header];
+    for (const name of ["outside", ...STAGE_NAMES.slice(1)] as Array<StageName | "outside">) {
+      opRows.push([name, ...p.rows.map((r) => fixed(r.stagesOps[name], 0))]);
+    }
+    opRows.push(["request", ...p.rows.map((r) => fixed(r.opsPerRequest, 0))]);
+    out.push(...table(opRows));
   }
 
   const x = report.xxh64;

@@ -9,7 +9,8 @@ import { chatBody } from "./chat-body.ts";
 import { interleavedRounds, median, type Contender } from "./interleaved-rounds.ts";
 import { compileAs } from "../wasm/compile-as.ts";
 import { BASELINE_PLUGIN_ENTRY, CALIBRATION_ENTRY, PICKER_PLUGIN_ENTRY } from "../wasm/guest-entries.ts";
-import type { ImportBuilder } from "../host/vm.ts";
+import type { ImportBuilder, WasmVm } from "../host/vm.ts";
+import { instrumentOpCount, opsCounted } from "./wasm-op-count.ts";
 
 /** Index = the stage id of assembly/abi/stage-profile.ts (0: outside every stage). */
 export const STAGE_NAMES = [
@@ -60,6 +61,52 @@ export class StageClock {
   }
 }
 
+/** Operations per stage from a profiling build counted by wasm-op-count.ts (the stage marks' own calls included). */
+export class StageOps {
+  readonly ops = new Float64Array(STAGE_NAMES.length);
+  private readonly stack: number[] = [0];
+  private vm: WasmVm | null = null;
+  private last = 0n;
+
+  private now(): bigint {
+    return this.vm === null ? 0n : opsCounted(this.vm.instance);
+  }
+
+  private charge(): void {
+    const now = this.now();
+    this.ops[this.stack[this.stack.length - 1]] += Number(now - this.last);
+    this.last = now;
+  }
+
+  /** Starts counting afresh (between requests: no stage is open). */
+  reset(): void {
+    this.ops.fill(0);
+    this.stack.length = 1;
+    this.last = this.now();
+  }
+
+  /** Charges what ran since the last mark to the stage open now (0: outside every stage). */
+  settle(): void {
+    this.charge();
+  }
+
+  imports(): ImportBuilder {
+    return (vm) => {
+      this.vm = vm;
+      return {
+        "bench_profile.stage_enter": (stage: number) => {
+          this.charge();
+          this.stack.push(stage);
+        },
+        "bench_profile.stage_leave": () => {
+          this.charge();
+          if (this.stack.length > 1) this.stack.pop();
+        },
+      };
+    };
+  }
+}
+
 export interface StageProfileOptions {
   sizes: number[];
   endpointCounts: number[];
@@ -83,6 +130,11 @@ export interface StageProfileRow {
   bodyCopyUs: number;
   /** pickerUs - bodyCopyUs, as in the decision bench. */
   pluginOwnUs: number;
+  /** WebAssembly operations per request in each stage, and outside every stage (wasm-op-count.ts: the profiling build
+   *  counted, the same on every run), over the same bodies. */
+  stagesOps: Record<StageName | "outside", number>;
+  /** All of a request's operations (the stages' and those outside them). */
+  opsPerRequest: number;
 }
 
 export interface StageProfileResult {
@@ -119,7 +171,9 @@ async function markCostUs(clock: StageClock): Promise<number> {
 export async function stageProfile(options: StageProfileOptions): Promise<StageProfileResult> {
   const clock = new StageClock();
   const markUs = await markCostUs(clock);
-  const profileWasm = new WebAssembly.Module(await compileAs(PICKER_PLUGIN_ENTRY, "profile"));
+  const profileBinary = await compileAs(PICKER_PLUGIN_ENTRY, "profile");
+  const profileWasm = new WebAssembly.Module(profileBinary);
+  const countedWasm = new WebAssembly.Module(await instrumentOpCount(profileBinary));
   const pickerWasm = new WebAssembly.Module(await compileAs(PICKER_PLUGIN_ENTRY, "release"));
   const baselineWasm = new WebAssembly.Module(await compileAs(BASELINE_PLUGIN_ENTRY, "release"));
   const rows: StageProfileRow[] = [];
@@ -129,16 +183,28 @@ export async function stageProfile(options: StageProfileOptions): Promise<StageP
     const profiled = new BenchGateway(profileWasm, config, undefined, false, { endpoints, extraImports: [clock.imports()] });
     const picker = new BenchGateway(pickerWasm, config, undefined, false, { endpoints });
     const bodyCopy = new BenchGateway(baselineWasm, "read-body", "bench_baseline", false, { endpoints });
+    const stageOps = new StageOps();
+    const counted = new BenchGateway(countedWasm, config, undefined, false, { endpoints, extraImports: [stageOps.imports()] });
     for (const size of options.sizes) {
       const bodies = Array.from({ length: options.variants }, (_, v) => chatBody(size, v));
       for (let pass = 0; pass < 2; pass++) {
         for (const body of bodies) {
-          for (const g of [profiled, picker]) {
+          for (const g of [profiled, picker, counted]) {
             if (g.request(body.bytes).overrideHost === null) {
               throw new Error(`no decision for a ${size}-byte body with ${endpoints} endpoints: ${g.warnings.join(" | ") || "no warning logged"}`);
             }
           }
         }
+      }
+      // Operations: each body once, after the same warm-up as the timed builds.
+      stageOps.reset();
+      for (const body of bodies) counted.request(body.bytes);
+      stageOps.settle();
+      const stagesOps = {} as Record<StageName | "outside", number>;
+      let opsTotal = 0;
+      for (let s = 0; s < STAGE_NAMES.length; s++) {
+        stagesOps[(STAGE_NAMES[s] || "outside") as StageName | "outside"] = stageOps.ops[s] / bodies.length;
+        opsTotal += stageOps.ops[s];
       }
       const stageSamples: number[][] = STAGE_NAMES.map(() => []);
       const intervalSamples: number[] = [];
@@ -186,9 +252,11 @@ export async function stageProfile(options: StageProfileOptions): Promise<StageP
         pickerUs: us.picker,
         bodyCopyUs: us.bodyCopy,
         pluginOwnUs: us.picker - us.bodyCopy,
+        stagesOps,
+        opsPerRequest: opsTotal / bodies.length,
       });
     }
-    for (const g of [profiled, picker, bodyCopy]) g.host.close();
+    for (const g of [profiled, picker, bodyCopy, counted]) g.host.close();
   }
   return { rounds: options.rounds, markUs, rows };
 }

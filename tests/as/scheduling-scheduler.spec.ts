@@ -196,6 +196,26 @@ describe("Scheduler scores", () => {
     expect<i32>(s.lastPick).toBe(1);
   });
 
+  it("scores an unweighted signal from the first pick after scoreUnweighted is set, and no longer once it is cleared", () => {
+    const s = freshScheduler();
+    const lora = s.scorer("loraAffinity")!;
+    lora.weight = 0;
+    c.clear();
+    endpoint(1, 1, 0.5, 0, 0);
+    endpoint(1, 1, 0.5, 0, 0);
+    c.loraState[1] = LoraState.Running;
+    s.pick(c, 0);
+    expect<f64>(lora.score[1]).toBe(0, "weight 0: not scored");
+    s.scoreUnweighted = true;
+    s.pick(c, 0);
+    const running = lora.score[1];
+    expect<bool>(running > 0).toBe(true, "scored once scoreUnweighted is set");
+    s.scoreUnweighted = false;
+    c.loraState[1] = LoraState.Unknown;
+    s.pick(c, 0);
+    expect<f64>(lora.score[1]).toBe(running, "not scored again once it is cleared");
+  });
+
   it("ignores candidates past maxEndpoints", () => {
     const big = new Candidates(8);
     const s = new Scheduler(2);

@@ -64,6 +64,9 @@ test("quick run: the per-stage profile covers the request path for 8 and 256 end
     }
     assert.ok(row.intervalsPerRequest >= 15, `${at}: the profiling build marks its stages (${row.intervalsPerRequest} per request)`);
     for (const v of [row.stagesSumUs, row.profiledUs, row.pickerUs, row.bodyCopyUs]) positiveFinite(v, `${at}: totals`);
+    for (const stage of ["gate", "extract", "chunkHash", "scoring", "response"] as const) positiveFinite(row.stagesOps[stage], `${at}: ${stage} operations`);
+    const stagesOps = Object.values(row.stagesOps).reduce((a, b) => a + b, 0);
+    assert.equal(stagesOps, row.opsPerRequest, `${at}: the stages' and outside operations make up the request's`);
   }
 });
 
