@@ -62,6 +62,9 @@ export class Scheduler {
   private separateCount: i32 = 0;
   private together: bool = false;
   private fourTermsApply: bool = false;
+  // The planned constant terms' scorers (list indices) and weights; fourTerms.constantCount of them.
+  private readonly constantScorers: StaticArray<i32>;
+  private readonly constantWeights: StaticArray<f64>;
   private plannedWeightSum: f64 = 0;
   // Candidates scored by the last pick (entries past it are stale) and its result.
   scoredCount: i32 = 0;
@@ -81,6 +84,8 @@ export class Scheduler {
     this.termWeights = new StaticArray<f64>(scorers.length);
     this.termYields = new StaticArray<bool>(scorers.length);
     this.separate = new StaticArray<i32>(scorers.length);
+    this.constantScorers = new StaticArray<i32>(scorers.length);
+    this.constantWeights = new StaticArray<f64>(scorers.length);
     for (let k = 0; k < scorers.length; k++) {
       const scorer = scorers[k];
       if (scorer instanceof QueueScorer) this.queue = changetype<QueueScorer>(scorer);
@@ -95,14 +100,14 @@ export class Scheduler {
     this.fourTerms.summary = this.totals;
   }
 
-  // fourTerms set up for this pick when the weighted scorers are the queue, KV, prefix and in-flight ones, in that
-  // order (the totals' terms), then only scorers whose scores this pick are the same on every healthy candidate (the
-  // LoRA score where no endpoint reports adapters; they become constant terms); else null. Call after the scorers
-  // ran. Its weight sum is weightSum()'s (the same additions in the same order).
-  private fourTermTotals(): FourTermTotals | null {
+  // Sets fourTerms' weights when the weighted scorers are the queue, KV, prefix and in-flight ones, in that order (the
+  // totals' terms), then only scorers that may become constant terms (constantScorers: a pick takes them as such when
+  // their scores are the same on every healthy candidate, as the LoRA score where no endpoint reports adapters);
+  // returns whether they are. Depends on the weights alone. Its weight sum is weightSum()'s (the same additions in
+  // the same order).
+  private planFourTerms(): bool {
     const scorers = this.scorers;
     const t = this.fourTerms;
-    const constants = t.constantTerms;
     let sum: f64 = 0;
     let terms = 0;
     let constantCount = 0;
@@ -115,14 +120,28 @@ export class Scheduler {
       else if (terms == 1 && scorer === this.kv) t.kvWeight = w;
       else if (terms == 2 && scorer === this.prefix) t.prefixWeight = w;
       else if (terms == 3 && scorer === this.inflight) t.inflightWeight = w;
-      else if (terms >= 4 && scorer.uniformScore == scorer.uniformScore && constantCount < constants.length) {
-        unchecked((constants[constantCount++] = w * scorer.uniformScore));
-      } else return null;
+      else if (terms >= 4 && constantCount < this.constantScorers.length) {
+        unchecked((this.constantScorers[constantCount] = k));
+        unchecked((this.constantWeights[constantCount++] = w));
+      } else return false;
       terms++;
     }
-    if (terms != 4 + constantCount) return null;
+    if (terms != 4 + constantCount) return false;
     t.constantCount = constantCount;
     t.inverseSum = 1 / sum;
+    return true;
+  }
+
+  // fourTerms for this pick (after the scorers ran), or null when a planned constant scorer's scores differ between
+  // candidates this pick.
+  private fourTermsThisPick(): FourTermTotals | null {
+    const t = this.fourTerms;
+    const constants = t.constantTerms;
+    for (let j = 0; j < t.constantCount; j++) {
+      const uniform = unchecked(this.scorers[unchecked(this.constantScorers[j])]).uniformScore;
+      if (uniform != uniform) return null;
+      unchecked((constants[j] = unchecked(this.constantWeights[j]) * uniform));
+    }
     return t;
   }
 
@@ -146,7 +165,7 @@ export class Scheduler {
     }
     this.separateCount = n;
     this.together = together;
-    this.fourTermsApply = this.fourTermTotals() !== null;
+    this.fourTermsApply = this.planFourTerms();
     this.plannedWeightSum = this.weightSum();
     this.planBuilt = true;
     this.planVersion = scorerWeightsVersion();
@@ -208,7 +227,7 @@ export class Scheduler {
       const prefix = this.prefix;
       // With no candidate over the guard's limit and the default terms, the pass also sums and ranks the totals.
       let fourTerms: FourTermTotals | null = null;
-      if (limit == Infinity && this.fourTermsApply) fourTerms = this.fourTerms;
+      if (limit == Infinity && this.fourTermsApply) fourTerms = this.fourTermsThisPick();
       summed = normalizeLoadAndPrefix(c, ranges,
         queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
         inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
