@@ -77,6 +77,7 @@ export class ProxiedRequest {
   private bytesIn = 0;
   private bytesOut = 0;
   private flags = "-";
+  private details: string | null = null;
 
   constructor(
     private readonly ctx: ProxyContext,
@@ -209,7 +210,7 @@ export class ProxiedRequest {
   private openUpstream(): void {
     const route = this.ctx.router.route(this.stream);
     if (route === null) {
-      this.sendLocal(503, "no healthy upstream", "UH");
+      this.sendLocal(503, "no healthy upstream", "UH", "no_healthy_upstream");
       return;
     }
     this.endpoint = route.host.address;
@@ -325,6 +326,8 @@ export class ProxiedRequest {
     this.disarmHcmRequestTimer();
     this.upstreamResponse = r;
     this.upstreamStatus = r.statusCode ?? 502;
+    // router.cc Filter::onUpstreamHeaders, before the filters see the headers.
+    this.setDetails("via_upstream");
     const headers: HeaderList = [[":status", String(this.upstreamStatus)]];
     for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) {
       const key = r.rawHeaders[i].toLowerCase();
@@ -408,7 +411,7 @@ export class ProxiedRequest {
     if (this.stream?.responsePayloadTooLarge) {
       // filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge → sendLocalReply(500), no response flag:
       // straight to the client while no response headers went out (sendDirectLocalReply), else a reset.
-      if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", false);
+      if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", "response_payload_too_large", false);
       else this.resetClient("-");
       return true;
     }
@@ -430,7 +433,7 @@ export class ProxiedRequest {
     // router.cc Filter::onUpstreamReset → onUpstreamAbort → sendLocalReply (filter_manager.cc
     // DownstreamFilterManager::sendLocalReply): response headers the filter still holds are replaced by the 503 sent
     // straight to the client (sendDirectLocalReply); once they went out, the downstream stream is reset.
-    if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, false);
+    if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, reset.details, false);
     else this.resetClient(reset.flags);
   }
 
@@ -442,7 +445,7 @@ export class ProxiedRequest {
     }
     // Envoy's answer when it cannot reach (or loses) the host before the response starts.
     const reset = upstreamReset(e);
-    this.sendLocal(503, reset.body, reset.flags);
+    this.sendLocal(503, reset.body, reset.flags, reset.details);
   }
 
   /** Writes the response headers as the filter left them (or the given ones, without a filter). */
@@ -516,10 +519,11 @@ export class ProxiedRequest {
    * A gateway-generated reply; like Envoy's, it goes through the filter's encoder callbacks, unless the filter
    * already saw response headers (filter_manager.cc DownstreamFilterManager::sendLocalReply → sendDirectLocalReply).
    */
-  private sendLocal(status: number, text: string, flags: string, viaFilter = true): void {
+  private sendLocal(status: number, text: string, flags: string, details: string, viaFilter = true): void {
     this.clearTimers();
     this.responding = true;
     this.setFlags(flags);
+    this.setDetails(details);
     this.upstreamStatus = status;
     this.cancelUpstream();
     const body = enc.encode(text);
@@ -548,7 +552,7 @@ export class ProxiedRequest {
     // filter before any response, straight to the client while the filter holds the response headers, a reset of the
     // downstream stream once they went out.
     if (this.headersWritten) this.resetClient("UT");
-    else this.sendLocal(504, "upstream request timeout", "UT", !this.responding);
+    else this.sendLocal(504, "upstream request timeout", "UT", "response_timeout", !this.responding);
   }
 
   /**
@@ -559,7 +563,7 @@ export class ProxiedRequest {
   private onHcmRequestTimeout(): void {
     this.hcmRequestTimer = null;
     if (this.completed || this.responding) return;
-    this.sendLocal(this.bodyComplete ? 504 : 408, "request timeout", "-");
+    this.sendLocal(this.bodyComplete ? 504 : 408, "request timeout", "-", "request_overall_timeout");
   }
 
   private disarmHcmRequestTimer(): void {
@@ -589,8 +593,8 @@ export class ProxiedRequest {
     this.idleTimer = null;
     if (this.completed) return;
     const status = this.bodyComplete ? 504 : 408;
-    if (!this.responding) this.sendLocal(status, "stream timeout", "SI");
-    else if (!this.headersWritten) this.sendLocal(status, "stream timeout", "SI", false);
+    if (!this.responding) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout");
+    else if (!this.headersWritten) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout", false);
     else this.resetClient("SI");
   }
 
@@ -614,6 +618,13 @@ export class ProxiedRequest {
     this.res.destroy();
   }
 
+  /** The response code details (StreamInfo::setResponseCodeDetails; stream_info.h ResponseCodeDetailValues), in the
+   *  request log and the stream's `response.code_details`. */
+  private setDetails(details: string): void {
+    this.details = details;
+    if (this.stream) this.stream.state.responseCodeDetails = details;
+  }
+
   /** The request log's flags, and the stream's `response.flags` bits for those Envoy has. */
   private setFlags(flags: string): void {
     this.flags = flags;
@@ -634,6 +645,8 @@ export class ProxiedRequest {
       path: this.req.url ?? "-",
       status,
       flags: this.flags,
+      // A local reply of the plugin set the stream's own (filter-stream.ts sendLocal).
+      details: this.stream?.state.responseCodeDetails ?? this.details,
       endpoint: this.endpoint,
       route: this.route,
       fallback: this.fallbackReason(),

@@ -15,6 +15,9 @@ export interface RequestRecord {
    * "DC" downstream (client) abort, "RST" stream reset by the plugin, "GW" gateway internal error.
    */
   flags: string;
+  /** Envoy's response code details (%RESPONSE_CODE_DETAILS%: "via_upstream", "upstream_reset_before_response_started{…}",
+   *  a local reply's details), null when none were set. */
+  details: string | null;
   endpoint: string | null;
   route: string | null;
   /** The plugin's fail-open reason (the `endpoint_picker.fallback` stream property), if it set one. */
@@ -45,6 +48,7 @@ export function formatRequestLine(r: RequestRecord): string {
     `path=${token(r.path)}`,
     `status=${r.status}`,
     `flags=${token(r.flags)}`,
+    `details=${token(r.details)}`,
     `endpoint=${token(r.endpoint)}`,
     `route=${token(r.route)}`,
     `fallback=${token(r.fallback)}`,

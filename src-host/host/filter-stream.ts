@@ -527,6 +527,8 @@ export class FilterStream implements PluginStreamCalls {
   private sendLocal(reply: LocalReply): void {
     const headers = normalizeHeaders(reply.headers).filter(([k]) => k !== ":status");
     this.state.localReply = { ...reply, headers };
+    // filter_manager.cc FilterManager::sendLocalReply: streamInfo().setResponseCodeDetails(details).
+    this.state.responseCodeDetails = reply.details;
     this.fate = "local-reply";
     this.request.dropReleased();
     // Envoy runs the local reply through the encoder filters, this one included.

@@ -30,6 +30,8 @@ for (const where of ["trap-headers", "trap-body"]) {
     assert.equal(next.status, 200);
     assert.equal(a.seen.length, 2);
     assert.deepEqual(logs.requestLines().map((l) => parseRequestLine(l)!.route), ["fallback:no-override", "fallback:no-override"]);
+    // router.cc Filter::onUpstreamHeaders: StreamInfo::ResponseCodeDetails ViaUpstream.
+    assert.deepEqual(logs.requestLines().map((l) => parseRequestLine(l)!.details), ["via_upstream", "via_upstream"]);
   });
 
   test(`failure_policy FAIL_OPEN: a trap in ${where} fails that request with a 503; later ones bypass the filter`, async () => {
@@ -52,6 +54,7 @@ test("FAIL_CLOSED: a trap answers 503 and nothing reaches the backend", async ()
   assert.equal(a.seen.length, 0);
   const f = parseRequestLine(logs.requestLines()[0])!;
   assert.equal(f.flags, "LR");
+  assert.equal(f.details, "wasm_fail_stream", "context.cc Context::failStream's details (filter_manager.cc sendLocalReply sets them)");
   assert.equal(f.endpoint, "-");
   assert.equal(g.stats().errors, 1);
 });
@@ -119,6 +122,7 @@ test("an unreachable upstream gets Envoy's 503; the gateway keeps serving", asyn
   assert.match(r.body, /^upstream connect error or disconnect\/reset before headers\. reset reason: remote connection failure, transport failure reason: delayed connect error: \d+$/);
   const f = parseRequestLine(logs.requestLines()[0])!;
   assert.equal(f.flags, "UF");
+  assert.match(f.details, /^upstream_reset_before_response_started\{remote_connection_failure\|delayed_connect_error:_\d+\}$/);
   assert.equal(f.endpoint, dead, "with no healthy host the fallback uses all hosts (panic mode)");
   assert.equal((await send(g.url, { body: "{}" })).status, 503);
   assert.equal(g.stats().errors, 2);
@@ -133,6 +137,7 @@ test("an upstream that drops the connection before its response headers gets 503
   assert.equal(r.body, "upstream connect error or disconnect/reset before headers. reset reason: connection termination");
   const f = parseRequestLine(logs.requestLines()[0])!;
   assert.equal(f.flags, "UC", "the connection was open: ConnectionTermination, not a connect failure");
+  assert.equal(f.details, "upstream_reset_before_response_started{connection_termination}");
   assert.equal(g.stats().errors, 1);
 });
 
@@ -203,6 +208,7 @@ test("a local reply from the plugin is sent as the plugin built it", async () =>
   assert.equal(r.status, 429);
   assert.equal(r.body, "slow down");
   assert.equal(r.headers["x-local"], "1");
+  assert.equal(r.headers["content-type"], "text/plain", "http/utility.cc prepareLocalReply: a body without a content-type gets text/plain");
   assert.equal(r.headers["x-conformance"], "seen", "the local reply ran through the response callbacks");
   assert.equal(a.seen.length, 0);
 });
