@@ -12,9 +12,14 @@
 export const DEPART_AFTER_FAILED_POLLS: i32 = 2;
 
 /** How long after its last successful poll an endpoint whose record says unhealthy is taken for gone: by then
- *  DEPART_AFTER_FAILED_POLLS polls after that success have been answered or timed out, all failed. */
+ *  DEPART_AFTER_FAILED_POLLS polls after that success have been answered or timed out, all failed. The first starts
+ *  at the next tick (within an interval); each next one at the first tick after the previous ended (metrics-poller.ts
+ *  onTick: one call per endpoint at a time), so a poll timeout past the interval delays it by whole intervals. */
 export function departAfterMs(pollIntervalMs: i32, pollTimeoutMs: i32): f64 {
-  return <f64>DEPART_AFTER_FAILED_POLLS * <f64>pollIntervalMs + <f64>pollTimeoutMs;
+  const interval = <f64>max<i32>(pollIntervalMs, 1);
+  const timeout = <f64>max<i32>(pollTimeoutMs, 0);
+  const spacing = interval * (Math.floor(timeout / interval) + 1);
+  return interval + <f64>(DEPART_AFTER_FAILED_POLLS - 1) * spacing + timeout;
 }
 
 /** Whether an endpoint whose record says `healthy`, from a poll that last succeeded at lastSuccessMs (0: never), is

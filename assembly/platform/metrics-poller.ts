@@ -13,7 +13,7 @@ import {
 import { HeaderMapWriter } from "../abi/header-map";
 import { BufferType, Status } from "../abi/types";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
-import { encodeMetricsRecord } from "../endpoints/metrics-record";
+import { encodeMetricsRecord, METRICS_RECORD_VERSION } from "../endpoints/metrics-record";
 import { PickerState } from "../core/picker-state";
 import { takeWorkerToken } from "../core/worker-token";
 import { KnownCacheSizes } from "../core/known-cache-sizes";
@@ -34,13 +34,16 @@ function field(s: string): string {
 /**
  * The shared-data name of configuration endpoint i, polled as that configuration polls it: two configurations that
  * poll an endpoint alike share its lease and record; ones that differ (cluster, path, authority, target metric,
- * interval, timeout) poll it each their own way.
+ * interval, timeout) poll it each their own way. So do builds whose records differ (METRICS_RECORD_VERSION): an
+ * older build loaded beside this one (its root contexts live until their last streams end, and shared data is one
+ * map per vm_id: cpp-host shared_data.cc) reads none of this build's records, nor this build any of its.
  */
 export function endpointKey(config: PickerConfig, i: i32): string {
   const e = config.endpoints[i];
   const how = field(e.metricsCluster) + field(metricsPathOf(config, i)) + field(authorityOf(config, i)) +
     field(config.targetMetric) + field(config.pollIntervalMs.toString()) + field(config.pollTimeoutMs.toString());
-  return "endpoint_picker/endpoint/" + hashNameString(how).toString(16) + "/" + e.address;
+  return "endpoint_picker/endpoint/v" + METRICS_RECORD_VERSION.toString() + "/" + hashNameString(how).toString(16) +
+    "/" + e.address;
 }
 
 /** Where endpoint i's record is published, and where its polling lease is held, under its endpointKey. */

@@ -2,10 +2,13 @@ import { DEPART_AFTER_FAILED_POLLS, departAfterMs, departed } from "../../assemb
 import { RestartDetector } from "../../assembly/core/restart-detector";
 
 describe("departed endpoints (stock build)", () => {
-  it("waits for DEPART_AFTER_FAILED_POLLS polls past the last success, the last one up to its timeout", () => {
+  it("waits for DEPART_AFTER_FAILED_POLLS polls past the last success, each after the previous ended, the last up to its timeout", () => {
     expect(DEPART_AFTER_FAILED_POLLS).toBe(2);
     expect(departAfterMs(1000, 800)).toBe(2800);
     expect(departAfterMs(200, 100)).toBe(500);
+    // A timeout past the interval: the second poll starts at the first tick after the first timed out.
+    expect(departAfterMs(200, 500)).toBe(200 + 600 + 500);
+    expect(departAfterMs(200, 400)).toBe(200 + 600 + 400, "a timeout on a tick: the poll after it waits for the next");
   });
 
   it("takes an endpoint for gone only while its record says unhealthy, once its last success is old enough", () => {

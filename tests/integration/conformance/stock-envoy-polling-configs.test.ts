@@ -164,3 +164,54 @@ test("the call id after 0xfffffffc is 0 (cpp-host wasm.h nextHttpCallId adds 4 t
   assert.equal(running(OLD[0]), 0, "the idle endpoint's record holds its own page");
   assert.equal(running(OLD[1]), 60);
 });
+
+test("an older build in the same process, polling the same endpoints with another record layout, leaves this build its own lease and record", () => {
+  // A new plugin build is loaded beside the old one, whose root contexts live on until their last streams end, and
+  // both share the vm_id's shared data (cpp-host shared_data.cc: one map per vm_id). Each reads only records of its
+  // own version (metrics-record.ts), so a lease and record shared with the old build would leave one of them without
+  // any endpoint's metrics for as long as the other polls.
+  const polls = new Map<string, number>();
+  const waiting = (address: string) => (address === OLD[0] ? 30 : 0);
+  const registry = new ClusterRegistry();
+  for (const address of OLD) {
+    registry.add({
+      name: `metrics-${address}`,
+      hosts: () => [],
+      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+        polls.set(address, (polls.get(address) ?? 0) + 1);
+        const page = vllmPage({ waiting: waiting(address), running: 1, kv: 0.1 });
+        respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(page), trailers: [] });
+      },
+    });
+  }
+  const h = pickerHost({ flavor: "envoy", workers: 2, config: configOf(OLD), clusters: registry });
+  h.clock.advanceTo(h.clock.nowMs() + 3 * INTERVAL);
+  const shared = h.host.process.sharedData;
+  // The keys of a build whose records are version 3 (no version in its keys).
+  const oldKeys = shared.keys("endpoint_picker").filter((k) => k.endsWith("/poller") || k.endsWith("/metrics"))
+    .map((k) => k.replace(/\/endpoint\/v\d+\//, "/endpoint/"));
+  assert.equal(oldKeys.length, 2 * OLD.length, oldKeys.join(", "));
+  const lease = new Uint8Array(16);
+  const leaseView = new DataView(lease.buffer);
+  leaseView.setBigUint64(0, 999_999n, true);
+  const oldRecord = new Uint8Array(88);
+  oldRecord[0] = 0xeb;
+  oldRecord[1] = 3;
+  // The old build renews its leases at every tick and publishes its records.
+  const cancel = h.clock.every(INTERVAL / 2, () => {
+    leaseView.setFloat64(8, h.clock.nowMs() + 3 * INTERVAL, true);
+    for (const k of oldKeys) shared.set("endpoint_picker", k, k.endsWith("/poller") ? lease : oldRecord, 0);
+  });
+  const before = polls.get(OLD[1]) ?? 0;
+  h.clock.advanceTo(h.clock.nowMs() + 10 * INTERVAL);
+  assert.ok((polls.get(OLD[1]) ?? 0) - before >= 8, `${(polls.get(OLD[1]) ?? 0) - before} polls in ten intervals`);
+  // Its own records read: the endpoint with a long queue is avoided.
+  const chosen: string[] = [];
+  for (let k = 0; k < 8; k++) {
+    const s = h.send(chat(text(k + 1, 40), [], "q"), [], { worker: k % 2 });
+    chosen.push(h.chosen(s)!);
+    h.complete(s);
+  }
+  assert.deepEqual(chosen, chosen.map(() => OLD[1]));
+  cancel();
+});

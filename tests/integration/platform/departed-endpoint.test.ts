@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../../src-host/host/cluster.ts";
 import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
+import { VirtualClock } from "../../../src-host/host/clock.ts";
 import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
 import { parseDebugHeader, type DebugScores } from "../../../src-host/fuzz/debug-header.ts";
 
@@ -111,4 +112,52 @@ test("one failed poll between good ones forgets nothing", () => {
   assert.ok(typeof held === "number" && held > 0, `still remembered: ${held}`);
   assert.equal(back.endpoint, holder);
   assert.equal(s.harness.counter("evicted_endpoints"), 0);
+});
+
+test("with a poll timeout past the interval, one timed-out poll is not taken for two", () => {
+  // A poll that times out holds back the next (one call per endpoint at a time): with TIMEOUT_LONG > POLL_MS the
+  // second failed poll ends later than 2 × POLL_MS + TIMEOUT_LONG after the last success.
+  const TIMEOUT_LONG = 500;
+  const clusters = new ClusterRegistry();
+  let calls = 0;
+  let hanging = "";
+  const clock = new VirtualClock();
+  PODS.forEach((address, i) => {
+    clusters.add({
+      name: `metrics-${i}`,
+      hosts: () => [],
+      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
+        const ok = () => respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: 0, kv: 0.1 })), trailers: [] });
+        if (address !== hanging) return ok();
+        // The first call after it hangs times out; the next is answered, slowly but within the timeout.
+        if (calls++ === 0) return;
+        clock.after(TIMEOUT_LONG - 100, ok);
+      },
+    });
+  });
+  const harness = new StaticClusterHarness({
+    flavor: "envoy",
+    workers: 1,
+    clusters,
+    clock,
+    pluginConfig: JSON.stringify({
+      endpoints: PODS.map((address, i) => ({ address, metricsCluster: `metrics-${i}` })),
+      metrics: { pollIntervalMs: POLL_MS, pollTimeoutMs: TIMEOUT_LONG, snapshotTtlMs: 0 },
+      debug: { header: true },
+    }),
+    log: () => {},
+  });
+  const s: Stock = { harness, down: new Set() };
+  advance(s, POLL_MS * 2);
+  const holder = decide(s).endpoint;
+  hanging = holder;
+  const before = matchedOn(decide(s), holder);
+  assert.ok(typeof before === "number" && before > 0, `the index remembers the prompt on ${holder}: ${before}`);
+  for (let t = 0; calls < 2 || t < POLL_MS * 2 + TIMEOUT_LONG * 2; t += 50) {
+    advance(s, 50);
+    assert.notEqual(matchedOn(decide(s, OTHER_PROMPT), holder), "untracked", `one failed poll, at +${t + 50} ms`);
+  }
+  assert.equal(s.harness.counter("evicted_endpoints"), 0);
+  const after = matchedOn(decide(s), holder);
+  assert.ok(typeof after === "number" && after > 0, `still remembered: ${after}`);
 });
