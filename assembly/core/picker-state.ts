@@ -138,6 +138,14 @@ export class PickerState {
     return <i32>min<f64>(chunks, <f64>c.capacityPerEndpoint);
   }
 
+  /** Ends a registry refresh (EndpointRegistry.endRefresh): the endpoints not seen since beginRefresh() are evicted,
+   *  forgotten everywhere and counted. */
+  evictUnseen(): void {
+    const evicted = this.registry.endRefresh(this.evicted);
+    for (let e = 0; e < evicted; e++) this.forget(unchecked(this.evicted[e]));
+    if (evicted > 0) this.telemetry.add(this.telemetry.evictedEndpoints, evicted);
+  }
+
   /** Forgets a departed endpoint everywhere it is remembered. */
   forget(slot: i32): void {
     this.index.purge(slot);

@@ -114,9 +114,7 @@ export class EnvoyPlatform extends Platform {
       // Cannot fail: every configured endpoint had a slot at configure time, and none holds more than one.
       unchecked((this.slots[i] = registry.see(ptr, <usize>addr.byteLength, addressHash(ptr, <usize>addr.byteLength))));
     }
-    const evicted = registry.endRefresh(state.evicted);
-    for (let e = 0; e < evicted; e++) state.forget(unchecked(state.evicted[e]));
-    if (evicted > 0) state.telemetry.add(state.telemetry.evictedEndpoints, evicted);
+    state.evictUnseen();
     // The endpoints back get their record now, as a new slot (see() cleared its metrics and health). Their caches are
     // taken for empty from the poll that found them back: hints published before (shared data outlives the slot)
     // do not count for them.

@@ -54,9 +54,7 @@ export class HigressPlatform extends Platform {
       const slot = registry.lookup(parser.addressHash(i), parser.addressPtr(i), parser.addressLen(i));
       if (slot >= 0) this.applyHost(state, parser, i, registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i)), nowMs);
     }
-    const evicted = registry.endRefresh(state.evicted);
-    for (let e = 0; e < evicted; e++) state.forget(unchecked(state.evicted[e]));
-    if (evicted > 0) state.telemetry.add(state.telemetry.evictedEndpoints, evicted);
+    state.evictUnseen();
     for (let i = 0; i < n; i++) {
       if (parser.hostError(i) || registry.lookup(parser.addressHash(i), parser.addressPtr(i), parser.addressLen(i)) >= 0) continue;
       const slot = registry.see(parser.addressPtr(i), parser.addressLen(i), parser.addressHash(i));
