@@ -11,6 +11,7 @@ import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
 import { splitAddress } from "./health-checker.ts";
 import { upstreamReset } from "./upstream-reset.ts";
 import type { RequestRecord } from "./request-log.ts";
+import { localReplyHeaders } from "../host/local-reply-headers.ts";
 import type { Router } from "./router.ts";
 
 const EMPTY = new Uint8Array(0);
@@ -527,11 +528,8 @@ export class ProxiedRequest {
     this.upstreamStatus = status;
     this.cancelUpstream();
     const body = enc.encode(text);
-    const headers: HeaderList = [
-      [":status", String(status)],
-      ["content-type", "text/plain"],
-      ["content-length", String(body.length)],
-    ];
+    // http/utility.cc prepareLocalReply, as for a filter's local reply.
+    const headers = localReplyHeaders(status, [], body.length);
     let out: Uint8Array = body;
     if (viaFilter && this.stream && !this.stream.bypass) {
       this.stream.encodeHeaders(headers, false);

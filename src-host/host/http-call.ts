@@ -13,19 +13,14 @@
 //   the callback, the code is not), proxy_on_http_call_response(token, 0, 0, 0), and no response map or
 //   body (getConstMap / getBuffer return nullptr).
 import type { HttpCallOutcome, HttpCallResponse } from "./cluster.ts";
-import type { HeaderList } from "./header-map.ts";
+import { localReplyHeaders } from "./local-reply-headers.ts";
 
 const enc = new TextEncoder();
 
 /** The router's local reply, as Envoy's Utility::sendLocalReply writes it (status, text body). */
 function localReply(status: number, text: string): HttpCallResponse {
   const body = enc.encode(text);
-  const headers: HeaderList = [
-    [":status", String(status)],
-    ["content-length", String(body.length)],
-    ["content-type", "text/plain"],
-  ];
-  return { headers, body, trailers: [] };
+  return { headers: localReplyHeaders(status, [], body.length), body, trailers: [] };
 }
 
 /** router.cc Filter::onUpstreamReset with no response yet: 503 and the reset reason. */

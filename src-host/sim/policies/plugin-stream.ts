@@ -8,6 +8,7 @@ import type { FilterStream } from "../../host/filter-stream.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
 import { RESPONSE_FLAG_BITS } from "../../host/response-flags.ts";
 import { requestHeaders, sendRequest } from "../../harness/plugin-request.ts";
+import { localReplyHeaders } from "../../host/local-reply-headers.ts";
 import { ECONNREFUSED, connectFailure, connectionTermination } from "../../gateway/upstream-reset.ts";
 import type { RequestEnd } from "./policy.ts";
 
@@ -51,7 +52,7 @@ export function ended(stream: FilterStream, end: RequestEnd): void {
   }
   stream.state.responseCodeDetails = reset.details;
   const body = enc.encode(reset.body);
-  stream.encodeHeaders([[":status", "503"], ["content-length", String(body.length)], ["content-type", "text/plain"]], false);
+  stream.encodeHeaders(localReplyHeaders(503, [], body.length), false);
   stream.encodeData(body, true);
   stream.finish();
 }
