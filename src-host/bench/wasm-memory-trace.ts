@@ -1,7 +1,8 @@
 // Deterministic memory-access traces for a WebAssembly module: binaryen's instrument-memory pass routes every load
 // and store through imported functions (env.load_ptr / env.store_ptr give the address, the *_val_* ones the value),
-// which call `onAccess` with the address and width and hand the pointer or value back unchanged. Slow (a call into
-// JS per access): for counting which memory a piece of code touches, never for timing it.
+// which call `onAccess` with the address and width and hand the pointer or value back unchanged. Accesses are reported
+// as their addresses are computed (a store's before the loads of the value it stores). Slow (a call into JS per
+// access): for counting which memory a piece of code touches, never for timing it.
 import { createRequire } from "node:module";
 import type binaryenModule from "binaryen";
 
