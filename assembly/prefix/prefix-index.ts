@@ -463,6 +463,46 @@ export class PrefixIndex {
     return listed == this.total && this.headsConsistent();
   }
 
+  /**
+   * Buckets a lookup of (hash, slot) reads, as find() does; negative when the hash is not held. For benches and
+   * diagnostics.
+   */
+  probeLength(slot: i32, hash: u64): i32 {
+    if (!this.validSlot(slot)) return 0;
+    let bucket = this.home(hash, slot);
+    const expected = this.tag(hash, slot);
+    for (let distance: u32 = 0; distance <= PREFIX_INDEX_MAX_PROBE; distance++) {
+      const word = unchecked(this.table[bucket]);
+      if (word == 0 || distanceOf(word) < distance) return -<i32>(distance + 1);
+      if ((word & this.tagField) == expected && distanceOf(word) == distance) {
+        const entry = this.entryOf(word);
+        if (entry >= 0 && entry / this.capacityPerEndpoint == slot && this.keyOf(entry) == hash) return <i32>distance + 1;
+      }
+      bucket = (bucket + 1) & this.tableMask;
+    }
+    return -<i32>(PREFIX_INDEX_MAX_PROBE + 1);
+  }
+
+  /**
+   * The index's memory as [start, end) address pairs: table, entry records, stamps, head counts, head flags
+   * (allocates: benches and diagnostics only, to tell which structure a memory access touches).
+   */
+  memoryRegions(): StaticArray<usize> {
+    const regions = new StaticArray<usize>(10);
+    const table = changetype<usize>(this.table);
+    regions[0] = table;
+    regions[1] = table + (<usize>(this.tableMask + 1) << 2);
+    regions[2] = this.recordsBase;
+    regions[3] = this.stampsBase;
+    regions[4] = this.stampsBase;
+    regions[5] = this.stampsBase + (<usize>this.entryCount << 2);
+    regions[6] = changetype<usize>(this.headCounts);
+    regions[7] = regions[6] + (<usize>this.headCounts.length << 1);
+    regions[8] = changetype<usize>(this.headFlags);
+    regions[9] = regions[8] + (<usize>this.headFlags.length << 2);
+    return regions;
+  }
+
   // isConsistent's check of the head counts and flags (allocates: tests and diagnostics only).
   private headsConsistent(): bool {
     const counts = new StaticArray<u32>(HEAD_BUCKETS * this.maxEndpoints);

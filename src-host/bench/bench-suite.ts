@@ -59,7 +59,7 @@ function settings(quick: boolean) {
       ? { sizes: [KiB], endpointCounts: [8, MANY_ENDPOINTS], rounds: 3, targetMs: 2, variants: 1 }
       : { sizes: [KiB, 16 * KiB, 256 * KiB], endpointCounts: [8, 64, MANY_ENDPOINTS], rounds: 9, targetMs: 20, variants: 4 },
     xxh64: { bytes: MiB, rounds: quick ? 3 : 21, targetMs: quick ? 2 : 25 },
-    index: { fills: quick ? [0.01, 1] : [0.01, 0.1, 0.5, 1], rounds: quick ? 3 : 15, targetMs: quick ? 2 : 25, chainLength: 32, activeEndpoints: 8 },
+    index: { fills: quick ? [0.01, 1] : [0.01, 0.1, 0.5, 1], rounds: quick ? 3 : 15, targetMs: quick ? 2 : 25, chainLength: 32, activeEndpoints: 8, countedOps: quick ? 100 : 500, modeledCacheBytes: MiB },
     memory: quick
       ? { requests: 4_000, warmupRequests: 1_000, checkpoints: [2_000, 3_000] }
       : { requests: 1_000_000, warmupRequests: 50_000, checkpoints: [100_000, 250_000, 500_000, 750_000] },

@@ -7,6 +7,7 @@
 import { compileAs } from "../wasm/compile-as.ts";
 import { INDEX_HARNESS_ENTRY } from "../wasm/guest-entries.ts";
 import { interleavedRounds, medianRatio, type Contender } from "./interleaved-rounds.ts";
+import { indexOpCount, type IndexOpCountResult } from "./index-op-count.ts";
 
 export interface IndexHarness {
   defaultMaxEndpoints(): number;
@@ -42,6 +43,10 @@ export interface IndexCostOptions {
   chainLength: number;
   /** Endpoints each chain is matched against. */
   activeEndpoints: number;
+  /** Operations counted (not timed) at 1% and 100% fill, after as many warm-up operations as the timed runs have. */
+  countedOps: number;
+  /** Size of the least-recently-used cache the counts model. */
+  modeledCacheBytes: number;
 }
 
 export interface IndexFillRow {
@@ -69,6 +74,8 @@ export interface IndexCostResult {
   ratioFullToOnePercent: number;
   /** A full index of maxEndpoints x capacityPerEndpoint entries that fits in the CPU caches, in the same rounds. */
   inCacheControl: { capacityPerEndpoint: number; entries: number; nsPerOp: number; maxDisplacement: number; ratioToOnePercent: number };
+  /** The same operation at 1% and 100% fill, counted: wasm operations, probe lengths, cache lines. */
+  counts: IndexOpCountResult;
 }
 
 export async function indexCost(options: IndexCostOptions): Promise<IndexCostResult> {
@@ -91,7 +98,8 @@ export async function indexCost(options: IndexCostOptions): Promise<IndexCostRes
   });
   contenders.push({ name: "control", run: (n) => void harness.run(controlId, n, chainLength, activeEndpoints) });
   // Until every slot has seen the shared prefix, early operations match less; warm that up untimed.
-  for (const id of [...ids, controlId]) harness.run(id, 50 * harness.defaultMaxEndpoints(), chainLength, activeEndpoints);
+  const warmupOps = 50 * harness.defaultMaxEndpoints();
+  for (const id of [...ids, controlId]) harness.run(id, warmupOps, chainLength, activeEndpoints);
   for (const t of matchedSum.values()) t.matched = t.ops = 0;
 
   const result = interleavedRounds(contenders, { rounds: options.rounds, targetMs: options.targetMs, minIterations: 100, clock: "cpu" });
@@ -105,6 +113,9 @@ export async function indexCost(options: IndexCostOptions): Promise<IndexCostRes
       maxDisplacement: harness.maxDisplacement(ids[i]),
       consistent: Boolean(harness.isConsistent(ids[i])),
     };
+  });
+  const counts = await indexOpCount({
+    fills: [0.01, 1], chainLength, activeEndpoints, ops: options.countedOps, warmupOps, cacheBytes: options.modeledCacheBytes,
   });
   return {
     maxEndpoints: harness.defaultMaxEndpoints(),
@@ -120,5 +131,6 @@ export async function indexCost(options: IndexCostOptions): Promise<IndexCostRes
       maxDisplacement: harness.maxDisplacement(controlId),
       ratioToOnePercent: medianRatio(result.samplesUs.control, result.samplesUs["fill0.01"]),
     },
+    counts,
   };
 }

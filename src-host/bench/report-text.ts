@@ -2,6 +2,7 @@
 // this process), machine-specific microseconds next to them, then the targets as PASS/MISS lines.
 import type { BenchReport } from "./bench-suite.ts";
 import { STAGE_NAMES, type StageName } from "./stage-profile.ts";
+import { INDEX_REGIONS, sum } from "./index-op-count.ts";
 
 const fixed = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
@@ -89,6 +90,22 @@ export function formatReport(report: BenchReport): string {
     const c = ix.inCacheControl;
     out.push(`  in-cache control, a full ${ix.maxEndpoints} x ${c.capacityPerEndpoint} index (same load factor, max probe distance ${c.maxDisplacement}): ` +
       `${fixed(c.nsPerOp, 0)} ns/op, ${fixed(c.ratioToOnePercent, 3)}x the 1% fill cost; the difference is the memory hierarchy`);
+    const k = ix.counts;
+    out.push(`  counted (deterministic, ${int(k.ops)} ops per fill after the warm-up): wasm ops 100% / 1% ${fixed(k.opsRatioFullToOnePercent, 3)}x, ` +
+      `lines a ${sizeLabel(k.cacheBytes)} LRU cache would miss ${fixed(k.coldLinesRatioFullToOnePercent, 3)}x`);
+    const countRows = [["fill", "phase", "wasm ops", "accesses", "lines", "modeled misses", ...INDEX_REGIONS.map((r) => `${r} lines/misses`)]];
+    for (const r of k.rows) {
+      for (const phase of ["match", "record"] as const) {
+        const p = r[phase];
+        countRows.push([`${fixed(r.fill * 100, 0)}%`, phase, int(p.ops), int(p.accesses), fixed(sum(p.lines), 1), fixed(sum(p.coldLines), 1),
+          ...INDEX_REGIONS.map((g) => `${fixed(p.lines[g], 1)}/${fixed(p.coldLines[g], 1)}`)]);
+      }
+    }
+    out.push(...table(countRows));
+    for (const r of k.rows) {
+      out.push(`  ${fixed(r.fill * 100, 0)}% fill: a lookup of the chain in the chosen slot reads ${fixed(r.probeHit, 2)} buckets when it finds its hash, ` +
+        `${fixed(r.probeMiss, 2)} when not (${fixed(r.missShare * 100, 0)}% of them)`);
+    }
   }
 
   const mem = report.memory;

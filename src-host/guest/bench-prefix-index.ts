@@ -83,20 +83,65 @@ export function createFilled(fill: f64, chainLength: i32, activeCount: i32, capa
  */
 export function run(id: i32, ops: i32, chainLength: i32, activeCount: i32): f64 {
   const index = indexes[id];
-  const endpoints = index.maxEndpoints;
-  const shared = chainLength >> 1;
-  for (let i = 0; i < shared; i++) chain[i] = mix(HOT_BASE + <u64>i);
+  fillSharedPrefix(chainLength);
   let total: f64 = 0;
   for (let op = 0; op < ops; op++) {
-    const slot = <i32>(nextRandom() % <u32>endpoints);
-    for (let i = shared; i < chainLength; i++) chain[i] = mix(++uniqueCounter);
-    for (let a = 0; a < activeCount; a++) activeSlots[a] = (slot + a) % endpoints;
+    const slot = prepareOp(index, chainLength, activeCount);
     index.match(chain, chainLength, activeSlots, activeCount, matched, routedSince);
     total += <f64>matched[slot];
     clockMs += 1;
     index.record(slot, chain, chainLength, clockMs);
   }
   return total;
+}
+
+// @ts-ignore: decorator
+@inline function fillSharedPrefix(chainLength: i32): void {
+  const shared = chainLength >> 1;
+  for (let i = 0; i < shared; i++) chain[i] = mix(HOT_BASE + <u64>i);
+}
+
+/** The next operation's slot, chain and active slots (the same sequence run() makes). */
+// @ts-ignore: decorator
+@inline function prepareOp(index: PrefixIndex, chainLength: i32, activeCount: i32): i32 {
+  const endpoints = index.maxEndpoints;
+  const slot = <i32>(nextRandom() % <u32>endpoints);
+  for (let i = chainLength >> 1; i < chainLength; i++) chain[i] = mix(++uniqueCounter);
+  for (let a = 0; a < activeCount; a++) activeSlots[a] = (slot + a) % endpoints;
+  return slot;
+}
+
+// One operation of run() in three calls, for the op-count and memory-trace bench (src-host/bench/index-op-count.ts),
+// which counts what match and record each do between them: step(), then stepMatch(), then stepRecord().
+let stepSlot: i32 = 0;
+
+/** Prepares the next operation (as run() does) and returns its slot. */
+export function step(id: i32, chainLength: i32, activeCount: i32): i32 {
+  fillSharedPrefix(chainLength);
+  stepSlot = prepareOp(indexes[id], chainLength, activeCount);
+  return stepSlot;
+}
+
+/** The prepared operation's match; returns the chosen slot's matched length. */
+export function stepMatch(id: i32, chainLength: i32, activeCount: i32): i32 {
+  indexes[id].match(chain, chainLength, activeSlots, activeCount, matched, routedSince);
+  return matched[stepSlot];
+}
+
+export function stepRecord(id: i32, chainLength: i32): void {
+  clockMs += 1;
+  indexes[id].record(stepSlot, chain, chainLength, clockMs);
+}
+
+/** Buckets find() reads for the prepared chain's hash at `position` in the prepared slot, negative for a miss. */
+export function stepProbe(id: i32, position: i32): i32 {
+  return indexes[id].probeLength(stepSlot, chain[position]);
+}
+
+/** Start of index `id`'s memory region `region` (PrefixIndex.memoryRegions: start, end pairs); -1 past the last. */
+export function memoryRegion(id: i32, k: i32): f64 {
+  const regions = indexes[id].memoryRegions();
+  return k < regions.length ? <f64>regions[k] : -1;
 }
 
 export function totalEntries(id: i32): i32 {

@@ -874,3 +874,37 @@ describe("PrefixIndex probe bound after deletions", () => {
     for (let i = 1; i <= bound; i++) expect<bool>(index.has(0, colliding[i])).toBe(true);
   });
 });
+
+describe("PrefixIndex probe length (bench diagnostics)", () => {
+  it("counts the buckets a lookup reads: the run up to the key, or up to the run's end for a missing key", () => {
+    // One endpoint x 64 entries: a 256-bucket table; the keys all have home bucket 10, so the i-th recorded sits at
+    // distance i (equal distances do not displace each other).
+    const index = new PrefixIndex(1, 64);
+    const colliding = new StaticArray<u64>(6);
+    for (let i = 0; i < 6; i++) colliding[i] = hashWithMixedKey((<u64>5 << 57) | <u64>(i * 0x10001 + 7), 0);
+    for (let i = 0; i < 5; i++) record(index, 0, [colliding[i]]);
+    for (let i = 0; i < 5; i++) expect<i32>(index.probeLength(0, colliding[i])).toBe(i + 1);
+    // Not held: the five buckets of the run, then the empty one after it.
+    expect<i32>(index.probeLength(0, colliding[5])).toBe(-6);
+    // A hash whose home is empty reads that bucket alone.
+    expect<i32>(index.probeLength(0, hashWithMixedKey(<u64>200 << 56, 0))).toBe(-1);
+    expect<i32>(index.probeLength(1, colliding[0])).toBe(0, "invalid slot");
+  });
+
+  it("names the index's memory regions, disjoint, in construction order", () => {
+    const index = new PrefixIndex(4, 100);
+    const regions = index.memoryRegions();
+    expect<i32>(regions.length).toBe(10);
+    // table: 4 buckets per entry, rounded up to a power of two (400 entries -> 2,048 buckets).
+    expect<usize>(regions[1] - regions[0]).toBe(2048 * 4);
+    expect<usize>(regions[3] - regions[2]).toBe(400 * 16); // records
+    expect<usize>(regions[5] - regions[4]).toBe(400 * 4); // stamps
+    expect<usize>(regions[7] - regions[6]).toBe(64 * 4 * 2); // head counts
+    expect<usize>(regions[9] - regions[8]).toBe(((400 + 31) >> 5) * 4); // head flags
+    for (let r = 0; r < 5; r++) {
+      for (let q = 0; q < 5; q++) {
+        if (q != r) expect<bool>(regions[2 * r + 1] <= regions[2 * q] || regions[2 * q + 1] <= regions[2 * r]).toBe(true);
+      }
+    }
+  });
+});

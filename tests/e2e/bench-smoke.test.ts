@@ -97,6 +97,20 @@ test("quick run: the index bench does the same work at 1% and 100% fill, on a co
   assert.equal(control.entries, ix.maxEndpoints * control.capacityPerEndpoint, "the in-cache control is full");
   positiveFinite(control.nsPerOp, "in-cache control ns/op");
   positiveFinite(control.ratioToOnePercent, "in-cache control / 1% fill");
+  const counts = ix.counts;
+  assert.deepEqual(counts.rows.map((row) => row.fill), [0.01, 1]);
+  for (const row of counts.rows) {
+    for (const phase of [row.match, row.record]) {
+      positiveFinite(phase.ops, `fill ${row.fill}: wasm ops`);
+      // Every table bucket, entry record and stamp the operation reads or writes is counted in some line.
+      assert.ok(phase.lines.table > 0 && phase.lines.records > 0 && phase.lines.stamps > 0, `fill ${row.fill}: the index's lines are attributed`);
+      for (const region of Object.keys(phase.lines) as (keyof typeof phase.lines)[]) assert.ok(phase.coldLines[region] <= phase.lines[region]);
+    }
+    // Half of each chain is new: its lookups miss, after at least one bucket.
+    assert.ok(row.missShare > 0 && row.probeHit >= 1 && row.probeMiss >= 1);
+  }
+  positiveFinite(counts.opsRatioFullToOnePercent, "op count ratio");
+  positiveFinite(counts.coldLinesRatioFullToOnePercent, "modeled miss ratio");
 });
 
 test("quick run: memory figures are present and consistent", async () => {
