@@ -126,23 +126,43 @@ export class MessageEntryWriter {
     let firstMember = true;
     // The common message, {"role":"<string>","content":"<string>"}, read straight as the loop's first rounds read it;
     // at the first member that differs the loop goes on from there.
-    if (sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
+    let contentKey = false;
+    const at = w.len;
+    // A short plain role and the content key after it read in one call, the head written as head() writes it then
+    // (which leaves emission going on: the room for it was there).
+    const roleLen = !w.full && at + FIRST_BLOCK + 2 <= w.cap
+      ? sc.nextFirstMemberAndKey(ROLE_KEY, ROLE_KEY_BYTES, CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES, w.ptr + <usize>at + 1)
+      : -1;
+    if (roleLen >= 0) {
+      firstMember = false;
+      recordStart = at;
+      const roleAt = w.ptr + <usize>at;
+      store<u8>(roleAt, RS);
+      store<u8>(roleAt + 1 + <usize>roleLen, US);
+      w.len = at + roleLen + 2;
+      // The role's bytes as copied: the same as the body's.
+      role = messageRole(roleAt + 1, roleAt + 1 + <usize>roleLen, false);
+      if (role != MessageRole.System) core.conversationStarts(at);
+      headDone = true;
+      contentKey = true;
+    } else if (sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
       firstMember = false;
       recordStart = w.len;
       role = this.head(sc);
       headDone = true;
       if (core.stopped()) return false;
-      if (sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
-        const t = w.nextDecoded(sc);
-        if (t != JsonToken.String) this.content.content(sc, t);
-        content = CONTENT_WRITTEN;
-        if (core.stopped()) return false;
-        // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
-        // check above, so emission still goes on).
-        if (sc.nextIsObjEnd()) {
-          core.messageEndedGoingOn(role, recordStart);
-          return true;
-        }
+      contentKey = sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES);
+    }
+    if (contentKey) {
+      const t = w.nextDecoded(sc);
+      if (t != JsonToken.String) this.content.content(sc, t);
+      content = CONTENT_WRITTEN;
+      if (core.stopped()) return false;
+      // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
+      // check above, so emission still goes on).
+      if (sc.nextIsObjEnd()) {
+        core.messageEndedGoingOn(role, recordStart);
+        return true;
       }
     }
     // What the loop reads besides: nothing recorded, no attribute or item written yet.
