@@ -293,6 +293,38 @@ export class JsonScanner {
   }
 
   /**
+   * nextIsObjEnd() and, when it reads the '}', nextIsElementObject() right after it, in one call: 0 when the first would
+   * read nothing (nothing changed), 1 when only the first reads, 2 when both do (the scanner as after both, its state
+   * written once).
+   */
+  // @ts-ignore: decorator
+  @inline nextObjEndThenElementObject(): i32 {
+    const p = this.pos;
+    const limit = this.limit;
+    if (this.expect != AFTER_MEMBER || p >= limit || load<u8>(p) != 0x7d) return 0;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return 0;
+    // The object was an array element and another object follows at once: ',' and '{' after its '}'. Its close and the
+    // next one's open leave the depth and afterAt as they were.
+    if (left >= 2 && unchecked(this.afterAt[this.depth - 1]) == AFTER_ELEMENT && p + 3 <= limit && load<u16>(p, 1) == 0x7b2c) {
+      budget.left = left - 2;
+      const open = p + 2;
+      this.tokenStart = open;
+      this.isKey = false;
+      this.start = open;
+      this.end = open + 1;
+      this.pos = open + 1;
+      this.expect = KEY_OR_OBJ_END;
+      this.token = JsonToken.ObjStart;
+      return 2;
+    }
+    budget.left = left - 1;
+    this.close(p, JsonToken.ObjEnd);
+    return 1;
+  }
+
+  /**
    * Reads the next token as next() would when it is an object that follows an array element at once: ',' and '{' at
    * the read position; false, with nothing changed, otherwise (whitespace, another value, no step left, too deep).
    */

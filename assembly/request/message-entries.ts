@@ -58,6 +58,8 @@ export class MessageEntryWriter {
   private itemMembers: bool = false;
   private itemLeft: i32 = 0;
   private itemSteps: i32 = -1;
+  // The last entry() read the '{' of the entry after it (nextObjEndThenElementObject), which entries() reads next.
+  private nextOpened: bool = false;
   // The first token of the value itemMember read, and where it starts.
   private valueToken: i32 = 0;
   private valueStart: usize = 0;
@@ -91,6 +93,11 @@ export class MessageEntryWriter {
     while (true) {
       if (t == JsonToken.ObjStart) {
         if (!this.entry(sc)) return;
+        // The entry read the next one's '{' with its own '}'.
+        if (this.nextOpened) {
+          this.nextOpened = false;
+          continue;
+        }
       } else {
         const start = sc.tokenStart;
         if (!core.ok(sc.skipValue())) return;
@@ -159,9 +166,12 @@ export class MessageEntryWriter {
       content = CONTENT_WRITTEN;
       if (core.stopped()) return false;
       // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
-      // check above, so emission still goes on).
-      if (sc.nextIsObjEnd()) {
+      // check above, so emission still goes on). A next message right after it is opened too (nextOpened), as
+      // entries() would open it next.
+      const ended = sc.nextObjEndThenElementObject();
+      if (ended != 0) {
         core.messageEndedGoingOn(role, recordStart);
+        this.nextOpened = ended == 2;
         return true;
       }
     }
