@@ -237,6 +237,46 @@ export class JsonScanner {
   }
 
   /**
+   * The three tokens nextKeyBytes(roleKey, 0, roleBytes), nextShortPlainValue(dst) and nextKeyBytes(contentLo,
+   * contentHi, contentBytes) read when all three succeed, in one call: a message's first member, a short plain string
+   * (copied to dst as nextShortPlainValue copies it), and the key of the member after it, which starts with ','
+   * (roleBytes up to 8, contentBytes 9 to 16). The scanner ends as after the third, its state written once instead of
+   * three times. Returns the value's length; -1, with nothing changed but the bytes at dst, when any of the three
+   * would fail (the caller then reads them one at a time).
+   */
+  // @ts-ignore: decorator
+  @inline nextFirstMemberAndKey(roleKey: u64, roleBytes: usize, contentLo: u64, contentHi: u64, contentBytes: usize, dst: usize): i32 {
+    if (this.expect != KEY_OR_OBJ_END) return -1;
+    const p = this.pos;
+    const limit = this.limit;
+    // 16 bytes from p cover the key and the value's quote; copyFirstPlainBlock checks the value's block.
+    if (p + 16 > limit || (load<u64>(p) & (<u64>-1 >> ((8 - roleBytes) << 3))) != roleKey) return -1;
+    const q = p + roleBytes + 1;
+    if (load<u8>(q - 1) != 0x22) return -1;
+    const k = copyFirstPlainBlock(q, limit, dst, dst + <usize>FIRST_BLOCK);
+    const close = q + <usize>k;
+    if (<u32>k >= <u32>FIRST_BLOCK || load<u8>(close) != 0x22) return -1;
+    const c = close + 1;
+    if (c + 16 > limit || load<u64>(c) != contentLo || (load<u64>(c, 8) & (<u64>-1 >> ((16 - contentBytes) << 3))) != contentHi) {
+      return -1;
+    }
+    const budget = this.budget;
+    const left = budget.left;
+    if (left < 3) return -1;
+    budget.left = left - 3;
+    const colon = c + contentBytes - 1;
+    this.tokenStart = c + 1;
+    this.start = c + 2;
+    this.end = colon - 1;
+    this.hasEscapes = false;
+    this.pos = colon + 1;
+    this.expect = VALUE_MEMBER;
+    this.isKey = true;
+    this.token = JsonToken.String;
+    return k;
+  }
+
+  /**
    * Reads the next token as next() would when it is the '}' at the read position that ends an object after a member;
    * false, with nothing changed, otherwise (whitespace, another member, no step left).
    */
@@ -250,6 +290,38 @@ export class JsonScanner {
     budget.left = left - 1;
     this.close(p, JsonToken.ObjEnd);
     return true;
+  }
+
+  /**
+   * nextIsObjEnd() and, when it reads the '}', nextIsElementObject() right after it, in one call: 0 when the first would
+   * read nothing (nothing changed), 1 when only the first reads, 2 when both do (the scanner as after both, its state
+   * written once).
+   */
+  // @ts-ignore: decorator
+  @inline nextObjEndThenElementObject(): i32 {
+    const p = this.pos;
+    const limit = this.limit;
+    if (this.expect != AFTER_MEMBER || p >= limit || load<u8>(p) != 0x7d) return 0;
+    const budget = this.budget;
+    const left = budget.left;
+    if (left <= 0) return 0;
+    // The object was an array element and another object follows at once: ',' and '{' after its '}'. Its close and the
+    // next one's open leave the depth and afterAt as they were.
+    if (left >= 2 && unchecked(this.afterAt[this.depth - 1]) == AFTER_ELEMENT && p + 3 <= limit && load<u16>(p, 1) == 0x7b2c) {
+      budget.left = left - 2;
+      const open = p + 2;
+      this.tokenStart = open;
+      this.isKey = false;
+      this.start = open;
+      this.end = open + 1;
+      this.pos = open + 1;
+      this.expect = KEY_OR_OBJ_END;
+      this.token = JsonToken.ObjStart;
+      return 2;
+    }
+    budget.left = left - 1;
+    this.close(p, JsonToken.ObjEnd);
+    return 1;
   }
 
   /**

@@ -58,6 +58,8 @@ export class MessageEntryWriter {
   private itemMembers: bool = false;
   private itemLeft: i32 = 0;
   private itemSteps: i32 = -1;
+  // The last entry() read the '{' of the entry after it (nextObjEndThenElementObject), which entries() reads next.
+  private nextOpened: bool = false;
   // The first token of the value itemMember read, and where it starts.
   private valueToken: i32 = 0;
   private valueStart: usize = 0;
@@ -91,6 +93,11 @@ export class MessageEntryWriter {
     while (true) {
       if (t == JsonToken.ObjStart) {
         if (!this.entry(sc)) return;
+        // The entry read the next one's '{' with its own '}'.
+        if (this.nextOpened) {
+          this.nextOpened = false;
+          continue;
+        }
       } else {
         const start = sc.tokenStart;
         if (!core.ok(sc.skipValue())) return;
@@ -126,23 +133,46 @@ export class MessageEntryWriter {
     let firstMember = true;
     // The common message, {"role":"<string>","content":"<string>"}, read straight as the loop's first rounds read it;
     // at the first member that differs the loop goes on from there.
-    if (sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
+    let contentKey = false;
+    const at = w.len;
+    // A short plain role and the content key after it read in one call, the head written as head() writes it then
+    // (which leaves emission going on: the room for it was there).
+    const roleLen = !w.full && at + FIRST_BLOCK + 2 <= w.cap
+      ? sc.nextFirstMemberAndKey(ROLE_KEY, ROLE_KEY_BYTES, CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES, w.ptr + <usize>at + 1)
+      : -1;
+    if (roleLen >= 0) {
+      firstMember = false;
+      recordStart = at;
+      const roleAt = w.ptr + <usize>at;
+      store<u8>(roleAt, RS);
+      store<u8>(roleAt + 1 + <usize>roleLen, US);
+      w.len = at + roleLen + 2;
+      // The role's bytes as copied: the same as the body's.
+      role = messageRole(roleAt + 1, roleAt + 1 + <usize>roleLen, false);
+      if (role != MessageRole.System) core.conversationStarts(at);
+      headDone = true;
+      contentKey = true;
+    } else if (sc.nextKeyBytes(ROLE_KEY, 0, ROLE_KEY_BYTES)) {
       firstMember = false;
       recordStart = w.len;
       role = this.head(sc);
       headDone = true;
       if (core.stopped()) return false;
-      if (sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES)) {
-        const t = w.nextDecoded(sc);
-        if (t != JsonToken.String) this.content.content(sc, t);
-        content = CONTENT_WRITTEN;
-        if (core.stopped()) return false;
-        // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
-        // check above, so emission still goes on).
-        if (sc.nextIsObjEnd()) {
-          core.messageEndedGoingOn(role, recordStart);
-          return true;
-        }
+      contentKey = sc.nextKeyBytes(CONTENT_KEY_LO, CONTENT_KEY_HI, CONTENT_KEY_BYTES);
+    }
+    if (contentKey) {
+      const t = w.nextDecoded(sc);
+      if (t != JsonToken.String) this.content.content(sc, t);
+      content = CONTENT_WRITTEN;
+      if (core.stopped()) return false;
+      // Nothing recorded, no attribute: the end of the loop below comes down to this (nothing written since the
+      // check above, so emission still goes on). A next message right after it is opened too (nextOpened), as
+      // entries() would open it next.
+      const ended = sc.nextObjEndThenElementObject();
+      if (ended != 0) {
+        core.messageEndedGoingOn(role, recordStart);
+        this.nextOpened = ended == 2;
+        return true;
       }
     }
     // What the loop reads besides: nothing recorded, no attribute or item written yet.

@@ -569,6 +569,155 @@ describe("JsonScanner shortcuts: nextKeyBytes, nextIsObjEnd, nextIsElementObject
   });
 });
 
+// Reads doc with a and b to the end, a trying nextFirstMemberAndKey before each token: where it reads, it reads the three
+// tokens next() reads (the value copied as nextShortPlainValue copies it), and where it does not, nothing changes.
+// Returns how many times it read.
+function compareFirstMemberAndKey(doc: string, steps: i32): i32 {
+  const a = new JsonScanner(4);
+  const b = new JsonScanner(4);
+  setDoc(a, doc, steps);
+  b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+  const dst = changetype<usize>(shortValueCopy);
+  let read = 0;
+  for (let i = 0; i < 40; i++) {
+    const pos = a.pos;
+    const left = a.stepsLeft;
+    const token = a.token;
+    const k = a.nextFirstMemberAndKey(KEY_ROLE, 7, KEY_CONTENT_LO, KEY_CONTENT_HI, 11, dst);
+    let t: i32;
+    if (k >= 0) {
+      read++;
+      t = a.token;
+      expect(b.next()).toBe(JsonToken.String, doc);
+      expect(b.isKey).toBe(true, doc);
+      expect(b.next()).toBe(JsonToken.String, doc);
+      expect(k).toBe(<i32>(b.end - b.start), doc);
+      expect(b.hasEscapes).toBe(false, doc);
+      expect(memory.compare(dst, b.start, <usize>k)).toBe(0, doc);
+    } else {
+      expect(a.pos).toBe(pos, doc);
+      expect(a.stepsLeft).toBe(left, doc);
+      expect(a.token).toBe(token, doc);
+      t = a.next();
+    }
+    const bt = b.next();
+    if (t != bt || a.token != b.token || a.start != b.start || a.end != b.end || a.tokenStart != b.tokenStart ||
+        a.pos != b.pos || a.isKey != b.isKey || a.hasEscapes != b.hasEscapes || a.depth != b.depth ||
+        a.stepsLeft != b.stepsLeft) {
+      expect(t).toBe(bt, doc);
+      expect(a.token).toBe(b.token, doc);
+      expect(a.start).toBe(b.start, doc);
+      expect(a.end).toBe(b.end, doc);
+      expect(a.tokenStart).toBe(b.tokenStart, doc);
+      expect(a.pos).toBe(b.pos, doc);
+      expect(a.isKey).toBe(b.isKey, doc);
+      expect(a.hasEscapes).toBe(b.hasEscapes, doc);
+      expect(a.depth).toBe(b.depth, doc);
+      expect(a.stepsLeft).toBe(b.stepsLeft, doc);
+    }
+    if (t >= JsonToken.End) break;
+  }
+  return read;
+}
+
+describe("JsonScanner.nextFirstMemberAndKey", () => {
+  it("reads the three tokens next() reads, to the last step, and changes nothing where it does not apply", () => {
+    const docs: string[] = [
+      '[{"role":"user","content":"hi there, a long enough text"},{"role":"assistant","content":1},{"role":"u","content":"x"}]',
+      '[{"role":"0123456789abcde","content":"x"},{"role":"0123456789abcdef","content":"x"},{"role":"","content":"x"}]',
+      '[{"role":"us\\u0065r","content":"x"},{"role":"caf\u00e9","content":"x"},{"role":"a\tb","content":"x"}]',
+      '[{"role":"user" ,"content":"x"},{"role":"user","content" :"x"},{"role":"user", "content":"x"}]',
+      '[{"role":"user","contents":"x"},{"role":"user","name":"n","content":"x"},{"role":1,"content":"x"}]',
+      '[{"content":"x","role":"user"},{"roles":"user","content":"x"},{ "role":"user","content":"x"}]',
+      '{"a":{"role":"user","content":"x"}}',
+      '[{"role":"user","content":"x"}]',
+      '[{"role":"user","content":',
+      '[{"role":"user","conte',
+      '[{"role":"user"',
+    ];
+    let read = 0;
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 24; steps++) read += compareFirstMemberAndKey(docs[i], steps);
+    }
+    expect(read > 0).toBe(true);
+  });
+});
+
+// Reads doc with a and b to the end, a trying nextObjEndThenElementObject before each token: where it reads, it reads
+// the one or two tokens next() reads, and where it does not, nothing changes. Returns how many times it read two.
+function compareObjEndThenElementObject(doc: string, steps: i32, maxDepth: i32): i32 {
+  const a = new JsonScanner(maxDepth);
+  const b = new JsonScanner(maxDepth);
+  setDoc(a, doc, steps);
+  b.reset(changetype<usize>(held), <usize>held.byteLength, steps);
+  let both = 0;
+  for (let i = 0; i < 60; i++) {
+    const pos = a.pos;
+    const left = a.stepsLeft;
+    const token = a.token;
+    const read = a.nextObjEndThenElementObject();
+    let t: i32;
+    if (read > 0) {
+      t = a.token;
+      expect(b.next()).toBe(JsonToken.ObjEnd, doc);
+      if (read == 2) {
+        both++;
+        expect(b.next()).toBe(JsonToken.ObjStart, doc);
+      } else {
+        // Where only the '}' was read, the element object that may follow is not there to read at once.
+        expect(b.nextIsElementObject()).toBe(false, doc);
+        expect(a.nextIsElementObject()).toBe(false, doc);
+        i++;
+        if (b.next() != a.next()) expect(a.token).toBe(b.token, doc);
+        t = a.token;
+      }
+    } else {
+      expect(a.pos).toBe(pos, doc);
+      expect(a.stepsLeft).toBe(left, doc);
+      expect(a.token).toBe(token, doc);
+      t = a.next();
+      b.next();
+    }
+    if (a.token != b.token || a.start != b.start || a.end != b.end || a.tokenStart != b.tokenStart ||
+        a.pos != b.pos || a.isKey != b.isKey || a.hasEscapes != b.hasEscapes || a.depth != b.depth ||
+        a.stepsLeft != b.stepsLeft) {
+      expect(a.token).toBe(b.token, doc);
+      expect(a.start).toBe(b.start, doc);
+      expect(a.end).toBe(b.end, doc);
+      expect(a.tokenStart).toBe(b.tokenStart, doc);
+      expect(a.pos).toBe(b.pos, doc);
+      expect(a.isKey).toBe(b.isKey, doc);
+      expect(a.hasEscapes).toBe(b.hasEscapes, doc);
+      expect(a.depth).toBe(b.depth, doc);
+      expect(a.stepsLeft).toBe(b.stepsLeft, doc);
+    }
+    if (t >= JsonToken.End) break;
+  }
+  return both;
+}
+
+describe("JsonScanner.nextObjEndThenElementObject", () => {
+  it("reads the '}' and the next element's '{' next() reads, to the last step, and changes nothing where it does not apply", () => {
+    const docs: string[] = [
+      '[{"a":"x"},{"b":1},{"c":[{"d":2},{"e":"y\\n"}]},{"f":{"g":3},"h":4},{"i":null} ,{"j":1}, {"k":1},[1],{"l":1}]',
+      '{"a":{"b":1},"c":{"d":2}}',
+      '[{"a":1},{',
+      '[{"a":1},',
+      '[{"a":1}',
+      '[{"a":1}]',
+      '[[{"a":1},{"b":2}],{"c":{"d":[{"e":1},{"f":2}]}}]',
+    ];
+    let both = 0;
+    for (let i = 0; i < docs.length; i++) {
+      for (let steps = 0; steps < 30; steps++) {
+        both += compareObjEndThenElementObject(docs[i], steps, 4);
+        both += compareObjEndThenElementObject(docs[i], steps, 2);
+      }
+    }
+    expect(both > 0).toBe(true);
+  });
+});
+
 describe("parseNumberF64", () => {
   it("agrees with parseFloat on JSON numbers", () => {
     const numbers: string[] = [
