@@ -67,6 +67,9 @@ export interface GatewayOptions {
   /** The HTTP connection manager's `common_http_protocol_options.idle_timeout`: how long a client connection may stay
    *  open without a request in flight. 0 for no limit. Default 1 hour, Envoy's default. */
   connectionIdleTimeoutMs?: number;
+  /** HTTP/1 trailers (Http1ProtocolOptions.enable_trailers; Envoy's default: off, trailers dropped): `downstream` for
+   *  the client side (the HCM's http_protocol_options), `upstream` for the backends (the cluster's). */
+  trailers?: { downstream?: boolean; upstream?: boolean };
   /** Body bytes the plugin may buffer: past it a 413 (request) or 500 (response). Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
@@ -151,6 +154,8 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     streamIdleTimeoutMs: opts.routeIdleTimeoutMs ?? opts.streamIdleTimeoutMs ?? 300_000,
     // http_connection_manager.proto request_timeout: "The default is 0 (disabled)".
     hcmRequestTimeoutMs: opts.hcmRequestTimeoutMs ?? 0,
+    // protocol.proto Http1ProtocolOptions.enable_trailers: "By default, the HTTP/1 codec drops proxied trailers."
+    trailers: { downstream: opts.trailers?.downstream ?? false, upstream: opts.trailers?.upstream ?? false },
     agent,
     complete,
     internalError: (id: number, where: string, e: unknown) => {
