@@ -445,7 +445,7 @@ export class ProxiedRequest {
       // filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge → sendLocalReply(500), no response flag:
       // straight to the client while no response headers went out (sendDirectLocalReply), else a reset.
       if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", "response_payload_too_large", false);
-      else this.resetClient("-");
+      else this.resetWithDetails("-", "response_payload_too_large");
       return true;
     }
     const state = this.stream?.requestState;
@@ -462,12 +462,14 @@ export class ProxiedRequest {
   /** The upstream connection broke after its response started. */
   private onUpstreamAbort(): void {
     if (this.completed || this.upstreamCancelled || this.res.writableEnded) return;
-    const reset = upstreamReset(null);
+    // The router passed the response headers on (onUpstreamHeaders): downstream_response_started_.
+    const reset = upstreamReset(null, true);
     // router.cc Filter::onUpstreamReset → onUpstreamAbort → sendLocalReply (filter_manager.cc
-    // DownstreamFilterManager::sendLocalReply): response headers the filter still holds are replaced by the 503 sent
-    // straight to the client (sendDirectLocalReply); once they went out, the downstream stream is reset.
+    // DownstreamFilterManager::sendLocalReply, which sets the details first): response headers the filter still holds
+    // are replaced by the 503 sent straight to the client (sendDirectLocalReply); once they went out, the downstream
+    // stream is reset.
     if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, reset.details, false);
-    else this.resetClient(reset.flags);
+    else this.resetWithDetails(reset.flags, reset.details);
   }
 
   private onUpstreamError(e: Error): void {
@@ -581,7 +583,7 @@ export class ProxiedRequest {
     // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout) → sendLocalReply: through the
     // filter before any response, straight to the client while the filter holds the response headers, a reset of the
     // downstream stream once they went out.
-    if (this.headersWritten) this.resetClient("UT");
+    if (this.headersWritten) this.resetWithDetails("UT", "response_timeout");
     else this.sendLocal(504, "upstream request timeout", "UT", "response_timeout", !this.responding);
   }
 
@@ -625,7 +627,7 @@ export class ProxiedRequest {
     const status = this.bodyComplete ? 504 : 408;
     if (!this.responding) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout");
     else if (!this.headersWritten) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout", false);
-    else this.resetClient("SI");
+    else this.resetWithDetails("SI", "stream_idle_timeout");
   }
 
   private onClientClose(): void {
@@ -636,6 +638,14 @@ export class ProxiedRequest {
     // Completed first: destroying the upstream side emits its abort events synchronously.
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
     this.cancelUpstream();
+  }
+
+  /** A local reply once response headers went out: DownstreamFilterManager::sendLocalReply sets its details, then, the
+   *  headers being sent, resets the downstream stream (filter_manager_callbacks_.resetStream). */
+  private resetWithDetails(flags: string, details: string): void {
+    if (this.completed) return;
+    this.setDetails(details);
+    this.resetClient(flags);
   }
 
   /** Resets the downstream stream: the client sees its connection close. */
