@@ -10,6 +10,7 @@ import type { Flavor } from "../host/vm.ts";
 import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
 import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
+import { answerCodecError, isCodecError } from "./codec-error-reply.ts";
 import { formatRequestLine, type RequestRecord } from "./request-log.ts";
 import { Router } from "./router.ts";
 
@@ -196,11 +197,29 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       res.destroy();
     }
   });
-  server.on("clientError", (e: NodeJS.ErrnoException, socket) => {
+  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+    else if (isCodecError(e.code)) {
+      const id = ++nextRequest;
+      const conn = connections.get(socket) ?? { id: -1, worker: 0 };
+      const info = {
+        clusterName,
+        sourceAddress: socket.remoteAddress,
+        sourcePort: socket.remotePort,
+        destinationAddress: socket.localAddress,
+        destinationPort: socket.localPort,
+        protocol: "HTTP/1.1",
+        connectionId: conn.id,
+      };
+      try {
+        complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0));
+      } catch (err) {
+        ctx.internalError(id, "codec error", err);
+        socket.destroy();
+      }
+    } else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 
   await new Promise<void>((resolve, reject) => {
