@@ -35,9 +35,9 @@ export interface ProxyContext {
   /** The HCM's request_timeout (0: none), from the stream's start until the whole request passed the filters. */
   hcmRequestTimeoutMs: number;
   /** HTTP/1 trailers (protocol.proto Http1ProtocolOptions.enable_trailers), off by default in Envoy: without it the
-   *  codec drops the trailers it reads (http1 balsa_parser.cc validateAndProcessHeadersOrTrailersImpl skips them; codec_impl.cc ConnectionImpl::onHeaderField ignores them) and
-   *  encodes none (StreamEncoderImpl::encodeTrailersBase just ends the body). `downstream`: the HCM's
-   *  http_protocol_options; `upstream`: the cluster's. */
+   *  codec drops the trailers it reads (http1 balsa_parser.cc validateAndProcessHeadersOrTrailersImpl skips them,
+   *  codec_impl.cc ConnectionImpl::onHeaderField ignores them) and encodes none (StreamEncoderImpl::encodeTrailersBase
+   *  just ends the body). `downstream`: the HCM's http_protocol_options; `upstream`: the cluster's. */
   trailers: { downstream: boolean; upstream: boolean };
   agent: Agent;
   /** Called once per request when it is over. */
