@@ -14,9 +14,11 @@ import type { RequestRecord } from "./request-log.ts";
 
 const enc = new TextEncoder();
 
-/** Node's parse errors that Envoy's codec answers with sendProtocolError's 400 (not its 431 for oversized headers). */
+/** Node's parse errors in a request's headers that Envoy's codec answers with sendProtocolError's 400: not its 431
+ *  for oversized headers, nor the end of the connection in the middle of a request (HPE_INVALID_EOF_STATE), which
+ *  Envoy takes as the client's close (ConnectionManagerImpl::onEvent RemoteClose), not as a parse error. */
 export function isCodecError(code: string | undefined): boolean {
-  return code !== undefined && code.startsWith("HPE_") && code !== "HPE_HEADER_OVERFLOW";
+  return code !== undefined && code.startsWith("HPE_") && code !== "HPE_HEADER_OVERFLOW" && code !== "HPE_INVALID_EOF_STATE";
 }
 
 /** Answers the refused request on `socket` and returns its access-log record. */

@@ -187,9 +187,14 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     const id = nextConnection++;
     connections.set(socket, { id, worker: id % workers });
   });
+  // Requests in progress per connection: a parse error during one (its body) is not the headers' codec error below.
+  const inProgress = new WeakMap<Socket, number>();
   server.on("request", (req, res) => {
     const id = ++nextRequest;
     const conn = connections.get(req.socket) ?? { id: -1, worker: 0 };
+    const socket = req.socket;
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    res.once("close", () => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1));
     try {
       new ProxiedRequest(ctx, id, conn, req, res).start();
     } catch (e) {
@@ -201,7 +206,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else if (isCodecError(e.code)) {
+    else if (isCodecError(e.code) && !inProgress.get(socket)) {
       const id = ++nextRequest;
       const conn = connections.get(socket) ?? { id: -1, worker: 0 };
       const info = {
