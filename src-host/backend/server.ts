@@ -33,6 +33,12 @@ export interface BackendOptions {
    * --enable-prompt-tokens-details. Off by default, as in vLLM.
    */
   enablePromptTokensDetails?: boolean;
+  /**
+   * End each streamed (chunked) answer with HTTP/1 trailers giving its usage: x-usage-prompt-tokens,
+   * x-usage-completion-tokens and x-usage-cached-tokens, announced in a `trailer` response header. vLLM sends none;
+   * this is for testing a gateway's trailer path. Off by default.
+   */
+  usageTrailers?: boolean;
 }
 
 /** Makes completion requests fail, for testing how callers handle a broken backend. */
@@ -96,6 +102,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  * count (serving_chat.py, serving_completion.py: `if self.enable_prompt_tokens_details and num_cached_tokens`);
  * a whole response serializes the unset field as null, a stream chunk leaves it out (exclude_unset).
  */
+/** The trailers of BackendOptions.usageTrailers. */
+export const USAGE_TRAILERS = ["x-usage-prompt-tokens", "x-usage-completion-tokens", "x-usage-cached-tokens"];
+
 function usageJson(u: Usage, tokensDetails: boolean, stream: boolean): Record<string, unknown> {
   const usage: Record<string, unknown> = {
     prompt_tokens: u.promptTokens,
@@ -114,6 +123,7 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
   const defaultMaxTokens = options.defaultMaxTokens ?? 64;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const tokensDetails = options.enablePromptTokensDetails === true;
+  const usageTrailers = options.usageTrailers === true;
   const engine = new Engine(options.engine);
   const driver = new RealtimeEngineDriver(engine);
   const tokenizer = new Tokenizer();
@@ -182,7 +192,8 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
       if (!done) driver.abort(id);
     });
     if (parsed.stream) {
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+      const trailer = usageTrailers ? { trailer: USAGE_TRAILERS.join(", ") } : {};
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...trailer });
       res.flushHeaders();
     }
 
@@ -214,7 +225,12 @@ export async function startBackend(options: BackendOptions = {}): Promise<Backen
                 model: parsed.model, choices: [], usage: usageJson(ev.usage, tokensDetails, true),
               });
             }
-            if (!res.writableEnded) res.end("data: [DONE]\n\n");
+            if (res.writableEnded) return;
+            if (usageTrailers) {
+              const u = ev.usage;
+              res.addTrailers([[USAGE_TRAILERS[0], String(u.promptTokens)], [USAGE_TRAILERS[1], String(u.completionTokens)], [USAGE_TRAILERS[2], String(u.cachedTokens)]]);
+            }
+            res.end("data: [DONE]\n\n");
             return;
           }
           const choice =

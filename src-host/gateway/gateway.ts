@@ -10,6 +10,7 @@ import type { Flavor } from "../host/vm.ts";
 import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
 import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
+import { answerCodecError, isCodecError } from "./codec-error-reply.ts";
 import { formatRequestLine, type RequestRecord } from "./request-log.ts";
 import { Router } from "./router.ts";
 
@@ -67,6 +68,9 @@ export interface GatewayOptions {
   /** The HTTP connection manager's `common_http_protocol_options.idle_timeout`: how long a client connection may stay
    *  open without a request in flight. 0 for no limit. Default 1 hour, Envoy's default. */
   connectionIdleTimeoutMs?: number;
+  /** HTTP/1 trailers (Http1ProtocolOptions.enable_trailers; Envoy's default: off, trailers dropped): `downstream` for
+   *  the client side (the HCM's http_protocol_options), `upstream` for the backends (the cluster's). */
+  trailers?: { downstream?: boolean; upstream?: boolean };
   /** Body bytes the plugin may buffer: past it a 413 (request) or 500 (response). Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
@@ -151,6 +155,8 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     streamIdleTimeoutMs: opts.routeIdleTimeoutMs ?? opts.streamIdleTimeoutMs ?? 300_000,
     // http_connection_manager.proto request_timeout: "The default is 0 (disabled)".
     hcmRequestTimeoutMs: opts.hcmRequestTimeoutMs ?? 0,
+    // protocol.proto Http1ProtocolOptions.enable_trailers: "By default, the HTTP/1 codec drops proxied trailers."
+    trailers: { downstream: opts.trailers?.downstream ?? false, upstream: opts.trailers?.upstream ?? false },
     agent,
     complete,
     internalError: (id: number, where: string, e: unknown) => {
@@ -181,9 +187,14 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     const id = nextConnection++;
     connections.set(socket, { id, worker: id % workers });
   });
+  // Requests in progress per connection: a parse error during one (its body) is not the headers' codec error below.
+  const inProgress = new WeakMap<Socket, number>();
   server.on("request", (req, res) => {
     const id = ++nextRequest;
     const conn = connections.get(req.socket) ?? { id: -1, worker: 0 };
+    const socket = req.socket;
+    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
+    res.once("close", () => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1));
     try {
       new ProxiedRequest(ctx, id, conn, req, res).start();
     } catch (e) {
@@ -191,11 +202,29 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       res.destroy();
     }
   });
-  server.on("clientError", (e: NodeJS.ErrnoException, socket) => {
+  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+    else if (isCodecError(e.code) && !inProgress.get(socket)) {
+      const id = ++nextRequest;
+      const conn = connections.get(socket) ?? { id: -1, worker: 0 };
+      const info = {
+        clusterName,
+        sourceAddress: socket.remoteAddress,
+        sourcePort: socket.remotePort,
+        destinationAddress: socket.localAddress,
+        destinationPort: socket.localPort,
+        protocol: "HTTP/1.1",
+        connectionId: conn.id,
+      };
+      try {
+        complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0));
+      } catch (err) {
+        ctx.internalError(id, "codec error", err);
+        socket.destroy();
+      }
+    } else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 
   await new Promise<void>((resolve, reject) => {

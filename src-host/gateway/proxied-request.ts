@@ -34,6 +34,11 @@ export interface ProxyContext {
   streamIdleTimeoutMs: number;
   /** The HCM's request_timeout (0: none), from the stream's start until the whole request passed the filters. */
   hcmRequestTimeoutMs: number;
+  /** HTTP/1 trailers (protocol.proto Http1ProtocolOptions.enable_trailers), off by default in Envoy: without it the
+   *  codec drops the trailers it reads (http1 balsa_parser.cc validateAndProcessHeadersOrTrailersImpl skips them,
+   *  codec_impl.cc ConnectionImpl::onHeaderField ignores them) and encodes none (StreamEncoderImpl::encodeTrailersBase
+   *  just ends the body). `downstream`: the HCM's http_protocol_options; `upstream`: the cluster's. */
+  trailers: { downstream: boolean; upstream: boolean };
   agent: Agent;
   /** Called once per request when it is over. */
   complete(record: RequestRecord): void;
@@ -52,6 +57,8 @@ export class ProxiedRequest {
   private readonly startMs = performance.now();
   private requestEnded = false;
   private endOfStreamAtHeaders = false;
+  /** The client's request trailers, as the codec delivered them (none unless the HCM enables trailers). */
+  private requestTrailers: HeaderList = [];
   /** Without a plugin: the request headers and the body waiting to go upstream. */
   private plainHeaders: HeaderList = [];
   private plainBody: Uint8Array[] = [];
@@ -65,6 +72,8 @@ export class ProxiedRequest {
   private upstreamResponse: IncomingMessage | null = null;
   /** The upstream response ended; the downstream one ends once the filter no longer holds it. */
   private upstreamComplete = false;
+  /** The upstream response's trailers, as the codec delivered them (none unless the cluster enables trailers). */
+  private responseTrailers: HeaderList = [];
   private upstreamStatus = 0;
   private headersWritten = false;
   private responding = false;
@@ -176,7 +185,14 @@ export class ProxiedRequest {
     this.requestEnded = true;
     if (this.completed) return;
     this.resetIdleTimer();
-    if (this.stream && !this.endOfStreamAtHeaders) this.stream.decodeData(EMPTY, true);
+    // http1 codec_impl.cc ServerConnectionImpl::onMessageCompleteBase: trailers read (enable_trailers) end the stream
+    // (decodeTrailers, the body's last chunk having gone with end_stream false); otherwise an empty end-of-stream chunk.
+    const trailers = this.ctx.trailers.downstream ? trailerList(this.req.rawTrailers) : [];
+    this.requestTrailers = trailers;
+    if (this.stream && !this.endOfStreamAtHeaders) {
+      if (trailers.length > 0) this.stream.decodeTrailers(trailers);
+      else this.stream.decodeData(EMPTY, true);
+    }
     this.progress();
   }
 
@@ -234,7 +250,9 @@ export class ProxiedRequest {
     // The whole request is in: send its exact (possibly rewritten) length. Otherwise keep the declared length
     // when there is one, or stream the body chunked.
     const body = this.takeBody();
-    if (this.requestReleased) {
+    // Trailers going upstream need a chunked body (http1 codec_impl.cc encodeTrailersBase encodes them only then).
+    const chunkedForTrailers = this.ctx.trailers.upstream && contentLength === null && (this.stream?.requestTrailers ?? this.requestTrailers).length > 0;
+    if (this.requestReleased && !chunkedForTrailers) {
       if (body.length > 0 || !this.endOfStreamAtHeaders || contentLength !== null) out.push("content-length", String(body.length));
     } else if (contentLength !== null) {
       out.push("content-length", contentLength);
@@ -263,6 +281,9 @@ export class ProxiedRequest {
     // filter_manager.cc FilterManager::decodeData/decodeHeaders: once end_stream has passed every filter,
     // disarmRequestTimeout().
     this.disarmHcmRequestTimer();
+    // The request's trailers go upstream when its codec encodes them (and Node's body is chunked).
+    const trailers = this.stream ? (this.stream.requestTrailers ?? []) : this.requestTrailers;
+    if (this.ctx.trailers.upstream && trailers.length > 0) up.addTrailers(trailers);
     up.end();
     if (this.ctx.requestTimeoutMs > 0 && this.routeTimer === null && !this.completed) {
       this.routeTimer = this.startTimer(this.ctx.requestTimeoutMs, "timeout", () => this.onRouteTimeout());
@@ -366,8 +387,13 @@ export class ProxiedRequest {
     // router.cc Filter::onUpstreamComplete → cleanup(): the route timeout ends with the upstream response, whatever
     // the filters downstream of the router still hold.
     this.clearRouteTimer();
+    // http1 codec_impl.cc ClientConnectionImpl::onMessageCompleteBase: trailers read (enable_trailers) end the response
+    // (router.cc Filter::onUpstreamTrailers → encodeTrailers); otherwise an empty end-of-stream chunk (onUpstreamData).
+    const r = this.upstreamResponse;
+    const trailers = this.ctx.trailers.upstream && r ? trailerList(r.rawTrailers) : [];
+    this.responseTrailers = trailers;
     if (this.stream && !noBody) {
-      const out = this.stream.encodeData(EMPTY, true);
+      const out = trailers.length > 0 ? this.stream.encodeTrailers(trailers) : this.stream.encodeData(EMPTY, true);
       if (this.responseReplaced()) return;
       this.writeBody(out);
     }
@@ -395,10 +421,16 @@ export class ProxiedRequest {
     else this.resumeUpstreamReads();
   }
 
-  /** Ends the downstream response once the upstream one ended, unless the filter still holds it. */
+  /** Ends the downstream response once the upstream one ended, unless the filter still holds it (or its trailers). */
   private endResponse(): void {
-    if (this.stream?.responseStoppedByFilter) return;
+    const stream = this.stream;
+    if (stream?.responseStoppedByFilter) return;
+    if (stream && this.responseTrailers.length > 0 && !stream.responseTrailersReleased) return;
     if (!this.headersWritten) this.writeHeaders();
+    // The trailers as the filter left them (or those it added in the last body callback), when the downstream codec
+    // encodes trailers; Node, as Envoy's codec (chunk_encoding_), sends them only on a chunked response.
+    const trailers = stream ? (stream.state.responseTrailers?.pairs ?? []) : this.responseTrailers;
+    if (this.ctx.trailers.downstream && trailers.length > 0) this.res.addTrailers(trailers);
     this.res.end();
     this.complete(this.upstreamStatus);
   }
@@ -413,7 +445,7 @@ export class ProxiedRequest {
       // filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge → sendLocalReply(500), no response flag:
       // straight to the client while no response headers went out (sendDirectLocalReply), else a reset.
       if (!this.headersWritten) this.sendLocal(500, "Internal Server Error", "-", "response_payload_too_large", false);
-      else this.resetClient("-");
+      else this.resetWithDetails("-", "response_payload_too_large");
       return true;
     }
     const state = this.stream?.requestState;
@@ -430,12 +462,14 @@ export class ProxiedRequest {
   /** The upstream connection broke after its response started. */
   private onUpstreamAbort(): void {
     if (this.completed || this.upstreamCancelled || this.res.writableEnded) return;
-    const reset = upstreamReset(null);
+    // The router passed the response headers on (onUpstreamHeaders): downstream_response_started_.
+    const reset = upstreamReset(null, true);
     // router.cc Filter::onUpstreamReset → onUpstreamAbort → sendLocalReply (filter_manager.cc
-    // DownstreamFilterManager::sendLocalReply): response headers the filter still holds are replaced by the 503 sent
-    // straight to the client (sendDirectLocalReply); once they went out, the downstream stream is reset.
+    // DownstreamFilterManager::sendLocalReply, which sets the details first): response headers the filter still holds
+    // are replaced by the 503 sent straight to the client (sendDirectLocalReply); once they went out, the downstream
+    // stream is reset.
     if (!this.headersWritten) this.sendLocal(503, reset.body, reset.flags, reset.details, false);
-    else this.resetClient(reset.flags);
+    else this.resetWithDetails(reset.flags, reset.details);
   }
 
   private onUpstreamError(e: Error): void {
@@ -549,7 +583,7 @@ export class ProxiedRequest {
     // router.cc Filter::onResponseTimeout → onUpstreamAbort(504, UpstreamRequestTimeout) → sendLocalReply: through the
     // filter before any response, straight to the client while the filter holds the response headers, a reset of the
     // downstream stream once they went out.
-    if (this.headersWritten) this.resetClient("UT");
+    if (this.headersWritten) this.resetWithDetails("UT", "response_timeout");
     else this.sendLocal(504, "upstream request timeout", "UT", "response_timeout", !this.responding);
   }
 
@@ -593,7 +627,7 @@ export class ProxiedRequest {
     const status = this.bodyComplete ? 504 : 408;
     if (!this.responding) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout");
     else if (!this.headersWritten) this.sendLocal(status, "stream timeout", "SI", "stream_idle_timeout", false);
-    else this.resetClient("SI");
+    else this.resetWithDetails("SI", "stream_idle_timeout");
   }
 
   private onClientClose(): void {
@@ -604,6 +638,14 @@ export class ProxiedRequest {
     // Completed first: destroying the upstream side emits its abort events synchronously.
     this.complete(this.headersWritten ? this.upstreamStatus : 0, false);
     this.cancelUpstream();
+  }
+
+  /** A local reply once response headers went out: DownstreamFilterManager::sendLocalReply sets its details, then, the
+   *  headers being sent, resets the downstream stream (filter_manager_callbacks_.resetStream). */
+  private resetWithDetails(flags: string, details: string): void {
+    if (this.completed) return;
+    this.setDetails(details);
+    this.resetClient(flags);
   }
 
   /** Resets the downstream stream: the client sees its connection close. */
@@ -711,4 +753,11 @@ export class ProxiedRequest {
       }
     }
   }
+}
+
+/** Trailers off the wire (Node's rawTrailers), keys lower-cased as the codec's header maps have them. */
+function trailerList(raw: string[]): HeaderList {
+  const out: HeaderList = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toLowerCase(), raw[i + 1]]);
+  return out;
 }

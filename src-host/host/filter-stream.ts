@@ -17,8 +17,10 @@ import type { PluginStreamCalls, StreamWorker } from "./stream-worker.ts";
 import { DirectionState, type LimitCrossing } from "./direction-state.ts";
 import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
-import { RESPONSE_HEADERS_INLINE } from "./inline-headers.ts";
+import { RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE } from "./inline-headers.ts";
 import { localReplyHeaders } from "./local-reply-headers.ts";
+import { HTTP1_CODEC_ERROR_DETAILS, http1RequestHeadersError } from "./http1-codec-error.ts";
+import { RESPONSE_FLAG_BITS } from "./response-flags.ts";
 
 const enc = new TextEncoder();
 
@@ -76,6 +78,11 @@ export class FilterStream implements PluginStreamCalls {
   private fate: "local-reply" | "reset" | null = null;
   /** While the request is stalled: whether the trailers came. */
   private pendingTrailers = false;
+  /** While the response is stopped for all frames: whether its trailers came (held from the filter until it goes on). */
+  private pendingResponseTrailers = false;
+  /** The response trailers came from upstream and have not gone past the filter yet (it stopped at them, or it
+   *  stopped for all frames before they came). */
+  private responseTrailersWaiting = false;
   /** A 413 decided while a body callback runs, sent when it returns (FilterManager prepared_local_reply_). */
   private preparedReply: LocalReply | null = null;
   /** The response buffer's last crossing of the limit was on a non-streaming buffer:
@@ -177,6 +184,11 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
+    // Headers Envoy's HTTP/1 codec refuses never reach the filter: the codec answers 400 (http1-codec-error.ts).
+    if (!this.state.info.protocol?.startsWith("HTTP/2") && !this.state.info.protocol?.startsWith("HTTP/3") && http1RequestHeadersError(headers) !== null) {
+      this.rejectByCodec();
+      return;
+    }
     this.state.requestHeaders.set(headers, true);
     if (this.bypass) {
       this.request.afterHeaders(HeadersStatus.Continue);
@@ -347,6 +359,51 @@ export class FilterStream implements PluginStreamCalls {
     return out ? concatBytes(releasedInCall, out) : releasedInCall;
   }
 
+  /** The upstream response ends with trailers (router.cc Filter::onUpstreamTrailers → encodeTrailers): the body's last
+   *  callback had end_of_stream false, and the trailers end the stream. Returns the body bytes let go with them (a
+   *  filter that held the body and continues at its trailers); the trailers themselves follow once
+   *  responseTrailersReleased. */
+  encodeTrailers(trailers: HeaderList): Uint8Array {
+    this.state.responseTrailers = new HeaderMap(normalizeHeaders(trailers, RESPONSE_TRAILERS_INLINE), RESPONSE_TRAILERS_INLINE);
+    // context.cc Context::encodeTrailers: Continue, without the VM, for a stream the VM does not know or that failed
+    // (failure_local_reply_sent_).
+    if (this.bypass || !this.createdInVm || this.fate !== null || this.streamFailed) return NO_BYTES;
+    this.responseTrailersWaiting = true;
+    // filter_manager.cc FilterManager::encodeTrailers returns at a filter that stoppedAll(): commonContinue brings them.
+    if (this.response.stoppedAll) {
+      this.pendingResponseTrailers = true;
+      return NO_BYTES;
+    }
+    this.deliverResponseTrailers();
+    return this.response.takeReleased();
+  }
+
+  /** The response trailers have gone past the filter (or never reached it): the gateway may send them and end. */
+  get responseTrailersReleased(): boolean {
+    return this.state.responseTrailers !== null && !this.responseTrailersWaiting;
+  }
+
+  /** context.cc Context::encodeTrailers, then filter_manager.cc commonHandleAfterTrailersCallback: Continue on a filter
+   *  that had stopped (its body held) is commonContinue, which sends the held headers and body, then the trailers;
+   *  StopIteration holds them (StopSingleIteration) until continue_stream. The body let go is released. */
+  private deliverResponseTrailers(): void {
+    const fateBefore = this.fate;
+    const count = this.state.responseTrailers?.pairs.length ?? 0;
+    this.state.responseTrailersHeld = true;
+    const r = this.invoke("proxy_on_response_trailers", [this.contextId, count]);
+    // A local reply from the callback replaced the response (its body is what sendLocal released).
+    if (this.fate !== fateBefore) return;
+    // cpp-host CHECK_FAIL_HTTP under fail_open_ (bypass) continues; without it the stream got its 503 above.
+    const status = r === null ? HeadersStatus.Continue : trailersStatus(r);
+    if (status !== HeadersStatus.Continue) {
+      if (!this.response.stopped) this.response.iteration = "stop-single";
+      return;
+    }
+    this.state.responseTrailersHeld = false;
+    this.responseTrailersWaiting = false;
+    if (this.response.stopped) this.response.release(this.response.continueWithBody());
+  }
+
   /** The encoder's WatermarkBuffer crossed the limit: a buffer that is not streaming is too large
    *  (filter_manager.cc ActiveStreamEncoderFilter::responseDataTooLarge). */
   private responseCrossedLimit(crossing: LimitCrossing): void {
@@ -404,6 +461,17 @@ export class FilterStream implements PluginStreamCalls {
     if (!this.createdInVm || this.vm.failed) return;
     this.invoke("proxy_on_done", [this.contextId], false);
     this.invoke("proxy_on_delete", [this.contextId], false);
+  }
+
+  /** The HTTP/1 codec refused the request before its headers reached the filter (http1-codec-error.ts): its 400 "Bad
+   *  Request" runs through the filter chain created for it, whose encoder callbacks this filter passes without the VM
+   *  (Context::encodeHeaders / encodeData on a stream not created in it), with details http1.codec_error and the flag
+   *  DownstreamProtocolError; the VM learns of the stream only when it is logged (finish: Context::log). The reply is
+   *  the stream's localReply. */
+  rejectByCodec(): void {
+    if (this.requestState !== "headers") return;
+    this.sendLocal({ status: 400, details: HTTP1_CODEC_ERROR_DETAILS, body: enc.encode("Bad Request"), headers: [], grpcStatus: -1 });
+    this.state.responseFlags |= RESPONSE_FLAG_BITS.DPE;
   }
 
   /** A downstream or upstream reset: Envoy still writes the access log, so the teardown is the same. */
@@ -501,7 +569,8 @@ export class FilterStream implements PluginStreamCalls {
       if (this.response.resumeFromStoppedAll()) {
         this.response.beginBufferedData();
         const fateBefore = this.fate;
-        const sent = this.deliverResponseBody(this.response.endWhileStoppedAll);
+        // The end of the stream, unless trailers follow.
+        const sent = this.deliverResponseBody(this.response.endWhileStoppedAll && !this.pendingResponseTrailers);
         // A local reply the callback sent replaced the response, body included (sendLocal); otherwise what the
         // callback let go replaces what was released meanwhile.
         if (this.fate === fateBefore) {
@@ -509,8 +578,16 @@ export class FilterStream implements PluginStreamCalls {
           this.response.release(sent);
         }
       }
+      // Then the trailers that came meanwhile reach this filter (doTrailers from the current filter), whatever its body
+      // callback returned.
+      if (this.pendingResponseTrailers && this.fate === null) {
+        this.pendingResponseTrailers = false;
+        this.deliverResponseTrailers();
+      }
     } else {
       this.response.release(this.response.continueWithBody());
+      // commonContinue → doTrailers: trailers the filter stopped at (or that came while it held the body) go on.
+      this.responseTrailersWaiting = false;
     }
     this.notify();
   }

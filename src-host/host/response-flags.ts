@@ -9,4 +9,5 @@ export const RESPONSE_FLAG_BITS: Readonly<Record<string, number>> = {
   UC: 0x40, // UpstreamConnectionTermination
   DC: 0x4000, // DownstreamConnectionTermination
   SI: 0x10000, // StreamIdleTimeout
+  DPE: 0x40000, // DownstreamProtocolError
 };

@@ -181,6 +181,9 @@ export class StreamState {
   /** The filter holds the request trailers (context.cc request_trailers_: set by Context::decodeTrailers, dropped when
    *  its callback returns Continue and by continue_stream of either type). */
   requestTrailersHeld = false;
+  /** The filter holds the response trailers (context.cc response_trailers_: set by Context::encodeTrailers, dropped when
+   *  its callback returns Continue; continue_stream leaves it), or created them in the last response body callback. */
+  responseTrailersHeld = false;
   /** The body callback running now when it is its direction's last (end_of_stream), else null: there a write to that
    *  direction's trailers creates them (context.cc Context::getMap: addDecodedTrailers / addEncodedTrailers when the
    *  filter has a body buffer and end_of_stream_). */

@@ -163,10 +163,30 @@ test("an upstream reset after the response started resets the client", async () 
   const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
   assert.equal(f.flags, "UC");
   assert.equal(f.status, "200");
+  // router.cc Filter::onUpstreamReset: LateUpstreamReset once downstream_response_started_; sendLocalReply sets the
+  // details (the stream's response.code_details) before it resets the downstream stream.
+  assert.equal(f.details, "upstream_reset_after_response_started{connection_termination}");
   assert.equal(g.stats().errors, 1);
   const counters = g.host!.scrape() as Record<string, number>;
   assert.equal(counters["fixture.on_log"], 1);
   assert.equal(counters["fixture.on_done"], 1);
+});
+
+test("an upstream reset while the filter holds the response headers: the client gets the router's 503 straight (sendDirectLocalReply), and the details say the response had started (router.cc onUpstreamReset: downstream_response_started_)", async () => {
+  const broken = await upstream("broken-held", (req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream", "x-headers-result": "1", "x-response-body-results": "1" });
+    res.write("data: partial\n\n", () => setTimeout(() => res.socket?.destroy(), 20));
+  });
+  const logs = new LogCollector();
+  const plugin = { wasm: await compileFixture("tests/guest/body-results-plugin.ts"), flavor: "higress" as const, config: {} };
+  const g = await gateway({ upstreams: [broken.address], plugin }, logs);
+  const r = await send(g.url, { body: "{}" });
+  assert.equal(r.status, 503);
+  assert.equal(r.body, "upstream connect error or disconnect/reset before headers. reset reason: connection termination");
+  const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+  assert.equal(f.flags, "UC");
+  assert.equal(f.details, "upstream_reset_after_response_started{connection_termination}");
 });
 
 test("a response still streaming at the route timeout is cut: the client is reset, flag UT", async () => {
@@ -196,6 +216,7 @@ test("a response still streaming at the route timeout is cut: the client is rese
   const f = parseRequestLine(line === "none" ? await logs.waitFor((l) => l.startsWith("gw req ")) : line)!;
   assert.equal(f.flags, "UT");
   assert.equal(f.status, "200");
+  assert.equal(f.details, "response_timeout", "router.cc onResponseTimeout's details, set before the reset");
   const counters = g.host!.scrape() as Record<string, number>;
   assert.equal(counters["fixture.on_log"], 1);
   assert.equal(counters["fixture.on_done"], 1);

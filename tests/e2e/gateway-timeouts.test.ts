@@ -122,6 +122,7 @@ test("stream idle timeout after the response started: chunks keep it off, a sile
   const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
   assert.equal(f.flags, "SI");
   assert.equal(f.status, "200");
+  assert.equal(f.details, "stream_idle_timeout", "DownstreamFilterManager::sendLocalReply sets the details before it resets");
 });
 
 test("stream idle timeout before the response: a silent upstream gets 504 'stream timeout', flag SI, without a route timeout", async () => {

@@ -3,7 +3,8 @@
 // (FilterDataStatus: 0 Continue, 1 StopIterationAndBuffer, 2 StopIterationAndWatermark, 3 StopIterationNoBuffer) in
 // the request header x-body-results and the response header x-response-body-results; a body callback past its end
 // continues. x-headers-result, in either direction, is what the headers callback returns. A 4 calls continue_stream from the callback, reads the body again ("CHECK <name>_after_continue") and
-// continues. A body callback that reads "rewrite" replaces what it reads with "REWRITTEN".
+// continues. A body callback that reads "rewrite" replaces what it reads with "REWRITTEN". The response trailers
+// callback logs what it reads, adds x-plugin-saw, and returns the response header x-trailers-result (default Continue).
 export * from "../../assembly/abi/higress-abi-version";
 export * from "../../assembly/abi/abi-version";
 export * from "../../assembly/abi/exports";
@@ -38,6 +39,7 @@ class BodyResultsStream extends HttpContext {
   responseResults: string = "";
   requestCalls: i32 = 0;
   responseCalls: i32 = 0;
+  trailersResult: i32 = HeadersAction.Continue;
 
   onRequestHeaders(numHeaders: u32, endOfStream: bool): i32 {
     const r = host.getHeaderValue(MapType.HttpRequestHeaders, "x-body-results");
@@ -58,12 +60,26 @@ class BodyResultsStream extends HttpContext {
   onResponseHeaders(numHeaders: u32, endOfStream: bool): i32 {
     const r = host.getHeaderValue(MapType.HttpResponseHeaders, "x-response-body-results");
     this.responseResults = r === null ? "" : r;
+    const t = host.getHeaderValue(MapType.HttpResponseHeaders, "x-trailers-result");
+    this.trailersResult = t === null ? HeadersAction.Continue : <i32>parseInt(t);
     const h = host.getHeaderValue(MapType.HttpResponseHeaders, "x-headers-result");
     return h === null ? HeadersAction.Continue : <i32>parseInt(h);
   }
 
   onResponseBody(bodySize: u32, endOfStream: bool): i32 {
+    host.log(LogLevel.Info, "CHECK resp_body_end " + (endOfStream ? "true" : "false"));
     return this.body(BufferType.HttpResponseBody, "resp_body", bodySize, this.responseResults, this.responseCalls++);
+  }
+
+  /** Logs "CHECK resp_trailers <count>:<x-checksum>", adds x-plugin-saw (the checksum read) and returns what the
+   *  response header x-trailers-result said (default Continue). */
+  onResponseTrailers(numTrailers: u32): i32 {
+    const sum = host.getHeaderValue(MapType.HttpResponseTrailers, "x-checksum");
+    const seen = sum === null ? "<none>" : sum;
+    host.log(LogLevel.Info, "CHECK resp_trailers " + numTrailers.toString() + ":" + seen);
+    const value = String.UTF8.encode(seen);
+    host.addHeaderValue(MapType.HttpResponseTrailers, new host.Utf8("x-plugin-saw"), changetype<usize>(value), <usize>value.byteLength);
+    return this.trailersResult;
   }
 
   private body(type: i32, name: string, bodySize: u32, results: string, call: i32): i32 {

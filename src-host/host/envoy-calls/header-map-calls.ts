@@ -34,12 +34,17 @@ export function headerMapCalls(scope: ImportScope): HostFunctions {
         if (!s) return null;
         if (s.accessLogPhase && !write) return s.responseHeaders;
         return s.responseHeadersHeld ? s.responseHeaders : null;
-      // getMap in the last response body callback adds them (FilterManager::addEncodedTrailers). This gateway gets no
-      // response trailers from upstream (no encodeTrailers), so those are the only ones.
+      // getConstMap in the access-log phase: the access log's (the trailers that went downstream, if any). Otherwise
+      // getMap: response_trailers_, set by Context::encodeTrailers until its Continue; in the last response body callback
+      // (end_of_stream, so none came from upstream) it adds empty ones (FilterManager::addEncodedTrailers), held from then.
       case MapType.HttpResponseTrailers:
         if (!s) return null;
-        if (write && s.responseTrailers === null && s.lastBodyCallback === "response") s.responseTrailers = new HeaderMap([], RESPONSE_TRAILERS_INLINE);
-        return s.responseTrailers;
+        if (s.accessLogPhase && !write) return s.responseTrailers;
+        if (write && !s.responseTrailersHeld && s.responseTrailers === null && s.lastBodyCallback === "response") {
+          s.responseTrailers = new HeaderMap([], RESPONSE_TRAILERS_INLINE);
+          s.responseTrailersHeld = true;
+        }
+        return s.responseTrailersHeld ? s.responseTrailers : null;
       case MapType.HttpCallResponseHeaders:
       case MapType.HttpCallResponseTrailers: {
         const r = vm.callResponseFor(vm.effectiveContextId);

@@ -3,7 +3,8 @@
 // completion. A failed upstream attempt ends as Envoy's router ends it (router.cc Filter::onUpstreamReset →
 // onUpstreamAbort): before the response started, a 503 local reply run through the filter's encoder callbacks
 // (filter_manager.cc DownstreamFilterManager::sendLocalReply), with the reset's response flag and details; after, the
-// downstream stream is reset with the flag (as src-host/gateway/proxied-request.ts does with a real upstream).
+// downstream stream is reset with the flag and the late details (as src-host/gateway/proxied-request.ts does with a
+// real upstream).
 import type { FilterStream } from "../../host/filter-stream.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
 import { RESPONSE_FLAG_BITS } from "../../host/response-flags.ts";
@@ -44,13 +45,14 @@ export function ended(stream: FilterStream, end: RequestEnd): void {
       stream.reset();
       return;
   }
-  const reset = end === "connect-failure" ? connectFailure(ECONNREFUSED) : connectionTermination();
+  const started = stream.state.responseHeaders !== null;
+  const reset = end === "connect-failure" ? connectFailure(ECONNREFUSED) : connectionTermination(started);
   stream.state.responseFlags |= RESPONSE_FLAG_BITS[reset.flags];
-  if (stream.state.responseHeaders !== null) {
+  stream.state.responseCodeDetails = reset.details;
+  if (started) {
     stream.reset();
     return;
   }
-  stream.state.responseCodeDetails = reset.details;
   const body = enc.encode(reset.body);
   stream.encodeHeaders(localReplyHeaders(503, [], body.length), false);
   stream.encodeData(body, true);

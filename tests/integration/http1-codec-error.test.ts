@@ -1,0 +1,36 @@
+// Request headers Envoy's HTTP/1 codec refuses never reach the filter: a Content-Length given twice, with equal values
+// or not, is Balsa's MULTIPLE_CONTENT_LENGTH_KEYS (balsa_parser.cc: disallow_multiple_content_length), answered by
+// ServerConnectionImpl::sendProtocolError with a 400 "Bad Request" (details http1.codec_error) that runs through the
+// filter chain created for it; the VM learns of the stream only when it is logged (context.cc Context::log).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { bodyRequest as request, bodyResultsHost } from "../support/body-results-host.ts";
+import { RESPONSE_FLAG_BITS } from "../../src-host/host/response-flags.ts";
+
+const dec = new TextDecoder();
+
+for (const values of [["2", "2"], ["2", "3"]]) {
+  test(`content-length ${values.join(" and ")}: the codec's 400, the headers reach no filter, the plugin only logs the stream`, async () => {
+    const { host } = await bodyResultsHost();
+    const s = host.newStream();
+    s.decodeHeaders(request(values.map((v) => ["content-length", v] as [string, string])), false);
+    assert.equal(s.requestState, "local-reply");
+    assert.equal(s.localReply?.status, 400);
+    assert.equal(s.state.responseCodeDetails, "http1.codec_error");
+    assert.equal(s.state.responseFlags & RESPONSE_FLAG_BITS.DPE, RESPONSE_FLAG_BITS.DPE);
+    assert.deepEqual(s.state.responseHeaders?.pairs, [[":status", "400"], ["content-length", "11"], ["content-type", "text/plain"]]);
+    assert.equal(dec.decode(s.takeReleasedResponseBody()), "Bad Request");
+    assert.deepEqual(s.state.requestHeaders.pairs, [], "the filter never got the request headers");
+    s.finish();
+    assert.deepEqual(s.calls, ["proxy_on_context_create", "proxy_on_log", "proxy_on_done", "proxy_on_delete"]);
+  });
+}
+
+test("one content-length is taken as it is", async () => {
+  const { host } = await bodyResultsHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([["content-length", "2"]]), false);
+  assert.equal(s.requestState, "forwarded");
+  assert.equal(s.state.requestHeaders.get("content-length"), "2");
+  assert.ok(s.calls.includes("proxy_on_request_headers"));
+});
