@@ -1,6 +1,6 @@
 // Per-endpoint EWMA of failed requests (what counts: picker/response-outcome.ts), fed when a lease is given back,
 // and fading with time (feedback.failureHalfLifeMs) between outcomes.
-import { decayedEwma, updateEwma } from "../scheduling/failure-ewma";
+import { decayedEwma, FADE_HALF_LIVES, updateEwma } from "../scheduling/failure-ewma";
 
 export class FailureTracker {
   /** Per slot, read by the candidate fill: an EWMA holds only while its generation is the slot's current one. */
@@ -8,6 +8,8 @@ export class FailureTracker {
   readonly generationBySlot: StaticArray<u32>;
   /** When each slot's EWMA last moved (ms); its value now is decayedEwma of the elapsed time. */
   readonly updatedMsBySlot: StaticArray<f64>;
+  /** When any slot last recorded a failure (ms); -Infinity before the first. */
+  private lastFailureMs: f64 = -Infinity;
 
   constructor(readonly maxEndpoints: i32) {
     this.ewmaBySlot = new StaticArray<f64>(maxEndpoints);
@@ -25,5 +27,17 @@ export class FailureTracker {
     }
     unchecked((this.ewmaBySlot[slot] = updateEwma(prev, failed, alpha)));
     unchecked((this.updatedMsBySlot[slot] = nowMs));
+    if (failed) this.lastFailureMs = nowMs;
+  }
+
+  /**
+   * Whether some slot's rate may be above 0 at nowMs. A rate only rises at a failure and is at most 1, so once every
+   * rate has had FADE_HALF_LIVES half-lives since the last failure, each has faded to none (decayedEwma): then every
+   * endpoint's rate is 0 and the candidate fill need not read them.
+   */
+  anyRate(nowMs: f64, halfLifeMs: f64): bool {
+    const last = this.lastFailureMs;
+    if (last == -Infinity) return false;
+    return !(halfLifeMs > 0) || nowMs - last < halfLifeMs * FADE_HALF_LIVES;
   }
 }

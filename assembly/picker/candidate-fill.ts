@@ -120,7 +120,13 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
       unchecked((cInflight[i] = <u32>slot < leaseSlots && unchecked(leaseGenerations[slot]) == gen ? unchecked(leaseCounts[slot]) : 0));
     }
   }
-  if (state.tracksFailures) {
+  c.noFailureRates = !state.tracksFailures || !state.failures.anyRate(nowMs, failureHalfLifeMs);
+  if (!state.tracksFailures) {
+    // never fed: cleared with the snapshot's part above
+  } else if (c.noFailureRates) {
+    // No failure recorded, or every rate faded: all 0, so the failure score is the same on every endpoint.
+    clearFirst(cFailureEwma, count);
+  } else {
     for (let i = 0; i < count; i++) {
       const slot = unchecked(signalSlots[i]);
       const gen = unchecked(signalGenerations[i]);

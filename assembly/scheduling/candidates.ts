@@ -60,6 +60,9 @@ export class Candidates {
    *  hasKv, loraState) are as markSnapshot() found them, so a score of those fields alone still holds (the KV score);
    *  0 (unknown) after clear(), add(), addSlot() and exclude(). Write those fields only through them, or mark again. */
   snapshotId: u32 = 0;
+  /** Set by the candidate fill: every candidate's failureEwma is 0 this pick (no failure recorded, or all faded).
+   *  Read only while snapshotId is nonzero (a direct write of failureEwma comes after clear(), add() or addSlot()). */
+  noFailureRates: bool = false;
 
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;

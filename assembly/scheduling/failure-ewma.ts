@@ -10,6 +10,9 @@ export function updateEwma(prev: f64, failed: bool, alpha: f64): f64 {
 // could clear it, so without time it would stay avoided after it recovered. halfLifeMs <= 0 keeps the rate as it is.
 // A rate faded below FORGOTTEN_RATE is none: a residue would still lose every tie to an endpoint that never failed.
 export const FORGOTTEN_RATE: f64 = 1.0 / 1024;
+/** Half-lives after which any rate (at most 1) has faded below FORGOTTEN_RATE: log2(1 / FORGOTTEN_RATE) = 10, and one
+ *  more so rounding in the piecewise decay cannot leave a rate at the threshold. */
+export const FADE_HALF_LIVES: f64 = 11;
 
 export function decayedEwma(ewma: f64, elapsedMs: f64, halfLifeMs: f64): f64 {
   if (!(ewma > 0) || !(halfLifeMs > 0) || !(elapsedMs > 0)) return ewma;

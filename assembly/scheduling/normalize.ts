@@ -564,13 +564,24 @@ export function normalizeLora(c: Candidates, out: StaticArray<f64>): f64 {
 }
 
 // Recent success: 1 - failure EWMA.
-export function normalizeFailure(c: Candidates, out: StaticArray<f64>): void {
+// Returns the score every healthy candidate got when they all got the same (NaN when they differ or none is healthy):
+// with no failure recorded, or every one faded (failure-ewma.ts FORGOTTEN_RATE), 1 on every candidate.
+export function normalizeFailure(c: Candidates, out: StaticArray<f64>): f64 {
   const n = c.boundedCount(out.length);
   const healthy = c.healthy;
   const failureEwma = c.failureEwma;
+  let uniform: f64 = NaN;
+  let same = true;
   for (let i = 0; i < n; i++) {
-    unchecked((out[i] = unchecked(healthy[i]) ? 1 - unitClamp(unchecked(failureEwma[i])) : 0));
+    let s: f64 = 0;
+    if (unchecked(healthy[i])) {
+      s = 1 - unitClamp(unchecked(failureEwma[i]));
+      if (uniform != uniform) uniform = s;
+      else same = same && s == uniform;
+    }
+    unchecked((out[i] = s));
   }
+  return same ? uniform : NaN;
 }
 
 // Session affinity: 1 for the endpoint the session last used.

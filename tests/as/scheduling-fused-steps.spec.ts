@@ -118,4 +118,25 @@ describe("Scheduler.pick in one pass", () => {
     checkAgainstSteps(s, 8, draws);
     expect<bool>(s.summedInPass).toBe(false);
   });
+
+  it("keeps the one-pass totals with the failure score weighted while no candidate has failed", () => {
+    const s = new Scheduler(MAX);
+    s.scorer("session")!.weight = 0;
+    s.scorer("failure")!.weight = 2;
+    const r = new Rng(13);
+    s.seed(21);
+    const draws = new Rng(21);
+    fill(r, 8, LoraState.Unknown);
+    for (let i = 0; i < 8; i++) c.failureEwma[i] = 0;
+    s.guardFactor = 0;
+    c.deriveLanes(c.count);
+    checkAgainstSteps(s, 8, draws);
+    expect<bool>(s.summedInPass).toBe(ASC_FEATURE_SIMD);
+    // One healthy endpoint failed lately: the failure term now ranks, so the totals take the general path.
+    for (let i = 0; i < 8; i++) c.healthy[i] = true;
+    c.failureEwma[5] = 0.2;
+    c.deriveLanes(c.count);
+    checkAgainstSteps(s, 8, draws);
+    expect<bool>(s.summedInPass).toBe(false);
+  });
 });

@@ -77,6 +77,14 @@ test("clients that leave before the response are no failure of their endpoint", 
   assert.ok(shareOf(h, A, 40) >= 10, "both endpoints keep their share");
 });
 
+test("client errors (4xx: a bad request, a rate limit) are no failure of their endpoint", () => {
+  for (const status of [400, 404, 429]) {
+    const h = harness({ weights: { failure: 4 } });
+    sendAll(h, A, 20, 0, (s) => h.complete(s, status));
+    assert.ok(shareOf(h, A, 40) >= 10, `after ${status}s both endpoints keep their share`);
+  }
+});
+
 test("clients that leave mid-response are no failure of their endpoint", () => {
   const h = harness({ weights: { failure: 4 } });
   sendAll(h, A, 20, 0, (s) => {
