@@ -1,6 +1,7 @@
 // The scalar keys of docs/config.md with their ranges, and the objects that group them.
 import { MAX_STALE_AFTER_MS, PickerConfig } from "./picker-config";
 import { REDIS_FIELDS, REDIS_SECTION } from "./redis-section";
+import { DISCOVERY_FIELDS, DISCOVERY_SECTION } from "./discovery-section";
 import { scorerKinds } from "../scheduling/scorer-list";
 import {
   FieldSpec,
@@ -17,7 +18,7 @@ import {
 
 /** Objects whose keys are listed in configFields() as "<section>.<key>". */
 export const CONFIG_SECTIONS: Array<string> = [
-  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug", REDIS_SECTION,
+  "weights", "scoring", "prefix", "loadGuard", "session", "feedback", "metrics", "limits", "debug", REDIS_SECTION, DISCOVERY_SECTION,
 ];
 
 /** The array of endpoint objects, parsed on its own. */
@@ -133,6 +134,10 @@ export function findField(path: string): FieldSpec | null {
   }
   for (let i = 0; i < REDIS_FIELDS.length; i++) {
     const f = REDIS_FIELDS[i];
+    if (f.path == path) return f;
+  }
+  for (let i = 0; i < DISCOVERY_FIELDS.length; i++) {
+    const f = DISCOVERY_FIELDS[i];
     if (f.path == path) return f;
   }
   return null;

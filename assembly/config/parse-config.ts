@@ -12,6 +12,7 @@ import { FieldKind, FieldSpec, FieldValue, TextFormat, formatNumber } from "./fi
 import { CONFIG_MAX_DEPTH, CONFIG_MAX_STEPS, ParseContext, childPath } from "./parse-context";
 import { parseEndpoints } from "./endpoints-section";
 import { REDIS_SECTION } from "./redis-section";
+import { DISCOVERY_REQUIRED, DISCOVERY_SECTION } from "./discovery-section";
 import { currentString, describeCurrentValue } from "./scanner-values";
 import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
 import { isMatcherKey, parseMatcher } from "./rule-matchers";
@@ -20,6 +21,12 @@ import { LB_TYPE_KEY, lbTypeProblem, refusedLbConfigKeyProblem, refusedPolicyPro
 const ERROR_PREFIX = "invalid plugin config: ";
 const LB_POLICY_KEY = "lb_policy";
 const LB_CONFIG_KEY = "lb_config";
+
+function discoveryKeyPurpose(key: string): string {
+  if (key == "discovery.cluster") return "the Envoy cluster that reaches Envoy's admin listener";
+  if (key == "discovery.servingCluster") return "the Envoy cluster whose hosts are the endpoints";
+  return "an ORIGINAL_DST cluster with original_dst_lb_config.use_http_header, through which each endpoint's /metrics is fetched";
+}
 
 function isBlank(ptr: usize, len: usize): bool {
   for (let i: usize = 0; i < len; i++) {
@@ -321,12 +328,30 @@ class ConfigParser {
     }
 
     const endpointCount = out.endpoints.length;
+    const discovery = out.discovery;
+    const discoveryGiven = discovery.seen || rejected.has(DISCOVERY_SECTION);
+    if (!this.isStockEnvoy && discovery.seen) {
+      out.warnings.push(shownPrefix + DISCOVERY_SECTION + ": ignored by the Higress build, which takes the hosts from the gateway");
+    }
+    if (this.isStockEnvoy && discovery.seen) {
+      for (let i = 0; i < DISCOVERY_REQUIRED.length; i++) {
+        const key = DISCOVERY_REQUIRED[i];
+        if (rejected.has(key)) continue;
+        const missing = key == "discovery.cluster" ? discovery.cluster.length == 0
+          : key == "discovery.servingCluster" ? discovery.servingCluster.length == 0 : discovery.metricsCluster.length == 0;
+        if (missing) ctx.error(shownPrefix + key, "required when any discovery key is set (" + discoveryKeyPurpose(key) + ")");
+      }
+      if (endpointCount > 0 || this.endpointsRejected) {
+        ctx.error(shownPrefix + ENDPOINTS_KEY, "not allowed with discovery (the endpoints are the hosts of discovery.servingCluster)");
+      }
+    }
     // A document with only `_rules_` needs no endpoints of its own (a rule always does).
     const usedAsIs = this.document === null || this.document!.hasDefault;
-    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && usedAsIs) {
+    if (this.isStockEnvoy && endpointCount == 0 && !this.endpointsRejected && !discoveryGiven && usedAsIs) {
       ctx.error(
         shownPrefix + ENDPOINTS_KEY,
-        "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}",
+        "required by the stock Envoy build: at least one {\"address\": \"ip:port\", \"metricsCluster\": \"...\"}, " +
+          "or discovery (the hosts of an Envoy cluster, read from Envoy's admin /clusters)",
       );
     }
     if (endpointCount > out.maxEndpoints && !rejected.has("limits.maxEndpoints")) {

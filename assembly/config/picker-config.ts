@@ -2,6 +2,7 @@
 import { ScoringSettings } from "../scheduling/scoring-settings";
 import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK } from "../scheduling/load-guard";
 import { RedisConfig } from "./redis-config";
+import { DiscoveryConfig } from "./discovery-config";
 
 /** One endpoint of the stock Envoy build: where requests go and where its metrics are fetched. */
 export class EndpointConfig {
@@ -76,6 +77,8 @@ export class PickerConfig {
   kvCacheTokens: i64 = 0;
 
   endpoints: Array<EndpointConfig> = [];
+  /** discovery.* (stock build): endpoints learned from Envoy's admin /clusters instead of `endpoints`. */
+  readonly discovery: DiscoveryConfig = new DiscoveryConfig();
 
   /** redis.* (Higress build): replica-shared hints. */
   readonly redis: RedisConfig = new RedisConfig();
@@ -134,6 +137,7 @@ export class PickerConfig {
       endpoints[i] = e;
     }
     this.endpoints = endpoints;
+    this.discovery.copyFrom(o.discovery);
     this.redis.copyFrom(o.redis);
     this.maxRequestBodyBytes = o.maxRequestBodyBytes;
     this.maxScanSteps = o.maxScanSteps;

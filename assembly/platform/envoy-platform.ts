@@ -1,25 +1,29 @@
-// Stock Envoy: no host call lists the cluster, so the configured `endpoints` are the host list. One worker
-// polls each endpoint's /metrics (metrics-poller.ts) and publishes the parsed result in shared data; every
-// worker reads it within the snapshot TTL. The choice reaches Envoy's override_host load-balancing policy
-// through the x-gateway-destination-endpoint request header. An endpoint whose polls keep failing is taken for gone
-// and leaves the registry until a poll succeeds again (departed-endpoints.ts).
-import { getSharedData, replaceHeaderValue, SharedValue, Utf8 } from "../abi/host";
+// Stock Envoy: no host call lists the cluster. The endpoints are the configured `endpoints`, or, with `discovery`,
+// the hosts of an Envoy cluster read from Envoy's admin /clusters (endpoint-discovery.ts). One worker polls each
+// endpoint's /metrics (metrics-poller.ts) and publishes the parsed result in shared data; every worker reads it within
+// the snapshot TTL. The choice reaches Envoy's override_host load-balancing policy through the
+// x-gateway-destination-endpoint request header. An endpoint whose polls keep failing is taken for gone and leaves the
+// registry until a poll succeeds again (departed-endpoints.ts); a discovered endpoint that leaves the serving cluster
+// leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen).
+import { getSharedData, replaceHeaderValue, SharedValue } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { decodeMetricsRecord, MetricsRecordHeader } from "../endpoints/metrics-record";
 import { addressHash } from "../endpoints/endpoint-registry";
 import { applyEngineState } from "./endpoint-refresh";
 import { PickerState } from "../core/picker-state";
 import { OVERRIDE_HEADER } from "../core/override-header";
-import { MetricsPoller, metricsKey } from "./metrics-poller";
+import { takeWorkerToken } from "../core/worker-token";
+import { MetricsPoller } from "./metrics-poller";
+import { PolledEndpoint } from "./polled-endpoint";
+import { EndpointDiscovery } from "./endpoint-discovery";
 import { departAfterMs, departed } from "./departed-endpoints";
 import { Platform } from "../core/platform";
 
 export class EnvoyPlatform extends Platform {
-  private keys: Array<Utf8> = [];
-  private addresses: Array<ArrayBuffer> = [];
-  /** Per configured endpoint, its registry slot; -1 while it is taken for gone. */
-  private slots: Array<i32> = [];
-  /** Per configured endpoint, whether this refresh found it gone (1) or back (2); 0 otherwise. */
+  private endpoints: Array<PolledEndpoint> = [];
+  /** Per endpoint, its registry slot; -1 while it is taken for gone. */
+  private slots: StaticArray<i32> = new StaticArray<i32>(0);
+  /** Per endpoint, whether this refresh found it gone (1) or back (2); 0 otherwise. */
   private moves: StaticArray<u8> = new StaticArray<u8>(0);
   private departAfterMs: f64 = 0;
   private fetchedMs: f64 = -1e18;
@@ -27,37 +31,48 @@ export class EnvoyPlatform extends Platform {
   /** One endpoint's record as read from shared data (released once decoded). */
   private readonly published: SharedValue = new SharedValue();
   private poller: MetricsPoller | null = null;
+  private discovery: EndpointDiscovery | null = null;
+  private token: u64 = 0;
 
   get name(): string {
     return "envoy";
   }
 
   configure(state: PickerState): string {
-    const endpoints = state.config.endpoints;
-    if (endpoints.length == 0) return "endpoints: the stock Envoy build needs at least one endpoint";
+    const config = state.config;
+    const endpoints = config.endpoints;
+    const discovering = config.discovery.enabled;
+    if (endpoints.length == 0 && !discovering) return "endpoints: the stock Envoy build needs at least one endpoint, or discovery";
+    this.token = takeWorkerToken();
+    const capacity = discovering ? config.maxEndpoints : endpoints.length;
+    this.slots = new StaticArray<i32>(capacity);
+    this.moves = new StaticArray<u8>(capacity);
     const registry = state.registry;
     registry.beginRefresh();
     for (let i = 0; i < endpoints.length; i++) {
-      const addr = String.UTF8.encode(endpoints[i].address);
+      const e = PolledEndpoint.configured(config, i, this.token);
+      const addr = e.addressBytes;
       const slot = registry.see(changetype<usize>(addr), addr.byteLength, addressHash(changetype<usize>(addr), addr.byteLength));
       if (slot < 0) return "endpoints[" + i.toString() + "]: cannot track endpoint " + endpoints[i].address;
       registry.setHealthy(slot, true);
-      this.slots.push(slot);
-      this.addresses.push(addr);
-      this.keys.push(new Utf8(metricsKey(state.config, i)));
+      unchecked((this.slots[i] = slot));
+      this.endpoints.push(e);
     }
     registry.endRefresh(state.evicted);
-    this.moves = new StaticArray<u8>(endpoints.length);
-    this.departAfterMs = departAfterMs(state.config.pollIntervalMs, state.config.pollTimeoutMs);
-    this.poller = new MetricsPoller(state);
+    this.departAfterMs = departAfterMs(config.pollIntervalMs, config.pollTimeoutMs);
+    this.poller = new MetricsPoller(state, this.token, this.endpoints);
+    if (discovering) this.discovery = new EndpointDiscovery(state, this.token);
     return "";
   }
 
   refresh(state: PickerState, nowMs: f64): bool {
+    // Discovering, nothing is known before the first list: the request goes to Envoy's own balancer.
+    if (this.discovery !== null && !this.discovery!.known) return false;
     if (nowMs - this.fetchedMs < <f64>state.config.snapshotTtlMs) return true;
     let moved = false;
-    for (let i = 0; i < this.slots.length; i++) {
-      const move = this.readRecord(state, i, unchecked(this.slots[i]), nowMs);
+    const endpoints = this.endpoints;
+    for (let i = 0; i < endpoints.length; i++) {
+      const move = this.readRecord(state, unchecked(endpoints[i]), unchecked(this.slots[i]), nowMs);
       unchecked((this.moves[i] = move));
       if (move != 0) moved = true;
     }
@@ -66,12 +81,12 @@ export class EnvoyPlatform extends Platform {
     return true;
   }
 
-  /** Reads endpoint i's published record into its slot (-1: the endpoint is gone, nothing is written); returns 1
+  /** Reads an endpoint's published record into its slot (-1: the endpoint is gone, nothing is written); returns 1
    *  when the record says it is gone, 2 when it says an endpoint taken for gone is back, else 0. */
-  private readRecord(state: PickerState, i: i32, slot: i32, nowMs: f64): u8 {
+  private readRecord(state: PickerState, e: PolledEndpoint, slot: i32, nowMs: f64): u8 {
     const registry = state.registry;
     const published = this.published;
-    if (getSharedData(unchecked(this.keys[i]), published) != Status.Ok) {
+    if (getSharedData(e.key, published) != Status.Ok) {
       // Nothing published yet: the endpoint is usable, without load signals.
       if (slot >= 0) {
         registry.writableMetrics(slot).reset();
@@ -101,29 +116,82 @@ export class EnvoyPlatform extends Platform {
   /** Evicts the endpoints found gone (forgetting what was kept on them) and takes back those found back. */
   private applyMoves(state: PickerState, nowMs: f64): void {
     const registry = state.registry;
+    const endpoints = this.endpoints;
     registry.beginRefresh();
-    for (let i = 0; i < this.slots.length; i++) {
+    for (let i = 0; i < endpoints.length; i++) {
       const move = unchecked(this.moves[i]);
       if (move == 1) {
         unchecked((this.slots[i] = -1));
         continue;
       }
       if (move == 0 && unchecked(this.slots[i]) < 0) continue;
-      const addr = unchecked(this.addresses[i]);
+      const addr = unchecked(endpoints[i]).addressBytes;
       const ptr = changetype<usize>(addr);
-      // Cannot fail: every configured endpoint had a slot at configure time, and none holds more than one.
+      // Cannot fail: every endpoint had a slot when it came, and none holds more than one.
       unchecked((this.slots[i] = registry.see(ptr, <usize>addr.byteLength, addressHash(ptr, <usize>addr.byteLength))));
     }
     state.evictUnseen();
     // The endpoints back get their record now, as a new slot (see() cleared its metrics and health). Their caches are
     // taken for empty from the poll that found them back: hints published before (shared data outlives the slot)
     // do not count for them.
-    for (let i = 0; i < this.slots.length; i++) {
+    for (let i = 0; i < endpoints.length; i++) {
       const slot = unchecked(this.slots[i]);
       if (unchecked(this.moves[i]) != 2 || slot < 0) continue;
-      this.readRecord(state, i, slot, nowMs);
+      this.readRecord(state, unchecked(endpoints[i]), slot, nowMs);
       state.restarts.emptiedBefore(slot, this.header.updatedMs);
     }
+  }
+
+  /**
+   * The discovered list changed: endpoints that left are evicted and forgotten, those that joined get a slot with
+   * nothing remembered (their cache taken for empty from now), and the poller polls the new list. An endpoint taken
+   * for gone by its failed polls stays so until a poll succeeds. Joiners beyond limits.maxEndpoints are left out.
+   */
+  private applyMembers(state: PickerState, d: EndpointDiscovery, nowMs: f64): void {
+    const registry = state.registry;
+    const old = this.endpoints;
+    const oldSlots = this.slots;
+    const next = new Array<PolledEndpoint>();
+    const nextSlots = new StaticArray<i32>(oldSlots.length);
+    // Which members are new (-1) or which old endpoint each is.
+    const from = new StaticArray<i32>(d.memberCount);
+    registry.beginRefresh();
+    for (let k = 0; k < d.memberCount; k++) {
+      const j = findEndpoint(old, d.memberPtr(k), d.memberLen(k));
+      unchecked((from[k] = j));
+      if (j < 0) continue;
+      let slot = unchecked(oldSlots[j]);
+      if (slot >= 0) {
+        const addr = unchecked(old[j]).addressBytes;
+        const ptr = changetype<usize>(addr);
+        slot = registry.see(ptr, <usize>addr.byteLength, addressHash(ptr, <usize>addr.byteLength));
+      }
+      unchecked((nextSlots[next.length] = slot));
+      next.push(unchecked(old[j]));
+    }
+    // Those that left free their slots first, so that joiners can take them.
+    state.evictUnseen();
+    let dropped = 0;
+    for (let k = 0; k < d.memberCount; k++) {
+      if (unchecked(from[k]) >= 0) continue;
+      const ptr = d.memberPtr(k);
+      const len = <usize>d.memberLen(k);
+      const slot = next.length < nextSlots.length ? registry.see(ptr, len, addressHash(ptr, len)) : -1;
+      if (slot < 0) {
+        dropped++;
+        continue;
+      }
+      registry.setHealthy(slot, true);
+      state.restarts.emptiedBefore(slot, nowMs);
+      unchecked((nextSlots[next.length] = slot));
+      next.push(PolledEndpoint.discovered(state.config, String.UTF8.decodeUnsafe(ptr, len), this.token));
+    }
+    if (dropped > 0) state.telemetry.add(state.telemetry.discoveryDroppedEndpoints, dropped);
+    this.endpoints = next;
+    this.slots = nextSlots;
+    this.poller!.setTargets(next);
+    // The next refresh reads every endpoint's record.
+    this.fetchedMs = -1e18;
   }
 
   route(state: PickerState, slot: i32): bool {
@@ -136,10 +204,29 @@ export class EnvoyPlatform extends Platform {
   }
 
   onTick(state: PickerState, nowMs: f64): void {
+    const d = this.discovery;
+    if (d !== null) {
+      d.onTick(nowMs);
+      if (d.readMembers()) this.applyMembers(state, d, nowMs);
+    }
     if (this.poller !== null) this.poller!.onTick(nowMs);
   }
 
   onHttpCallResponse(state: PickerState, callId: u32, numHeaders: u32, bodySize: u32, nowMs: f64): void {
+    const d = this.discovery;
+    if (d !== null && d.onResponse(callId, numHeaders, bodySize)) {
+      if (d.readMembers()) this.applyMembers(state, d, nowMs);
+      return;
+    }
     if (this.poller !== null) this.poller!.onResponse(callId, numHeaders, bodySize, nowMs);
   }
+}
+
+/** The index of the endpoint whose address is those bytes, or -1. */
+function findEndpoint(list: Array<PolledEndpoint>, ptr: usize, len: i32): i32 {
+  for (let i = 0; i < list.length; i++) {
+    const addr = unchecked(list[i]).addressBytes;
+    if (addr.byteLength == len && memory.compare(changetype<usize>(addr), ptr, <usize>len) == 0) return i;
+  }
+  return -1;
 }

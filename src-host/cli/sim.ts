@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     }
   }
   let wasmEnvoy: Uint8Array | undefined;
-  if (policies.includes("picker-envoy")) {
+  if (policies.some((p) => p.startsWith("picker-envoy"))) {
     try {
       wasmEnvoy = readFileSync(args["wasm-envoy"]);
     } catch {

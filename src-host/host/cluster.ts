@@ -53,6 +53,10 @@ export class ClusterRegistry {
   remove(name: string): void {
     this.clusters.delete(name);
   }
+  /** Every cluster, in the order added (Envoy's admin /clusters lists them all). */
+  all(): Cluster[] {
+    return [...this.clusters.values()];
+  }
 }
 
 /** A cluster with a fixed host list, for tests and the simulator. */

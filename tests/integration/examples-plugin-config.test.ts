@@ -128,6 +128,15 @@ test("Envoy: the StringValue configuration is accepted with envoy.yaml's cluster
   assertAccepted("envoy", config, "envoy.yaml configuration", clusters);
 });
 
+test("Envoy: envoy-discovery.yaml's configuration is accepted", () => {
+  const discovery = loadDocs("examples/envoy/envoy-discovery.yaml")[0];
+  const hcm = discovery.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
+  const wasm = hcm.http_filters.find((f: Obj) => f.name === "envoy.filters.http.wasm").typed_config.config;
+  const config = JSON.parse(wasm.configuration.value);
+  assert.equal(config.endpoints, undefined);
+  assertAccepted("envoy", config, "envoy-discovery.yaml configuration");
+});
+
 const invalidConfigs: Array<[string, unknown]> = [
   ["a negative weight", { weights: { queue: -1 } }],
   ["an unknown key", { noSuchKey: true }],

@@ -135,7 +135,12 @@ export const ENVOY_MESSAGES: Record<string, MessageSchema> = {
   "envoy.config.cluster.v3.Cluster": {
     proto: "envoy/config/cluster/v3/cluster.proto",
     fields: ["transport_socket_matches", "transport_socket_matcher", "name", "alt_stat_name", "type", "cluster_type", "eds_cluster_config", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment", "health_checks", "max_requests_per_connection", "circuit_breakers", "upstream_http_protocol_options", "common_http_protocol_options", "http_protocol_options", "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_jitter", "dns_failure_refresh_rate", "respect_dns_ttl", "dns_lookup_family", "dns_resolvers", "use_tcp_for_dns_lookups", "dns_resolution_config", "typed_dns_resolver_config", "wait_for_warm_on_init", "outlier_detection", "cleanup_interval", "upstream_bind_config", "lb_subset_config", "ring_hash_lb_config", "maglev_lb_config", "original_dst_lb_config", "least_request_lb_config", "round_robin_lb_config", "common_lb_config", "transport_socket", "metadata", "protocol_selection", "upstream_connection_options", "close_connections_on_host_health_failure", "ignore_health_on_host_removal", "filters", "load_balancing_policy", "lrs_server", "lrs_report_endpoint_metrics", "track_timeout_budgets", "upstream_config", "track_cluster_stats", "preconnect_policy", "connection_pool_per_downstream_connection"],
-    types: { name: "string", type: "enum:STATIC|STRICT_DNS|LOGICAL_DNS|EDS|ORIGINAL_DST", connect_timeout: "Duration", load_balancing_policy: "envoy.config.cluster.v3.LoadBalancingPolicy", health_checks: "envoy.config.core.v3.HealthCheck[]", load_assignment: "envoy.config.endpoint.v3.ClusterLoadAssignment" }, required: ["name"],
+    types: { name: "string", type: "enum:STATIC|STRICT_DNS|LOGICAL_DNS|EDS|ORIGINAL_DST", connect_timeout: "Duration", load_balancing_policy: "envoy.config.cluster.v3.LoadBalancingPolicy", health_checks: "envoy.config.core.v3.HealthCheck[]", load_assignment: "envoy.config.endpoint.v3.ClusterLoadAssignment", dns_refresh_rate: "Duration", respect_dns_ttl: "bool", lb_policy: "enum:ROUND_ROBIN|LEAST_REQUEST|RING_HASH|RANDOM|MAGLEV|CLUSTER_PROVIDED|LOAD_BALANCING_POLICY_CONFIG", original_dst_lb_config: "envoy.config.cluster.v3.Cluster.OriginalDstLbConfig" }, required: ["name"],
+  },
+  "envoy.config.cluster.v3.Cluster.OriginalDstLbConfig": {
+    proto: "envoy/config/cluster/v3/cluster.proto",
+    fields: ["use_http_header", "http_header_name", "upstream_port_override", "metadata_key"],
+    types: { use_http_header: "bool", http_header_name: "string", upstream_port_override: "uint32" },
   },
   "envoy.config.cluster.v3.LoadBalancingPolicy": {
     proto: "envoy/config/cluster/v3/cluster.proto",

@@ -36,6 +36,7 @@ const higress = loadDocs("examples/higress/wasmplugin.yaml");
 const byKind = (kind: string) => higress.filter((d) => d.kind === kind);
 const envoy = loadDocs("examples/envoy/envoy.yaml")[0];
 const compose = loadDocs("examples/envoy/docker-compose.yaml")[0];
+const envoyDiscovery = loadDocs("examples/envoy/envoy-discovery.yaml")[0];
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 
 // docs/config.md's reference table: | `key` | type | default | range | meaning |
@@ -162,6 +163,29 @@ test("Higress: the Service's cluster gets a /metrics health check with store_met
 // a missing required field; the table (tests/support/envoy-api-messages.ts) holds each message's fields from the proto.
 test("Envoy: every field of envoy.yaml exists in its v3 API message, with a valid value", () => {
   assert.deepEqual(envoyConfigErrors(envoy, "envoy.config.bootstrap.v3.Bootstrap"), []);
+});
+
+test("Envoy with discovery: every field of envoy-discovery.yaml exists in its v3 API message; the plugin names its clusters", () => {
+  assert.deepEqual(envoyConfigErrors(envoyDiscovery, "envoy.config.bootstrap.v3.Bootstrap"), []);
+  const hcm = envoyDiscovery.static_resources.listeners[0].filter_chains[0].filters[0].typed_config;
+  const wasm = hcm.http_filters.find((f: Obj) => f.name === "envoy.filters.http.wasm").typed_config.config;
+  const d = JSON.parse(wasm.configuration.value).discovery;
+  const cluster = (name: string) => envoyDiscovery.static_resources.clusters.find((c: Obj) => c.name === name);
+  const admin = cluster(d.cluster);
+  assert.deepEqual(clusterAddresses(admin), [`${envoyDiscovery.admin.address.socket_address.address}:${envoyDiscovery.admin.address.socket_address.port_value}`]);
+  assert.equal(envoyDiscovery.admin.address.socket_address.address, "127.0.0.1", "the admin listener stays local");
+  // original_dst_cluster.cc OriginalDstClusterFactory::createClusterImpl: CLUSTER_PROVIDED, no load_assignment.
+  const metrics = cluster(d.metricsCluster);
+  assert.equal(metrics.type, "ORIGINAL_DST");
+  assert.equal(metrics.lb_policy, "CLUSTER_PROVIDED");
+  assert.equal(metrics.load_assignment, undefined);
+  assert.equal(metrics.original_dst_lb_config.use_http_header, true);
+  const serving = cluster(d.servingCluster);
+  assert.equal(serving, hcm.route_config.virtual_hosts[0].routes[0].route.cluster === d.servingCluster ? serving : undefined, "the route's cluster");
+  assert.equal(
+    serving.load_balancing_policy.policies[0].typed_extension_config.typed_config.override_host_sources[0].header,
+    OVERRIDE_HEADER,
+  );
 });
 
 test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration and a missing field", () => {

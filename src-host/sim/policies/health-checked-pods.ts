@@ -48,6 +48,11 @@ export class HealthCheckedPods implements PodView {
     return this.list;
   }
 
+  /** Every host the cluster holds (listed, or removed but still passing its checks) with its health, by pod id. */
+  hostHealth(): Array<{ pod: SimPod; healthy: boolean }> {
+    return [...this.hosts.entries()].map(([pod, h]) => ({ pod, healthy: h.healthy })).sort((a, b) => a.pod.id - b.pod.id);
+  }
+
   /** One round of health checks, one per host. */
   check(): void {
     const listed = this.listed();

@@ -10,9 +10,18 @@
 // its response flag (plugin-stream.ts ended). No usable override: the fallback policy's round robin over the static
 // cluster's hosts its active health checker holds healthy (health-checked-pods.ts; a pod that joins later is not one
 // of them), counted. `--config` reaches the plugin as for the picker, its endpoints and metrics clusters added.
+//
+// picker-envoy-discovery is the deployment a user chooses when pods come and go: the route's cluster is kept up to
+// date by Envoy (EDS, or STRICT_DNS on a headless Service) and actively health checked (health-checked-pods.ts: a pod
+// that joins becomes a host at the next check, one that leaves stays while its checks pass); the plugin learns its
+// hosts from Envoy's admin /clusters?format=json (host/admin-clusters.ts, through the `envoy_admin` cluster) and polls
+// each one's /metrics through one ORIGINAL_DST cluster that takes the pod from the call's x-envoy-original-dst-host
+// header (host/original-dst-cluster.ts). The override and the fallback see the route cluster's hosts.
 import { renderVllmMetrics } from "../../backend/metrics.ts";
 import { LogLevel } from "../../host/abi.ts";
-import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../host/cluster.ts";
+import { ClusterRegistry, type Cluster, type HttpCallOutcome, type UpstreamHost } from "../../host/cluster.ts";
+import { AdminCluster } from "../../host/admin-clusters.ts";
+import { OriginalDstCluster } from "../../host/original-dst-cluster.ts";
 import type { FilterStream } from "../../host/filter-stream.ts";
 import { ended, firstToken, routedTo, sendThroughPlugin } from "./plugin-stream.ts";
 import { HealthCheckedPods } from "./health-checked-pods.ts";
@@ -23,32 +32,76 @@ import type { Policy, PolicyContext } from "./policy.ts";
 
 const enc = new TextEncoder();
 
+/** The clusters of examples/envoy/envoy-discovery.yaml, as the simulator names them. */
+export const DISCOVERY_CLUSTERS = Object.freeze({ admin: "envoy_admin", serving: "vllm", metrics: "vllm_metrics" });
+
 export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
+  return stockEnvoyPolicy(ctx, false);
+}
+
+export function pickerEnvoyDiscoveryPolicy(ctx: PolicyContext): Policy {
+  return stockEnvoyPolicy(ctx, true);
+}
+
+function stockEnvoyPolicy(ctx: PolicyContext, discovery: boolean): Policy {
   if (ctx.wasmEnvoy === undefined) throw new Error("the picker-envoy policy needs the stock Envoy build (--wasm-envoy)");
   const pods = [...ctx.allPods()];
   const clusters = new ClusterRegistry();
-  const metricsCluster = (i: number) => `metrics-${i}`;
-  pods.forEach((pod, i) => {
-    const cluster: Cluster = {
-      name: metricsCluster(i),
-      hosts: () => [],
-      dispatch(_req, respond: (o: HttpCallOutcome) => void) {
-        if (!pod.up) return respond(null);
-        const now = ctx.clock.nowMs();
-        const text = renderVllmMetrics(pod.engine.metrics(), {
-          modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000, lora: pod.metricsLora,
-        });
-        respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: enc.encode(text), trailers: [] });
-      },
-    };
-    clusters.add(cluster);
-  });
-  const user = ctx.pluginConfig ? (JSON.parse(ctx.pluginConfig) as Record<string, unknown>) : {};
-  const config = {
-    ...user,
-    endpoints: pods.map((pod, i) => ({ address: pod.address, metricsCluster: metricsCluster(i) })),
-    metrics: { pollIntervalMs: Math.max(50, Math.round(ctx.healthCheckIntervalMs)), ...(user.metrics as object | undefined) },
+  const metricsPage = (pod: SimPod, respond: (o: HttpCallOutcome) => void) => {
+    if (!pod.up) return respond(null);
+    const now = ctx.clock.nowMs();
+    const text = renderVllmMetrics(pod.engine.metrics(), {
+      modelName: ctx.workload.model, nowSeconds: now / 1000, createdSeconds: pod.createdMs / 1000, lora: pod.metricsLora,
+    });
+    respond({ headers: [[":status", "200"], ["content-type", "text/plain; version=0.0.4"]], body: enc.encode(text), trailers: [] });
   };
+  const metricsCluster = (i: number) => `metrics-${i}`;
+  /** Every pod ever seen, by address (a removed pod stays, down). */
+  const byAddress = new Map<string, SimPod>(pods.map((p) => [p.address, p]));
+  const knownPods = () => {
+    for (const p of ctx.allPods()) if (!byAddress.has(p.address)) byAddress.set(p.address, p);
+  };
+  // Made after the plugin's host (below), whose timers come first at equal times.
+  let fallbackHosts: HealthCheckedPods;
+  const servingHosts = (): UpstreamHost[] =>
+    fallbackHosts.hostHealth().map(({ pod, healthy }) => ({ address: pod.address, healthStatus: healthy ? "Healthy" : "Unhealthy", metrics: "" }));
+  if (discovery) {
+    clusters.add({ name: DISCOVERY_CLUSTERS.serving, hosts: servingHosts });
+    clusters.add(
+      new OriginalDstCluster(DISCOVERY_CLUSTERS.metrics, (address, _req, respond) => {
+        knownPods();
+        const pod = byAddress.get(address);
+        if (pod === undefined) return respond(null); // nothing listens there: the connection is refused
+        metricsPage(pod, respond);
+      }),
+    );
+    clusters.add(new AdminCluster(DISCOVERY_CLUSTERS.admin, () => clusters.all()));
+  } else {
+    pods.forEach((pod, i) => {
+      const cluster: Cluster = {
+        name: metricsCluster(i),
+        hosts: () => [],
+        dispatch: (_req, respond: (o: HttpCallOutcome) => void) => metricsPage(pod, respond),
+      };
+      clusters.add(cluster);
+    });
+  }
+  const user = ctx.pluginConfig ? (JSON.parse(ctx.pluginConfig) as Record<string, unknown>) : {};
+  const pollIntervalMs = Math.max(50, Math.round(ctx.healthCheckIntervalMs));
+  const config = discovery
+    ? {
+        ...user,
+        discovery: {
+          cluster: DISCOVERY_CLUSTERS.admin, servingCluster: DISCOVERY_CLUSTERS.serving, metricsCluster: DISCOVERY_CLUSTERS.metrics,
+          intervalMs: pollIntervalMs, ...(user.discovery as object | undefined),
+        },
+        metrics: { pollIntervalMs, ...(user.metrics as object | undefined) },
+      }
+    : {
+        ...user,
+        endpoints: pods.map((pod, i) => ({ address: pod.address, metricsCluster: metricsCluster(i) })),
+        metrics: { pollIntervalMs, ...(user.metrics as object | undefined) },
+      };
   let wasmWarnings = 0;
   // No route cluster is used: the stock build routes among its configured endpoints.
   const host = new StaticClusterHarness({
@@ -63,12 +116,11 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
     },
     logLevel: LogLevel.Warn,
   }).host;
-  const byAddress = new Map<string, SimPod>(pods.map((p) => [p.address, p]));
   const counters = { overrides: 0, fallbacks: 0, overridesToDownPods: 0, localReplies: 0 };
-  const fallbackHosts = new HealthCheckedPods(() => pods, ctx.clock, ctx.healthCheckIntervalMs);
+  fallbackHosts = new HealthCheckedPods(() => (discovery ? ctx.allPods() : pods), ctx.clock, ctx.healthCheckIntervalMs);
   let rr = 0;
   return {
-    name: "picker-envoy",
+    name: discovery ? "picker-envoy-discovery" : "picker-envoy",
     pick(req) {
       const stream = sendThroughPlugin(host, undefined, req.bodyBytes);
       if (stream.localReply !== null) {
@@ -76,11 +128,13 @@ export function pickerEnvoyPolicy(ctx: PolicyContext): Policy {
         stream.finish();
         return { pod: null };
       }
-      const hosts = pods.map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
+      // The route cluster's hosts: the static list, or (discovering) those Envoy holds now.
+      const hosts = discovery ? servingHosts() : pods.map((p) => ({ address: p.address, healthStatus: p.up ? "Healthy" : "Unhealthy", metrics: "" }));
       const header = stream.requestHeaders.find(([k]) => k === OVERRIDE_HEADER)?.[1];
       const chosen = selectOverrideHost(header, hosts);
       let pod: SimPod | undefined;
       if (chosen) {
+        knownPods();
         pod = byAddress.get(chosen.address)!;
         // override_host does not check health: a pod that is down or gone (a removed pod is marked down by the
         // simulator and never comes back) gets the request, which fails.

@@ -4,7 +4,7 @@ import { gieApproxPolicy } from "./gie-approx.ts";
 import { leastRequestPolicy } from "./least-request.ts";
 import { oraclePolicy } from "./oracle.ts";
 import { pickerPolicy, pickerRedisPolicy } from "./picker.ts";
-import { pickerEnvoyPolicy } from "./picker-envoy.ts";
+import { pickerEnvoyDiscoveryPolicy, pickerEnvoyPolicy } from "./picker-envoy.ts";
 import type { PolicyFactory } from "./policy.ts";
 import { precisePolicy } from "./precise.ts";
 import { randomPolicy } from "./random.ts";
@@ -21,10 +21,12 @@ export const POLICIES: Readonly<Record<string, PolicyFactory>> = Object.freeze({
   picker: pickerPolicy,
   "picker-redis": pickerRedisPolicy,
   "picker-envoy": pickerEnvoyPolicy,
+  "picker-envoy-discovery": pickerEnvoyDiscoveryPolicy,
 });
 
-/** picker-redis only differs from picker with several gateway replicas (--replicas): asked for by name. */
-export const DEFAULT_POLICIES = Object.keys(POLICIES).filter((p) => p !== "picker-redis");
+/** picker-redis only differs from picker with several gateway replicas (--replicas), picker-envoy-discovery from
+ *  picker-envoy when pods come and go: both asked for by name. */
+export const DEFAULT_POLICIES = Object.keys(POLICIES).filter((p) => p !== "picker-redis" && p !== "picker-envoy-discovery");
 
 export function policyFactory(name: string): PolicyFactory {
   const f = POLICIES[name];

@@ -1,0 +1,177 @@
+// Stock Envoy build with `discovery`: the endpoints are the hosts Envoy itself keeps for discovery.servingCluster
+// (EDS, or STRICT_DNS on a headless Service), read from Envoy's admin `GET /clusters?format=json` through
+// discovery.cluster, a cluster whose endpoint is the admin listener (admin-clusters.ts reads the answer). One worker
+// polls (the holder of the lease, polling-lease.ts) and publishes the list in shared data; every worker reads it at
+// its tick. A failed poll (no answer, a status other than 2xx, a body over discovery.maxBodyBytes, an answer that
+// does not list the serving cluster) is counted and changes nothing: the last list published stays.
+import { dispatchHttpCall, getBufferBytes, getSharedData, httpCallResponseStatus, isOk, Returned, setSharedData, SharedValue, Utf8 } from "../abi/host";
+import { HeaderMapWriter } from "../abi/header-map";
+import { BufferType, Status } from "../abi/types";
+import { AdminClusterHosts } from "../endpoints/admin-clusters";
+import { MAX_ADDRESS_BYTES } from "../endpoints/endpoint-registry";
+import { hashNameString } from "../endpoints/name-hash";
+import { PickerState } from "../core/picker-state";
+import { PickerConfig } from "../config/picker-config";
+import { PollingLease } from "./polling-lease";
+import { leaseMsOf } from "./polled-endpoint";
+
+/** The published list: this version, then each address followed by "\n". */
+const MEMBERS_VERSION: u32 = 1;
+const NEWLINE: u8 = 0x0a;
+
+function field(s: string): string {
+  return s.length.toString() + ":" + s;
+}
+
+/** The shared-data name of the list, per way of discovering it (configurations that discover alike share it). */
+export function discoveryKey(config: PickerConfig): string {
+  const d = config.discovery;
+  const how = field(d.cluster) + field(d.path) + field(d.servingCluster) + field(d.intervalMs.toString()) +
+    field(d.timeoutMs.toString()) + field(d.maxBodyBytes.toString()) + field(config.maxEndpoints.toString()) +
+    field(config.pollIntervalMs.toString());
+  return "endpoint_picker/discovery/v" + MEMBERS_VERSION.toString() + "/" + hashNameString(how).toString(16);
+}
+
+export class EndpointDiscovery {
+  private readonly hosts: AdminClusterHosts;
+  private readonly lease: PollingLease;
+  private readonly membersKey: Utf8;
+  private readonly cluster: Utf8;
+  private readonly headers: HeaderMapWriter = new HeaderMapWriter();
+  private readonly response: Returned = new Returned();
+  private readonly read: SharedValue = new SharedValue();
+  /** Polls every this many ticks (discovery.intervalMs in whole metrics.pollIntervalMs, at least one). */
+  private readonly everyTicks: i32;
+  private ticks: i32 = 0;
+  private pendingCall: u32 = 0;
+  /** The list to publish, and the list as last read (its bytes, -1: never read). */
+  private readonly out: StaticArray<u8>;
+  private readonly last: StaticArray<u8>;
+  private lastLen: i32 = -1;
+  /** The members of the list last read: offsets into `last`. */
+  private readonly starts: StaticArray<i32>;
+  private readonly lens: StaticArray<i32>;
+  memberCount: i32 = 0;
+
+  constructor(
+    private readonly state: PickerState,
+    private readonly token: u64,
+  ) {
+    const config = state.config;
+    const n = config.maxEndpoints;
+    this.hosts = new AdminClusterHosts(n);
+    const key = discoveryKey(config);
+    this.membersKey = new Utf8(key + "/members");
+    this.lease = new PollingLease(new Utf8(key + "/poller"), leaseMsOf(config), token);
+    this.cluster = new Utf8(config.discovery.cluster);
+    const interval = max<i32>(config.pollIntervalMs, 1);
+    this.everyTicks = max<i32>(1, (config.discovery.intervalMs + interval - 1) / interval);
+    const bytes = 4 + n * (MAX_ADDRESS_BYTES + 1);
+    this.out = new StaticArray<u8>(bytes);
+    this.last = new StaticArray<u8>(bytes);
+    this.starts = new StaticArray<i32>(n);
+    this.lens = new StaticArray<i32>(n);
+    // The first tick polls.
+    this.ticks = this.everyTicks - 1;
+  }
+
+  /** A list was read: the endpoints are known (possibly none). */
+  get known(): bool {
+    return this.lastLen >= 0;
+  }
+
+  memberPtr(i: i32): usize {
+    return changetype<usize>(this.last) + <usize>unchecked(this.starts[i]);
+  }
+
+  memberLen(i: i32): i32 {
+    return unchecked(this.lens[i]);
+  }
+
+  onTick(nowMs: f64): void {
+    if (this.token == 0) return;
+    // The lease is renewed every tick, so that it stays with one worker between polls.
+    if (!this.lease.take(nowMs)) return;
+    this.ticks++;
+    if (this.ticks < this.everyTicks || this.pendingCall != 0) return;
+    this.ticks = 0;
+    const d = this.state.config.discovery;
+    const h = this.headers.clear().add(":method", "GET").add(":path", d.path).add(":authority", d.cluster).add("accept", "application/json");
+    const call = dispatchHttpCall(this.cluster, h, null, <u32>d.timeoutMs);
+    if (isOk(call)) this.pendingCall = <u32>call + 1;
+    else this.failed();
+  }
+
+  /** True when the call was the discovery poll's. */
+  onResponse(callId: u32, numHeaders: u32, bodySize: u32): bool {
+    if (this.pendingCall == 0 || this.pendingCall != callId + 1) return false;
+    this.pendingCall = 0;
+    const status = numHeaders == 0 ? 0 : httpCallResponseStatus(this.response);
+    const d = this.state.config.discovery;
+    if (status < 200 || status >= 300 || bodySize == 0 || bodySize > <u32>d.maxBodyBytes) {
+      this.failed();
+      return true;
+    }
+    const body = this.response;
+    if (getBufferBytes(BufferType.HttpCallResponseBody, 0, bodySize, body) != Status.Ok) {
+      this.failed();
+      return true;
+    }
+    const hosts = this.hosts;
+    const ok = body.len == <usize>bodySize && hosts.parse(body.ptr, body.len, d.servingCluster);
+    body.release();
+    if (!ok) {
+      this.failed();
+      return true;
+    }
+    const telemetry = this.state.telemetry;
+    if (hosts.dropped > 0) telemetry.add(telemetry.discoveryDroppedEndpoints, hosts.dropped);
+    this.publish();
+    return true;
+  }
+
+  private failed(): void {
+    this.state.telemetry.add(this.state.telemetry.discoveryFailures, 1);
+  }
+
+  private publish(): void {
+    const hosts = this.hosts;
+    const out = changetype<usize>(this.out);
+    store<u32>(out, MEMBERS_VERSION);
+    let p = out + 4;
+    for (let i = 0; i < hosts.count; i++) {
+      const n = <usize>hosts.addressLen(i);
+      memory.copy(p, hosts.addressPtr(i), n);
+      p += n;
+      store<u8>(p++, NEWLINE);
+    }
+    setSharedData(this.membersKey, out, p - out, 0);
+  }
+
+  /** Reads the published list; true when it differs from the one last read (members then lists it). */
+  readMembers(): bool {
+    const v = this.read;
+    if (getSharedData(this.membersKey, v) != Status.Ok) return false;
+    const len = <i32>v.len;
+    const last = changetype<usize>(this.last);
+    const same = len == this.lastLen && memory.compare(v.ptr, last, <usize>len) == 0;
+    const fits = len >= 4 && len <= this.last.length && load<u32>(v.ptr) == MEMBERS_VERSION;
+    if (!same && fits) memory.copy(last, v.ptr, <usize>len);
+    v.release();
+    if (same || !fits) return false;
+    this.lastLen = len;
+    let count = 0;
+    let start = 4;
+    for (let i = 4; i < len && count < this.starts.length; i++) {
+      if (load<u8>(last + <usize>i) != NEWLINE) continue;
+      if (i > start) {
+        unchecked((this.starts[count] = start));
+        unchecked((this.lens[count] = i - start));
+        count++;
+      }
+      start = i + 1;
+    }
+    this.memberCount = count;
+    return true;
+  }
+}

@@ -1,0 +1,163 @@
+// assembly/platform/endpoint-discovery.ts through the stock Envoy build: the endpoints are the healthy hosts of the
+// serving cluster as Envoy's admin /clusters?format=json lists them (host/admin-clusters.ts); each one's /metrics is
+// fetched through one ORIGINAL_DST cluster that takes the pod from x-envoy-original-dst-host
+// (host/original-dst-cluster.ts). A host that joins is used with nothing remembered, one that leaves is evicted and
+// forgotten, and a failed admin poll changes nothing.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../../src-host/host/cluster.ts";
+import { AdminCluster } from "../../../src-host/host/admin-clusters.ts";
+import { OriginalDstCluster, ORIGINAL_DST_HOST_HEADER } from "../../../src-host/host/original-dst-cluster.ts";
+import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
+import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
+import { parseDebugHeader, type DebugScores } from "../../../src-host/fuzz/debug-header.ts";
+
+const POLL_MS = 200;
+const PROMPT = {
+  model: "m",
+  messages: [{ role: "user", content: Array.from({ length: 300 }, (_, i) => `rule ${i} of the house style`).join("; ") }],
+};
+const OTHER_PROMPT = { model: "m", messages: [{ role: "user", content: "what time is it?" }] };
+
+interface Stock {
+  harness: StaticClusterHarness;
+  serving: StaticCluster;
+  /** The addresses the metrics calls reached, in order. */
+  reached: string[];
+  /** Whether the admin listener answers 503. */
+  admin: { down: boolean };
+}
+
+function host(address: string, healthStatus = "Healthy"): UpstreamHost {
+  return { address, healthStatus, metrics: "" };
+}
+
+function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stock {
+  const clusters = new ClusterRegistry();
+  const serving = new StaticCluster("vllm", hosts);
+  const reached: string[] = [];
+  const admin = { down: false };
+  clusters.add(serving);
+  clusters.add(
+    new OriginalDstCluster("vllm_metrics", (address, _req, respond) => {
+      reached.push(address);
+      respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: 0, kv: 0.1 })), trailers: [] });
+    }),
+  );
+  const adminCluster = new AdminCluster("envoy_admin", () => clusters.all());
+  clusters.add({
+    name: adminCluster.name,
+    hosts: () => [],
+    dispatch(req, respond) {
+      if (admin.down) respond({ headers: [[":status", "503"]], body: new Uint8Array(0), trailers: [] });
+      else adminCluster.dispatch(req, respond);
+    },
+  });
+  const harness = new StaticClusterHarness({
+    flavor: "envoy",
+    workers: 1,
+    clusters,
+    pluginConfig: JSON.stringify({
+      discovery: { cluster: "envoy_admin", servingCluster: "vllm", metricsCluster: "vllm_metrics", intervalMs: POLL_MS },
+      metrics: { pollIntervalMs: POLL_MS, pollTimeoutMs: 100, snapshotTtlMs: 0 },
+      debug: { header: true },
+      ...extra,
+    }),
+    log: () => {},
+  });
+  return { harness, serving, reached, admin };
+}
+
+function advance(s: Stock, ms: number): void {
+  s.harness.clock.advanceTo(s.harness.clock.nowMs() + ms);
+}
+
+function decide(s: Stock, prompt: object = PROMPT): DebugScores {
+  const stream = s.harness.send(prompt);
+  stream.encodeHeaders([[":status", "200"]], false);
+  const debug = parseDebugHeader(stream.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  s.harness.complete(stream);
+  return debug;
+}
+
+function tracked(d: DebugScores): string[] {
+  return [...d.scores.keys()].sort();
+}
+
+function matchedOn(d: DebugScores, address: string): number | "excluded" | "untracked" {
+  const e = d.scores.get(address);
+  return e === undefined ? "untracked" : e === "excluded" ? e : e.m;
+}
+
+test("the endpoints are the serving cluster's healthy hosts, their metrics polled through the ORIGINAL_DST cluster", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000", "Unhealthy"), host("[fd00::7]:8000")]);
+  const early = s.harness.send(OTHER_PROMPT);
+  assert.equal(s.harness.chosen(early), null, "nothing known before the first admin poll: Envoy's own balancer decides");
+  s.harness.complete(early);
+  advance(s, POLL_MS * 2);
+  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000", "[fd00::7]:8000"]);
+  assert.deepEqual([...new Set(s.reached)].sort(), ["10.8.0.1:8000", "10.8.0.2:8000", "[fd00::7]:8000"], "each endpoint's page, by its header");
+  assert.equal(s.harness.counter("discovery_failures"), 0);
+});
+
+test("a host that joins is used, with nothing remembered; one that leaves is evicted and forgotten", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  const holder = decide(s).endpoint;
+  const held = matchedOn(decide(s), holder);
+  assert.ok(typeof held === "number" && held > 0, `the index remembers the prompt on ${holder}: ${held}`);
+
+  s.serving.hostList = [...s.serving.hostList, host("10.8.0.9:8000")];
+  advance(s, POLL_MS * 2);
+  const joined = decide(s);
+  assert.equal(matchedOn(joined, "10.8.0.9:8000"), 0, "the joiner is a candidate, holding nothing");
+  assert.ok(s.reached.includes("10.8.0.9:8000"), "its metrics are polled");
+
+  s.serving.hostList = s.serving.hostList.filter((h) => h.address !== holder);
+  advance(s, POLL_MS * 2);
+  const left = decide(s, OTHER_PROMPT);
+  assert.equal(matchedOn(left, holder), "untracked", "the host that left is no endpoint");
+  assert.notEqual(left.endpoint, holder);
+  assert.equal(s.harness.counter("evicted_endpoints"), 1);
+
+  s.serving.hostList = [...s.serving.hostList, host(holder)];
+  advance(s, POLL_MS * 2);
+  assert.equal(matchedOn(decide(s), holder), 0, "back, with its index entries forgotten");
+});
+
+test("a failed admin poll is counted and keeps the endpoints known", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  assert.equal(tracked(decide(s)).length, 2);
+  s.admin.down = true;
+  s.serving.hostList = [];
+  advance(s, POLL_MS * 3);
+  assert.ok(s.harness.counter("discovery_failures") >= 2, "each failed poll counted");
+  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000"], "the last list stands");
+  s.admin.down = false;
+  advance(s, POLL_MS * 2);
+  assert.equal(s.harness.chosen(s.harness.send(OTHER_PROMPT)), null, "an empty serving cluster leaves the choice to Envoy");
+});
+
+test("serving hosts beyond limits.maxEndpoints are left out and counted", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000")], { limits: { maxEndpoints: 2 } });
+  advance(s, POLL_MS * 2);
+  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000"]);
+  assert.ok(s.harness.counter("discovery_dropped_endpoints") >= 1);
+});
+
+test("the metrics call names its pod in x-envoy-original-dst-host", () => {
+  const seen: Array<string | undefined> = [];
+  const clusters = new ClusterRegistry();
+  const c = new OriginalDstCluster("m", (address, req, respond) => {
+    seen.push(req.headers.find(([k]) => k === ORIGINAL_DST_HOST_HEADER)?.[1]);
+    respond({ headers: [[":status", "200"]], body: new Uint8Array(0), trailers: [] });
+  });
+  clusters.add(c);
+  let status = "";
+  c.dispatch({ headers: [[":path", "/metrics"]], body: new Uint8Array(0), trailers: [], timeoutMs: 100 }, (r) => {
+    status = r !== null && r !== "reset" ? r.headers[0][1] : "";
+  });
+  assert.equal(status, "503", "no header: no host, the router's local 503");
+  assert.deepEqual(seen, []);
+});
