@@ -11,7 +11,6 @@
 // message attributes and items (written as they are read, they still draw what their write from a span drew). Nothing
 // is allocated per request.
 import { JsonScanner, JsonToken, StepBudget } from "../json/scanner";
-import { decodeJsonString, decodedBytes, stoppedAtCap } from "../json/string-decoder";
 import { EmitHalt } from "./emit-core";
 import { WrittenSpan } from "./written-span";
 import { FieldSpans } from "./field-spans";
@@ -86,6 +85,9 @@ export class RequestExtractor {
   stepsUsed: i32 = 0;
 
   private readonly budget: StepBudget;
+  // What the scan's decode of the last string "model" wrote to the model buffer (as decodeJsonString reports it).
+  private modelDecodedLen: i32 = 0;
+  private modelDecodeFilled: bool = false;
   // Top-level key whose value was written inline, or -1.
   private inlineKey: i32 = -1;
   private readonly scanner: JsonScanner;
@@ -205,6 +207,15 @@ export class RequestExtractor {
         } else {
           r = sc.skipValue();
         }
+      } else if (i == K_MODEL) {
+        // A string decoded into the model buffer as it is read: the last one, as its span is (readModel).
+        v = sc.nextDecoded(this.modelPtr, MODEL_CAP_BYTES, 0);
+        valueStart = sc.tokenStart;
+        if (v == JsonToken.String) {
+          this.modelDecodedLen = sc.decodedLen;
+          this.modelDecodeFilled = sc.decodeFilled;
+        }
+        r = v == JsonToken.ObjStart || v == JsonToken.ArrStart ? sc.skipValue() : v;
       } else if (i == K_TOOLS || i == K_FUNCTIONS) {
         // Written now, as the scan reads them, when they are the first such container (tools-record.ts).
         const tools = this.toolsRecord;
@@ -321,13 +332,11 @@ export class RequestExtractor {
     e.toolsRecord(unchecked(TOP_KEYS[k]), start, end);
   }
 
-  // Decodes a string "model" into the model buffer; false if there is none.
+  // The string "model" the scan decoded into the model buffer; false if there is none.
   private readModel(): bool {
-    const s = this.spans;
-    if (s.token(K_MODEL) != JsonToken.String) return false;
-    const r = decodeJsonString(s.start(K_MODEL) + 1, s.end(K_MODEL) - 1, this.modelPtr, MODEL_CAP_BYTES, 0);
-    this.modelLen = decodedBytes(r);
-    this.modelTruncated = stoppedAtCap(r);
+    if (this.spans.token(K_MODEL) != JsonToken.String) return false;
+    this.modelLen = this.modelDecodedLen;
+    this.modelTruncated = this.modelDecodeFilled;
     return true;
   }
 
