@@ -8,7 +8,7 @@ export class FailureTracker {
   readonly generationBySlot: StaticArray<u32>;
   /** When each slot's EWMA last moved (ms); its value now is decayedEwma of the elapsed time. */
   readonly updatedMsBySlot: StaticArray<f64>;
-  /** When any slot last recorded a failure (ms); -Infinity before the first. */
+  /** The latest time any slot recorded a failure at (ms); -Infinity before the first. */
   private lastFailureMs: f64 = -Infinity;
 
   constructor(readonly maxEndpoints: i32) {
@@ -27,7 +27,8 @@ export class FailureTracker {
     }
     unchecked((this.ewmaBySlot[slot] = updateEwma(prev, failed, alpha)));
     unchecked((this.updatedMsBySlot[slot] = nowMs));
-    if (failed) this.lastFailureMs = nowMs;
+    // The latest failure, also when the clock went back: an earlier one would let anyRate end before a later rate fades.
+    if (failed && nowMs > this.lastFailureMs) this.lastFailureMs = nowMs;
   }
 
   /**

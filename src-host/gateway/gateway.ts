@@ -10,7 +10,7 @@ import type { Flavor } from "../host/vm.ts";
 import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
 import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
-import { answerCodecError, isCodecError } from "./codec-error-reply.ts";
+import { answerCodecError, codecRefusal, isCodecError } from "./codec-error-reply.ts";
 import { formatRequestLine, type RequestRecord } from "./request-log.ts";
 import { Router } from "./router.ts";
 
@@ -202,7 +202,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       res.destroy();
     }
   });
-  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
+  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
@@ -219,7 +219,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
         connectionId: conn.id,
       };
       try {
-        complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0));
+        complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0, codecRefusal(e.code, e.reason)));
       } catch (err) {
         ctx.internalError(id, "codec error", err);
         socket.destroy();

@@ -19,7 +19,7 @@ import { concatBytes } from "./concat-bytes.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 import { RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE } from "./inline-headers.ts";
 import { localReplyHeaders } from "./local-reply-headers.ts";
-import { HTTP1_CODEC_ERROR_DETAILS, http1RequestHeadersError } from "./http1-codec-error.ts";
+import { HTTP1_CODEC_ERROR, http1RequestHeadersError, type Http1CodecRefusal } from "./http1-codec-error.ts";
 import { RESPONSE_FLAG_BITS } from "./response-flags.ts";
 
 const enc = new TextEncoder();
@@ -184,10 +184,13 @@ export class FilterStream implements PluginStreamCalls {
 
   decodeHeaders(headers: HeaderList, endOfStream: boolean): void {
     if (this.requestState !== "headers") return;
-    // Headers Envoy's HTTP/1 codec refuses never reach the filter: the codec answers 400 (http1-codec-error.ts).
-    if (!this.state.info.protocol?.startsWith("HTTP/2") && !this.state.info.protocol?.startsWith("HTTP/3") && http1RequestHeadersError(headers) !== null) {
-      this.rejectByCodec();
-      return;
+    // Headers Envoy's HTTP/1 codec refuses never reach the filter: the codec answers them (http1-codec-error.ts).
+    if (!this.state.info.protocol?.startsWith("HTTP/2") && !this.state.info.protocol?.startsWith("HTTP/3")) {
+      const refusal = http1RequestHeadersError(headers);
+      if (refusal !== null) {
+        this.rejectByCodec(refusal);
+        return;
+      }
     }
     this.state.requestHeaders.set(headers, true);
     if (this.bypass) {
@@ -463,14 +466,14 @@ export class FilterStream implements PluginStreamCalls {
     this.invoke("proxy_on_delete", [this.contextId], false);
   }
 
-  /** The HTTP/1 codec refused the request before its headers reached the filter (http1-codec-error.ts): its 400 "Bad
-   *  Request" runs through the filter chain created for it, whose encoder callbacks this filter passes without the VM
-   *  (Context::encodeHeaders / encodeData on a stream not created in it), with details http1.codec_error and the flag
-   *  DownstreamProtocolError; the VM learns of the stream only when it is logged (finish: Context::log). The reply is
-   *  the stream's localReply. */
-  rejectByCodec(): void {
+  /** The HTTP/1 codec refused the request before its headers reached the filter (http1-codec-error.ts): its reply (400
+   *  "Bad Request" for a parse error) runs through the filter chain created for it, whose encoder callbacks this filter
+   *  passes without the VM (Context::encodeHeaders / encodeData on a stream not created in it), with the refusal's
+   *  details and the flag DownstreamProtocolError; the VM learns of the stream only when it is logged (finish:
+   *  Context::log). The reply is the stream's localReply. */
+  rejectByCodec(refusal: Http1CodecRefusal = HTTP1_CODEC_ERROR): void {
     if (this.requestState !== "headers") return;
-    this.sendLocal({ status: 400, details: HTTP1_CODEC_ERROR_DETAILS, body: enc.encode("Bad Request"), headers: [], grpcStatus: -1 });
+    this.sendLocal({ status: refusal.status, details: refusal.details, body: enc.encode(refusal.text), headers: [], grpcStatus: -1 });
     this.state.responseFlags |= RESPONSE_FLAG_BITS.DPE;
   }
 

@@ -30,6 +30,19 @@ describe("FailureTracker.anyRate", () => {
     // Without a half-life a rate never fades.
     expect<bool>(t.anyRate(faded * 100, 0)).toBe(true);
   });
+
+  it("keeps the latest failure when the clock went back before another one", () => {
+    const t = new FailureTracker(4);
+    // Slot 0 fails at 100 half-lives; the clock then steps back 50 half-lives and slot 1 fails there.
+    const late = 100 * HALF_LIFE;
+    const early = 50 * HALF_LIFE;
+    t.record(0, 1, true, 1, late, HALF_LIFE);
+    t.record(1, 1, true, 1, early, HALF_LIFE);
+    // FADE_HALF_LIVES after the earlier failure slot 0's rate has not faded at all (its failure is still ahead).
+    const now = early + FADE_HALF_LIVES * HALF_LIFE;
+    expect<f64>(decayedEwma(t.ewmaBySlot[0], now - t.updatedMsBySlot[0], HALF_LIFE)).toBe(1.0);
+    expect<bool>(t.anyRate(now, HALF_LIFE)).toBe(true);
+  });
 });
 
 describe("normalizeFailure's uniform score", () => {

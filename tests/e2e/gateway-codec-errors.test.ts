@@ -51,3 +51,27 @@ for (const values of [["2", "2"], ["2", "5"]]) {
     assert.equal(counters["fixture.on_done"], 1);
   });
 }
+
+// codec_impl.cc ServerConnectionImpl::onHeadersCompleteImpl: a Content-Length beside a Transfer-Encoding (any value, either
+// order; Node's parser refuses it) is the codec's own 400 with details http1.content_length_and_chunked_not_allowed.
+for (const [fields, status, text, details] of [
+  ["transfer-encoding: chunked\r\ncontent-length: 5\r\n", 400, "Bad Request", "http1.content_length_and_chunked_not_allowed"],
+  ["content-length: 5\r\ntransfer-encoding: chunked\r\n", 400, "Bad Request", "http1.content_length_and_chunked_not_allowed"],
+  ["content-length: 5\r\ntransfer-encoding: gzip\r\n", 400, "Bad Request", "http1.content_length_and_chunked_not_allowed"],
+] as const) {
+  test(`${fields.replace(/\r\n/g, "; ")}: Envoy's codec answers ${status} with ${details}, flag DPE`, async () => {
+    const a = await upstream("a");
+    const logs = new LogCollector();
+    const plugin = { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress" as const, config: {}, workers: 1 };
+    const g = await gateway({ upstreams: [a.address], plugin }, logs);
+    const answer = await rawExchange(g.port, `POST /v1/chat/completions HTTP/1.1\r\nhost: gw\r\n${fields}\r\n0\r\n\r\n`);
+    const [head, body] = answer.split("\r\n\r\n");
+    assert.equal(head.split("\r\n")[0], `HTTP/1.1 ${status} ${text}`);
+    assert.equal(body, text);
+    const f = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ")))!;
+    assert.equal(f.status, String(status));
+    assert.equal(f.flags, "DPE");
+    assert.equal(f.details, details);
+    assert.equal(a.seen.filter((r) => r.path !== "/metrics").length, 0, "nothing reached the upstream");
+  });
+}

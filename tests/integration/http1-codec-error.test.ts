@@ -34,3 +34,30 @@ test("one content-length is taken as it is", async () => {
   assert.equal(s.state.requestHeaders.get("content-length"), "2");
   assert.ok(s.calls.includes("proxy_on_request_headers"));
 });
+
+// codec_impl.cc ServerConnectionImpl::onHeadersCompleteImpl: a Transfer-Encoding beside a Content-Length is 400
+// (http1.content_length_and_chunked_not_allowed), then one other than chunked 501 (http1.invalid_transfer_encoding).
+for (const [fields, status, body, details] of [
+  [[["transfer-encoding", "chunked"], ["content-length", "2"]], 400, "Bad Request", "http1.content_length_and_chunked_not_allowed"],
+  [[["content-length", "2"], ["transfer-encoding", "gzip"]], 400, "Bad Request", "http1.content_length_and_chunked_not_allowed"],
+  [[["transfer-encoding", "gzip"]], 501, "Not Implemented", "http1.invalid_transfer_encoding"],
+] as const) {
+  test(`${fields.map((f) => f.join(": ")).join(", ")}: the codec's ${status} with ${details}, the headers reach no filter`, async () => {
+    const { host } = await bodyResultsHost();
+    const s = host.newStream();
+    s.decodeHeaders(request(fields.map(([k, v]) => [k, v] as [string, string])), false);
+    assert.equal(s.requestState, "local-reply");
+    assert.equal(s.localReply?.status, status);
+    assert.equal(s.state.responseCodeDetails, details);
+    assert.equal(s.state.responseFlags & RESPONSE_FLAG_BITS.DPE, RESPONSE_FLAG_BITS.DPE);
+    assert.equal(dec.decode(s.takeReleasedResponseBody()), body);
+    assert.deepEqual(s.state.requestHeaders.pairs, [], "the filter never got the request headers");
+  });
+}
+
+test("a chunked request without a Content-Length is taken as it is", async () => {
+  const { host } = await bodyResultsHost();
+  const s = host.newStream();
+  s.decodeHeaders(request([["transfer-encoding", "Chunked"]]), false);
+  assert.equal(s.requestState, "forwarded");
+});
