@@ -92,10 +92,10 @@ export class EnvoyPlatform extends Platform {
     const m = slot >= 0 ? registry.writableMetrics(slot) : state.parsedMetrics;
     const ok = decodeMetricsRecord(published.ptr, published.len, m, header);
     published.release();
-    // Last polled successfully before this worker learned the endpoint: the record of an earlier pod at its address
-    // (a restarted engine keeps its pod IP), whose failed polls would take the joiner for gone at once. (A poll since
-    // that failed publishes a last success of 0: never polled, and is read as such.)
-    if (ok && header.updatedMs > 0 && header.updatedMs < e.joinedMs) return this.unpolled(state, slot);
+    // Failing since a success before this worker learned the endpoint: the record of an earlier pod at its address (a
+    // restarted engine keeps its pod IP), which would take the joiner for gone at once. (A poll of the joiner that
+    // failed publishes a last success of 0, never polled, and is read as such; a healthy record is read as it is.)
+    if (ok && !header.healthy && header.updatedMs > 0 && header.updatedMs < e.joinedMs) return this.unpolled(state, slot);
     const stale = !ok || nowMs - header.updatedMs > <f64>state.config.staleAfterMs;
     if (slot < 0) return ok && header.healthy && !stale ? 2 : 0;
     if (ok && departed(header.healthy, header.updatedMs, nowMs, this.departAfterMs)) return 1;

@@ -72,8 +72,8 @@ export class PolledEndpoint {
   pendingCall: u32 = 0;
   failures: i32 = 0;
   lastSuccessMs: f64 = 0;
-  /** When this worker learned a discovered endpoint (0: a configured one). A record whose last successful poll is
-   *  older is from a previous endpoint at the same address (shared data outlives the member): EnvoyPlatform ignores it. */
+  /** When this worker learned a discovered endpoint (0: a configured one). An unhealthy record whose last successful
+   *  poll is older is a previous pod's at the same address (shared data outlives the member): EnvoyPlatform ignores it. */
   joinedMs: f64 = 0;
   readonly metrics: EndpointMetrics = new EndpointMetrics();
   /** The KV cache size its last page that had one reported (for pages cut before it). */
