@@ -86,19 +86,16 @@ export class EnvoyPlatform extends Platform {
   private readRecord(state: PickerState, e: PolledEndpoint, slot: i32, nowMs: f64): u8 {
     const registry = state.registry;
     const published = this.published;
-    if (getSharedData(e.key, published) != Status.Ok) {
-      // Nothing published yet: the endpoint is usable, without load signals.
-      if (slot >= 0) {
-        registry.writableMetrics(slot).reset();
-        registry.setHealthy(slot, true);
-      }
-      return 0;
-    }
+    if (getSharedData(e.key, published) != Status.Ok) return this.unpolled(state, slot);
     const header = this.header;
     // A gone endpoint has no slot: its record is read into the parser's scratch, only to see whether it is back.
     const m = slot >= 0 ? registry.writableMetrics(slot) : state.parsedMetrics;
     const ok = decodeMetricsRecord(published.ptr, published.len, m, header);
     published.release();
+    // Failing since a success before this worker learned the endpoint: the record of an earlier pod at its address (a
+    // restarted engine keeps its pod IP), which would take the joiner for gone at once. (A poll of the joiner that
+    // failed publishes a last success of 0, never polled, and is read as such; a healthy record is read as it is.)
+    if (ok && !header.healthy && header.updatedMs > 0 && header.updatedMs < e.joinedMs) return this.unpolled(state, slot);
     const stale = !ok || nowMs - header.updatedMs > <f64>state.config.staleAfterMs;
     if (slot < 0) return ok && header.healthy && !stale ? 2 : 0;
     if (ok && departed(header.healthy, header.updatedMs, nowMs, this.departAfterMs)) return 1;
@@ -110,6 +107,15 @@ export class EnvoyPlatform extends Platform {
     registry.setHealthy(slot, header.healthy);
     registry.setUpdatedMs(slot, header.updatedMs);
     applyEngineState(state, slot, m, header.updatedMs);
+    return 0;
+  }
+
+  /** Nothing published for the endpoint yet: it is usable, without load signals. */
+  private unpolled(state: PickerState, slot: i32): u8 {
+    if (slot >= 0) {
+      state.registry.writableMetrics(slot).reset();
+      state.registry.setHealthy(slot, true);
+    }
     return 0;
   }
 
@@ -184,7 +190,7 @@ export class EnvoyPlatform extends Platform {
       registry.setHealthy(slot, true);
       state.restarts.emptiedBefore(slot, nowMs);
       unchecked((nextSlots[next.length] = slot));
-      next.push(PolledEndpoint.discovered(state.config, String.UTF8.decodeUnsafe(ptr, len), this.token));
+      next.push(PolledEndpoint.discovered(state.config, String.UTF8.decodeUnsafe(ptr, len), this.token, nowMs));
     }
     if (dropped > 0) state.telemetry.add(state.telemetry.discoveryDroppedEndpoints, dropped);
     this.endpoints = next;

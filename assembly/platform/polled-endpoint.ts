@@ -72,6 +72,9 @@ export class PolledEndpoint {
   pendingCall: u32 = 0;
   failures: i32 = 0;
   lastSuccessMs: f64 = 0;
+  /** When this worker learned a discovered endpoint (0: a configured one). An unhealthy record whose last successful
+   *  poll is older is a previous pod's at the same address (shared data outlives the member): EnvoyPlatform ignores it. */
+  joinedMs: f64 = 0;
   readonly metrics: EndpointMetrics = new EndpointMetrics();
   /** The KV cache size its last page that had one reported (for pages cut before it). */
   readonly cacheSize: KnownCacheSizes = new KnownCacheSizes(1);
@@ -100,10 +103,12 @@ export class PolledEndpoint {
   }
 
   /** An endpoint of discovery.servingCluster, polled through discovery.metricsCluster. */
-  static discovered(config: PickerConfig, address: string, token: u64): PolledEndpoint {
+  static discovered(config: PickerConfig, address: string, token: u64, nowMs: f64): PolledEndpoint {
     const cluster = config.discovery.metricsCluster;
     const path = config.metricsPath;
-    return new PolledEndpoint(address, cluster, path, address, address, pollKey(config, address, cluster, path, address, true), leaseMsOf(config), token);
+    const e = new PolledEndpoint(address, cluster, path, address, address, pollKey(config, address, cluster, path, address, true), leaseMsOf(config), token);
+    e.joinedMs = nowMs;
+    return e;
   }
 }
 

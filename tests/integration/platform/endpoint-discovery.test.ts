@@ -26,6 +26,8 @@ interface Stock {
   reached: string[];
   /** Whether the admin listener answers 503. */
   admin: { down: boolean };
+  /** Pods whose /metrics answers 503. */
+  down: Set<string>;
 }
 
 function host(address: string, healthStatus = "Healthy"): UpstreamHost {
@@ -37,10 +39,12 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
   const serving = new StaticCluster("vllm", hosts);
   const reached: string[] = [];
   const admin = { down: false };
+  const down = new Set<string>();
   clusters.add(serving);
   clusters.add(
     new OriginalDstCluster("vllm_metrics", (address, _req, respond) => {
       reached.push(address);
+      if (down.has(address)) return respond({ headers: [[":status", "503"]], body: new Uint8Array(0), trailers: [] });
       respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: 0, kv: 0.1 })), trailers: [] });
     }),
   );
@@ -65,7 +69,7 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
     }),
     log: () => {},
   });
-  return { harness, serving, reached, admin };
+  return { harness, serving, reached, admin, down };
 }
 
 function advance(s: Stock, ms: number): void {
@@ -123,6 +127,34 @@ test("a host that joins is used, with nothing remembered; one that leaves is evi
   s.serving.hostList = [...s.serving.hostList, host(holder)];
   advance(s, POLL_MS * 2);
   assert.equal(matchedOn(decide(s), holder), 0, "back, with its index entries forgotten");
+});
+
+test("a host that rejoins is not taken for gone by the failed polls of its previous life", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  decide(s);
+  // The pod's engine dies: its polls fail until it is taken for gone, then Envoy's health check drops it.
+  s.down.add("10.8.0.1:8000");
+  for (let t = 0; t < 5; t++) {
+    advance(s, POLL_MS);
+    decide(s, OTHER_PROMPT);
+  }
+  s.serving.hostList = [host("10.8.0.2:8000")];
+  advance(s, POLL_MS * 2);
+  assert.equal(matchedOn(decide(s, OTHER_PROMPT), "10.8.0.1:8000"), "untracked");
+  const evicted = s.harness.counter("evicted_endpoints");
+  // It restarts at the same address, healthy; its last record (unhealthy, last polled long ago) is still published.
+  s.down.delete("10.8.0.1:8000");
+  s.serving.hostList = [host("10.8.0.1:8000"), host("10.8.0.2:8000")];
+  const seen: Array<ReturnType<typeof matchedOn>> = [];
+  for (let t = 0; t < 30; t++) {
+    advance(s, POLL_MS / 10);
+    seen.push(matchedOn(decide(s, OTHER_PROMPT), "10.8.0.1:8000"));
+  }
+  const listed = seen.findIndex((m) => m !== "untracked");
+  assert.ok(listed >= 0, `the joiner is an endpoint: ${seen.join(",")}`);
+  assert.ok(seen.slice(listed).every((m) => m !== "untracked"), `once listed it stays: ${seen.join(",")}`);
+  assert.equal(s.harness.counter("evicted_endpoints"), evicted, "nothing evicted on its return");
 });
 
 test("a failed admin poll is counted and keeps the endpoints known", () => {
