@@ -3,24 +3,11 @@
 // which call `onAccess` with the address and width and hand the pointer or value back unchanged. Accesses are reported
 // as their addresses are computed (a store's before the loads of the value it stores). Slow (a call into JS per
 // access): for counting which memory a piece of code touches, never for timing it.
-import { createRequire } from "node:module";
-import type binaryenModule from "binaryen";
-
-type Binaryen = typeof binaryenModule;
-
-let loaded: Binaryen | null = null;
-
-async function binaryen(): Promise<Binaryen> {
-  if (!loaded) {
-    const path = createRequire(import.meta.url).resolve("binaryen");
-    loaded = ((await import(path)) as { default: Binaryen }).default;
-  }
-  return loaded;
-}
+import { loadBinaryen } from "./binaryen.ts";
 
 /** The module with every load and store reported to the env.*_ptr / env.*_val_* imports instrument-memory adds. */
 export async function instrumentMemoryTrace(binary: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-  const b = await binaryen();
+  const b = await loadBinaryen();
   const m = b.readBinary(binary);
   try {
     m.setFeatures(b.Features.All);

@@ -4,23 +4,9 @@
 // would execute if it ran to its end: a call counts as one plus its operands (the callee counts its own), a nested
 // block, loop or if as one (their bodies count when they run). Timings on a shared machine move by more than most
 // changes; these counts do not move at all between runs, so they show what a change to the plugin's code did.
-import { createRequire } from "node:module";
-import type binaryenModule from "binaryen";
+import { loadBinaryen } from "./binaryen.ts";
 
 export const OP_COUNT_GLOBAL = "__wasm_ops";
-
-type Binaryen = typeof binaryenModule;
-
-let loaded: Binaryen | null = null;
-
-async function binaryen(): Promise<Binaryen> {
-  if (!loaded) {
-    // binaryen's package is ESM with a top-level await; resolved from this repository's node_modules.
-    const path = createRequire(import.meta.url).resolve("binaryen");
-    loaded = ((await import(path)) as { default: Binaryen }).default;
-  }
-  return loaded;
-}
 
 // The fields of binaryen's expression info that hold child expressions (a Const's value is a literal).
 const CHILD_FIELDS = [
@@ -30,7 +16,7 @@ const CHILD_FIELDS = [
 
 /** The module with every straight-line run counted into the exported i64 global OP_COUNT_GLOBAL. */
 export async function instrumentOpCount(binary: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-  const b = await binaryen();
+  const b = await loadBinaryen();
   // The expression ids and class helpers binaryen.js has but its typings leave out.
   const api = b as unknown as Record<string, any>;
   const info = (e: number) => b.getExpressionInfo(e) as unknown as Record<string, any>;
