@@ -1,6 +1,6 @@
 // Runs the built picker (build/higress.wasm or build/envoy.wasm) in the static-cluster harness, with helpers to
 // send requests through it.
-import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
+import { parseDebugHeader, type DebugScores } from "../../src-host/fuzz/debug-header.ts";
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import type { HeaderList } from "../../src-host/host/header-map.ts";
 import type { PluginHost } from "../../src-host/host/plugin-host.ts";
@@ -90,6 +90,12 @@ export function text(seed: number, n: number): string {
 export function debugOf(s: FilterStream) {
   s.encodeHeaders([[":status", "200"]], false);
   return parseDebugHeader(s.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+}
+
+/** The chain length a decision's debug header says it matched on `address`, or why it has none. */
+export function matchedOn(d: DebugScores, address: string): number | "excluded" | "untracked" {
+  const e = d.scores.get(address);
+  return e === undefined ? "untracked" : e === "excluded" ? e : e.m;
 }
 
 /** The process-wide load's shared-data key (assembly/core/shared-load.ts). */

@@ -7,7 +7,8 @@ import { ClusterRegistry, type Cluster, type HttpCallOutcome } from "../../../sr
 import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
 import { VirtualClock } from "../../../src-host/host/clock.ts";
 import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
-import { parseDebugHeader, type DebugScores } from "../../../src-host/fuzz/debug-header.ts";
+import type { DebugScores } from "../../../src-host/fuzz/debug-header.ts";
+import { debugOf, matchedOn } from "../../support/picker.ts";
 
 const PODS = ["10.9.0.1:8000", "10.9.0.2:8000"];
 const POLL_MS = 200;
@@ -62,15 +63,9 @@ function advance(s: Stock, ms: number): void {
 /** Routes the prompt and returns the decision as its debug header tells it. */
 function decide(s: Stock, prompt: object = PROMPT): DebugScores {
   const stream = s.harness.send(prompt);
-  stream.encodeHeaders([[":status", "200"]], false);
-  const debug = parseDebugHeader(stream.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  const debug = debugOf(stream);
   s.harness.complete(stream);
   return debug;
-}
-
-function matchedOn(d: DebugScores, address: string): number | "excluded" | "untracked" {
-  const e = d.scores.get(address);
-  return e === undefined ? "untracked" : e === "excluded" ? e : e.m;
 }
 
 test("an endpoint whose polls keep failing is evicted with its index entries, and comes back without them", () => {

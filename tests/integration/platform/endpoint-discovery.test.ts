@@ -10,7 +10,8 @@ import { AdminCluster } from "../../../src-host/host/admin-clusters.ts";
 import { OriginalDstCluster, ORIGINAL_DST_HOST_HEADER } from "../../../src-host/host/original-dst-cluster.ts";
 import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
 import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
-import { parseDebugHeader, type DebugScores } from "../../../src-host/fuzz/debug-header.ts";
+import type { DebugScores } from "../../../src-host/fuzz/debug-header.ts";
+import { debugOf, matchedOn } from "../../support/picker.ts";
 
 const POLL_MS = 200;
 const PROMPT = {
@@ -78,19 +79,13 @@ function advance(s: Stock, ms: number): void {
 
 function decide(s: Stock, prompt: object = PROMPT): DebugScores {
   const stream = s.harness.send(prompt);
-  stream.encodeHeaders([[":status", "200"]], false);
-  const debug = parseDebugHeader(stream.state.responseHeaders!.get("x-endpoint-picker-debug")!)!;
+  const debug = debugOf(stream);
   s.harness.complete(stream);
   return debug;
 }
 
 function tracked(d: DebugScores): string[] {
   return [...d.scores.keys()].sort();
-}
-
-function matchedOn(d: DebugScores, address: string): number | "excluded" | "untracked" {
-  const e = d.scores.get(address);
-  return e === undefined ? "untracked" : e === "excluded" ? e : e.m;
 }
 
 test("the endpoints are the serving cluster's healthy hosts, their metrics polled through the ORIGINAL_DST cluster", () => {
