@@ -13,7 +13,7 @@
 // Fields whose has-flag is clear are written as 0. Decoding checks everything before it writes anything. Version 2
 // added the prefix-cache counters, version 3 the resident adapters, version 4 the served model; a reader rejects a record of another version
 // (its endpoint then scores as unknown until the next poll publishes one it reads). Builds of different versions
-// publish under different keys (metrics-poller.ts endpointKey), each polling for itself.
+// publish under different keys (polled-endpoint.ts pollKey), each polling for itself.
 import { EndpointMetrics, Engine } from "./endpoint-metrics";
 import { ADAPTER_CAPACITY, AdapterSet } from "./adapter-set";
 

@@ -14,21 +14,18 @@ import { PickerState } from "../core/picker-state";
 import { PickerConfig } from "../config/picker-config";
 import { PollingLease } from "./polling-lease";
 import { leaseMsOf } from "./polled-endpoint";
+import { keyField } from "./key-field";
 
 /** The published list: this version, then each address followed by "\n". */
 const MEMBERS_VERSION: u32 = 1;
 const NEWLINE: u8 = 0x0a;
 
-function field(s: string): string {
-  return s.length.toString() + ":" + s;
-}
-
 /** The shared-data name of the list, per way of discovering it (configurations that discover alike share it). */
 export function discoveryKey(config: PickerConfig): string {
   const d = config.discovery;
-  const how = field(d.cluster) + field(d.path) + field(d.servingCluster) + field(d.intervalMs.toString()) +
-    field(d.timeoutMs.toString()) + field(d.maxBodyBytes.toString()) + field(config.maxEndpoints.toString()) +
-    field(config.pollIntervalMs.toString());
+  const how = keyField(d.cluster) + keyField(d.path) + keyField(d.servingCluster) + keyField(d.intervalMs.toString()) +
+    keyField(d.timeoutMs.toString()) + keyField(d.maxBodyBytes.toString()) + keyField(config.maxEndpoints.toString()) +
+    keyField(config.pollIntervalMs.toString());
   return "endpoint_picker/discovery/v" + MEMBERS_VERSION.toString() + "/" + hashNameString(how).toString(16);
 }
 

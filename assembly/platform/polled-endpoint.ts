@@ -17,14 +17,11 @@ import { hashNameString } from "../endpoints/name-hash";
 import { KnownCacheSizes } from "../core/known-cache-sizes";
 import { PickerConfig } from "../config/picker-config";
 import { PollingLease } from "./polling-lease";
+import { keyField } from "./key-field";
 
 /** Where an endpoint's record is published, and where its polling lease is held, under its endpointKey. */
 const RECORD_SUFFIX = "/metrics";
 const LEASE_SUFFIX = "/poller";
-
-function field(s: string): string {
-  return s.length.toString() + ":" + s;
-}
 
 /**
  * The shared-data name of an endpoint, polled as its configuration polls it: two configurations that poll an endpoint
@@ -34,8 +31,8 @@ function field(s: string): string {
  * map per vm_id: cpp-host shared_data.cc) reads none of this build's records, nor this build any of its.
  */
 export function pollKey(config: PickerConfig, address: string, cluster: string, path: string, authority: string, originalDst: bool): string {
-  let how = field(cluster) + field(path) + field(authority) + field(config.targetMetric) +
-    field(config.pollIntervalMs.toString()) + field(config.pollTimeoutMs.toString());
+  let how = keyField(cluster) + keyField(path) + keyField(authority) + keyField(config.targetMetric) +
+    keyField(config.pollIntervalMs.toString()) + keyField(config.pollTimeoutMs.toString());
   if (originalDst) how += "dst";
   return "endpoint_picker/endpoint/v" + METRICS_RECORD_VERSION.toString() + "/" + hashNameString(how).toString(16) + "/" + address;
 }
@@ -44,10 +41,6 @@ export function pollKey(config: PickerConfig, address: string, cluster: string, 
 export function endpointKey(config: PickerConfig, i: i32): string {
   const e = config.endpoints[i];
   return pollKey(config, e.address, e.metricsCluster, metricsPathOf(config, i), authorityOf(config, i), false);
-}
-
-export function metricsKey(config: PickerConfig, i: i32): string {
-  return endpointKey(config, i) + RECORD_SUFFIX;
 }
 
 function metricsPathOf(config: PickerConfig, i: i32): string {
