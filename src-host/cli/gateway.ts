@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import type { FailurePolicy } from "../host/abi.ts";
 import { startGateway, type GatewayPluginOptions } from "../gateway/gateway.ts";
 import { ConfigRejectedError } from "../host/plugin-host.ts";
-import { splitAddress } from "../gateway/health-checker.ts";
+import { splitAddress } from "../host/split-address.ts";
 import { metricsClusterName } from "../gateway/http-call-cluster.ts";
 import { builtPluginPath } from "../wasm/built-plugin.ts";
 import { numberArg, parseCliArgs, usageError } from "../util/cli-args.ts";

@@ -15,6 +15,7 @@
 // - an Unhealthy host that was Healthy before needs `healthyThreshold` consecutive successes to come back.
 import { request } from "node:http";
 import type { Cluster, UpstreamHost } from "../host/cluster.ts";
+import { splitAddress } from "../host/split-address.ts";
 
 /** Higress stores at most this many bytes of a health-check body. */
 export const METRICS_BODY_LIMIT_BYTES = 65536;
@@ -92,17 +93,6 @@ export function checkOnce(address: string, path: string, timeoutMs: number): Pro
     });
     req.end();
   });
-}
-
-/** "ip:port", "[v6]:port" or "name:port" into request options. */
-export function splitAddress(address: string): { hostname: string; port: number } {
-  const i = address.lastIndexOf(":");
-  if (i <= 0) throw new Error(`upstream address must be host:port, got "${address}"`);
-  const port = Number(address.slice(i + 1));
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`bad port in upstream address "${address}"`);
-  let hostname = address.slice(0, i);
-  if (hostname.startsWith("[") && hostname.endsWith("]")) hostname = hostname.slice(1, -1);
-  return { hostname, port };
 }
 
 /** The health-checked upstream cluster the gateway routes to and the plugin reads hosts from. */

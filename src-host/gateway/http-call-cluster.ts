@@ -3,7 +3,7 @@
 import { request } from "node:http";
 import type { Cluster, HttpCallOutcome, HttpCallRequest, UpstreamHost } from "../host/cluster.ts";
 import type { HeaderList } from "../host/header-map.ts";
-import { splitAddress } from "./health-checker.ts";
+import { splitAddress } from "../host/split-address.ts";
 
 /** Responses larger than this fail the call (Envoy's async client buffers the whole body). */
 const MAX_CALL_RESPONSE_BYTES = 16 * 1024 * 1024;

@@ -8,7 +8,7 @@ import type { HeaderList } from "../host/header-map.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
 import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
-import { splitAddress } from "./health-checker.ts";
+import { splitAddress } from "../host/split-address.ts";
 import { upstreamReset } from "./upstream-reset.ts";
 import type { RequestRecord } from "./request-log.ts";
 import { localReplyHeaders } from "../host/local-reply-headers.ts";

@@ -6,6 +6,7 @@
 // this answers it 400. The admin listener is reached as a cluster (`AdminCluster`), as an Envoy configuration reaches
 // it with a static cluster pointing at the admin address.
 import type { Cluster, HttpCallOutcome, HttpCallRequest, UpstreamHost } from "./cluster.ts";
+import { splitAddress } from "./split-address.ts";
 
 /** A host's health flags as the admin reports them, from its health status name (as Higress reports it). */
 export function adminHealthStatus(health: string): Record<string, unknown> {
@@ -25,9 +26,8 @@ export function adminHealthStatus(health: string): Record<string, unknown> {
 }
 
 function socketAddress(address: string): { address: string; port_value: number } {
-  const colon = address.lastIndexOf(":");
-  const host = address.slice(0, colon);
-  return { address: host.startsWith("[") ? host.slice(1, -1) : host, port_value: Number(address.slice(colon + 1)) };
+  const { hostname, port } = splitAddress(address);
+  return { address: hostname, port_value: port };
 }
 
 function hostStatus(h: UpstreamHost): Record<string, unknown> {
