@@ -11,6 +11,7 @@ import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
 import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
 import { answerCodecError, codecRefusal, isCodecError } from "./codec-error-reply.ts";
+import { connectionStreamInfo } from "./connection-stream-info.ts";
 import { formatRequestLine, type RequestRecord } from "./request-log.ts";
 import { Router } from "./router.ts";
 
@@ -209,15 +210,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     else if (isCodecError(e.code) && !inProgress.get(socket)) {
       const id = ++nextRequest;
       const conn = connections.get(socket) ?? { id: -1, worker: 0 };
-      const info = {
-        clusterName,
-        sourceAddress: socket.remoteAddress,
-        sourcePort: socket.remotePort,
-        destinationAddress: socket.localAddress,
-        destinationPort: socket.localPort,
-        protocol: "HTTP/1.1",
-        connectionId: conn.id,
-      };
+      const info = connectionStreamInfo(clusterName, socket, conn.id, "HTTP/1.1");
       try {
         complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0, codecRefusal(e.code, e.reason)));
       } catch (err) {

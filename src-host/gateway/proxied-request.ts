@@ -7,6 +7,7 @@ import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
+import { connectionStreamInfo } from "./connection-stream-info.ts";
 import { RESPONSE_FLAG_BITS } from "../host/response-flags.ts";
 import { splitAddress } from "../host/split-address.ts";
 import { upstreamReset } from "./upstream-reset.ts";
@@ -134,15 +135,8 @@ export class ProxiedRequest {
     this.endOfStreamAtHeaders = (cl === undefined && req.headers["transfer-encoding"] === undefined) || cl === "0";
     const host = this.ctx.host;
     if (host) {
-      const socket = req.socket;
       const info: StreamInfo = {
-        clusterName: this.ctx.clusterName,
-        sourceAddress: socket.remoteAddress,
-        sourcePort: socket.remotePort,
-        destinationAddress: socket.localAddress,
-        destinationPort: socket.localPort,
-        protocol: `HTTP/${req.httpVersion}`,
-        connectionId: this.conn.id,
+        ...connectionStreamInfo(this.ctx.clusterName, req.socket, this.conn.id, `HTTP/${req.httpVersion}`),
         routeName: "default",
       };
       const stream = host.newStream(info, this.conn.worker);
