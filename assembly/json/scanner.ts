@@ -603,40 +603,34 @@ export class JsonScanner {
       d += run;
       if (p >= limit) break;
       const c = <u32>load<u8>(p);
-      if (c == 0x22) {
-        this.decodedLen = <i32>(d - dst);
-        this.start = open + 1;
-        this.end = p;
-        this.hasEscapes = escaped;
-        return p + 1;
-      }
-      if (c < 0x20) break;
       let n: usize = 1;
       let next = d;
       if (c == 0x5c) {
         if (p + 1 >= limit) break;
         const e = <u32>load<u8>(p + 1);
-        if (e != 0x75) {
-          // A short escape stands for one ASCII byte that is never a separator byte.
-          const value = shortEscapeValue(e);
-          if (value < 0) break;
+        // A short escape stands for one ASCII byte that is never a separator byte ('u' has no short value).
+        const value = shortEscapeValue(e);
+        if (value >= 0) {
           escaped = true;
-          if (canonical && e != 0x2f) {
-            // Its own canonical spelling, an ASCII pair the cap may cut after the backslash (decodeJsonString).
-            if (d + 2 <= dEnd) {
-              store<u16>(d, load<u16>(p));
-              next = d + 2;
-            } else if (d < dEnd) {
-              store<u8>(d, 0x5c);
-              next = ++d;
+          if (!canonical || e == 0x2f) {
+            if (d < dEnd) {
+              store<u8>(d, <u8>value);
+              d++;
+              p += 2;
+              continue;
             }
+          } else if (d + 2 <= dEnd) {
+            // Its own canonical spelling, an ASCII pair the cap may cut after the backslash (decodeJsonString).
+            store<u16>(d, load<u16>(p));
+            d += 2;
+            p += 2;
+            continue;
           } else if (d < dEnd) {
-            store<u8>(d, <u8>value);
-            next = d + 1;
+            store<u8>(d, 0x5c);
+            next = ++d;
           }
-          n = 2;
         } else {
-          if (escapeLength(p, limit) == 0) break;
+          if (e != 0x75 || escapeLength(p, limit) == 0) break;
           escaped = true;
           const r = readJsonCodePoint(p, limit);
           const cp = <u32>r;
@@ -685,6 +679,14 @@ export class JsonScanner {
           next = putCodePoint(d, dEnd, REPLACEMENT_CHAR, flags);
           n = <usize>-len;
         }
+      } else if (c == 0x22) {
+        this.decodedLen = <i32>(d - dst);
+        this.start = open + 1;
+        this.end = p;
+        this.hasEscapes = escaped;
+        return p + 1;
+      } else if (c < 0x20) {
+        break;
       } else {
         // Plain ASCII the bulk copy left: no room for it (or the last bytes of the input).
         if (d < dEnd) {

@@ -136,12 +136,15 @@ export const FIRST_BLOCK: i32 = 16;
   // One bound for both: the bytes that fit in the destination.
   const sEnd = src + min(limit - src, dEnd - dst);
   if (ASC_FEATURE_SIMD) {
+    // The stop's offset is worked out once, after the loop, not set up in every round of it.
+    let m: u32 = 0;
     while (s + 32 <= sEnd) {
-      const m = copyTwoBlocks(s, d);
-      if (m) return s + <usize>ctz(m) - src;
+      m = copyTwoBlocks(s, d);
+      if (m) break;
       s += 32;
       d += 32;
     }
+    if (m) return s + <usize>ctz(m) - src;
     if (s + 16 <= sEnd) {
       const x = v128.load(s);
       v128.store(d, x);

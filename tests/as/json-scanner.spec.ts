@@ -14,6 +14,21 @@ function setDoc(sc: JsonScanner, s: string, steps: i32 = 100000): void {
   sc.reset(changetype<usize>(held), <usize>held.byteLength, steps);
 }
 
+// nextDecoded on a's first array element against decodeJsonString on b's: 1 when the output, cap state, token fields
+// and the tokens after it agree, 0 otherwise (one expect per case would make the sweep too slow).
+function decodesAlike(a: JsonScanner, b: JsonScanner, doc: usize, len: usize, outA: usize, outB: usize, cap: i32, flags: i32): i32 {
+  a.reset(doc, len, 100);
+  b.reset(doc, len, 100);
+  if (a.next() != JsonToken.ArrStart || b.next() != JsonToken.ArrStart) return 0;
+  if (a.nextDecoded(outA, cap, flags) != JsonToken.String || b.next() != JsonToken.String) return 0;
+  const r = decodeJsonStringForTest(b, outB, cap, flags);
+  const n = decodedBytes(r);
+  if (a.decodedLen != n || memory.compare(outA, outB, <usize>n) != 0 || a.decodeFilled != stoppedAtCap(r)) return 0;
+  if (a.start != b.start || a.end != b.end || a.hasEscapes != b.hasEscapes || a.pos != b.pos) return 0;
+  if (a.next() != JsonToken.Number || a.next() != JsonToken.ArrEnd) return 0;
+  return 1;
+}
+
 /** Final token (End, Error or Budget) after reading the whole document. */
 function finalToken(s: string, maxDepth: i32 = 64, steps: i32 = 100000): i32 {
   const sc = new JsonScanner(maxDepth);
@@ -444,6 +459,88 @@ describe("JsonScanner.nextDecoded", () => {
             expect(a.decodedLen).toBe(0);
           }
           if (t >= JsonToken.End) break;
+        }
+      }
+    }
+  });
+
+  it("decodes escapes, UTF-8 and ill-formed bytes at every block offset and cap like decodeJsonString, in every mode", () => {
+    // Each piece lands after 0 to 40 plain bytes (so at and across every 8/16/32-byte block boundary), twice, with plain
+    // bytes between: the decode's fast paths (short escapes, sequences, runs) against the general decoder.
+    const pieces: u8[][] = [
+      [0x5c, 0x6e], // \n
+      [0x5c, 0x22], // \"
+      [0x5c, 0x5c], // \\
+      [0x5c, 0x2f], // \/
+      [0x5c, 0x6e, 0x5c, 0x74, 0x5c, 0x72], // \n\t\r in a row
+      [0x5c, 0x75, 0x30, 0x30, 0x30, 0x30], // \u0000
+      [0x5c, 0x75, 0x30, 0x30, 0x31, 0x65], // \u001e (a separator byte)
+      [0x5c, 0x75, 0x64, 0x38, 0x33, 0x64, 0x5c, 0x75, 0x64, 0x65, 0x30, 0x30], // \ud83d\ude00
+      [0x5c, 0x75, 0x64, 0x38, 0x30, 0x30, 0x78], // \ud800x (lone surrogate)
+      [0xc3, 0xa9], // é
+      [0xc3, 0xa9, 0x61, 0xc3, 0xa8], // éaè
+      [0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87], // 中文
+      [0xf0, 0x9f, 0x98, 0x80], // 😀
+      [0xff], // never in UTF-8
+      [0xc3, 0x61], // lead without its continuation
+      [0xe4, 0xb8, 0x61], // 3-byte lead cut short
+      [0xed, 0xa0, 0x80], // an encoded surrogate
+      [0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
+      [0x80], // stray continuation
+    ];
+    const flagsList: i32[] = [0, CANONICAL_ESCAPES, 2]; // 2: ESCAPE_SEPARATOR_BYTES
+    const a = new JsonScanner(4);
+    const b = new JsonScanner(4);
+    const outA = new ArrayBuffer(160);
+    const outB = new ArrayBuffer(160);
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i];
+      for (let lead = 0; lead <= 40; lead++) {
+        const bytes: u8[] = [0x5b, 0x22];
+        for (let k = 0; k < lead; k++) bytes.push(<u8>(0x61 + (k % 26)));
+        for (let k = 0; k < piece.length; k++) bytes.push(piece[k]);
+        for (let k = 0; k < 7; k++) bytes.push(0x62);
+        for (let k = 0; k < piece.length; k++) bytes.push(piece[k]);
+        for (let k = 0; k < 20; k++) bytes.push(0x63);
+        bytes.push(0x22);
+        bytes.push(0x2c);
+        bytes.push(0x31);
+        bytes.push(0x5d);
+        const doc = new ArrayBuffer(bytes.length);
+        for (let k = 0; k < bytes.length; k++) store<u8>(changetype<usize>(doc) + <usize>k, bytes[k]);
+        const docPtr = changetype<usize>(doc);
+        for (let f = 0; f < flagsList.length; f++) {
+          for (let cap = 0; cap < 150; cap++) {
+            const r = decodesAlike(a, b, docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), cap, flagsList[f]);
+            if (r != 1) {
+              // Fails with the piece, its offset, mode and cap in view.
+              expect(i * 1000000 + lead * 10000 + f * 1000 + cap).toBe(-1);
+              return;
+            }
+            if (!a.decodeFilled) break; // larger caps decode the same
+          }
+        }
+      }
+    }
+  });
+
+  it("rejects a body cut inside a string at every byte while decoding, as next() does", () => {
+    const whole = "[\"ab\\n\\u00e9\\ud83d\\ude00 é中😀 \\\" " + "x".repeat(40) + " \\t\"]";
+    const full = String.UTF8.encode(whole);
+    const a = new JsonScanner(4);
+    const b = new JsonScanner(4);
+    const out = new ArrayBuffer(128);
+    for (let len = 2; len < full.byteLength - 1; len++) {
+      for (let cap = 0; cap < 80; cap += 7) {
+        a.reset(changetype<usize>(full), <usize>len, 100);
+        b.reset(changetype<usize>(full), <usize>len, 100);
+        a.next();
+        b.next();
+        const t = a.nextDecoded(changetype<usize>(out), cap, len & 1 ? CANONICAL_ESCAPES : 0);
+        const ok = t == JsonToken.Error && b.next() == JsonToken.Error && a.pos == b.pos;
+        if (!ok) {
+          expect(len * 1000 + cap).toBe(-1);
+          return;
         }
       }
     }
