@@ -564,6 +564,8 @@ export class ProxiedRequest {
       out = this.stream.encodeData(body, true);
       this.writeHeaders();
     } else {
+      // sendDirectLocalReply: the reply's headers replace those the filter holds, for the access log too.
+      if (this.stream?.state.responseHeaders) this.stream.replaceWithDirectLocalReply(headers);
       this.writeHeaders(headers);
     }
     this.writeBody(out);
