@@ -4,7 +4,7 @@
 //     [--workers 2] [--port 8080] [--health-interval-ms 1000] [--health-timeout-ms 1000] \
 //     [--request-timeout-ms 300000] [--stream-idle-timeout-ms 300000] [--route-idle-timeout-ms MS] \
 //     [--hcm-request-timeout-ms 0] [--request-headers-timeout-ms 0] [--connection-idle-timeout-ms 3600000] \
-//     [--buffer-limit-bytes 5242880] \
+//     [--buffer-limit-bytes 5242880] [--downstream-trailers] [--upstream-trailers] \
 //     [--failure-policy FAIL_OPEN] \
 //     [--allow-on-headers-stop-iteration true|false] [--envoy127-body-order] [--quiet]
 // Without --plugin/--no-plugin it loads build/<flavor>.wasm. The failure policy defaults to FAIL_OPEN and the
@@ -49,6 +49,11 @@ const USAGE = `usage: npm run gateway -- --upstream HOST:PORT [--upstream HOST:P
                                        (default 3600000)
   --buffer-limit-bytes N               limit of the body the plugin buffers: past it 413 (request) or 500 (response)
                                        (default 5242880: above the plugin's 4 MiB body limit, as examples/envoy/envoy.yaml sets it)
+  --downstream-trailers                HTTP/1 trailers on the client side (the connection manager's
+                                       http_protocol_options.enable_trailers): request trailers reach the plugin
+                                       and response trailers the client (default off, dropped, Envoy's default)
+  --upstream-trailers                  HTTP/1 trailers on the upstream side (the cluster's enable_trailers): request
+                                       trailers reach the upstream and its response trailers the plugin (default off)
   --failure-policy P                   FAIL_OPEN, FAIL_CLOSED or FAIL_RELOAD when the plugin fails (default FAIL_OPEN)
   --allow-on-headers-stop-iteration B  envoy flavor: true models Envoy 1.35+; false turns StopIteration from the
                                        headers callback into StopAllIteration (default true)
@@ -76,6 +81,8 @@ const values = parseCliArgs(TOOL, USAGE, {
   "request-headers-timeout-ms": { type: "string", default: "0" },
   "connection-idle-timeout-ms": { type: "string", default: "3600000" },
   "buffer-limit-bytes": { type: "string", default: String(5 * 1024 * 1024) },
+  "downstream-trailers": { type: "boolean", default: false },
+  "upstream-trailers": { type: "boolean", default: false },
   "failure-policy": { type: "string", default: "FAIL_OPEN" },
   "allow-on-headers-stop-iteration": { type: "string", default: "true" },
   "envoy127-body-order": { type: "boolean", default: false },
@@ -175,6 +182,7 @@ const gw = await startGateway({
   requestHeadersTimeoutMs: ports.requestHeadersTimeoutMs,
   connectionIdleTimeoutMs: ports.connectionIdleTimeoutMs,
   bufferLimitBytes: ports.bufferLimitBytes,
+  trailers: { downstream: values["downstream-trailers"], upstream: values["upstream-trailers"] },
   log: (line) => {
     if (!quiet || !line.startsWith("gw req ")) process.stdout.write(line + "\n");
   },

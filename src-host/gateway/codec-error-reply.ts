@@ -1,5 +1,5 @@
 // The gateway's answer to a request its HTTP/1 parser refused, as Envoy's codec answers it (host/http1-codec-error.ts):
-// 400 "Bad Request" with details http1.codec_error (or the codec's own check's status and details) and the flag
+// 400 "Bad Request" with details http1.codec_error (or the status and details of the codec's own check) and the flag
 // DownstreamProtocolError, run through a plugin stream
 // created for it (FilterManager::sendLocalReplyViaFilterChain → createFilterChain: the plugin gets on_log), and
 // "connection: close" (conn_manager_impl.cc ActiveStream::encodeHeaders: a response before the request completed on
@@ -10,27 +10,77 @@ import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import { localReplyHeaders } from "../host/local-reply-headers.ts";
-import { HTTP1_CHUNKED_CONTENT_LENGTH, HTTP1_CODEC_ERROR, type Http1CodecRefusal } from "../host/http1-codec-error.ts";
+import {
+  HTTP1_CHUNKED_CONTENT_LENGTH,
+  HTTP1_CODEC_ERROR,
+  HTTP1_HEADERS_TOO_LARGE,
+  HTTP1_INVALID_CHARACTERS,
+  HTTP1_LOW_VERSION,
+  type Http1CodecRefusal,
+} from "../host/http1-codec-error.ts";
 import type { RequestRecord } from "./request-log.ts";
 
 const enc = new TextEncoder();
 
-/** Node's parse errors in a request's headers that Envoy's codec answers with sendProtocolError's 400: not its 431
- *  for oversized headers, nor the end of the connection in the middle of a request (HPE_INVALID_EOF_STATE), which
- *  Envoy takes as the client's close (ConnectionManagerImpl::onEvent RemoteClose), not as a parse error. */
+/** Node's parse errors that Envoy's codec answers (sendProtocolError): not the end of the connection in the middle of
+ *  a request (HPE_INVALID_EOF_STATE), which Envoy takes as the client's close (ConnectionManagerImpl::onEvent
+ *  RemoteClose), not as a parse error. */
 export function isCodecError(code: string | undefined): boolean {
-  return code !== undefined && code.startsWith("HPE_") && code !== "HPE_HEADER_OVERFLOW" && code !== "HPE_INVALID_EOF_STATE";
+  return code !== undefined && code.startsWith("HPE_") && code !== "HPE_INVALID_EOF_STATE";
+}
+
+/** A Node parse error: its code and reason, the bytes it was parsing and where the refused token starts in them. */
+export interface NodeParseError {
+  code?: string;
+  reason?: string;
+  rawPacket?: Buffer;
+  bytesParsed?: number;
 }
 
 /**
- * Envoy's answer to the request Node's parser refused with `code` and `reason`: Node refuses a Content-Length beside a
- * Transfer-Encoding as a parse error (HPE_INVALID_CONTENT_LENGTH or HPE_INVALID_TRANSFER_ENCODING, by the fields'
- * order, "... can't be present with ..."); Envoy's parser takes both and its codec answers them itself
- * (http1-codec-error.ts). Any other refusal is a parse error's.
+ * Envoy's answer to the request Node's parser refused, as codec_impl.cc ConnectionImpl::dispatchSlice names Balsa's
+ * error (balsa_parser.cc BalsaParser::HandleError and its own checks):
+ * - a head longer than max_request_headers_kb (Node's maxHeaderSize, set to it): 431 http1.headers_too_large;
+ * - a control character in a header (quiche header_properties IsInvalidHeaderChar: 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F,
+ *   0x7F; the framer's INVALID_HEADER_CHARACTER, "header value contains invalid chars", in a name as in a value):
+ *   400 http1.invalid_characters; another character a name may not have is Balsa's HPE_INVALID_HEADER_TOKEN, a 400
+ *   http1.codec_error;
+ * - a version Node does not know but of Balsa's form "HTTP/d.d" (isVersionValid): not HTTP/1.1, so the codec's 426
+ *   low_version (checkProtocolVersion);
+ * - a Content-Length beside a Transfer-Encoding, which Node refuses as a parse error (HPE_INVALID_CONTENT_LENGTH or
+ *   HPE_INVALID_TRANSFER_ENCODING, "... can't be present with ..."): Balsa takes both and the codec answers them
+ *   itself (http1-codec-error.ts);
+ * - anything else (a bad method, URL or version, a chunk size): 400 http1.codec_error.
  */
-export function codecRefusal(code: string | undefined, reason: string | undefined): Http1CodecRefusal {
+export function codecRefusal(e: NodeParseError): Http1CodecRefusal {
+  const { code, reason } = e;
+  if (code === "HPE_HEADER_OVERFLOW") return HTTP1_HEADERS_TOO_LARGE;
+  if (code === "HPE_INVALID_HEADER_TOKEN") return invalidCharacterInLine(e) ? HTTP1_INVALID_CHARACTERS : HTTP1_CODEC_ERROR;
+  if (code === "HPE_INVALID_VERSION" && balsaVersionForm(e)) return HTTP1_LOW_VERSION;
   const framing = code === "HPE_INVALID_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING";
   return framing && reason?.includes("can't be present with") ? HTTP1_CHUNKED_CONTENT_LENGTH : HTTP1_CODEC_ERROR;
+}
+
+/** quiche header_properties IsInvalidHeaderChar. */
+function isInvalidHeaderChar(c: number): boolean {
+  return (c <= 0x08) || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c === 0x7f;
+}
+
+/** Whether the header line Node refused (from the token it names to the line's end) holds a control character. */
+function invalidCharacterInLine(e: NodeParseError): boolean {
+  const bytes = e.rawPacket;
+  if (!bytes || e.bytesParsed === undefined) return false;
+  for (let i = e.bytesParsed; i < bytes.length && bytes[i] !== 0x0a && bytes[i] !== 0x0d; i++) if (isInvalidHeaderChar(bytes[i])) return true;
+  return false;
+}
+
+/** Whether the request line's version, which Node refused, is "HTTP/" and a digit, a dot and a digit. */
+function balsaVersionForm(e: NodeParseError): boolean {
+  const bytes = e.rawPacket;
+  if (!bytes) return false;
+  const end = bytes.indexOf(0x0a);
+  const line = bytes.subarray(0, end < 0 ? bytes.length : end).toString("latin1").replace(/\r$/, "");
+  return /^\S+ \S+ HTTP\/\d\.\d$/.test(line);
 }
 
 /** Answers the refused request on `socket` as `refusal` says and returns its access-log record. */

@@ -1,7 +1,7 @@
 // A local HTTP gateway that runs every request through the endpoint-picker plugin as Envoy/Higress would: one
 // Wasm VM per worker, each downstream connection pinned to one worker (round robin by connection), a
 // health-checked upstream cluster the plugin reads hosts from, and the route's override-host policy.
-import { Agent, createServer, type Server } from "node:http";
+import { Agent, createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { LOG_LEVEL_NAMES, type FailurePolicy } from "../host/abi.ts";
 import { ClusterRegistry } from "../host/cluster.ts";
@@ -11,6 +11,7 @@ import { HealthChecker, type HealthCheckOptions } from "./health-checker.ts";
 import { HttpCallCluster, metricsClusterName } from "./http-call-cluster.ts";
 import { ProxiedRequest, type ConnectionInfo } from "./proxied-request.ts";
 import { answerCodecError, codecRefusal, isCodecError } from "./codec-error-reply.ts";
+import { ENVOY_HEADER_LIMITS, http1RequestHeadError, type Http1CodecRefusal } from "../host/http1-codec-error.ts";
 import { connectionStreamInfo } from "./connection-stream-info.ts";
 import { formatRequestLine, type RequestRecord } from "./request-log.ts";
 import { Router } from "./router.ts";
@@ -72,6 +73,12 @@ export interface GatewayOptions {
   /** HTTP/1 trailers (Http1ProtocolOptions.enable_trailers; Envoy's default: off, trailers dropped): `downstream` for
    *  the client side (the HCM's http_protocol_options), `upstream` for the backends (the cluster's). */
   trailers?: { downstream?: boolean; upstream?: boolean };
+  /** The HTTP connection manager's max_request_headers_kb: a request head (request line, fields, line ends) longer
+   *  than this many KiB is answered 431 http1.headers_too_large. Default 60, Envoy's. */
+  maxRequestHeadersKb?: number;
+  /** common_http_protocol_options.max_headers_count: more request header fields than this is a 431
+   *  http1.too_many_headers. Default 100, Envoy's. */
+  maxRequestHeadersCount?: number;
   /** Body bytes the plugin may buffer: past it a 413 (request) or 500 (response). Default 1 MiB (Envoy's default). */
   bufferLimitBytes?: number;
   /** Default 0 (ephemeral). Always bound to 127.0.0.1. */
@@ -177,7 +184,15 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   // sequence, whose drain_timeout (5 s by default) then closes an HTTP/1 connection (onDrainTimeout).
   // protocol.proto idle_timeout: "If not specified, this defaults to 1 hour".
   const connectionIdleMs = opts.connectionIdleTimeoutMs ?? 3_600_000;
+  const limits = {
+    maxRequestHeadersKb: opts.maxRequestHeadersKb ?? ENVOY_HEADER_LIMITS.maxRequestHeadersKb,
+    maxRequestHeadersCount: opts.maxRequestHeadersCount ?? ENVOY_HEADER_LIMITS.maxRequestHeadersCount,
+  };
   const server: Server = createServer({
+    // Node refuses a head once its URL, names and values reach maxHeaderSize bytes (node_http_parser.cc
+    // Parser::TrackHeader): past the limit, as Balsa's whole-head count is then too; a shorter head Balsa still
+    // refuses is checked on the request (http1RequestHeadError).
+    maxHeaderSize: limits.maxRequestHeadersKb * 1024 + 1,
     noDelay: true,
     keepAliveTimeout: connectionIdleMs === 0 ? 0 : Math.min(connectionIdleMs + 5000, 2_147_483_647),
     requestTimeout: 0,
@@ -188,35 +203,61 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     const id = nextConnection++;
     connections.set(socket, { id, worker: id % workers });
   });
-  // Requests in progress per connection: a parse error during one (its body) is not the headers' codec error below.
-  const inProgress = new WeakMap<Socket, number>();
-  server.on("request", (req, res) => {
+  // Node keeps the first maxHeadersCount fields (2000 by default) and drops the rest: keep one past the limit.
+  server.maxHeadersCount = limits.maxRequestHeadersCount + 1;
+  /** The codec's answer to a request refused before any filter saw it, on a stream of its own. */
+  const refuse = (socket: Socket, bytesIn: number, refusal: Http1CodecRefusal, protocol = "HTTP/1.1") => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
     const id = ++nextRequest;
-    const conn = connections.get(req.socket) ?? { id: -1, worker: 0 };
-    const socket = req.socket;
-    inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
-    res.once("close", () => inProgress.set(socket, (inProgress.get(socket) ?? 1) - 1));
+    const conn = connections.get(socket) ?? { id: -1, worker: 0 };
+    const info = connectionStreamInfo(clusterName, socket, conn.id, protocol);
     try {
-      new ProxiedRequest(ctx, id, conn, req, res).start();
+      complete(answerCodecError(host, conn.worker, info, id, socket, bytesIn, refusal));
+    } catch (err) {
+      ctx.internalError(id, "codec error", err);
+      socket.destroy();
+    }
+  };
+  // The request each connection is on, and its response: HTTP/1 runs one at a time.
+  const active = new WeakMap<Socket, { request: ProxiedRequest; res: ServerResponse }>();
+  server.on("request", (req, res) => {
+    const socket = req.socket;
+    const head = { method: req.method ?? "", url: req.url ?? "", httpVersion: req.httpVersion, rawHeaders: req.rawHeaders };
+    const refusal = http1RequestHeadError(head, limits);
+    if (refusal !== null) {
+      // codec_impl.cc onHeadersCompleteImpl: any version but 1.1 is taken as HTTP/1.0 (parser_->isHttp11()).
+      refuse(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
+      return;
+    }
+    const id = ++nextRequest;
+    const conn = connections.get(socket) ?? { id: -1, worker: 0 };
+    const request = new ProxiedRequest(ctx, id, conn, req, res);
+    active.set(socket, { request, res });
+    res.once("close", () => {
+      if (active.get(socket)?.request === request) active.delete(socket);
+    });
+    try {
+      request.start();
     } catch (e) {
       ctx.internalError(id, "start", e);
       res.destroy();
     }
   });
-  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string }, socket: Socket) => {
+  server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string; bytesParsed?: number }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else if (isCodecError(e.code) && !inProgress.get(socket)) {
-      const id = ++nextRequest;
-      const conn = connections.get(socket) ?? { id: -1, worker: 0 };
-      const info = connectionStreamInfo(clusterName, socket, conn.id, "HTTP/1.1");
-      try {
-        complete(answerCodecError(host, conn.worker, info, id, socket, e.rawPacket?.length ?? 0, codecRefusal(e.code, e.reason)));
-      } catch (err) {
-        ctx.internalError(id, "codec error", err);
-        socket.destroy();
-      }
+    else if (isCodecError(e.code)) {
+      const refusal = codecRefusal(e);
+      const current = active.get(socket);
+      if (current && !current.request.remoteComplete) current.request.codecError(refusal);
+      // A pipelined request's bad head, which Node read early: Envoy's codec reads it only once the current request
+      // is done (ServerConnectionImpl::dispatch read-disables the connection meanwhile).
+      else if (current) current.res.once("close", () => refuse(socket, e.rawPacket?.length ?? 0, refusal));
+      else refuse(socket, e.rawPacket?.length ?? 0, refusal);
     } else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 

@@ -5,6 +5,7 @@
 import { request, type Agent, type IncomingMessage, type ServerResponse, type ClientRequest } from "node:http";
 import type { FilterStream } from "../host/filter-stream.ts";
 import type { HeaderList } from "../host/header-map.ts";
+import type { Http1CodecRefusal } from "../host/http1-codec-error.ts";
 import type { PluginHost } from "../host/plugin-host.ts";
 import type { StreamInfo } from "../host/stream.ts";
 import { connectionStreamInfo } from "./connection-stream-info.ts";
@@ -149,6 +150,27 @@ export class ProxiedRequest {
     // conn_manager_impl.cc ActiveStream::decodeHeaders: resetIdleTimer() after the filter chain's decodeHeaders.
     this.resetIdleTimer();
     this.progress();
+  }
+
+  /** The codec has the whole request (ServerConnectionImpl::onMessageCompleteBase: remote_complete_); Node's
+   *  parser marks it (req.complete) before the body's last events reach this request. */
+  get remoteComplete(): boolean {
+    return this.req.complete || this.bodyComplete;
+  }
+
+  /**
+   * The client's bytes broke the HTTP/1 codec in the middle of this request (its body's chunk framing, its trailers):
+   * codec_impl.cc ServerConnectionImpl::sendProtocolError sets the encoder's details and, unless the response started
+   * (startedResponse), sends the refusal's local reply on this stream (DownstreamFilterManager::sendLocalReply: through
+   * the filter chain, or straight to the codec if the filter holds response headers); then
+   * ConnectionManagerImpl::handleCodecError closes the connection (doConnectionClose → resetAllStreams: the encoder's
+   * details, flag DownstreamProtocolError), so the reply says "connection: close" and a started response is cut.
+   */
+  codecError(refusal: Http1CodecRefusal): void {
+    if (this.completed) return;
+    this.res.shouldKeepAlive = false;
+    if (this.headersWritten) this.resetWithDetails("DPE", refusal.details);
+    else this.sendLocal(refusal.status, refusal.text, "DPE", refusal.details, !this.stream?.state.responseHeaders);
   }
 
   /** The filter continued (continue_stream) or changed the stream's state outside a decode call. */
@@ -564,6 +586,8 @@ export class ProxiedRequest {
       out = this.stream.encodeData(body, true);
       this.writeHeaders();
     } else {
+      // sendDirectLocalReply: the reply's headers replace those the filter holds, for the access log too.
+      if (this.stream?.state.responseHeaders) this.stream.replaceWithDirectLocalReply(headers);
       this.writeHeaders(headers);
     }
     this.writeBody(out);

@@ -310,6 +310,16 @@ export class FilterStream implements PluginStreamCalls {
     if (!this.response.headersHeld) this.state.responseHeadersHeld = false;
   }
 
+  /** filter_manager.cc DownstreamFilterManager::sendDirectLocalReply: a local reply once this filter saw the response
+   *  headers but before any went downstream (non_100_response_headers_encoded_ false) goes straight to the codec, past
+   *  the encoder filters; its headers replace the response's (setResponseHeaders, for the access log: on_log's map and
+   *  `response.code`), and what the filter held never goes out. */
+  replaceWithDirectLocalReply(headers: HeaderList): void {
+    this.state.responseHeaders = new HeaderMap(normalizeHeaders(headers, RESPONSE_HEADERS_INLINE), RESPONSE_HEADERS_INLINE);
+    this.state.responseHeadersHeld = false;
+    this.response.dropReleased();
+  }
+
   /** Whether the response headers may be sent downstream now. */
   get responseHeadersReleased(): boolean {
     return !this.response.headersHeld;

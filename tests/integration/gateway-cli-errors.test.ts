@@ -2,11 +2,13 @@
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
+import { startBackend, USAGE_TRAILERS } from "../../src-host/backend/server.ts";
 
 const run = async (args: string[]): Promise<{ code: number; stderr: string }> => {
   try {
@@ -75,4 +77,42 @@ test("--envoy127-body-order runs the plugin in Envoy 1.27's body order (PluginHo
   };
   assert.match(await started(["--envoy127-body-order"]), /\(higress plugin in Envoy 1\.27's body order, 1 workers;/);
   assert.match(await started([]), /\(higress plugin, 1 workers;/);
+});
+
+test("--downstream-trailers and --upstream-trailers pass HTTP/1 trailers (Http1ProtocolOptions.enable_trailers per side); without them the codecs drop them", async () => {
+  const backend = await startBackend({ usageTrailers: true, engine: { speed: 50 } });
+  const trailersThrough = async (extra: string[]): Promise<Record<string, string | undefined>> => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src-host/cli/gateway.ts", "--upstream", `127.0.0.1:${backend.port}`, "--port", "0", "--no-plugin", "--quiet", ...extra]);
+    let out = "";
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          out += d;
+          const line = /^gateway listening on (http:\/\/\S+)/m.exec(out);
+          if (line) resolve(line[1]);
+        });
+        child.on("exit", (code) => reject(new Error(`gateway exited ${code} before listening: ${out}`)));
+      });
+      const body = JSON.stringify({ model: "sim-model", stream: true, max_tokens: 2, messages: [{ role: "user", content: "hi" }] });
+      return await new Promise((resolve, reject) => {
+        const req = request(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, agent: false }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.trailers));
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    } finally {
+      child.kill();
+    }
+  };
+  try {
+    const both = await trailersThrough(["--downstream-trailers", "--upstream-trailers"]);
+    for (const name of USAGE_TRAILERS) assert.match(both[name] ?? "", /^\d+$/, `${name} reached the client`);
+    assert.deepEqual(await trailersThrough(["--upstream-trailers"]), {}, "the client side drops them");
+    assert.deepEqual(await trailersThrough([]), {});
+  } finally {
+    await backend.close();
+  }
 });

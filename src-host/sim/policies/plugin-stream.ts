@@ -2,8 +2,9 @@
 // the router sends it to (`upstream.address`); the response headers at the first token; the stream's end (on_log) at
 // completion. A failed upstream attempt ends as Envoy's router ends it (router.cc Filter::onUpstreamReset →
 // onUpstreamAbort): before the response started, a 503 local reply run through the filter's encoder callbacks
-// (filter_manager.cc DownstreamFilterManager::sendLocalReply), with the reset's response flag and details; after, the
-// downstream stream is reset with the flag and the late details (as src-host/gateway/proxied-request.ts does with a
+// (filter_manager.cc DownstreamFilterManager::sendLocalReply), with the reset's response flag and details; after, with
+// the late details, the same 503 straight to the codec while the filter still holds the response headers
+// (sendDirectLocalReply), else a reset of the downstream stream (as src-host/gateway/proxied-request.ts does with a
 // real upstream).
 import type { FilterStream } from "../../host/filter-stream.ts";
 import type { PluginHost } from "../../host/plugin-host.ts";
@@ -45,16 +46,24 @@ export function ended(stream: FilterStream, end: RequestEnd): void {
       stream.reset();
       return;
   }
+  // The router passed the response headers on (router.cc Filter::onUpstreamHeaders: downstream_response_started_).
   const started = stream.state.responseHeaders !== null;
   const reset = end === "connect-failure" ? connectFailure(ECONNREFUSED) : connectionTermination(started);
   stream.state.responseFlags |= RESPONSE_FLAG_BITS[reset.flags];
   stream.state.responseCodeDetails = reset.details;
-  if (started) {
+  // filter_manager.cc DownstreamFilterManager::sendLocalReply: once response headers went downstream, a reset.
+  if (started && stream.responseHeadersReleased) {
     stream.reset();
     return;
   }
   const body = enc.encode(reset.body);
-  stream.encodeHeaders(localReplyHeaders(503, [], body.length), false);
-  stream.encodeData(body, true);
+  const headers = localReplyHeaders(503, [], body.length);
+  if (started) {
+    // The filter still holds them: the 503 goes straight to the codec (sendDirectLocalReply).
+    stream.replaceWithDirectLocalReply(headers);
+  } else {
+    stream.encodeHeaders(headers, false);
+    stream.encodeData(body, true);
+  }
   stream.finish();
 }
