@@ -605,6 +605,11 @@ export class PrefixIndex {
    */
   private lookUpAhead(slot: i32, hashes: StaticArray<u64>, from: i32, n: i32, cap: i32): u32 {
     const lookups = this.lookups;
+    // The loops of loads below keep the table, the shift and the slot's key mix in locals: otherwise each bucket
+    // loads the fields from `this` and multiplies the slot's mix again (7 wasm operations more per bucket).
+    const table = changetype<usize>(this.table);
+    const shift = this.bucketShift;
+    const slotMix = <u64>(slot + 1) * SLOT_MIX;
     let folded: u32 = 0;
     let missing = 0;
     let entry = NIL;
@@ -618,14 +623,16 @@ export class PrefixIndex {
       // home buckets are loaded first, in a loop without branches on what they hold, so that the cache misses
       // overlap: a find's exit depends on its bucket, and one mispredicted on a missing line stalls the loads after.
       if (missing++ == 0) {
-        for (let k = i + 1; k < n; k++) folded ^= unchecked(this.table[this.home(unchecked(hashes[k]), slot)]);
+        for (let k = i + 1; k < n; k++) folded ^= load<u32>(table + bucketOffset(unchecked(hashes[k]) ^ slotMix, shift));
       }
     }
     let victims = unchecked(this.sizes[slot]) + missing - cap;
     entry = unchecked(this.tail[slot]);
+    const records = this.recordsBase;
     while (victims > 0 && entry != NIL) {
-      folded ^= unchecked(this.table[this.home(this.keyOf(entry), slot)]);
-      entry = this.prevOf(entry);
+      const record = records + (<usize>entry << 4);
+      folded ^= load<u32>(table + bucketOffset(load<u64>(record) ^ slotMix, shift));
+      entry = load<i32>(record, 8); // prevOf
       victims--;
     }
     return folded;
@@ -825,6 +832,13 @@ export class PrefixIndex {
 @inline
 export function mixKey(hash: u64, slot: i32): u64 {
   return (hash ^ (<u64>(slot + 1) * SLOT_MIX)) * BUCKET_MIX;
+}
+
+/** Byte offset in the table of the home bucket of a hash already xored with its slot's mix (as mixKey does). */
+// @ts-ignore: decorator
+@inline
+function bucketOffset(slotMixed: u64, bucketShift: u64): usize {
+  return <usize>((slotMixed * BUCKET_MIX) >> bucketShift) << 2;
 }
 
 /** A time (ms) as an entry stamp: whole STAMP_MS steps, modulo 2^32 (compare stamps by their i32 difference). */
