@@ -194,20 +194,23 @@ test("a host failing Envoy's health check for a while is excluded, and keeps its
 });
 
 test("no healthy host: the choice is Envoy's, and nothing is forgotten", () => {
-  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000", "Degraded")]);
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")]);
   advance(s, POLL_MS * 2);
   const first = decide(s);
-  assert.equal(first.endpoint, "10.8.0.1:8000", "a degraded host is left for when no healthy one is");
+  assert.equal(first.endpoint, "10.8.0.1:8000", "degraded hosts are left for when no healthy one is");
   assert.equal(matchedOn(first, "10.8.0.2:8000"), "excluded");
+  assert.equal(matchedOn(first, "10.8.0.3:8000"), "excluded");
   const held = matchedOn(decide(s), "10.8.0.1:8000");
-  s.serving.hostList = [host("10.8.0.1:8000", "Unhealthy"), host("10.8.0.2:8000", "Degraded")];
+  s.serving.hostList = [host("10.8.0.1:8000", "Unhealthy"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")];
   advance(s, POLL_MS * 2);
   const panic = s.harness.send(PROMPT);
-  assert.equal(s.harness.chosen(panic), null, "no override: Envoy's balancer (in panic) decides");
+  assert.equal(s.harness.chosen(panic), null, "no override: Envoy's balancer (degraded hosts, or all in panic) decides");
   s.harness.complete(panic);
-  s.serving.hostList = [host("10.8.0.1:8000"), host("10.8.0.2:8000")];
+  s.serving.hostList = [host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000", "PendingActiveHc")];
   advance(s, POLL_MS * 2);
-  assert.equal(matchedOn(decide(s), "10.8.0.1:8000"), held, "back with its index entries");
+  const back = decide(s);
+  assert.equal(matchedOn(back, "10.8.0.1:8000"), held, "back with its index entries");
+  assert.equal(matchedOn(back, "10.8.0.3:8000"), "excluded", "pending its first check");
   assert.equal(s.harness.counter("evicted_endpoints"), 0);
 });
 
