@@ -38,6 +38,9 @@ export class MemberSlots {
   private readonly matched: StaticArray<u8>;
   /** Per slot, whether assign() found its member still listed. */
   private readonly kept: StaticArray<u8>;
+  /** assign()'s open-addressing table of the members by address hash (slot, or -1), at most half full. */
+  private readonly table: StaticArray<i32>;
+  private readonly mask: i32;
 
   /** `hostCapacity`: the most hosts an admin answer given to assign() holds (-1: capacity). */
   constructor(capacity: i32, hostCapacity: i32 = -1) {
@@ -50,6 +53,10 @@ export class MemberSlots {
     this.bytes = new StaticArray<u8>(n * MAX_ADDRESS_BYTES);
     this.matched = new StaticArray<u8>(hostCapacity < 0 ? n : hostCapacity);
     this.kept = new StaticArray<u8>(n);
+    let size = 2;
+    while (size < 2 * n) size <<= 1;
+    this.table = new StaticArray<i32>(size);
+    this.mask = size - 1;
   }
 
   state(slot: i32): u8 {
@@ -85,12 +92,20 @@ export class MemberSlots {
     // Hosts the answer holds beyond what this was made for are left out (the caller sizes both alike).
     const n = min(hosts.count, matched.length);
     const kept = this.kept;
-    for (let i = 0; i < n; i++) unchecked((matched[i] = 0));
+    const table = this.table;
+    const mask = this.mask;
+    for (let p = 0; p < table.length; p++) unchecked((table[p] = -1));
     for (let s = 0; s < this.used; s++) {
       unchecked((kept[s] = 0));
       if (unchecked(this.states[s]) == FREE) continue;
-      const i = this.find(hosts, s);
-      if (i < 0) continue;
+      let p = <i32>unchecked(this.hashes[s]) & mask;
+      while (unchecked(table[p]) >= 0) p = (p + 1) & mask;
+      unchecked((table[p] = s));
+    }
+    for (let i = 0; i < n; i++) {
+      unchecked((matched[i] = 0));
+      const s = this.find(hosts, i);
+      if (s < 0 || unchecked(kept[s]) != 0) continue;
       unchecked((matched[i] = 1));
       unchecked((kept[s] = 1));
       unchecked((this.states[s] = <u8>hosts.stateAt(i)));
@@ -157,15 +172,21 @@ export class MemberSlots {
     return true;
   }
 
-  /** The host of the answer that is slot s's member, or -1. */
-  private find(hosts: AdminClusterHosts, s: i32): i32 {
-    const hash = unchecked(this.hashes[s]);
-    const len = unchecked(this.lens[s]);
-    const ptr = this.addressPtr(s);
-    for (let i = 0; i < hosts.count; i++) {
-      if (hosts.addressHashAt(i) == hash && hosts.addressLen(i) == len && memory.compare(hosts.addressPtr(i), ptr, <usize>len) == 0) return i;
+  /** The slot whose member is host i of the answer, or -1 (the table holds every member; it has a free entry). */
+  private find(hosts: AdminClusterHosts, i: i32): i32 {
+    const hash = hosts.addressHashAt(i);
+    const len = hosts.addressLen(i);
+    const ptr = hosts.addressPtr(i);
+    const table = this.table;
+    const mask = this.mask;
+    let p = <i32>hash & mask;
+    while (true) {
+      const s = unchecked(table[p]);
+      if (s < 0) return -1;
+      if (unchecked(this.hashes[s]) == hash && unchecked(this.lens[s]) == len && memory.compare(this.addressPtr(s), ptr, <usize>len) == 0) return s;
+      p = (p + 1) & mask;
     }
-    return -1;
+    return -1; // unreachable
   }
 
   private occupy(s: i32, hosts: AdminClusterHosts, i: i32): void {
