@@ -3,8 +3,10 @@
 // MessageUtil::getJsonStringFromMessageOrError, proto field names kept, default values left out):
 //   {"cluster_statuses": [{"name": "vllm", "host_statuses": [{"address": {"socket_address": {"address": "10.0.0.7",
 //    "port_value": 8000}}, "health_status": {"eds_health_status": "HEALTHY", "failed_active_health_check": true}, ...
-// A host is offered only while Envoy counts it healthy: none of the failure, exclusion or pending flags setHealthFlag
-// writes is true, and eds_health_status is HEALTHY or absent (as the Higress build takes only "Healthy" hosts).
+// Every host is read with the state Envoy's flags give it (setHealthFlag): Healthy when no flag is set and
+// eds_health_status is HEALTHY or absent; Degraded when the only flag says degraded (eds_health_status DEGRADED,
+// failed_active_degraded_check); Unhealthy when any failure, exclusion or pending flag is set (failed_active_health_check,
+// failed_outlier_check, eds_health_status UNHEALTHY, pending_active_hc, pending_dynamic_removal, ...).
 // Addresses are written as Envoy names the host (Address::Ipv4Instance/Ipv6Instance asString: "ip:port",
 // "[ipv6]:port"), which is what the override_host policy matches the routing header against. The result lives in
 // storage sized at construction; a parse allocates nothing.
@@ -15,21 +17,29 @@ const MAX_JSON_DEPTH: i32 = 16;
 /** Longest IP text decoded ("[" + IPv6 + "]:65535" must fit MAX_ADDRESS_BYTES). */
 const IP_CAP: i32 = 48;
 
+/** A host's state as Envoy's health flags give it (0 is left for "no host"). */
+export enum HostState {
+  Healthy = 1,
+  Degraded = 2,
+  Unhealthy = 3,
+}
+
 export class AdminClusterHosts {
   readonly capacity: i32;
-  /** Usable hosts of the serving cluster read by the last parse (at most capacity). */
+  /** Hosts of the serving cluster read by the last parse (at most capacity), whatever their health. */
   count: i32 = 0;
-  /** Usable hosts beyond capacity, left out. */
+  /** Hosts beyond capacity, left out. */
   dropped: i32 = 0;
   private readonly bytes: StaticArray<u8>;
   private readonly lens: StaticArray<i32>;
   private readonly hashes: StaticArray<u64>;
+  private readonly states: StaticArray<u8>;
   private readonly scanner: JsonScanner = new JsonScanner(MAX_JSON_DEPTH);
   private readonly ip: StaticArray<u8> = new StaticArray<u8>(IP_CAP);
   // The host being read.
   private ipLen: i32 = 0;
   private port: i32 = 0;
-  private usable: bool = true;
+  private state: HostState = HostState.Healthy;
 
   constructor(capacity: i32) {
     const n = max(capacity, 0);
@@ -37,6 +47,7 @@ export class AdminClusterHosts {
     this.bytes = new StaticArray<u8>(n * MAX_ADDRESS_BYTES);
     this.lens = new StaticArray<i32>(n);
     this.hashes = new StaticArray<u64>(n);
+    this.states = new StaticArray<u8>(n);
   }
 
   addressPtr(i: i32): usize {
@@ -51,10 +62,14 @@ export class AdminClusterHosts {
     return unchecked(this.hashes[i]);
   }
 
+  stateAt(i: i32): HostState {
+    return <HostState>unchecked(this.states[i]);
+  }
+
   /**
    * Reads the admin answer at [ptr, ptr + len) for the cluster named `cluster`. False when it is not such an answer
    * (not JSON, no cluster_statuses array) or names no such cluster: then count is 0 and the caller keeps what it
-   * knew. A cluster listed with no usable host is true with count 0.
+   * knew. A cluster listed with no host is true with count 0.
    */
   parse(ptr: usize, len: usize, cluster: string): bool {
     this.count = 0;
@@ -136,12 +151,12 @@ export class AdminClusterHosts {
     return 1;
   }
 
-  /** One host object (ObjStart just read); keeps it when usable. False on error. */
+  /** One host object (ObjStart just read); keeps it when its address is an IP address and port. False on error. */
   private readHost(): bool {
     const sc = this.scanner;
     this.ipLen = 0;
     this.port = 0;
-    this.usable = true;
+    this.state = HostState.Healthy;
     while (true) {
       const t = sc.next();
       if (t == JsonToken.ObjEnd) break;
@@ -157,7 +172,7 @@ export class AdminClusterHosts {
         return false;
       }
     }
-    if (this.usable && this.ipLen > 0 && this.port > 0) this.keep();
+    if (this.ipLen > 0 && this.port > 0) this.keep();
     return true;
   }
 
@@ -203,18 +218,26 @@ export class AdminClusterHosts {
       if (t == JsonToken.ObjEnd) return true;
       if (t != JsonToken.String) return false;
       const isEds = sc.keyIs("eds_health_status");
+      const isDegradedCheck = sc.keyIs("failed_active_degraded_check");
       if (sc.next() >= JsonToken.End) return false;
-      if (isEds) {
-        if (!(sc.stringEquals("HEALTHY") || sc.stringEquals("UNKNOWN"))) this.usable = false;
+      if (isEds && sc.token == JsonToken.String) {
+        if (sc.stringEquals("DEGRADED")) this.worsen(HostState.Degraded);
+        else if (!(sc.stringEquals("HEALTHY") || sc.stringEquals("UNKNOWN"))) this.worsen(HostState.Unhealthy);
       } else if (sc.token == JsonToken.True) {
-        // failed_active_health_check, failed_outlier_check, failed_active_degraded_check, pending_dynamic_removal,
-        // pending_active_hc, excluded_via_immediate_hc_fail, active_hc_timeout: each keeps Envoy off the host.
-        this.usable = false;
+        // failed_active_degraded_check: Envoy uses the host only when the healthy ones are not enough. Any other
+        // flag set (failed_active_health_check, failed_outlier_check, pending_dynamic_removal, pending_active_hc,
+        // excluded_via_immediate_hc_fail, active_hc_timeout) keeps Envoy's balancer off it.
+        this.worsen(isDegradedCheck ? HostState.Degraded : HostState.Unhealthy);
       } else if (sc.skipValue() >= JsonToken.End) {
         return false;
       }
     }
     return true; // unreachable
+  }
+
+  /** The host's state is at least this bad. */
+  private worsen(state: HostState): void {
+    if (state > this.state) this.state = state;
   }
 
   private keep(): void {
@@ -246,6 +269,7 @@ export class AdminClusterHosts {
     }
     unchecked((this.lens[this.count] = total));
     unchecked((this.hashes[this.count] = hash));
+    unchecked((this.states[this.count] = <u8>this.state));
     this.count++;
   }
 }

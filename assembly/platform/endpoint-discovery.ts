@@ -2,23 +2,21 @@
 // (EDS, or STRICT_DNS on a headless Service), read from Envoy's admin `GET /clusters?format=json` through
 // discovery.cluster, a cluster whose endpoint is the admin listener (admin-clusters.ts reads the answer). One worker
 // polls (the holder of the lease, polling-lease.ts) and publishes the list in shared data; every worker reads it at
-// its tick. A failed poll (no answer, a status other than 2xx, a body over discovery.maxBodyBytes, an answer that
-// does not list the serving cluster) is counted and changes nothing: the last list published stays.
+// its tick. The holder keeps each member in a stable slot (member-slots.ts), starting from the list as published, so
+// a holder that takes over continues it. A failed poll (no answer, a status other than 2xx, a body over
+// discovery.maxBodyBytes, an answer that does not list the serving cluster) is counted and changes nothing: the last
+// list published stays.
 import { dispatchHttpCall, getBufferBytes, getSharedData, httpCallResponseStatus, isOk, Returned, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
 import { BufferType, Status } from "../abi/types";
 import { AdminClusterHosts } from "../endpoints/admin-clusters";
-import { MAX_ADDRESS_BYTES } from "../endpoints/endpoint-registry";
 import { hashNameString } from "../endpoints/name-hash";
 import { PickerState } from "../core/picker-state";
 import { PickerConfig } from "../config/picker-config";
 import { PollingLease } from "./polling-lease";
 import { leaseMsOf } from "./polled-endpoint";
 import { keyField } from "./key-field";
-
-/** The published list: this version, then each address followed by "\n". */
-const MEMBERS_VERSION: u32 = 1;
-const NEWLINE: u8 = 0x0a;
+import { MEMBERS_VERSION, MemberSlots, memberListBytes } from "./member-slots";
 
 /** The shared-data name of the list, per way of discovering it (configurations that discover alike share it). */
 export function discoveryKey(config: PickerConfig): string {
@@ -41,14 +39,15 @@ export class EndpointDiscovery {
   private readonly everyTicks: i32;
   private ticks: i32 = 0;
   private pendingCall: u32 = 0;
-  /** The list to publish, and the list as last read (its bytes, -1: never read). */
+  /** The list being made by the holder (from the one published), and its bytes. */
+  private readonly next: MemberSlots;
   private readonly out: StaticArray<u8>;
+  /** The list as last read (its bytes; lastLen -1: never read) and its members. */
   private readonly last: StaticArray<u8>;
   private lastLen: i32 = -1;
-  /** The members of the list last read: offsets into `last`. */
-  private readonly starts: StaticArray<i32>;
-  private readonly lens: StaticArray<i32>;
-  memberCount: i32 = 0;
+  readonly members: MemberSlots;
+  /** The start of every discovered endpoint's shared-data name: this list's, so two lists never share a slot's. */
+  readonly slotName: string;
 
   constructor(
     private readonly state: PickerState,
@@ -56,18 +55,20 @@ export class EndpointDiscovery {
   ) {
     const config = state.config;
     const n = config.maxEndpoints;
-    this.hosts = new AdminClusterHosts(n);
+    // Twice the slots, so that members listed after as many joiners keep theirs.
+    this.hosts = new AdminClusterHosts(2 * n);
     const key = discoveryKey(config);
     this.membersKey = new Utf8(key + "/members");
+    this.slotName = hashNameString(key).toString(16);
     this.lease = new PollingLease(new Utf8(key + "/poller"), leaseMsOf(config), token);
     this.cluster = new Utf8(config.discovery.cluster);
     const interval = max<i32>(config.pollIntervalMs, 1);
     this.everyTicks = max<i32>(1, (config.discovery.intervalMs + interval - 1) / interval);
-    const bytes = 4 + n * (MAX_ADDRESS_BYTES + 1);
+    this.next = new MemberSlots(n, 2 * n);
+    this.members = new MemberSlots(n);
+    const bytes = memberListBytes(n);
     this.out = new StaticArray<u8>(bytes);
     this.last = new StaticArray<u8>(bytes);
-    this.starts = new StaticArray<i32>(n);
-    this.lens = new StaticArray<i32>(n);
     // The first tick polls.
     this.ticks = this.everyTicks - 1;
   }
@@ -75,14 +76,6 @@ export class EndpointDiscovery {
   /** A list was read: the endpoints are known (possibly none). */
   get known(): bool {
     return this.lastLen >= 0;
-  }
-
-  memberPtr(i: i32): usize {
-    return changetype<usize>(this.last) + <usize>unchecked(this.starts[i]);
-  }
-
-  memberLen(i: i32): i32 {
-    return unchecked(this.lens[i]);
   }
 
   onTick(nowMs: f64): void {
@@ -121,8 +114,6 @@ export class EndpointDiscovery {
       this.failed();
       return true;
     }
-    const telemetry = this.state.telemetry;
-    if (hosts.dropped > 0) telemetry.add(telemetry.discoveryDroppedEndpoints, hosts.dropped);
     this.publish();
     return true;
   }
@@ -131,44 +122,38 @@ export class EndpointDiscovery {
     this.state.telemetry.add(this.state.telemetry.discoveryFailures, 1);
   }
 
+  /** Assigns the hosts read to slots, from the list as published, and publishes the result unless another worker
+   *  published in between (compare-and-swap: the next poll starts again from its list). */
   private publish(): void {
-    const hosts = this.hosts;
-    const out = changetype<usize>(this.out);
-    store<u32>(out, MEMBERS_VERSION);
-    let p = out + 4;
-    for (let i = 0; i < hosts.count; i++) {
-      const n = <usize>hosts.addressLen(i);
-      memory.copy(p, hosts.addressPtr(i), n);
-      p += n;
-      store<u8>(p++, NEWLINE);
+    const next = this.next;
+    const v = this.read;
+    let cas: u32 = 0;
+    if (getSharedData(this.membersKey, v) == Status.Ok) {
+      cas = v.cas;
+      if (!next.decode(v.ptr, v.len)) next.clear();
+      v.release();
+    } else {
+      next.clear();
     }
-    setSharedData(this.membersKey, out, p - out, 0);
+    const dropped = next.assign(this.hosts) + this.hosts.dropped;
+    if (dropped > 0) this.state.telemetry.add(this.state.telemetry.discoveryDroppedEndpoints, dropped);
+    const out = changetype<usize>(this.out);
+    const len = next.encode(out);
+    setSharedData(this.membersKey, out, <usize>len, cas);
   }
 
-  /** Reads the published list; true when it differs from the one last read (members then lists it). */
+  /** Reads the published list; true when it differs from the one last read (members then holds it). */
   readMembers(): bool {
     const v = this.read;
     if (getSharedData(this.membersKey, v) != Status.Ok) return false;
     const len = <i32>v.len;
     const last = changetype<usize>(this.last);
     const same = len == this.lastLen && memory.compare(v.ptr, last, <usize>len) == 0;
-    const fits = len >= 4 && len <= this.last.length && load<u32>(v.ptr) == MEMBERS_VERSION;
-    if (!same && fits) memory.copy(last, v.ptr, <usize>len);
+    const fits = !same && len <= this.last.length && this.members.decode(v.ptr, v.len);
+    if (fits) memory.copy(last, v.ptr, <usize>len);
     v.release();
-    if (same || !fits) return false;
+    if (!fits) return false;
     this.lastLen = len;
-    let count = 0;
-    let start = 4;
-    for (let i = 4; i < len && count < this.starts.length; i++) {
-      if (load<u8>(last + <usize>i) != NEWLINE) continue;
-      if (i > start) {
-        unchecked((this.starts[count] = start));
-        unchecked((this.lens[count] = i - start));
-        count++;
-      }
-      start = i + 1;
-    }
-    this.memberCount = count;
     return true;
   }
 }

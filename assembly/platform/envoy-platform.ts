@@ -4,7 +4,11 @@
 // the snapshot TTL. The choice reaches Envoy's override_host load-balancing policy through the
 // x-gateway-destination-endpoint request header. An endpoint whose polls keep failing is taken for gone and leaves the
 // registry until a poll succeeds again (departed-endpoints.ts); a discovered endpoint that leaves the serving cluster
-// leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen).
+// leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen), while one Envoy
+// stops counting healthy (a failed health check, degraded, pending removal) stays, excluded from picks and
+// remembered, as the Higress build keeps an unhealthy host (higress-platform.ts applyHost). No healthy endpoint: the
+// decision falls back (no_healthy_endpoint) and Envoy's own balancer, in panic below its healthy threshold
+// (load_balancer_impl.cc LoadBalancerBase::isHostSetInPanic), decides, with nothing forgotten.
 import { getSharedData, replaceHeaderValue, SharedValue } from "../abi/host";
 import { MapType, Status } from "../abi/types";
 import { decodeMetricsRecord, MetricsRecordHeader } from "../endpoints/metrics-record";
@@ -16,6 +20,8 @@ import { takeWorkerToken } from "../core/worker-token";
 import { MetricsPoller } from "./metrics-poller";
 import { PolledEndpoint } from "./polled-endpoint";
 import { EndpointDiscovery } from "./endpoint-discovery";
+import { FREE } from "./member-slots";
+import { HostState } from "../endpoints/admin-clusters";
 import { departAfterMs, departed } from "./departed-endpoints";
 import { Platform } from "../core/platform";
 
@@ -86,35 +92,37 @@ export class EnvoyPlatform extends Platform {
   private readRecord(state: PickerState, e: PolledEndpoint, slot: i32, nowMs: f64): u8 {
     const registry = state.registry;
     const published = this.published;
-    if (getSharedData(e.key, published) != Status.Ok) return this.unpolled(state, slot);
+    if (getSharedData(e.key, published) != Status.Ok) return this.unpolled(state, e, slot);
     const header = this.header;
     // A gone endpoint has no slot: its record is read into the parser's scratch, only to see whether it is back.
     const m = slot >= 0 ? registry.writableMetrics(slot) : state.parsedMetrics;
-    const ok = decodeMetricsRecord(published.ptr, published.len, m, header);
+    // A discovered endpoint's slot may hold a previous member's record (a worker that has not yet applied the list
+    // polls the member it knows): not this one's, so nothing published yet for it.
+    const owner = <usize>e.owner.byteLength;
+    const mine = e.owns(published.ptr, published.len);
+    const ok = mine && decodeMetricsRecord(published.ptr + owner, published.len - owner, m, header);
     published.release();
-    // Failing since a success before this worker learned the endpoint: the record of an earlier pod at its address (a
-    // restarted engine keeps its pod IP), which would take the joiner for gone at once. (A poll of the joiner that
-    // failed publishes a last success of 0, never polled, and is read as such; a healthy record is read as it is.)
-    if (ok && !header.healthy && header.updatedMs > 0 && header.updatedMs < e.joinedMs) return this.unpolled(state, slot);
+    if (!mine) return this.unpolled(state, e, slot);
     const stale = !ok || nowMs - header.updatedMs > <f64>state.config.staleAfterMs;
     if (slot < 0) return ok && header.healthy && !stale ? 2 : 0;
     if (ok && departed(header.healthy, header.updatedMs, nowMs, this.departAfterMs)) return 1;
+    // Envoy's health check failing (a discovered member's state) keeps the endpoint out of picks, remembered.
     if (stale) {
       m.reset();
-      registry.setHealthy(slot, !ok || header.healthy);
+      registry.setHealthy(slot, (!ok || header.healthy) && e.memberHealthy);
       return 0;
     }
-    registry.setHealthy(slot, header.healthy);
+    registry.setHealthy(slot, header.healthy && e.memberHealthy);
     registry.setUpdatedMs(slot, header.updatedMs);
     applyEngineState(state, slot, m, header.updatedMs);
     return 0;
   }
 
   /** Nothing published for the endpoint yet: it is usable, without load signals. */
-  private unpolled(state: PickerState, slot: i32): u8 {
+  private unpolled(state: PickerState, e: PolledEndpoint, slot: i32): u8 {
     if (slot >= 0) {
       state.registry.writableMetrics(slot).reset();
-      state.registry.setHealthy(slot, true);
+      state.registry.setHealthy(slot, e.memberHealthy);
     }
     return 0;
   }
@@ -149,50 +157,54 @@ export class EnvoyPlatform extends Platform {
   }
 
   /**
-   * The discovered list changed: endpoints that left are evicted and forgotten, those that joined get a slot with
-   * nothing remembered (their cache taken for empty from now), and the poller polls the new list. An endpoint taken
-   * for gone by its failed polls stays so until a poll succeeds. Joiners beyond limits.maxEndpoints are left out.
+   * The discovered list changed: members that left are evicted and forgotten, those that joined (a new generation in
+   * a slot, even at an address known before) get a registry slot with nothing remembered (their cache taken for empty
+   * from now), members whose state changed are kept (one Envoy no longer counts healthy is excluded from picks, its
+   * index entries kept), and the poller polls the new list. An endpoint taken for gone by its failed polls stays so
+   * until a poll succeeds.
    */
   private applyMembers(state: PickerState, d: EndpointDiscovery, nowMs: f64): void {
     const registry = state.registry;
+    const members = d.members;
     const old = this.endpoints;
     const oldSlots = this.slots;
     const next = new Array<PolledEndpoint>();
     const nextSlots = new StaticArray<i32>(oldSlots.length);
-    // Which members are new (-1) or which old endpoint each is.
-    const from = new StaticArray<i32>(d.memberCount);
+    // Per member slot, the old endpoint that is its member (-1: a joiner).
+    const from = new StaticArray<i32>(members.used);
     registry.beginRefresh();
-    for (let k = 0; k < d.memberCount; k++) {
-      const j = findEndpoint(old, d.memberPtr(k), d.memberLen(k));
+    for (let k = 0; k < members.used; k++) {
+      unchecked((from[k] = -1));
+      if (members.state(k) == FREE) continue;
+      const j = findMember(old, k, members.generation(k));
       unchecked((from[k] = j));
       if (j < 0) continue;
+      const e = unchecked(old[j]);
+      e.memberHealthy = members.state(k) == HostState.Healthy;
       let slot = unchecked(oldSlots[j]);
       if (slot >= 0) {
-        const addr = unchecked(old[j]).addressBytes;
-        const ptr = changetype<usize>(addr);
-        slot = registry.see(ptr, <usize>addr.byteLength, addressHash(ptr, <usize>addr.byteLength));
+        const ptr = changetype<usize>(e.addressBytes);
+        slot = registry.see(ptr, <usize>e.addressBytes.byteLength, addressHash(ptr, <usize>e.addressBytes.byteLength));
       }
       unchecked((nextSlots[next.length] = slot));
-      next.push(unchecked(old[j]));
+      next.push(e);
     }
     // Those that left free their slots first, so that joiners can take them.
     state.evictUnseen();
-    let dropped = 0;
-    for (let k = 0; k < d.memberCount; k++) {
-      if (unchecked(from[k]) >= 0) continue;
-      const ptr = d.memberPtr(k);
-      const len = <usize>d.memberLen(k);
-      const slot = next.length < nextSlots.length ? registry.see(ptr, len, addressHash(ptr, len)) : -1;
-      if (slot < 0) {
-        dropped++;
-        continue;
-      }
-      registry.setHealthy(slot, true);
+    for (let k = 0; k < members.used; k++) {
+      if (members.state(k) == FREE || unchecked(from[k]) >= 0 || next.length >= nextSlots.length) continue;
+      const ptr = members.addressPtr(k);
+      const len = <usize>members.addressLen(k);
+      const slot = registry.see(ptr, len, addressHash(ptr, len));
+      // Cannot fail: the registry holds limits.maxEndpoints endpoints, as many as there are member slots.
+      if (slot < 0) continue;
+      const e = PolledEndpoint.discovered(state.config, d.slotName, k, members.generation(k), String.UTF8.decodeUnsafe(ptr, len), this.token);
+      e.memberHealthy = members.state(k) == HostState.Healthy;
+      registry.setHealthy(slot, e.memberHealthy);
       state.restarts.emptiedBefore(slot, nowMs);
       unchecked((nextSlots[next.length] = slot));
-      next.push(PolledEndpoint.discovered(state.config, String.UTF8.decodeUnsafe(ptr, len), this.token, nowMs));
+      next.push(e);
     }
-    if (dropped > 0) state.telemetry.add(state.telemetry.discoveryDroppedEndpoints, dropped);
     this.endpoints = next;
     this.slots = nextSlots;
     this.poller!.setTargets(next);
@@ -228,11 +240,11 @@ export class EnvoyPlatform extends Platform {
   }
 }
 
-/** The index of the endpoint whose address is those bytes, or -1. */
-function findEndpoint(list: Array<PolledEndpoint>, ptr: usize, len: i32): i32 {
+/** The index of the discovered endpoint that is member `generation` of member slot `slot`, or -1. */
+function findMember(list: Array<PolledEndpoint>, slot: i32, generation: u32): i32 {
   for (let i = 0; i < list.length; i++) {
-    const addr = unchecked(list[i]).addressBytes;
-    if (addr.byteLength == len && memory.compare(changetype<usize>(addr), ptr, <usize>len) == 0) return i;
+    const e = unchecked(list[i]);
+    if (e.memberSlot == slot && e.generation == generation) return i;
   }
   return -1;
 }

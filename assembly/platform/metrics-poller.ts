@@ -106,7 +106,12 @@ export class MetricsPoller {
   /** Publishes the endpoint's last good metrics, stamped with when they were fetched (not now), so readers
    *  stop trusting them after metrics.staleAfterMs even while polls keep failing. */
   private publish(e: PolledEndpoint, healthy: bool): void {
-    const len = encodeMetricsRecord(e.metrics, healthy, e.lastSuccessMs, changetype<usize>(this.record), this.record.byteLength);
-    if (len > 0) setSharedData(e.key, changetype<usize>(this.record), <usize>len, 0);
+    // A discovered endpoint's record starts with its owner (polled-endpoint.ts), so that the slot's next member
+    // does not read it as its own.
+    const out = changetype<usize>(this.record);
+    const owner = <i32>e.owner.byteLength;
+    memory.copy(out, changetype<usize>(e.owner), <usize>owner);
+    const len = encodeMetricsRecord(e.metrics, healthy, e.lastSuccessMs, out + <usize>owner, this.record.byteLength - owner);
+    if (len > 0) setSharedData(e.key, out, <usize>(owner + len), 0);
   }
 }

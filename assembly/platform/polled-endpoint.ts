@@ -9,7 +9,9 @@
 // root contexts of several configurations in one VM (filters with the same vm_config share it; a replaced
 // configuration's root context ticks on until its last stream ends: cpp-host wasm.cc WasmBase::startShutdown), and
 // shared data is one map per vm_id (cpp-host shared_data.cc). With one lease per configuration, whichever root held
-// it kept renewing it and the other configuration's endpoints were never polled.
+// it kept renewing it and the other configuration's endpoints were never polled. A discovered endpoint is named by its
+// member slot (member-slots.ts), not its address, so that pods coming and going at new addresses add no names; its
+// record starts with its owner (generation, address), which a reader checks against the member it knows.
 import { Utf8 } from "../abi/host";
 import { EndpointMetrics } from "../endpoints/endpoint-metrics";
 import { METRICS_RECORD_VERSION } from "../endpoints/metrics-record";
@@ -24,17 +26,18 @@ const RECORD_SUFFIX = "/metrics";
 const LEASE_SUFFIX = "/poller";
 
 /**
- * The shared-data name of an endpoint, polled as its configuration polls it: two configurations that poll an endpoint
+ * The shared-data name of an endpoint (`name`: its address, or a discovered one's slot), polled as its configuration
+ * polls it: two configurations that poll an endpoint
  * alike share its lease and record; ones that differ (cluster, path, authority, target metric, interval, timeout, the
  * original-destination header) poll it each their own way. So do builds whose records differ (METRICS_RECORD_VERSION):
  * an older build loaded beside this one (its root contexts live until their last streams end, and shared data is one
  * map per vm_id: cpp-host shared_data.cc) reads none of this build's records, nor this build any of its.
  */
-export function pollKey(config: PickerConfig, address: string, cluster: string, path: string, authority: string, originalDst: bool): string {
+export function pollKey(config: PickerConfig, name: string, cluster: string, path: string, authority: string, originalDst: bool): string {
   let how = keyField(cluster) + keyField(path) + keyField(authority) + keyField(config.targetMetric) +
     keyField(config.pollIntervalMs.toString()) + keyField(config.pollTimeoutMs.toString());
   if (originalDst) how += "dst";
-  return "endpoint_picker/endpoint/v" + METRICS_RECORD_VERSION.toString() + "/" + hashNameString(how).toString(16) + "/" + address;
+  return "endpoint_picker/endpoint/v" + METRICS_RECORD_VERSION.toString() + "/" + hashNameString(how).toString(16) + "/" + name;
 }
 
 /** The shared-data name of configuration endpoint i (pollKey). */
@@ -65,9 +68,14 @@ export class PolledEndpoint {
   pendingCall: u32 = 0;
   failures: i32 = 0;
   lastSuccessMs: f64 = 0;
-  /** When this worker learned a discovered endpoint (0: a configured one). An unhealthy record whose last successful
-   *  poll is older is a previous pod's at the same address (shared data outlives the member): EnvoyPlatform ignores it. */
-  joinedMs: f64 = 0;
+  /** A discovered endpoint's slot in the member list and its join generation (-1 and 0: a configured one). */
+  memberSlot: i32 = -1;
+  generation: u32 = 0;
+  /** Whether Envoy counts a discovered endpoint healthy (member-slots.ts state); a configured one always is. */
+  memberHealthy: bool = true;
+  /** What a discovered endpoint's record starts with (empty for a configured one): u32 generation, u8 address
+   *  length, the address. */
+  owner: ArrayBuffer = new ArrayBuffer(0);
   readonly metrics: EndpointMetrics = new EndpointMetrics();
   /** The KV cache size its last page that had one reported (for pages cut before it). */
   readonly cacheSize: KnownCacheSizes = new KnownCacheSizes(1);
@@ -95,13 +103,28 @@ export class PolledEndpoint {
     return new PolledEndpoint(e.address, e.metricsCluster, metricsPathOf(config, i), authorityOf(config, i), "", endpointKey(config, i), leaseMsOf(config), token);
   }
 
-  /** An endpoint of discovery.servingCluster, polled through discovery.metricsCluster. */
-  static discovered(config: PickerConfig, address: string, token: u64, nowMs: f64): PolledEndpoint {
+  /** The member of discovery.servingCluster in `slot` of the list named `listName` (EndpointDiscovery.slotName),
+   *  joined as `generation`, polled through discovery.metricsCluster. */
+  static discovered(config: PickerConfig, listName: string, slot: i32, generation: u32, address: string, token: u64): PolledEndpoint {
     const cluster = config.discovery.metricsCluster;
     const path = config.metricsPath;
-    const e = new PolledEndpoint(address, cluster, path, address, address, pollKey(config, address, cluster, path, address, true), leaseMsOf(config), token);
-    e.joinedMs = nowMs;
+    const name = listName + "/slot" + slot.toString();
+    const e = new PolledEndpoint(address, cluster, path, address, address, pollKey(config, name, cluster, path, "", true), leaseMsOf(config), token);
+    e.memberSlot = slot;
+    e.generation = generation;
+    const n = e.addressBytes.byteLength;
+    const owner = new ArrayBuffer(5 + n);
+    store<u32>(changetype<usize>(owner), generation);
+    store<u8>(changetype<usize>(owner), <u8>n, 4);
+    memory.copy(changetype<usize>(owner) + 5, changetype<usize>(e.addressBytes), <usize>n);
+    e.owner = owner;
     return e;
+  }
+
+  /** Whether the record at ptr (len bytes) is this endpoint's: it starts with its owner. */
+  owns(ptr: usize, len: usize): bool {
+    const n = <usize>this.owner.byteLength;
+    return len >= n && memory.compare(ptr, changetype<usize>(this.owner), n) == 0;
   }
 }
 

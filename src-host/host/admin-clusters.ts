@@ -8,13 +8,23 @@
 import type { Cluster, HttpCallOutcome, HttpCallRequest, UpstreamHost } from "./cluster.ts";
 import { splitAddress } from "./split-address.ts";
 
-/** A host's health flags as the admin reports them, from its health status name (as Higress reports it). */
+/**
+ * A host's health flags as the admin reports them, from its health status name (as Higress reports it, plus the
+ * states only Envoy's active health checker gives a host: "DegradedActiveHc", DEGRADED_ACTIVE_HC, a check answered
+ * with x-envoy-degraded; "PendingActiveHc", a host added to a health-checked cluster and not checked yet, which
+ * upstream_impl.cc BaseDynamicClusterImpl::updateDynamicHostList marks FAILED_ACTIVE_HC, and PENDING_ACTIVE_HC with
+ * warm hosts). "Degraded" is EDS's DEGRADED (DEGRADED_EDS_HEALTH).
+ */
 export function adminHealthStatus(health: string): Record<string, unknown> {
   switch (health) {
     case "Healthy":
       return { eds_health_status: "HEALTHY" };
     case "Degraded":
       return { eds_health_status: "DEGRADED" };
+    case "DegradedActiveHc":
+      return { eds_health_status: "HEALTHY", failed_active_degraded_check: true };
+    case "PendingActiveHc":
+      return { failed_active_health_check: true, eds_health_status: "HEALTHY", pending_active_hc: true };
     case "Timeout":
       return { failed_active_health_check: true, eds_health_status: "HEALTHY", active_hc_timeout: true };
     // EDS DRAINING, UNHEALTHY and TIMEOUT all set FAILED_EDS_HEALTH (upstream_impl.cc), reported as UNHEALTHY.

@@ -1,4 +1,4 @@
-import { AdminClusterHosts } from "../../assembly/endpoints/admin-clusters";
+import { AdminClusterHosts, HostState } from "../../assembly/endpoints/admin-clusters";
 
 let held: ArrayBuffer = new ArrayBuffer(0);
 
@@ -10,6 +10,15 @@ function parse(hosts: AdminClusterHosts, doc: string, cluster: string = "vllm"):
 function addresses(hosts: AdminClusterHosts): string {
   const out = new Array<string>();
   for (let i = 0; i < hosts.count; i++) out.push(String.UTF8.decodeUnsafe(hosts.addressPtr(i), <usize>hosts.addressLen(i)));
+  return out.join(",");
+}
+
+function states(hosts: AdminClusterHosts): string {
+  const out = new Array<string>();
+  for (let i = 0; i < hosts.count; i++) {
+    const s = hosts.stateAt(i);
+    out.push(s == HostState.Healthy ? "healthy" : s == HostState.Degraded ? "degraded" : s == HostState.Unhealthy ? "unhealthy" : "?");
+  }
   return out.join(",");
 }
 
@@ -41,8 +50,8 @@ describe("AdminClusterHosts (Envoy's admin /clusters?format=json)", () => {
     expect(h.dropped).toBe(0);
   });
 
-  it("leaves out hosts Envoy does not count healthy", () => {
-    const h = new AdminClusterHosts(8);
+  it("reads every host with the state Envoy's health flags give it", () => {
+    const h = new AdminClusterHosts(16);
     const doc = admin([cluster("vllm", [
       host("10.0.0.1", 8000, '{"failed_active_health_check": true, "eds_health_status": "HEALTHY"}'),
       host("10.0.0.2", 8000, '{"eds_health_status": "UNHEALTHY"}'),
@@ -51,9 +60,13 @@ describe("AdminClusterHosts (Envoy's admin /clusters?format=json)", () => {
       host("10.0.0.5", 8000, '{"pending_dynamic_removal": true, "eds_health_status": "HEALTHY"}'),
       host("10.0.0.6", 8000, '{"failed_active_health_check": false, "eds_health_status": "HEALTHY"}'),
       host("10.0.0.7", 8000, "{}"),
+      host("10.0.0.8", 8000, '{"failed_active_degraded_check": true, "eds_health_status": "HEALTHY"}'),
+      host("10.0.0.9", 8000, '{"failed_active_degraded_check": true, "failed_active_health_check": true, "eds_health_status": "DEGRADED"}'),
+      host("10.0.0.10", 8000, '{"pending_active_hc": true, "eds_health_status": "HEALTHY"}'),
     ])]);
     expect(parse(h, doc)).toBe(true);
-    expect(addresses(h)).toBe("10.0.0.6:8000,10.0.0.7:8000");
+    expect(addresses(h)).toBe("10.0.0.1:8000,10.0.0.2:8000,10.0.0.3:8000,10.0.0.4:8000,10.0.0.5:8000,10.0.0.6:8000,10.0.0.7:8000,10.0.0.8:8000,10.0.0.9:8000,10.0.0.10:8000");
+    expect(states(h)).toBe("unhealthy,unhealthy,degraded,unhealthy,unhealthy,healthy,healthy,degraded,unhealthy,unhealthy");
   });
 
   it("keeps a cluster's hosts listed before its name, and drops another's", () => {

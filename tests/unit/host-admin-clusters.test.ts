@@ -23,6 +23,10 @@ test("the admin lists every cluster with its hosts' socket addresses and health 
   assert.equal(b.health_status.failed_active_health_check, true);
   assert.equal(json.cluster_statuses[1].host_statuses, undefined, "no hosts: the repeated field is left out");
   assert.equal(adminHealthStatus("Draining").eds_health_status, "UNHEALTHY");
+  // setHealthFlag: DEGRADED_ACTIVE_HC as failed_active_degraded_check, DEGRADED_EDS_HEALTH as eds_health_status.
+  assert.deepEqual(adminHealthStatus("DegradedActiveHc"), { eds_health_status: "HEALTHY", failed_active_degraded_check: true });
+  assert.deepEqual(adminHealthStatus("Degraded"), { eds_health_status: "DEGRADED" });
+  assert.deepEqual(adminHealthStatus("PendingActiveHc"), { failed_active_health_check: true, eds_health_status: "HEALTHY", pending_active_hc: true });
 });
 
 test("x-envoy-original-dst-host takes an IP address and port only", () => {

@@ -2,13 +2,14 @@
 // serving cluster as Envoy's admin /clusters?format=json lists them (host/admin-clusters.ts); each one's /metrics is
 // fetched through one ORIGINAL_DST cluster that takes the pod from x-envoy-original-dst-host
 // (host/original-dst-cluster.ts). A host that joins is used with nothing remembered, one that leaves is evicted and
-// forgotten, and a failed admin poll changes nothing.
+// forgotten, one failing Envoy's health check is excluded and remembered, and a failed admin poll changes nothing.
+// Each member holds a slot of the published list (assembly/platform/member-slots.ts) that names its shared data.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../../src-host/host/cluster.ts";
 import { AdminCluster } from "../../../src-host/host/admin-clusters.ts";
 import { OriginalDstCluster, ORIGINAL_DST_HOST_HEADER } from "../../../src-host/host/original-dst-cluster.ts";
-import { StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
+import { PICKER_ROOT_ID, StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
 import { vllmPage } from "../../../src-host/harness/vllm-page.ts";
 import type { DebugScores } from "../../../src-host/fuzz/debug-header.ts";
 import { debugOf, matchedOn } from "../../support/picker.ts";
@@ -29,6 +30,8 @@ interface Stock {
   admin: { down: boolean };
   /** Pods whose /metrics answers 503. */
   down: Set<string>;
+  /** Pods whose /metrics never answers (the call times out). */
+  silent: Set<string>;
 }
 
 function host(address: string, healthStatus = "Healthy"): UpstreamHost {
@@ -41,10 +44,12 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
   const reached: string[] = [];
   const admin = { down: false };
   const down = new Set<string>();
+  const silent = new Set<string>();
   clusters.add(serving);
   clusters.add(
     new OriginalDstCluster("vllm_metrics", (address, _req, respond) => {
       reached.push(address);
+      if (silent.has(address)) return;
       if (down.has(address)) return respond({ headers: [[":status", "503"]], body: new Uint8Array(0), trailers: [] });
       respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(vllmPage({ waiting: 0, kv: 0.1 })), trailers: [] });
     }),
@@ -70,7 +75,7 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
     }),
     log: () => {},
   });
-  return { harness, serving, reached, admin, down };
+  return { harness, serving, reached, admin, down, silent };
 }
 
 function advance(s: Stock, ms: number): void {
@@ -88,14 +93,16 @@ function tracked(d: DebugScores): string[] {
   return [...d.scores.keys()].sort();
 }
 
-test("the endpoints are the serving cluster's healthy hosts, their metrics polled through the ORIGINAL_DST cluster", () => {
+test("the endpoints are the serving cluster's hosts, their metrics polled through the ORIGINAL_DST cluster", () => {
   const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000", "Unhealthy"), host("[fd00::7]:8000")]);
   const early = s.harness.send(OTHER_PROMPT);
   assert.equal(s.harness.chosen(early), null, "nothing known before the first admin poll: Envoy's own balancer decides");
   s.harness.complete(early);
   advance(s, POLL_MS * 2);
-  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000", "[fd00::7]:8000"]);
-  assert.deepEqual([...new Set(s.reached)].sort(), ["10.8.0.1:8000", "10.8.0.2:8000", "[fd00::7]:8000"], "each endpoint's page, by its header");
+  const d = decide(s);
+  assert.deepEqual(tracked(d), ["10.8.0.1:8000", "10.8.0.2:8000", "10.8.0.3:8000", "[fd00::7]:8000"]);
+  assert.equal(matchedOn(d, "10.8.0.3:8000"), "excluded", "the host failing Envoy's health check is a member, not a candidate");
+  assert.deepEqual([...new Set(s.reached)].sort(), ["10.8.0.1:8000", "10.8.0.2:8000", "10.8.0.3:8000", "[fd00::7]:8000"], "each endpoint's page, by its header");
   assert.equal(s.harness.counter("discovery_failures"), 0);
 });
 
@@ -164,6 +171,98 @@ test("a failed admin poll is counted and keeps the endpoints known", () => {
   s.admin.down = false;
   advance(s, POLL_MS * 2);
   assert.equal(s.harness.chosen(s.harness.send(OTHER_PROMPT)), null, "an empty serving cluster leaves the choice to Envoy");
+});
+
+test("a host failing Envoy's health check for a while is excluded, and keeps its index entries when it passes again", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  const holder = decide(s).endpoint;
+  const held = matchedOn(decide(s), holder);
+  assert.ok(typeof held === "number" && held > 0, `the index remembers the prompt on ${holder}: ${held}`);
+  const other = holder === "10.8.0.1:8000" ? "10.8.0.2:8000" : "10.8.0.1:8000";
+  s.serving.hostList = [host(holder, "Unhealthy"), host(other)];
+  advance(s, POLL_MS * 2);
+  const failing = decide(s);
+  assert.equal(matchedOn(failing, holder), "excluded", "excluded from picks while Envoy counts it unhealthy");
+  assert.equal(failing.endpoint, other);
+  s.serving.hostList = [host(holder), host(other)];
+  advance(s, POLL_MS * 2);
+  const back = decide(s);
+  assert.equal(back.endpoint, holder, "its cached prefix brings the prompt back to it");
+  assert.equal(matchedOn(back, holder), held, "its index entries were kept");
+  assert.equal(s.harness.counter("evicted_endpoints"), 0);
+});
+
+test("no healthy host: the choice is Envoy's, and nothing is forgotten", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")]);
+  advance(s, POLL_MS * 2);
+  const first = decide(s);
+  assert.equal(first.endpoint, "10.8.0.1:8000", "degraded hosts are left for when no healthy one is");
+  assert.equal(matchedOn(first, "10.8.0.2:8000"), "excluded");
+  assert.equal(matchedOn(first, "10.8.0.3:8000"), "excluded");
+  const held = matchedOn(decide(s), "10.8.0.1:8000");
+  s.serving.hostList = [host("10.8.0.1:8000", "Unhealthy"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")];
+  advance(s, POLL_MS * 2);
+  const panic = s.harness.send(PROMPT);
+  assert.equal(s.harness.chosen(panic), null, "no override: Envoy's balancer (degraded hosts, or all in panic) decides");
+  s.harness.complete(panic);
+  s.serving.hostList = [host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000", "PendingActiveHc")];
+  advance(s, POLL_MS * 2);
+  const back = decide(s);
+  assert.equal(matchedOn(back, "10.8.0.1:8000"), held, "back with its index entries");
+  assert.equal(matchedOn(back, "10.8.0.3:8000"), "excluded", "pending its first check");
+  assert.equal(s.harness.counter("evicted_endpoints"), 0);
+});
+
+function sharedKeys(s: Stock): string[] {
+  return s.harness.host.process.sharedData.keys(PICKER_ROOT_ID).filter((k) => k.startsWith("endpoint_picker/endpoint/") || k.startsWith("endpoint_picker/discovery/"));
+}
+
+test("a pod restarting at a new address takes the slot of the one it replaces: the shared-data names stay bounded", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000")], { limits: { maxEndpoints: 4 } });
+  advance(s, POLL_MS * 2);
+  decide(s);
+  const before = sharedKeys(s).length;
+  for (let i = 10; i < 40; i++) {
+    // One pod restarts at a new IP: Envoy lists the new one and drops the old.
+    const kept = s.serving.hostList.slice(1);
+    s.serving.hostList = [...kept, host(`10.8.1.${i}:8000`)];
+    advance(s, POLL_MS * 2);
+    const d = decide(s, OTHER_PROMPT);
+    assert.deepEqual(tracked(d), s.serving.hostList.map((h) => h.address).sort());
+  }
+  const after = sharedKeys(s);
+  assert.ok(after.length <= 2 + 2 * 4, `at most two names per slot and two for the list: ${after.length}`);
+  assert.equal(after.length, before, `no name added by the thirty new pods: ${after.join(" ")}`);
+  assert.ok(after.every((k) => !k.includes("10.8.")), "no name carries an address");
+  assert.equal(s.harness.counter("evicted_endpoints"), 30);
+});
+
+test("a joiner in a departed pod's slot does not read that pod's record as its own", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  decide(s);
+  // The first pod's engine dies: its polls fail, its record (in its slot) says unhealthy since long ago.
+  s.down.add("10.8.0.1:8000");
+  for (let t = 0; t < 5; t++) {
+    advance(s, POLL_MS);
+    decide(s, OTHER_PROMPT);
+  }
+  const evicted = s.harness.counter("evicted_endpoints");
+  assert.equal(evicted, 1, "taken for gone after its failed polls");
+  // Envoy replaces it by a new pod, which takes its slot; the new pod's first poll has not answered yet.
+  s.silent.add("10.8.0.9:8000");
+  s.serving.hostList = [host("10.8.0.2:8000"), host("10.8.0.9:8000")];
+  const seen: Array<ReturnType<typeof matchedOn>> = [];
+  for (let t = 0; t < 20; t++) {
+    advance(s, POLL_MS / 10);
+    seen.push(matchedOn(decide(s, OTHER_PROMPT), "10.8.0.9:8000"));
+  }
+  const listed = seen.findIndex((m) => m !== "untracked");
+  assert.ok(listed >= 0, `the joiner is an endpoint: ${seen.join(",")}`);
+  assert.equal(seen[listed], 0, `a candidate with nothing polled yet, not the old pod's unhealthy record: ${seen.join(",")}`);
+  assert.ok(seen.slice(listed).every((m) => m !== "untracked"), `never taken for gone: ${seen.join(",")}`);
+  assert.equal(s.harness.counter("evicted_endpoints"), evicted, "nothing more evicted");
 });
 
 test("serving hosts beyond limits.maxEndpoints are left out and counted", () => {
