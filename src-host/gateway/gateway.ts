@@ -223,13 +223,25 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   };
   // The request each connection is on, and its response: HTTP/1 runs one at a time.
   const active = new WeakMap<Socket, { request: ProxiedRequest; res: ServerResponse }>();
+  // Connections with a refusal answered or waiting: ConnectionManagerImpl::handleCodecError closes them, so the codec
+  // reads nothing behind the refused request (Node's parser has read on, pipelined requests included).
+  const refused = new WeakSet<Socket>();
+  /** refuse, once the response of the request in progress on `socket` (if any) is done: Envoy's codec reads a
+   *  pipelined request only then (ServerConnectionImpl::dispatch read-disables the connection meanwhile). */
+  const refuseInTurn = (socket: Socket, bytesIn: number, refusal: Http1CodecRefusal, protocol?: string) => {
+    refused.add(socket);
+    const current = active.get(socket);
+    if (current) current.res.once("close", () => refuse(socket, bytesIn, refusal, protocol));
+    else refuse(socket, bytesIn, refusal, protocol);
+  };
   server.on("request", (req, res) => {
     const socket = req.socket;
+    if (refused.has(socket)) return;
     const head = { method: req.method ?? "", url: req.url ?? "", httpVersion: req.httpVersion, rawHeaders: req.rawHeaders };
     const refusal = http1RequestHeadError(head, limits);
     if (refusal !== null) {
       // codec_impl.cc onHeadersCompleteImpl: any version but 1.1 is taken as HTTP/1.0 (parser_->isHttp11()).
-      refuse(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
+      refuseInTurn(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
       return;
     }
     const id = ++nextRequest;
@@ -250,14 +262,14 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else if (isCodecError(e.code)) {
+    else if (refused.has(socket)) {
+      // Bytes behind a refused request, which Envoy's codec never reads: the refusal closes the connection.
+    } else if (isCodecError(e.code)) {
       const refusal = codecRefusal(e);
       const current = active.get(socket);
       if (current && !current.request.remoteComplete) current.request.codecError(refusal);
-      // A pipelined request's bad head, which Node read early: Envoy's codec reads it only once the current request
-      // is done (ServerConnectionImpl::dispatch read-disables the connection meanwhile).
-      else if (current) current.res.once("close", () => refuse(socket, e.rawPacket?.length ?? 0, refusal));
-      else refuse(socket, e.rawPacket?.length ?? 0, refusal);
+      // A pipelined request's bad head, which Node read early, answered in its turn.
+      else refuseInTurn(socket, e.rawPacket?.length ?? 0, refusal);
     } else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 

@@ -211,3 +211,23 @@ test("a bad head pipelined behind a whole request: the first is answered, then t
   assert.equal(second.flags, "DPE");
   assert.equal(second.details, "http1.codec_error");
 });
+
+// The same for a pipelined head Node's parser takes but Envoy's codec refuses once it has it whole (the version, the
+// field count, the head's size: http1RequestHeadError): its answer still comes after the first request's response.
+for (const [what, second, statusLine] of [
+  ["an HTTP/1.0 request", "GET / HTTP/1.0\r\nhost: gw\r\n\r\n", "HTTP/1.1 426 Upgrade Required"],
+  ["101 header fields", `GET / HTTP/1.1\r\nhost: gw\r\n${fieldLines(100)}\r\n`, "HTTP/1.1 431 Request Header Fields Too Large"],
+] as const) {
+  test(`${what} pipelined behind a whole request: the first is answered, then the codec's refusal, then the close`, async () => {
+    const a = await upstream("a");
+    const logs = new LogCollector();
+    const plugin = { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress" as const, config: {}, workers: 1 };
+    const g = await gateway({ upstreams: [a.address], plugin }, logs);
+    const answer = await rawExchange(g.port, `GET /first HTTP/1.1\r\nhost: gw\r\n\r\n${second}GET /third HTTP/1.1\r\nhost: gw\r\n\r\n`);
+    const statusLines = answer.split("\r\n").filter((l) => l.startsWith("HTTP/1.1 "));
+    assert.deepEqual(statusLines, ["HTTP/1.1 200 OK", statusLine]);
+    assert.ok(answer.includes('"path":"/first"'), "the first request's answer came whole, before the refusal");
+    // handleCodecError closes the connection: the codec never reads the request behind the refused one.
+    assert.deepEqual(a.seen.map((r) => r.path).filter((p) => p !== "/metrics"), ["/first"]);
+  });
+}
