@@ -100,7 +100,16 @@ for (const [what, raw, status, text, details] of [
   ["a control character in a header name", "GET / HTTP/1.1\r\nhost: gw\r\nx\x01a: b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
   ["a separator in a header name", "GET / HTTP/1.1\r\nhost: gw\r\nx(a: b\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
   ["an unknown method", "FOO / HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
-  ["a control character in the URL", "GET /a\x7fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
+  // Envoy's own request-line checks (BalsaParser::OnRequestFirstLineInput: method, URL, version) do not stop the framer,
+  // whose check of the whole head for control characters (BalsaFrame::ProcessHeaderLines →
+  // CheckHeaderLinesForInvalidChars, from the first line) then names the error (BalsaParser::HandleError).
+  ["DEL in the URL", "GET /a\x7fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["a form feed in the URL", "GET /a\fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["an unknown method and a control character in a header", "GETX / HTTP/1.1\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["a separator in a header name and a control character in a later one", "GET / HTTP/1.1\r\nx(a: b\r\nx-b: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["HTTP/1.2 and a control character in a header", "GET / HTTP/1.2\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  // A first byte no method starts with is refused before the framer reads anything (BalsaParser::execute).
+  ["a method's first byte and a control character in a header", "FOO / HTTP/1.1\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
   ["HTTP/1.0", "GET / HTTP/1.0\r\nhost: gw\r\n\r\n", 426, "Upgrade Required", "low_version"],
   ["HTTP/1.2", "GET / HTTP/1.2\r\nhost: gw\r\n\r\n", 426, "Upgrade Required", "low_version"],
   ["a version not of the form HTTP/d.d", "GET / HTTP/1.10\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
