@@ -1,7 +1,7 @@
 // A local HTTP gateway that runs every request through the endpoint-picker plugin as Envoy/Higress would: one
 // Wasm VM per worker, each downstream connection pinned to one worker (round robin by connection), a
 // health-checked upstream cluster the plugin reads hosts from, and the route's override-host policy.
-import { Agent, createServer, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { LOG_LEVEL_NAMES, type FailurePolicy } from "../host/abi.ts";
 import { ClusterRegistry } from "../host/cluster.ts";
@@ -234,7 +234,7 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
     if (current) current.res.once("close", () => refuse(socket, bytesIn, refusal, protocol));
     else refuse(socket, bytesIn, refusal, protocol);
   };
-  server.on("request", (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const socket = req.socket;
     if (refused.has(socket)) return;
     const head = { method: req.method ?? "", url: req.url ?? "", httpVersion: req.httpVersion, rawHeaders: req.rawHeaders };
@@ -244,6 +244,9 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       refuseInTurn(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
       return;
     }
+    // The connection manager answers "expect: 100-continue" itself (proxy_100_continue off), once the codec took the
+    // head (conn_manager_impl.cc ActiveStream::decodeHeaders), as Node does before its request event.
+    if (expectsContinue) res.writeContinue();
     const id = ++nextRequest;
     const conn = connections.get(socket) ?? { id: -1, worker: 0 };
     const request = new ProxiedRequest(ctx, id, conn, req, res);
@@ -257,7 +260,10 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       ctx.internalError(id, "start", e);
       res.destroy();
     }
-  });
+  };
+  server.on("request", (req, res) => onRequest(req, res, false));
+  // Without this listener Node writes "100 Continue" before the request event, also before the codec's refusal.
+  server.on("checkContinue", (req, res) => onRequest(req, res, true));
   server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string; bytesParsed?: number }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.

@@ -240,3 +240,31 @@ for (const [what, second, statusLine] of [
     assert.deepEqual(a.seen.map((r) => r.path).filter((p) => p !== "/metrics"), ["/first"]);
   });
 }
+
+// Envoy answers "expect: 100-continue" itself only for a request its codec took (conn_manager_impl.cc
+// ActiveStream::decodeHeaders: encode1xxHeaders), never before the codec's own refusal; Node writes the 100 before the
+// request event unless a checkContinue listener decides.
+test("a refused head with expect: 100-continue is answered with the refusal alone, no 100 Continue before it", async () => {
+  const a = await upstream("a");
+  const g = await gateway({ upstreams: [a.address] });
+  const answer = await rawExchange(g.port, `POST / HTTP/1.1\r\nhost: gw\r\nexpect: 100-continue\r\ncontent-length: 2\r\n${fieldLines(100)}\r\n`);
+  const statusLines = answer.split("\r\n").filter((l) => l.startsWith("HTTP/1.1 "));
+  assert.deepEqual(statusLines, ["HTTP/1.1 431 Request Header Fields Too Large"]);
+});
+
+test("a taken head with expect: 100-continue still gets the 100 Continue, then its response", async () => {
+  const a = await upstream("a");
+  const g = await gateway({ upstreams: [a.address] });
+  const socket = connect(g.port, "127.0.0.1", () => socket.write("POST /v1/chat/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json\r\nexpect: 100-continue\r\ncontent-length: 2\r\n\r\n"));
+  let out = "";
+  socket.setEncoding("latin1");
+  const sawContinue = new Promise<void>((resolve) => socket.on("data", (d: string) => {
+    out += d;
+    if (out.includes("HTTP/1.1 100 Continue\r\n\r\n")) resolve();
+  }));
+  await sawContinue;
+  socket.write("{}");
+  await new Promise<void>((resolve) => socket.on("data", () => { if (/HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n/.test(out)) resolve(); }));
+  socket.destroy();
+  assert.ok(out.startsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK"));
+});
