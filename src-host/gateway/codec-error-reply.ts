@@ -41,10 +41,13 @@ export interface NodeParseError {
  * Envoy's answer to the request Node's parser refused, as codec_impl.cc ConnectionImpl::dispatchSlice names Balsa's
  * error (balsa_parser.cc BalsaParser::HandleError and its own checks):
  * - a head longer than max_request_headers_kb (Node's maxHeaderSize, set to it): 431 http1.headers_too_large;
- * - a control character in a header (quiche header_properties IsInvalidHeaderChar: 0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F,
- *   0x7F; the framer's INVALID_HEADER_CHARACTER, "header value contains invalid chars", in a name as in a value):
- *   400 http1.invalid_characters; another character a name may not have is Balsa's HPE_INVALID_HEADER_TOKEN, a 400
- *   http1.codec_error;
+ * - a control character anywhere in the head, request line included (quiche header_properties IsInvalidHeaderChar:
+ *   0x00-0x08, 0x0B, 0x0C, 0x0E-0x1F, 0x7F; BalsaFrame::ProcessHeaderLines → CheckHeaderLinesForInvalidChars from
+ *   the first line, the framer's INVALID_HEADER_CHARACTER, "header value contains invalid chars"): 400
+ *   http1.invalid_characters, also when Envoy's own method, URL or version check (BalsaParser::OnRequestFirstLineInput,
+ *   which does not stop the framer) failed first, as HandleError's message replaces theirs; but not after a first
+ *   byte no method starts with, refused before the framer runs (BalsaParser::execute);
+ * - another character a name may not have is Balsa's HPE_INVALID_HEADER_TOKEN, a 400 http1.codec_error;
  * - a version Node does not know but of Balsa's form "HTTP/d.d" (isVersionValid): not HTTP/1.1, so the codec's 426
  *   low_version (checkProtocolVersion);
  * - a Content-Length beside a Transfer-Encoding, which Node refuses as a parse error (HPE_INVALID_CONTENT_LENGTH or
@@ -55,15 +58,70 @@ export interface NodeParseError {
 export function codecRefusal(e: NodeParseError): Http1CodecRefusal {
   const { code, reason } = e;
   if (code === "HPE_HEADER_OVERFLOW") return HTTP1_HEADERS_TOO_LARGE;
-  if (code === "HPE_INVALID_HEADER_TOKEN") return invalidCharacterInLine(e) ? HTTP1_INVALID_CHARACTERS : HTTP1_CODEC_ERROR;
+  if (HEAD_CHECKS_THE_FRAMER_OUTLIVES.has(code ?? "") && !(code === "HPE_INVALID_METHOD" && refusedBeforeTheFramer(e))) {
+    // Balsa checks the characters once it has the whole head; Node refuses at the first bad byte.
+    const whole = invalidCharacterInWholeHead(e);
+    if (whole !== null) {
+      if (whole) return HTTP1_INVALID_CHARACTERS;
+    } else if (code === "HPE_INVALID_HEADER_TOKEN" && invalidCharacterInLine(e)) {
+      return HTTP1_INVALID_CHARACTERS;
+    }
+  }
   if (code === "HPE_INVALID_VERSION" && balsaVersionForm(e)) return HTTP1_LOW_VERSION;
   const framing = code === "HPE_INVALID_CONTENT_LENGTH" || code === "HPE_INVALID_TRANSFER_ENCODING";
   return framing && reason?.includes("can't be present with") ? HTTP1_CHUNKED_CONTENT_LENGTH : HTTP1_CODEC_ERROR;
 }
 
+/** Node's refusals of a request's head whose counterparts in Envoy (its request-line checks, a name's character)
+ *  leave Balsa's framer reading the head to its end and checking its characters. */
+const HEAD_CHECKS_THE_FRAMER_OUTLIVES = new Set(["HPE_INVALID_METHOD", "HPE_INVALID_URL", "HPE_INVALID_VERSION", "HPE_INVALID_HEADER_TOKEN"]);
+
 /** quiche header_properties IsInvalidHeaderChar. */
 function isInvalidHeaderChar(c: number): boolean {
   return (c <= 0x08) || c === 0x0b || c === 0x0c || (c >= 0x0e && c <= 0x1f) || c === 0x7f;
+}
+
+/** balsa_parser.cc isFirstCharacterOfValidMethod: the first bytes of the methods Balsa knows. */
+const METHOD_FIRST_BYTES = new Set([..."ABCDGHLMNOPRSTU"].map((c) => c.charCodeAt(0)));
+
+/** Whether the request's first byte starts no method: BalsaParser::execute refuses it before the framer reads. */
+function refusedBeforeTheFramer(e: NodeParseError): boolean {
+  const bytes = e.rawPacket;
+  if (!bytes || e.bytesParsed === undefined) return false;
+  const start = headStart(bytes, e.bytesParsed);
+  return start < bytes.length && !METHOD_FIRST_BYTES.has(bytes[start]);
+}
+
+/** Where the head holding offset `at` starts: after the blank line of the head before it in `bytes` (a pipelined
+ *  request's; one with a body is not told apart from its body), else at 0, past any empty lines (Balsa skips them). */
+function headStart(bytes: Buffer, at: number): number {
+  let start = 0;
+  for (let i = Math.min(at, bytes.length) - 1; i > 0; i--) {
+    if (bytes[i] === 0x0a && (bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && i >= 2 && bytes[i - 2] === 0x0a))) {
+      start = i + 1;
+      break;
+    }
+  }
+  while (start < bytes.length && (bytes[start] === 0x0d || bytes[start] === 0x0a)) start++;
+  return start;
+}
+
+/** Whether the head Node refused holds a control character, or null when the bytes Node had do not hold the head's
+ *  end (its blank line). */
+function invalidCharacterInWholeHead(e: NodeParseError): boolean | null {
+  const bytes = e.rawPacket;
+  if (!bytes || e.bytesParsed === undefined) return null;
+  const start = headStart(bytes, e.bytesParsed);
+  let end = -1;
+  for (let i = start + 1; i < bytes.length; i++) {
+    if (bytes[i] === 0x0a && (bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && i >= start + 2 && bytes[i - 2] === 0x0a))) {
+      end = i;
+      break;
+    }
+  }
+  if (end < 0) return null;
+  for (let i = start; i < end; i++) if (isInvalidHeaderChar(bytes[i])) return true;
+  return false;
 }
 
 /** Whether the header line Node refused (from the token it names to the line's end) holds a control character. */
@@ -78,8 +136,9 @@ function invalidCharacterInLine(e: NodeParseError): boolean {
 function balsaVersionForm(e: NodeParseError): boolean {
   const bytes = e.rawPacket;
   if (!bytes) return false;
-  const end = bytes.indexOf(0x0a);
-  const line = bytes.subarray(0, end < 0 ? bytes.length : end).toString("latin1").replace(/\r$/, "");
+  const start = e.bytesParsed === undefined ? 0 : headStart(bytes, e.bytesParsed);
+  const end = bytes.indexOf(0x0a, start);
+  const line = bytes.subarray(start, end < 0 ? bytes.length : end).toString("latin1").replace(/\r$/, "");
   return /^\S+ \S+ HTTP\/\d\.\d$/.test(line);
 }
 

@@ -1,7 +1,7 @@
 // A local HTTP gateway that runs every request through the endpoint-picker plugin as Envoy/Higress would: one
 // Wasm VM per worker, each downstream connection pinned to one worker (round robin by connection), a
 // health-checked upstream cluster the plugin reads hosts from, and the route's override-host policy.
-import { Agent, createServer, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { LOG_LEVEL_NAMES, type FailurePolicy } from "../host/abi.ts";
 import { ClusterRegistry } from "../host/cluster.ts";
@@ -223,15 +223,30 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
   };
   // The request each connection is on, and its response: HTTP/1 runs one at a time.
   const active = new WeakMap<Socket, { request: ProxiedRequest; res: ServerResponse }>();
-  server.on("request", (req, res) => {
+  // Connections with a refusal answered or waiting: ConnectionManagerImpl::handleCodecError closes them, so the codec
+  // reads nothing behind the refused request (Node's parser has read on, pipelined requests included).
+  const refused = new WeakSet<Socket>();
+  /** refuse, once the response of the request in progress on `socket` (if any) is done: Envoy's codec reads a
+   *  pipelined request only then (ServerConnectionImpl::dispatch read-disables the connection meanwhile). */
+  const refuseInTurn = (socket: Socket, bytesIn: number, refusal: Http1CodecRefusal, protocol?: string) => {
+    refused.add(socket);
+    const current = active.get(socket);
+    if (current) current.res.once("close", () => refuse(socket, bytesIn, refusal, protocol));
+    else refuse(socket, bytesIn, refusal, protocol);
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const socket = req.socket;
+    if (refused.has(socket)) return;
     const head = { method: req.method ?? "", url: req.url ?? "", httpVersion: req.httpVersion, rawHeaders: req.rawHeaders };
     const refusal = http1RequestHeadError(head, limits);
     if (refusal !== null) {
       // codec_impl.cc onHeadersCompleteImpl: any version but 1.1 is taken as HTTP/1.0 (parser_->isHttp11()).
-      refuse(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
+      refuseInTurn(socket, 0, refusal, req.httpVersion === "1.1" ? "HTTP/1.1" : "HTTP/1.0");
       return;
     }
+    // The connection manager answers "expect: 100-continue" itself (proxy_100_continue off), once the codec took the
+    // head (conn_manager_impl.cc ActiveStream::decodeHeaders), as Node does before its request event.
+    if (expectsContinue) res.writeContinue();
     const id = ++nextRequest;
     const conn = connections.get(socket) ?? { id: -1, worker: 0 };
     const request = new ProxiedRequest(ctx, id, conn, req, res);
@@ -245,19 +260,22 @@ export async function startGateway(opts: GatewayOptions): Promise<GatewayHandle>
       ctx.internalError(id, "start", e);
       res.destroy();
     }
-  });
+  };
+  server.on("request", (req, res) => onRequest(req, res, false));
+  // Without this listener Node writes "100 Continue" before the request event, also before the codec's refusal.
+  server.on("checkContinue", (req, res) => onRequest(req, res, true));
   server.on("clientError", (e: NodeJS.ErrnoException & { rawPacket?: Buffer; reason?: string; bytesParsed?: number }, socket: Socket) => {
     if (!socket.writable) socket.destroy();
     // Node's headersTimeout: conn_manager_impl.cc ActiveStream::onRequestHeaderTimeout's local reply.
     else if (e.code === "ERR_HTTP_REQUEST_TIMEOUT") socket.end(REQUEST_HEADER_TIMEOUT_REPLY);
-    else if (isCodecError(e.code)) {
+    else if (refused.has(socket)) {
+      // Bytes behind a refused request, which Envoy's codec never reads: the refusal closes the connection.
+    } else if (isCodecError(e.code)) {
       const refusal = codecRefusal(e);
       const current = active.get(socket);
       if (current && !current.request.remoteComplete) current.request.codecError(refusal);
-      // A pipelined request's bad head, which Node read early: Envoy's codec reads it only once the current request
-      // is done (ServerConnectionImpl::dispatch read-disables the connection meanwhile).
-      else if (current) current.res.once("close", () => refuse(socket, e.rawPacket?.length ?? 0, refusal));
-      else refuse(socket, e.rawPacket?.length ?? 0, refusal);
+      // A pipelined request's bad head, which Node read early, answered in its turn.
+      else refuseInTurn(socket, e.rawPacket?.length ?? 0, refusal);
     } else socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
   });
 

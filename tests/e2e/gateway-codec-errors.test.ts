@@ -100,7 +100,16 @@ for (const [what, raw, status, text, details] of [
   ["a control character in a header name", "GET / HTTP/1.1\r\nhost: gw\r\nx\x01a: b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
   ["a separator in a header name", "GET / HTTP/1.1\r\nhost: gw\r\nx(a: b\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
   ["an unknown method", "FOO / HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
-  ["a control character in the URL", "GET /a\x7fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
+  // Envoy's own request-line checks (BalsaParser::OnRequestFirstLineInput: method, URL, version) do not stop the framer,
+  // whose check of the whole head for control characters (BalsaFrame::ProcessHeaderLines →
+  // CheckHeaderLinesForInvalidChars, from the first line) then names the error (BalsaParser::HandleError).
+  ["DEL in the URL", "GET /a\x7fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["a form feed in the URL", "GET /a\fb HTTP/1.1\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["an unknown method and a control character in a header", "GETX / HTTP/1.1\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["a separator in a header name and a control character in a later one", "GET / HTTP/1.1\r\nx(a: b\r\nx-b: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  ["HTTP/1.2 and a control character in a header", "GET / HTTP/1.2\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.invalid_characters"],
+  // A first byte no method starts with is refused before the framer reads anything (BalsaParser::execute).
+  ["a method's first byte and a control character in a header", "FOO / HTTP/1.1\r\nhost: gw\r\nx-a: a\x01b\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
   ["HTTP/1.0", "GET / HTTP/1.0\r\nhost: gw\r\n\r\n", 426, "Upgrade Required", "low_version"],
   ["HTTP/1.2", "GET / HTTP/1.2\r\nhost: gw\r\n\r\n", 426, "Upgrade Required", "low_version"],
   ["a version not of the form HTTP/d.d", "GET / HTTP/1.10\r\nhost: gw\r\n\r\n", 400, "Bad Request", "http1.codec_error"],
@@ -210,4 +219,52 @@ test("a bad head pipelined behind a whole request: the first is answered, then t
   const second = parseRequestLine(await logs.waitFor((l) => l.startsWith("gw req ") && l.includes("status=400")))!;
   assert.equal(second.flags, "DPE");
   assert.equal(second.details, "http1.codec_error");
+});
+
+// The same for a pipelined head Node's parser takes but Envoy's codec refuses once it has it whole (the version, the
+// field count, the head's size: http1RequestHeadError): its answer still comes after the first request's response.
+for (const [what, second, statusLine] of [
+  ["an HTTP/1.0 request", "GET / HTTP/1.0\r\nhost: gw\r\n\r\n", "HTTP/1.1 426 Upgrade Required"],
+  ["101 header fields", `GET / HTTP/1.1\r\nhost: gw\r\n${fieldLines(100)}\r\n`, "HTTP/1.1 431 Request Header Fields Too Large"],
+] as const) {
+  test(`${what} pipelined behind a whole request: the first is answered, then the codec's refusal, then the close`, async () => {
+    const a = await upstream("a");
+    const logs = new LogCollector();
+    const plugin = { wasm: await compileFixture("tests/guest/higress-target.ts"), flavor: "higress" as const, config: {}, workers: 1 };
+    const g = await gateway({ upstreams: [a.address], plugin }, logs);
+    const answer = await rawExchange(g.port, `GET /first HTTP/1.1\r\nhost: gw\r\n\r\n${second}GET /third HTTP/1.1\r\nhost: gw\r\n\r\n`);
+    const statusLines = answer.split("\r\n").filter((l) => l.startsWith("HTTP/1.1 "));
+    assert.deepEqual(statusLines, ["HTTP/1.1 200 OK", statusLine]);
+    assert.ok(answer.includes('"path":"/first"'), "the first request's answer came whole, before the refusal");
+    // handleCodecError closes the connection: the codec never reads the request behind the refused one.
+    assert.deepEqual(a.seen.map((r) => r.path).filter((p) => p !== "/metrics"), ["/first"]);
+  });
+}
+
+// Envoy answers "expect: 100-continue" itself only for a request its codec took (conn_manager_impl.cc
+// ActiveStream::decodeHeaders: encode1xxHeaders), never before the codec's own refusal; Node writes the 100 before the
+// request event unless a checkContinue listener decides.
+test("a refused head with expect: 100-continue is answered with the refusal alone, no 100 Continue before it", async () => {
+  const a = await upstream("a");
+  const g = await gateway({ upstreams: [a.address] });
+  const answer = await rawExchange(g.port, `POST / HTTP/1.1\r\nhost: gw\r\nexpect: 100-continue\r\ncontent-length: 2\r\n${fieldLines(100)}\r\n`);
+  const statusLines = answer.split("\r\n").filter((l) => l.startsWith("HTTP/1.1 "));
+  assert.deepEqual(statusLines, ["HTTP/1.1 431 Request Header Fields Too Large"]);
+});
+
+test("a taken head with expect: 100-continue still gets the 100 Continue, then its response", async () => {
+  const a = await upstream("a");
+  const g = await gateway({ upstreams: [a.address] });
+  const socket = connect(g.port, "127.0.0.1", () => socket.write("POST /v1/chat/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json\r\nexpect: 100-continue\r\ncontent-length: 2\r\n\r\n"));
+  let out = "";
+  socket.setEncoding("latin1");
+  const sawContinue = new Promise<void>((resolve) => socket.on("data", (d: string) => {
+    out += d;
+    if (out.includes("HTTP/1.1 100 Continue\r\n\r\n")) resolve();
+  }));
+  await sawContinue;
+  socket.write("{}");
+  await new Promise<void>((resolve) => socket.on("data", () => { if (/HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n/.test(out)) resolve(); }));
+  socket.destroy();
+  assert.ok(out.startsWith("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK"));
 });
