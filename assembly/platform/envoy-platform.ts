@@ -176,7 +176,7 @@ export class EnvoyPlatform extends Platform {
     for (let k = 0; k < members.used; k++) {
       unchecked((from[k] = -1));
       if (members.state(k) == FREE) continue;
-      const j = findMember(old, k, members.generation(k));
+      const j = findMember(old, k, members.generation(k), members.addressPtr(k), members.addressLen(k));
       unchecked((from[k] = j));
       if (j < 0) continue;
       const e = unchecked(old[j]);
@@ -240,11 +240,16 @@ export class EnvoyPlatform extends Platform {
   }
 }
 
-/** The index of the discovered endpoint that is member `generation` of member slot `slot`, or -1. */
-function findMember(list: Array<PolledEndpoint>, slot: i32, generation: u32): i32 {
+/** The index of the discovered endpoint that is member `generation` of member slot `slot` at that address, or -1.
+ *  The address is compared too: two workers that both found no list publish without a cas (cpp-host shared_data.cc
+ *  SharedData::set takes a cas of 0 unconditionally), each numbering from generation 1, so a slot and generation may
+ *  name another pod in the list that stands. */
+function findMember(list: Array<PolledEndpoint>, slot: i32, generation: u32, ptr: usize, len: i32): i32 {
   for (let i = 0; i < list.length; i++) {
     const e = unchecked(list[i]);
-    if (e.memberSlot == slot && e.generation == generation) return i;
+    if (e.memberSlot != slot || e.generation != generation) continue;
+    const addr = e.addressBytes;
+    if (addr.byteLength == len && memory.compare(changetype<usize>(addr), ptr, <usize>len) == 0) return i;
   }
   return -1;
 }
