@@ -5,7 +5,8 @@
 // x-gateway-destination-endpoint request header. An endpoint whose polls keep failing is taken for gone and leaves the
 // registry until a poll succeeds again (departed-endpoints.ts); a discovered endpoint that leaves the serving cluster
 // leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen), while one Envoy
-// stops counting healthy (a failed health check, degraded, pending removal) stays, excluded from picks and
+// stops counting healthy (a failed health check, degraded, pending its first check) or pending removal (which Envoy
+// still balances to: admin-clusters.ts readHealth) stays, excluded from picks and
 // remembered, as the Higress build keeps an unhealthy host (higress-platform.ts applyHost). No healthy endpoint: the
 // decision falls back (no_healthy_endpoint) and Envoy's own balancer, in panic below its healthy threshold
 // (load_balancer_impl.cc LoadBalancerBase::isHostSetInPanic), decides, with nothing forgotten.
