@@ -6,7 +6,8 @@
 // Every host is read with the state Envoy's flags give it (setHealthFlag): Healthy when no flag is set and
 // eds_health_status is HEALTHY or absent; Degraded when the only flag says degraded (eds_health_status DEGRADED,
 // failed_active_degraded_check); Unhealthy when any failure, exclusion or pending flag is set (failed_active_health_check,
-// failed_outlier_check, eds_health_status UNHEALTHY, pending_active_hc, pending_dynamic_removal, ...).
+// failed_outlier_check, eds_health_status UNHEALTHY or DRAINING, pending_active_hc, pending_dynamic_removal, ...):
+// all of them keep Envoy's own balancer off the host except pending_dynamic_removal (readHealth).
 // Addresses are written as Envoy names the host (Address::Ipv4Instance/Ipv6Instance asString: "ip:port",
 // "[ipv6]:port"), which is what the override_host policy matches the routing header against. The result lives in
 // storage sized at construction; a parse allocates nothing.
@@ -224,9 +225,13 @@ export class AdminClusterHosts {
         if (sc.stringEquals("DEGRADED")) this.worsen(HostState.Degraded);
         else if (!(sc.stringEquals("HEALTHY") || sc.stringEquals("UNKNOWN"))) this.worsen(HostState.Unhealthy);
       } else if (sc.token == JsonToken.True) {
-        // failed_active_degraded_check: Envoy uses the host only when the healthy ones are not enough. Any other
-        // flag set (failed_active_health_check, failed_outlier_check, pending_dynamic_removal, pending_active_hc,
-        // excluded_via_immediate_hc_fail, active_hc_timeout) keeps Envoy's balancer off it.
+        // failed_active_degraded_check: Envoy uses the host only when the healthy ones are not enough. Envoy's
+        // balancer is kept off a host by failed_active_health_check, failed_outlier_check (upstream_impl.h
+        // HostImplBase::coarseHealth), pending_active_hc and excluded_via_immediate_hc_fail (upstream_impl.cc
+        // excludeBasedOnHealthFlag); active_hc_timeout comes only with failed_active_health_check (health_checker_
+        // impl.cc setUnhealthy). pending_dynamic_removal alone is not among them: Envoy keeps a host that left
+        // discovery but passes its checks healthy and balanced to; it is read as Unhealthy here by choice, since
+        // the pod is on its way out and a prefix routed to it is soon lost.
         this.worsen(isDegradedCheck ? HostState.Degraded : HostState.Unhealthy);
       } else if (sc.skipValue() >= JsonToken.End) {
         return false;

@@ -5,7 +5,8 @@
 // x-gateway-destination-endpoint request header. An endpoint whose polls keep failing is taken for gone and leaves the
 // registry until a poll succeeds again (departed-endpoints.ts); a discovered endpoint that leaves the serving cluster
 // leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen), while one Envoy
-// stops counting healthy (a failed health check, degraded, pending removal) stays, excluded from picks and
+// stops counting healthy (a failed health check, degraded, pending its first check) or pending removal (which Envoy
+// still balances to: admin-clusters.ts readHealth) stays, excluded from picks and
 // remembered, as the Higress build keeps an unhealthy host (higress-platform.ts applyHost). No healthy endpoint: the
 // decision falls back (no_healthy_endpoint) and Envoy's own balancer, in panic below its healthy threshold
 // (load_balancer_impl.cc LoadBalancerBase::isHostSetInPanic), decides, with nothing forgotten.
@@ -176,7 +177,7 @@ export class EnvoyPlatform extends Platform {
     for (let k = 0; k < members.used; k++) {
       unchecked((from[k] = -1));
       if (members.state(k) == FREE) continue;
-      const j = findMember(old, k, members.generation(k));
+      const j = findMember(old, k, members.generation(k), members.addressPtr(k), members.addressLen(k));
       unchecked((from[k] = j));
       if (j < 0) continue;
       const e = unchecked(old[j]);
@@ -240,11 +241,16 @@ export class EnvoyPlatform extends Platform {
   }
 }
 
-/** The index of the discovered endpoint that is member `generation` of member slot `slot`, or -1. */
-function findMember(list: Array<PolledEndpoint>, slot: i32, generation: u32): i32 {
+/** The index of the discovered endpoint that is member `generation` of member slot `slot` at that address, or -1.
+ *  The address is compared too: two workers that both found no list publish without a cas (cpp-host shared_data.cc
+ *  SharedData::set takes a cas of 0 unconditionally), each numbering from generation 1, so a slot and generation may
+ *  name another pod in the list that stands. */
+function findMember(list: Array<PolledEndpoint>, slot: i32, generation: u32, ptr: usize, len: i32): i32 {
   for (let i = 0; i < list.length; i++) {
     const e = unchecked(list[i]);
-    if (e.memberSlot == slot && e.generation == generation) return i;
+    if (e.memberSlot != slot || e.generation != generation) continue;
+    const addr = e.addressBytes;
+    if (addr.byteLength == len && memory.compare(changetype<usize>(addr), ptr, <usize>len) == 0) return i;
   }
   return -1;
 }

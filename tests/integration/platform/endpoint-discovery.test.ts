@@ -287,3 +287,26 @@ test("the metrics call names its pod in x-envoy-original-dst-host", () => {
   assert.equal(status, "503", "no header: no host, the router's local 503");
   assert.deepEqual(seen, []);
 });
+
+test("a member is known by its slot, generation and address: a list giving its slot and generation to another address replaces it", () => {
+  // Two workers that both find no list publish without a cas (cpp-host shared_data.cc SharedData::set: a cas of 0
+  // always succeeds), both numbering their joiners from generation 1: the second list gives the first one's slots and
+  // generations to other addresses. A reader that applied the first must not keep its members for the second's.
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000"]);
+  const shared = s.harness.host.process.sharedData;
+  const key = shared.keys(PICKER_ROOT_ID).find((k) => k.startsWith("endpoint_picker/discovery/") && k.endsWith("/members"));
+  assert.ok(key !== undefined, "the list is published");
+  const list = shared.get(PICKER_ROOT_ID, key).value!.slice();
+  const text = new TextDecoder().decode(list);
+  const at = text.indexOf("10.8.0.1:8000");
+  assert.ok(at > 0, "the first pod is listed");
+  list.set(new TextEncoder().encode("10.8.0.3:8000"), at);
+  assert.equal(shared.set(PICKER_ROOT_ID, key, list, 0), 0);
+  s.serving.hostList = [host("10.8.0.3:8000"), host("10.8.0.2:8000")];
+  advance(s, POLL_MS * 2);
+  const d = decide(s, OTHER_PROMPT);
+  assert.deepEqual(tracked(d), ["10.8.0.2:8000", "10.8.0.3:8000"], "the endpoints are the listed hosts");
+  assert.ok(s.reached.includes("10.8.0.3:8000"), "the new pod's metrics are polled");
+});
