@@ -2,6 +2,7 @@
 // each chunk is hashed with the previous chunk's hash as seed, so h[i] identifies the whole prefix up to chunk i.
 import { xxh64 } from "./xxh64";
 import { LEAD_BLOCK_BYTES, leadBytesIn8, leadBytesInBlock } from "../text/utf8-lead-bytes";
+import { asciiBlocksPrefix } from "../text/ascii-prefix";
 
 // Domain tags keep the model hash, the salted seed and chunk hashes in separate input spaces: without the salt
 // tag, a salted seed xxh64(salt, modelHash) would equal the unsalted h[0] of a prompt whose first chunk is the salt.
@@ -57,6 +58,20 @@ export class ChainHasher {
     let chunkStart = ptr;
     let need = <usize>chunkChars; // lead bytes the current chunk still takes before its boundary
     let p = ptr;
+
+    // Over a plain ASCII stretch every byte is a code point: a chunk there is chunkChars bytes, found without counting,
+    // when the byte after it (the next chunk's lead byte) is in the stretch too.
+    const step = <usize>chunkChars;
+    const asciiEnd = ptr + asciiBlocksPrefix(ptr, <usize>min<u64>(<u64>len, <u64>max * <u64>step + 1));
+    while (count < max && step < asciiEnd - chunkStart) {
+      const boundary = chunkStart + step;
+      hash = xxh64(chunkStart, step, hash);
+      unchecked((hashes[count] = hash));
+      unchecked((ends[count] = <u32>(boundary - ptr)));
+      count++;
+      chunkStart = boundary;
+    }
+    p = chunkStart;
 
     while (count < max) {
       // Advance to the boundary: the first lead byte once the chunk holds chunkChars code points. A block of

@@ -200,6 +200,55 @@ describe("ChainHasher against a reference model", () => {
     }
   });
 
+  it("matches on ASCII streams with non-ASCII only at the edges, for chunk sizes past one lane sum (2048 bytes)", () => {
+    // A chunk found in one pass over ASCII, and one whose pass must go on past the continuation bytes it met:
+    // multi-byte characters or stray continuations at the start, the end, or just before or after a boundary.
+    const hasher = new ChainHasher(16);
+    const edges: string[] = ["é", "€", "😀", "中"];
+    for (let trial = 0; trial < 60; trial++) {
+      const chunkChars = (trial & 1) == 0 ? 64 * (1 + randomBelow(80)) : 16 + randomBelow(6000);
+      const n = chunkChars * (1 + randomBelow(3)) + randomBelow(200);
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = <u8>(0x20 + randomBelow(0x5f));
+      let text = bytes;
+      const where = trial % 5;
+      const edge = utf8(edges[randomBelow(edges.length)]);
+      if (where == 1) text = concat(edge, bytes);
+      else if (where == 2) text = concat(bytes, edge);
+      else if (where == 3 && n > chunkChars + 1) {
+        const at = chunkChars + randomBelow(3) - 1;
+        text = concat(concat(bytes.subarray(0, at), edge), bytes.subarray(at));
+      } else if (where == 4) text[randomBelow(n)] = 0x80 | <u8>randomBelow(64);
+      expectMatchesReference(hasher, text, chunkChars, nextRandom());
+    }
+  });
+
+  it("keeps a stray continuation byte that falls on a block-aligned boundary of an ASCII stream with its chunk", () => {
+    const hasher = new ChainHasher(16);
+    for (let k = 1; k <= 8; k++) {
+      const chunkChars = 64 * k;
+      for (let j = 1; j <= 3; j++) {
+        const bytes = new Uint8Array(chunkChars * 4 + 70).fill(0x61);
+        bytes[chunkChars * j] = 0x80 | <u8>j;
+        expectMatchesReference(hasher, bytes, chunkChars, nextRandom());
+      }
+    }
+  });
+
+  it("matches on long continuation-heavy streams for large chunk sizes", () => {
+    const hasher = new ChainHasher(16);
+    for (let trial = 0; trial < 30; trial++) {
+      const chunkChars = 2048 + randomBelow(4096);
+      const bytes = new Uint8Array(chunkChars * 2 + randomBelow(chunkChars * 3));
+      const heavy = 1 + randomBelow(4);
+      for (let i = 0; i < bytes.length; i++) {
+        const r = <u8>nextRandom();
+        bytes[i] = randomBelow(heavy + 1) != 0 ? 0x80 | (r & 0x3f) : r & 0x7f;
+      }
+      expectMatchesReference(hasher, bytes, chunkChars, nextRandom());
+    }
+  });
+
   it("handles input that is only continuation bytes", () => {
     const hasher = new ChainHasher(8);
     const bytes = new Uint8Array(50).fill(0x80);
