@@ -5,7 +5,7 @@ import { getHeaderMapPairs, Returned } from "../abi/host";
 import { HeaderMapReader } from "../abi/header-map";
 import { MapType, Status } from "../abi/types";
 import { hasToken, isJsonMediaType, parseContentLength } from "../text/ascii";
-import { equalsLowerAscii, lowerAscii32, lowerAscii64 } from "../text/ascii-fold";
+import { equalsLowerAscii, equalsLowerWord32, equalsLowerWord64 } from "../text/ascii-fold";
 import { Fallback } from "../core/fallback";
 import { OVERRIDE_HEADER } from "../core/override-header";
 import { isJudgedLength, judgedLengthBit, longJudgedLength } from "./judged-lengths";
@@ -54,7 +54,7 @@ const LONG_JUDGED_LENGTH: usize = longJudgedLength(OVERRIDE_HEADER.len);
 /** Whether the name of 8 to 16 bytes at keyPtr is, ASCII case ignored, the one whose first and last words these are. */
 // @ts-ignore: decorator
 @inline function isName(keyPtr: usize, keyLen: usize, head: u64, tail: u64): bool {
-  return lowerAscii64(load<u64>(keyPtr)) == head && lowerAscii64(load<u64>(keyPtr + keyLen - 8)) == tail;
+  return equalsLowerWord64(load<u64>(keyPtr), head) && equalsLowerWord64(load<u64>(keyPtr + keyLen - 8), tail);
 }
 
 /** The field a header name is (ASCII case ignored), or -1: only the names of the key's length are compared. */
@@ -62,10 +62,10 @@ function fieldOf(keyPtr: usize, keyLen: usize): i32 {
   if (keyLen == OVERRIDE_HEADER.len) return equalsLowerAscii(keyPtr, keyLen, OVERRIDE_HEADER.buf) ? OVERRIDE : -1;
   switch (<i32>keyLen) {
     case 7: {
-      const head = lowerAscii32(load<u32>(keyPtr));
-      const tail = lowerAscii32(load<u32>(keyPtr, 3));
-      if (head == METHOD_HEAD && tail == METHOD_TAIL) return METHOD;
-      return head == UPGRADE_HEAD && tail == UPGRADE_TAIL ? UPGRADE : -1;
+      const head = load<u32>(keyPtr);
+      const tail = load<u32>(keyPtr, 3);
+      if (equalsLowerWord32(head, METHOD_HEAD) && equalsLowerWord32(tail, METHOD_TAIL)) return METHOD;
+      return equalsLowerWord32(head, UPGRADE_HEAD) && equalsLowerWord32(tail, UPGRADE_TAIL) ? UPGRADE : -1;
     }
     case 10: return isName(keyPtr, keyLen, CONNECTION_HEAD, CONNECTION_TAIL) ? CONNECTION : -1;
     case 12: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_TYPE_TAIL) ? CONTENT_TYPE : -1;

@@ -48,6 +48,7 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
   let least: f64 = Infinity;
   let healthy = 0;
   let i = 0;
+  let p = 0; // the matched chunks' own index
   // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
   // time below, the same values.
   if (ASC_FEATURE_SIMD && c.lanesCurrent) {
@@ -57,14 +58,10 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
     let qHigh = negInf;
     let iLow = inf;
     let iHigh = negInf;
-    let pLow = i32x4.splat(i32.MAX_VALUE);
-    let pHigh = i32x4.splat(0);
     let lHigh = f64x2.splat(0);
     let lLow = inf;
     let counted = i64x2.splat(0);
-    const chainLanes = i32x4.splat(chain);
     const healthyLanes = changetype<usize>(c.healthyLanes);
-    const healthyLanes32 = changetype<usize>(c.healthyLanes32);
     const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
     for (; i + 2 <= n; i += 2) {
       const ok = v128.load(healthyLanes + (<usize>i << 3));
@@ -83,13 +80,23 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
       lHigh = f64x2.pmax(lHigh, kept);
       lLow = f64x2.pmin(lLow, v128.bitselect(load, inf, ok));
       counted = i64x2.sub(counted, ok); // an all-ones lane is -1
-      if (chain > 0) {
-        const ok32 = v128.load64_zero(healthyLanes32 + (<usize>i << 2)); // lanes 2 and 3 are never set
-        const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(changetype<usize>(prefixMatched) + (<usize>i << 2)),
+    }
+    // The matched chunks, four candidates per step in a loop of their own (none without a chain): the same least
+    // and most, in whole counts, as one candidate at a time.
+    if (chain > 0) {
+      const chainLanes = i32x4.splat(chain);
+      const healthyLanes32 = changetype<usize>(c.healthyLanes32);
+      let pLow = i32x4.splat(i32.MAX_VALUE);
+      let pHigh = i32x4.splat(0);
+      for (; p + 4 <= i; p += 4) {
+        const ok32 = v128.load(healthyLanes32 + (<usize>p << 2));
+        const m = i32x4.min_s(i32x4.max_s(v128.load(changetype<usize>(prefixMatched) + (<usize>p << 2)),
           i32x4.splat(0)), chainLanes);
         pLow = i32x4.min_s(pLow, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok32));
         pHigh = i32x4.max_s(pHigh, v128.and(m, ok32));
       }
+      prefixLo = lowestI32Lane(pLow);
+      prefixHi = highestI32Lane(pHigh);
     }
     queueLo = lowestLane(qLow);
     queueHi = highestLane(qHigh);
@@ -98,8 +105,6 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
     most = highestLane(lHigh);
     least = lowestLane(lLow);
     healthy = <i32>(i64x2.extract_lane(counted, 0) + i64x2.extract_lane(counted, 1));
-    prefixLo = lowestI32Lane(pLow);
-    prefixHi = highestI32Lane(pHigh);
   }
   for (; i < n; i++) {
     if (!unchecked(healthyFlags[i])) continue;
@@ -117,8 +122,12 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
     if (load > most) most = load;
     if (load < least) least = load;
     healthy++;
-    if (chain > 0) {
-      const m = min<i32>(max<i32>(unchecked(prefixMatched[i]), 0), chain);
+  }
+  // The matched chunks the loop above left (all of them without the lane masks).
+  if (chain > 0) {
+    for (; p < n; p++) {
+      if (!unchecked(healthyFlags[p])) continue;
+      const m = min<i32>(max<i32>(unchecked(prefixMatched[p]), 0), chain);
       if (m < prefixLo) prefixLo = m;
       if (m > prefixHi) prefixHi = m;
     }

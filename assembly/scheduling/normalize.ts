@@ -483,7 +483,10 @@ export function normalizeLoadAndPrefix(
         v128.store(changetype<usize>(prefixOut) + at, p);
         // As totalScores adds, scales and ranks them.
         let sum = fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f);
-        for (let t = 0; t < constantCount; t++) sum = f64x2.add(sum, f64x2.splat(unchecked(constants[t])));
+        // One test per step where no constant term is planned (the product's weights), not a loop's.
+        if (constantCount > 0) {
+          for (let t = 0; t < constantCount; t++) sum = f64x2.add(sum, f64x2.splat(unchecked(constants[t])));
+        }
         const x = scaledTotalsPair(sum, scale, ok, sums + at);
         next = f64x2.pmax(next, f64x2.pmin(top, x));
         top = f64x2.pmax(top, x);

@@ -24,6 +24,21 @@ const HIGH_64: u64 = 0x8080808080808080;
   return x | (upper >> 2);
 }
 
+// Folding changes nothing but bit 0x20 of a byte: two words that differ elsewhere are not equal ignoring case.
+const CASE_BIT_64: u64 = 0x2020202020202020;
+const CASE_BIT_32: u32 = 0x20202020;
+
+/** lowerAscii64(x) == lower, for `lower` with no byte in 'A'..'Z': an exact match (the lower-case names Envoy's
+ *  header maps hold) or a word differing beyond the case bit is settled without folding. */
+@inline export function equalsLowerWord64(x: u64, lower: u64): bool {
+  return x == lower || ((x | CASE_BIT_64) == (lower | CASE_BIT_64) && lowerAscii64(x) == lower);
+}
+
+/** equalsLowerWord64 on four bytes. */
+@inline export function equalsLowerWord32(x: u32, lower: u32): bool {
+  return x == lower || ((x | CASE_BIT_32) == (lower | CASE_BIT_32) && lowerAscii32(x) == lower);
+}
+
 /**
  * Whether bytes [ptr, ptr+len) equal `lit` (ASCII, lower case) ignoring ASCII case, as equalsIgnoreCase does. Reads
  * only inside [ptr, ptr+len): a tail shorter than a word is compared by a word that overlaps the one before.

@@ -1,4 +1,4 @@
-import { equalsLowerAscii, lowerAscii32, lowerAscii64 } from "../../assembly/text/ascii-fold";
+import { equalsLowerAscii, equalsLowerWord32, equalsLowerWord64, lowerAscii32, lowerAscii64 } from "../../assembly/text/ascii-fold";
 import { equalsIgnoreCase } from "../../assembly/text/ascii";
 
 /** The byte-at-a-time reference: 'A'..'Z' lowered, every other byte as it is. */
@@ -21,6 +21,38 @@ describe("lowerAscii64 / lowerAscii32", () => {
       }
     }
     expect(wrong).toBe(0);
+  });
+});
+
+describe("equalsLowerWord64 / equalsLowerWord32", () => {
+  it("agree with folding then comparing, for every byte value in every lane against lower-case words", () => {
+    // Words the gate compares names with, and ones one case bit or one other bit away from them.
+    const lowers: u64[] = [0x2d746e65746e6f63, 0x646f6874656d3a00, 0x7461726770752d00, 0x6e6f69746365];
+    let wrong = 0;
+    let exact = 0;
+    let folded = 0;
+    for (let w = 0; w < lowers.length; w++) {
+      const lower = lowers[w];
+      for (let lane = 0; lane < 8; lane++) {
+        for (let b: u64 = 0; b < 256; b++) {
+          const x = (lower & ~(<u64>0xff << (<u64>lane * 8))) | (b << (<u64>lane * 8));
+          const upper = x & ~(<u64>0x20 << (<u64>((lane + 1) & 7) * 8)); // another lane's case bit cleared too
+          const candidates: u64[] = [x, upper];
+          for (let k = 0; k < candidates.length; k++) {
+            const y = candidates[k];
+            const expected = lowerAscii64(y) == lower;
+            if (equalsLowerWord64(y, lower) != expected) wrong++;
+            if (lane < 4 && equalsLowerWord32(<u32>y, <u32>lower) != (lowerAscii32(<u32>y) == <u32>lower)) wrong++;
+            if (expected && y == lower) exact++;
+            if (expected && y != lower) folded++;
+          }
+        }
+      }
+    }
+    expect(wrong).toBe(0);
+    // Both ways to equal were taken.
+    expect(exact).toBeGreaterThan(0);
+    expect(folded).toBeGreaterThan(0);
   });
 });
 

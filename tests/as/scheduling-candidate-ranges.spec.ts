@@ -65,6 +65,17 @@ describe("the candidates' ranges in one pass", () => {
       const factor = round % 7 == 0 ? 0 : 1 + <f64>r.below(3) / 2.0;
       const slack = <f64>r.below(3);
       measureRanges(c, n, chain, ranges);
+      // The matched chunks' range (its own loop, four candidates per step) as one candidate at a time finds it.
+      let prefixLo: i32 = i32.MAX_VALUE;
+      let prefixHi: i32 = 0;
+      for (let i = 0; i < n && chain > 0; i++) {
+        if (!c.healthy[i]) continue;
+        const m = min<i32>(max<i32>(c.prefixMatched[i], 0), chain);
+        prefixLo = min<i32>(prefixLo, m);
+        prefixHi = max<i32>(prefixHi, m);
+      }
+      expect<i32>(ranges.prefixLo).toBe(prefixLo);
+      expect<i32>(ranges.prefixHi).toBe(prefixHi);
       const alone = overloadLimit(c, n, factor, slack, loads);
       expectBits("guard limit", round, -1, overloadLimit(c, n, factor, slack, loads, ranges), alone);
 
