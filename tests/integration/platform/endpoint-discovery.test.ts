@@ -89,6 +89,15 @@ function decide(s: Stock, prompt: object = PROMPT): DebugScores {
   return debug;
 }
 
+/** The pod's engine dies: its metrics polls fail for five poll intervals while requests go on. */
+function pollsFail(s: Stock, address: string): void {
+  s.down.add(address);
+  for (let t = 0; t < 5; t++) {
+    advance(s, POLL_MS);
+    decide(s, OTHER_PROMPT);
+  }
+}
+
 function tracked(d: DebugScores): string[] {
   return [...d.scores.keys()].sort();
 }
@@ -136,11 +145,7 @@ test("a host that rejoins is not taken for gone by the failed polls of its previ
   advance(s, POLL_MS * 2);
   decide(s);
   // The pod's engine dies: its polls fail until it is taken for gone, then Envoy's health check drops it.
-  s.down.add("10.8.0.1:8000");
-  for (let t = 0; t < 5; t++) {
-    advance(s, POLL_MS);
-    decide(s, OTHER_PROMPT);
-  }
+  pollsFail(s, "10.8.0.1:8000");
   s.serving.hostList = [host("10.8.0.2:8000")];
   advance(s, POLL_MS * 2);
   assert.equal(matchedOn(decide(s, OTHER_PROMPT), "10.8.0.1:8000"), "untracked");
@@ -243,11 +248,7 @@ test("a joiner in a departed pod's slot does not read that pod's record as its o
   advance(s, POLL_MS * 2);
   decide(s);
   // The first pod's engine dies: its polls fail, its record (in its slot) says unhealthy since long ago.
-  s.down.add("10.8.0.1:8000");
-  for (let t = 0; t < 5; t++) {
-    advance(s, POLL_MS);
-    decide(s, OTHER_PROMPT);
-  }
+  pollsFail(s, "10.8.0.1:8000");
   const evicted = s.harness.counter("evicted_endpoints");
   assert.equal(evicted, 1, "taken for gone after its failed polls");
   // Envoy replaces it by a new pod, which takes its slot; the new pod's first poll has not answered yet.
