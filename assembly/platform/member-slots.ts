@@ -9,7 +9,7 @@
 // The published list, little-endian: u32 version (2), u32 slots written, u32 next generation; then per slot
 // u8 state (0: free), u8 address length, u16 0, u32 generation, MAX_ADDRESS_BYTES address bytes (zero past its length).
 // Version 1 (an address per line, healthy hosts only) is published under another name (discoveryKey) and never read.
-import { AdminClusterHosts } from "../endpoints/admin-clusters";
+import { AdminClusterHosts, HostState } from "../endpoints/admin-clusters";
 import { MAX_ADDRESS_BYTES, addressHash } from "../endpoints/endpoint-registry";
 
 export const MEMBERS_VERSION: u32 = 2;
@@ -155,7 +155,7 @@ export class MemberSlots {
       const e = ptr + <usize>(HEADER_BYTES + s * ENTRY_BYTES);
       const state = load<u8>(e);
       const alen = <i32>load<u8>(e, 1);
-      if (state > 3 || alen > MAX_ADDRESS_BYTES || (state == FREE) != (alen == 0)) return false;
+      if (state > <u8>HostState.Unhealthy || alen > MAX_ADDRESS_BYTES || (state == FREE) != (alen == 0)) return false;
     }
     this.clear();
     this.used = <i32>used;
