@@ -378,3 +378,15 @@ test("spec.yaml's examples use documented keys only", () => {
     for (const k of walk(schema.openAPIV3Schema.example)) assert.ok(specProps.has(k), k);
   }
 });
+
+// examples/README.md is where a user starts: its table names every example file (the workloads as one directory;
+// a Dockerfile's .dockerignore goes with it).
+test("examples/README.md's table names every file under examples/", () => {
+  const table = readFileSync("examples/README.md", "utf8").split("\n").filter((l) => l.startsWith("| `")).map((l) => /^\| `([^`]+)`/.exec(l)![1]);
+  const files = (function walk(dir: string): string[] {
+    return readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? walk(join(dir, e)) : [join(dir, e)]));
+  })("examples").map((f) => posix.relative("examples", f.split("\\").join("/")));
+  const unlisted = files.filter((f) => f !== "README.md" && !f.endsWith(".dockerignore") && !(f.startsWith("workloads/") && table.includes("workloads/")) && !table.includes(f));
+  assert.deepEqual(unlisted, [], "files examples/README.md does not list");
+  for (const path of table) assert.ok(files.some((f) => f === path || f.startsWith(path)), `examples/README.md lists ${path}, which does not exist`);
+});
