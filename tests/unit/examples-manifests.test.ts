@@ -188,7 +188,7 @@ test("Envoy with discovery: every field of envoy-discovery.yaml exists in its v3
   );
 });
 
-test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration and a missing field", () => {
+test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration, a missing and a deprecated field", () => {
   const broken = (edit: (b: Obj) => void) => {
     const b = structuredClone(envoy);
     edit(b);
@@ -201,6 +201,8 @@ test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enu
     ["bad enum", (b) => { wasmConfig(b).config.failure_policy = "FAIL_CLOSE"; }, /"FAIL_CLOSE" is not one of/],
     ["bad duration", (b) => { b.static_resources.clusters[0].connect_timeout = "2000ms"; }, /not a duration/],
     ["missing required", (b) => { delete b.static_resources.clusters[0].health_checks[0].timeout; }, /requires timeout/],
+    ["deprecated field", (b) => { b.static_resources.clusters[0].dns_refresh_rate = "5s"; }, /Cluster\.dns_refresh_rate is deprecated/],
+    ["deprecated fail_open", (b) => { wasmConfig(b).config.fail_open = true; }, /PluginConfig\.fail_open is deprecated/],
   ];
   for (const [what, edit, expected] of cases) {
     const errors = broken(edit);
