@@ -5,6 +5,10 @@ import { ParseContext, childPath } from "./parse-context";
 import { addressKey, addressProblem, envoyAddressName, isHostNameAddress } from "./endpoint-address";
 import { isAuthority, isClusterName, isHttpPath } from "./string-formats";
 import { currentString, printable } from "./scanner-values";
+import { suggestionAmong } from "./key-suggestion";
+
+/** The keys of one endpoint object. */
+const ENDPOINT_KEYS: Array<string> = ["address", "metricsCluster", "metricsPath", "authority"];
 
 /**
  * Parses the value of `endpoints` (the current token) at the displayed path. The stock build stores the
@@ -116,7 +120,7 @@ function parseEndpoint(ctx: ParseContext, at: string, e: EndpointConfig, explici
       if (!isString || (s.length != 0 && !isAuthority(s))) ctx.wrongValue(path, "\"\" or a host[:port] authority");
       else e.authority = s;
     } else {
-      ctx.error(path, "unknown key");
+      ctx.error(path, "unknown key" + suggestionAmong(key, ENDPOINT_KEYS));
     }
     if (!ctx.skipValue()) return false;
   }

@@ -17,6 +17,7 @@ import { currentString, describeCurrentValue } from "./scanner-values";
 import { ConfigRule, MATCH_DOMAIN_KEY, MATCH_ROUTE_KEY, MATCH_ROUTE_PREFIX_KEY, MATCH_SERVICE_KEY, RULES_KEY } from "./config-rule";
 import { isMatcherKey, parseMatcher } from "./rule-matchers";
 import { LB_TYPE_KEY, lbTypeProblem, refusedLbConfigKeyProblem, refusedPolicyProblem } from "./higress-migration";
+import { configKeySuggestion } from "./key-suggestion";
 
 const ERROR_PREFIX = "invalid plugin config: ";
 const LB_POLICY_KEY = "lb_policy";
@@ -230,7 +231,7 @@ class ConfigParser {
     }
     const field = findField(path);
     if (field == null) {
-      ctx.error(shown, "unknown key");
+      ctx.error(shown, "unknown key" + configKeySuggestion(path));
       return ctx.skipValue();
     }
     return this.parseField(field, shown);

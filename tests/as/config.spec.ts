@@ -333,6 +333,24 @@ describe("parseConfig errors", () => {
     expect(msg).toBe("invalid plugin config: extra: unknown key");
   });
 
+  it("names the known key an unknown one differs from only in case, '_' or '-'", () => {
+    let msg = higress('{"weights": {"kvcache": 2}}');
+    expect(msg).toBe("invalid plugin config: weights.kvcache: unknown key (did you mean \"weights.kvCache\"?)");
+    msg = higress('{"weights": {"prefix_cache": 3}}');
+    expect(msg).toBe("invalid plugin config: weights.prefix_cache: unknown key (did you mean \"weights.prefixCache\"?)");
+    msg = higress('{"Limits": {"maxEndpoints": 8}}');
+    expect(msg).toBe("invalid plugin config: Limits: unknown key (did you mean \"limits\"?)");
+    msg = higress('{"lb_policy": "endpoint_metrics", "lb_config": {"load-guard": {"factor": 2}}}');
+    expectMentions(msg, "lb_config.load-guard: unknown key (did you mean \"loadGuard\"?)");
+    msg = higress('{"_rules_": [{"_match_route_": ["a/b"], "redis": {"cluster": "c", "ttl_ms": 1000}}]}');
+    expectMentions(msg, "_rules_[0].redis.ttl_ms: unknown key (did you mean \"redis.ttlMs\"?)");
+    msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metrics_cluster": "c"}]}');
+    expectMentions(msg, "endpoints[0].metrics_cluster: unknown key (did you mean \"metricsCluster\"?)");
+    // A different word gets no guess.
+    msg = higress('{"weights": {"prefix": 3}}');
+    expect(msg).toBe("invalid plugin config: weights.prefix: unknown key");
+  });
+
   it("rejects a dotted key instead of reading it as the nested one", () => {
     // A dotted key slipped past the duplicate check and the stock build's refusal of redis.
     const c = new PluginConfig();

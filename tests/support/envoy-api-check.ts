@@ -1,6 +1,6 @@
 // Checks a YAML/JSON Envoy config object against ENVOY_MESSAGES the way Envoy's loader would reject it: an
 // unknown field, a typed_config whose @type names no such message, a value of the wrong kind, an enum value that
-// does not exist, a required field left out. A field the table lists but gives no kind for is reported too, so
+// does not exist, a required field left out. A deprecated field is reported too: Envoy still loads it, with a warning. A field the table lists but gives no kind for is reported too, so
 // a new field in an example gets its kind (and sub-message) added here rather than passing unchecked.
 import { ENVOY_MESSAGES, type MessageSchema } from "./envoy-api-messages.ts";
 
@@ -31,6 +31,7 @@ function checkMessage(value: unknown, message: string, path: string, o: CheckOpt
       errors.push(`${path}.${key}: ${message} (${schema.proto}) has no field ${key}`);
       continue;
     }
+    if (schema.deprecated?.includes(key)) errors.push(`${path}.${key}: ${message}.${key} is deprecated (${schema.proto})`);
     const kind = schema.types[key] ?? extra[key];
     if (!kind) errors.push(`${path}.${key}: no kind for ${message}.${key} in envoy-api-messages.ts`);
     else checkField(v, kind, `${path}.${key}`, o, errors);

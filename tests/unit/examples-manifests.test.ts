@@ -188,7 +188,7 @@ test("Envoy with discovery: every field of envoy-discovery.yaml exists in its v3
   );
 });
 
-test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration and a missing field", () => {
+test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enum, a bad duration, a missing and a deprecated field", () => {
   const broken = (edit: (b: Obj) => void) => {
     const b = structuredClone(envoy);
     edit(b);
@@ -201,6 +201,8 @@ test("Envoy: the schema check catches a misspelt field, a wrong @type, a bad enu
     ["bad enum", (b) => { wasmConfig(b).config.failure_policy = "FAIL_CLOSE"; }, /"FAIL_CLOSE" is not one of/],
     ["bad duration", (b) => { b.static_resources.clusters[0].connect_timeout = "2000ms"; }, /not a duration/],
     ["missing required", (b) => { delete b.static_resources.clusters[0].health_checks[0].timeout; }, /requires timeout/],
+    ["deprecated field", (b) => { b.static_resources.clusters[0].dns_refresh_rate = "5s"; }, /Cluster\.dns_refresh_rate is deprecated/],
+    ["deprecated fail_open", (b) => { wasmConfig(b).config.fail_open = true; }, /PluginConfig\.fail_open is deprecated/],
   ];
   for (const [what, edit, expected] of cases) {
     const errors = broken(edit);
@@ -377,4 +379,16 @@ test("spec.yaml's examples use documented keys only", () => {
   for (const schema of [spec.spec.configSchema, spec.spec.routeConfigSchema]) {
     for (const k of walk(schema.openAPIV3Schema.example)) assert.ok(specProps.has(k), k);
   }
+});
+
+// examples/README.md is where a user starts: its table names every example file (the workloads as one directory;
+// a Dockerfile's .dockerignore goes with it).
+test("examples/README.md's table names every file under examples/", () => {
+  const table = readFileSync("examples/README.md", "utf8").split("\n").filter((l) => l.startsWith("| `")).map((l) => /^\| `([^`]+)`/.exec(l)![1]);
+  const files = (function walk(dir: string): string[] {
+    return readdirSync(dir).flatMap((e) => (statSync(join(dir, e)).isDirectory() ? walk(join(dir, e)) : [join(dir, e)]));
+  })("examples").map((f) => posix.relative("examples", f.split("\\").join("/")));
+  const unlisted = files.filter((f) => f !== "README.md" && !f.endsWith(".dockerignore") && !(f.startsWith("workloads/") && table.includes("workloads/")) && !table.includes(f));
+  assert.deepEqual(unlisted, [], "files examples/README.md does not list");
+  for (const path of table) assert.ok(files.some((f) => f === path || f.startsWith(path)), `examples/README.md lists ${path}, which does not exist`);
 });
