@@ -231,8 +231,8 @@ export class AdminClusterHosts {
         // excludeBasedOnHealthFlag); active_hc_timeout comes only with failed_active_health_check (health_checker_
         // impl.cc setUnhealthy). pending_dynamic_removal alone is not among them: Envoy keeps a host that left
         // discovery but passes its active checks healthy and balanced to (upstream_impl.cc BaseDynamicClusterImpl::
-        // updateDynamicHostList keeps it, flagged, unless ignore_health_on_host_removal; the cluster's health-check
-        // callback, ClusterImplBase's host_to_exclude branch, drops it at its first failed check). It is read as
+        // updateDynamicHostList keeps it, flagged, unless ignore_health_on_host_removal; eds.cc
+        // EdsClusterImpl::reloadHealthyHostsHelper drops it at its first failed check). It is read as
         // Unhealthy here by choice, and stays so: the flag means EDS no longer lists the pod (Kubernetes takes a
         // terminating pod out of the ready endpoints), so it is on its way out, its prefix cache goes with it, and
         // a long generation routed to it may be cut at termination; naming it would pull sessions onto it that must
