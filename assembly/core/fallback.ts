@@ -17,7 +17,8 @@ export enum Fallback {
   NotConfigured = 14,
   BodyNotDelivered = 15,
   BodyIncomplete = 16,
-  Count = 17,
+  DegradedShare = 17,
+  Count = 18,
 }
 
 export const FALLBACK_NAMES: StaticArray<string> = [
@@ -38,4 +39,5 @@ export const FALLBACK_NAMES: StaticArray<string> = [
   "not_configured",
   "body_not_delivered",
   "body_incomplete",
+  "degraded_share",
 ];

@@ -1,6 +1,8 @@
 // A preallocated open-addressing table from 64-bit hashes to small indices (clear, put, get): what the shared load
 // uses to find each endpoint's record (built for a join) or unwritten change (kept with the list) in one step. Buckets come from a
 // hash's top bits after a Fibonacci multiply (hashBucket), which the other tables keyed by address hash share.
+// Several entries may share a hash (two keys whose hashes collide): get gives the first; a caller that compares
+// its keys past the hash walks them with start, seek, indexAt and next (member-slots.ts).
 
 // @ts-ignore: decorator
 @inline
@@ -26,7 +28,7 @@ export class HashIndex {
     memory.fill(changetype<usize>(this.values), 0, <usize>this.values.length << 2);
   }
 
-  /** Puts a hash not in the table since the last clear. */
+  /** Puts an index under a hash (after any entries put under it since the last clear). */
   put(hash: u64, index: i32): void {
     let b = hashBucket(hash, this.bits);
     while (unchecked(this.values[b]) != 0) b = (b + 1) & this.mask;
@@ -44,5 +46,52 @@ export class HashIndex {
       b = (b + 1) & this.mask;
     }
     return -1; // unreachable: the table always has empty buckets
+  }
+
+  /** The bucket a search for this hash starts at (for seek). */
+  start(hash: u64): i32 {
+    return hashBucket(hash, this.bits);
+  }
+
+  /** From bucket `at` of the hash's probe sequence on, the bucket of the next entry put under this hash, or -1 when
+   *  an empty bucket comes first. Its index is indexAt(bucket); seek(hash, next(bucket)) goes on past it. */
+  seek(hash: u64, at: i32): i32 {
+    let b = at & this.mask;
+    while (true) {
+      const v = unchecked(this.values[b]);
+      if (v == 0) return -1;
+      if (unchecked(this.keys[b]) == hash) return b;
+      b = (b + 1) & this.mask;
+    }
+    return -1; // unreachable: the table always has empty buckets
+  }
+
+  indexAt(bucket: i32): i32 {
+    return unchecked(this.values[bucket & this.mask]) - 1;
+  }
+
+  next(bucket: i32): i32 {
+    return (bucket + 1) & this.mask;
+  }
+
+  /** Removes the entry at `bucket` (from seek), moving back the entries after it that probed past it, so that every
+   *  other entry stays reachable from its start (backward-shift deletion; no tombstones). */
+  removeAt(bucket: i32): void {
+    const mask = this.mask;
+    let hole = bucket & mask;
+    let j = hole;
+    while (true) {
+      j = (j + 1) & mask;
+      const v = unchecked(this.values[j]);
+      if (v == 0) break;
+      const key = unchecked(this.keys[j]);
+      // The entry at j may fill the hole when the hole lies on its probe path: from its start to j.
+      if (((j - hashBucket(key, this.bits)) & mask) >= ((j - hole) & mask)) {
+        unchecked((this.keys[hole] = key));
+        unchecked((this.values[hole] = v));
+        hole = j;
+      }
+    }
+    unchecked((this.values[hole] = 0));
   }
 }

@@ -11,6 +11,11 @@ export abstract class Platform {
   /** Brings the registry's endpoints, health and metrics up to date (within the snapshot TTL).
    *  False when no host list is available at all. */
   abstract refresh(state: PickerState, nowMs: f64): bool;
+  /** True when the gateway's own balancer must decide: it would give a share of requests to hosts the plugin does
+   *  not pick (stock Envoy: degraded hosts, envoy-platform.ts). Read after refresh. */
+  balancerDecides(): bool {
+    return false;
+  }
   /** Sends the current request to the endpoint in `slot`; false when the host refused. */
   abstract route(state: PickerState, slot: i32): bool;
   /** Root-context timer; a period of 0 means no timer. */

@@ -29,6 +29,7 @@ export class Telemetry extends MetricList {
   readonly lateBodyReads: PluginMetric = this.counter("late_body_reads");
   readonly discoveryFailures: PluginMetric = this.counter("discovery_failures");
   readonly discoveryDroppedEndpoints: PluginMetric = this.counter("discovery_dropped_endpoints");
+  readonly discoveryUnreadableAnswers: PluginMetric = this.counter("discovery_unreadable_answers");
   /** One per fail-open reason (index = Fallback; "none" has no counter). */
   readonly fallbacks: StaticArray<PluginMetric> = this.counters("fallback.", FALLBACK_NAMES);
   /** One per reason a request got no prefix signal (index = PrefixSkip; "none" has no counter). */

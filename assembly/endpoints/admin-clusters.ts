@@ -230,8 +230,14 @@ export class AdminClusterHosts {
         // HostImplBase::coarseHealth), pending_active_hc and excluded_via_immediate_hc_fail (upstream_impl.cc
         // excludeBasedOnHealthFlag); active_hc_timeout comes only with failed_active_health_check (health_checker_
         // impl.cc setUnhealthy). pending_dynamic_removal alone is not among them: Envoy keeps a host that left
-        // discovery but passes its checks healthy and balanced to; it is read as Unhealthy here by choice, since
-        // the pod is on its way out and a prefix routed to it is soon lost.
+        // discovery but passes its active checks healthy and balanced to (upstream_impl.cc BaseDynamicClusterImpl::
+        // updateDynamicHostList keeps it, flagged, unless ignore_health_on_host_removal; eds.cc
+        // EdsClusterImpl::reloadHealthyHostsHelper drops it at its first failed check). It is read as
+        // Unhealthy here by choice, and stays so: the flag means EDS no longer lists the pod (Kubernetes takes a
+        // terminating pod out of the ready endpoints), so it is on its way out, its prefix cache goes with it, and
+        // a long generation routed to it may be cut at termination; naming it would pull sessions onto it that must
+        // move again. The host stays a member (its entries kept) should EDS list it again, and requests the plugin
+        // leaves to Envoy's balancer still reach it as Envoy decides.
         this.worsen(isDegradedCheck ? HostState.Degraded : HostState.Unhealthy);
       } else if (sc.skipValue() >= JsonToken.End) {
         return false;

@@ -152,6 +152,10 @@ export function refreshEndpoints(state: PickerState, platform: Platform, d: Deci
     d.fallback = Fallback.HostsUnavailable;
     return false;
   }
+  if (platform.balancerDecides()) {
+    d.fallback = Fallback.DegradedShare;
+    return false;
+  }
   if (state.registry.activeCount == 0) {
     d.fallback = Fallback.NoEndpoints;
     return false;

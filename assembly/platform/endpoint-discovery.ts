@@ -5,10 +5,12 @@
 // its tick. The holder keeps each member in a stable slot (member-slots.ts), starting from the list as published, so
 // a holder that takes over continues it. A failed poll (no answer, a status other than 2xx, a body over
 // discovery.maxBodyBytes, an answer that does not list the serving cluster) is counted and changes nothing: the last
-// list published stays.
-import { dispatchHttpCall, getBufferBytes, getSharedData, httpCallResponseStatus, isOk, Returned, setSharedData, SharedValue, Utf8 } from "../abi/host";
+// list published stays. An answer that came but cannot be read (over maxBodyBytes, not JSON, not a /clusters answer
+// or without the serving cluster: a wrong discovery.path or servingCluster, or an admin that answers text) is also
+// counted apart and logged once per run of such answers, since waiting does not mend it.
+import { dispatchHttpCall, getBufferBytes, getSharedData, httpCallResponseStatus, isOk, log, Returned, setSharedData, SharedValue, Utf8 } from "../abi/host";
 import { HeaderMapWriter } from "../abi/header-map";
-import { BufferType, Status } from "../abi/types";
+import { BufferType, LogLevel, Status } from "../abi/types";
 import { AdminClusterHosts } from "../endpoints/admin-clusters";
 import { hashNameString } from "../endpoints/name-hash";
 import { PickerState } from "../core/picker-state";
@@ -39,6 +41,8 @@ export class EndpointDiscovery {
   private readonly everyTicks: i32;
   private ticks: i32 = 0;
   private pendingCall: u32 = 0;
+  /** The last answer could not be read (a warning was logged for it). */
+  private unreadable: bool = false;
   /** The list being made by the holder (from the one published), and its bytes. */
   private readonly next: MemberSlots;
   private readonly out: StaticArray<u8>;
@@ -98,8 +102,12 @@ export class EndpointDiscovery {
     this.pendingCall = 0;
     const status = numHeaders == 0 ? 0 : httpCallResponseStatus(this.response);
     const d = this.state.config.discovery;
-    if (status < 200 || status >= 300 || bodySize == 0 || bodySize > <u32>d.maxBodyBytes) {
+    if (status < 200 || status >= 300 || bodySize == 0) {
       this.failed();
+      return true;
+    }
+    if (bodySize > <u32>d.maxBodyBytes) {
+      this.refused("is over discovery.maxBodyBytes (" + bodySize.toString() + " bytes)");
       return true;
     }
     const body = this.response;
@@ -111,15 +119,26 @@ export class EndpointDiscovery {
     const ok = body.len == <usize>bodySize && hosts.parse(body.ptr, body.len, d.servingCluster);
     body.release();
     if (!ok) {
-      this.failed();
+      this.refused("is not an admin /clusters JSON answer listing cluster " + d.servingCluster);
       return true;
     }
+    this.unreadable = false;
     this.publish();
     return true;
   }
 
   private failed(): void {
     this.state.telemetry.add(this.state.telemetry.discoveryFailures, 1);
+  }
+
+  /** A failed poll whose answer came but cannot be read: counted apart, and logged at the first of a run. */
+  private refused(why: string): void {
+    this.failed();
+    this.state.telemetry.add(this.state.telemetry.discoveryUnreadableAnswers, 1);
+    if (this.unreadable) return;
+    this.unreadable = true;
+    const d = this.state.config.discovery;
+    log(LogLevel.Warn, "endpoint-picker: discovery: the answer of cluster " + d.cluster + " to GET " + d.path + " " + why + "; keeping the last list");
   }
 
   /** Assigns the hosts read to slots, from the list as published, and publishes the result unless another worker

@@ -7,7 +7,9 @@
 // leaves the registry at once, and everything kept on it is forgotten (PickerState.evictUnseen), while one Envoy
 // stops counting healthy (a failed health check, degraded, pending its first check) or pending removal (which Envoy
 // still balances to: admin-clusters.ts readHealth) stays, excluded from picks and
-// remembered, as the Higress build keeps an unhealthy host (higress-platform.ts applyHost). No healthy endpoint: the
+// remembered, as the Higress build keeps an unhealthy host (higress-platform.ts applyHost). Healthy hosts too few by
+// Envoy's rule while some are degraded: Envoy's balancer would give the degraded ones a share, so it decides
+// (balancerDecides, fallback degraded_share; degraded-load.ts). No healthy endpoint: the
 // decision falls back (no_healthy_endpoint) and Envoy's own balancer, in panic below its healthy threshold
 // (load_balancer_impl.cc LoadBalancerBase::isHostSetInPanic), decides, with nothing forgotten.
 import { getSharedData, replaceHeaderValue, SharedValue } from "../abi/host";
@@ -25,6 +27,7 @@ import { FREE } from "./member-slots";
 import { HostState } from "../endpoints/admin-clusters";
 import { departAfterMs, departed } from "./departed-endpoints";
 import { Platform } from "../core/platform";
+import { envoyDegradedLoad } from "./degraded-load";
 
 export class EnvoyPlatform extends Platform {
   private endpoints: Array<PolledEndpoint> = [];
@@ -40,6 +43,8 @@ export class EnvoyPlatform extends Platform {
   private poller: MetricsPoller | null = null;
   private discovery: EndpointDiscovery | null = null;
   private token: u64 = 0;
+  /** Percent of requests Envoy's own balancer gives the discovered degraded hosts (degraded-load.ts). */
+  private degradedLoad: i32 = 0;
 
   get name(): string {
     return "envoy";
@@ -86,6 +91,14 @@ export class EnvoyPlatform extends Platform {
     if (moved) this.applyMoves(state, nowMs);
     this.fetchedMs = nowMs;
     return true;
+  }
+
+  /** Envoy's balancer would give degraded hosts a share of the requests (the healthy ones fall short by its rule):
+   *  the plugin names none, since naming only healthy hosts would take that share from the degraded ones and naming
+   *  degraded ones would need Envoy's split per request; Envoy's balancer decides. Envoy would route to a degraded
+   *  host the plugin named: override_host's load_balancer.cc OverrideHostLoadBalancer findHost checks no health. */
+  balancerDecides(): bool {
+    return this.degradedLoad > 0;
   }
 
   /** Reads an endpoint's published record into its slot (-1: the endpoint is gone, nothing is written); returns 1
@@ -174,9 +187,16 @@ export class EnvoyPlatform extends Platform {
     // Per member slot, the old endpoint that is its member (-1: a joiner).
     const from = new StaticArray<i32>(members.used);
     registry.beginRefresh();
+    let healthy = 0;
+    let degraded = 0;
+    let total = 0;
     for (let k = 0; k < members.used; k++) {
       unchecked((from[k] = -1));
-      if (members.state(k) == FREE) continue;
+      const memberState = members.state(k);
+      if (memberState == FREE) continue;
+      total++;
+      if (memberState == HostState.Healthy) healthy++;
+      else if (memberState == HostState.Degraded) degraded++;
       const j = findMember(old, k, members.generation(k), members.addressPtr(k), members.addressLen(k));
       unchecked((from[k] = j));
       if (j < 0) continue;
@@ -206,6 +226,7 @@ export class EnvoyPlatform extends Platform {
       unchecked((nextSlots[next.length] = slot));
       next.push(e);
     }
+    this.degradedLoad = envoyDegradedLoad(healthy, degraded, total);
     this.endpoints = next;
     this.slots = nextSlots;
     this.poller!.setTargets(next);

@@ -11,6 +11,7 @@
 // Version 1 (an address per line, healthy hosts only) is published under another name (discoveryKey) and never read.
 import { AdminClusterHosts, HostState } from "../endpoints/admin-clusters";
 import { MAX_ADDRESS_BYTES, addressHash } from "../endpoints/endpoint-registry";
+import { HashIndex } from "../core/hash-index";
 
 export const MEMBERS_VERSION: u32 = 2;
 const HEADER_BYTES: i32 = 12;
@@ -38,9 +39,8 @@ export class MemberSlots {
   private readonly matched: StaticArray<u8>;
   /** Per slot, whether assign() found its member still listed. */
   private readonly kept: StaticArray<u8>;
-  /** assign()'s open-addressing table of the members by address hash (slot, or -1), at most half full. */
-  private readonly table: StaticArray<i32>;
-  private readonly mask: i32;
+  /** assign()'s table of the members' slots by address hash, at most half full. */
+  private readonly index: HashIndex;
 
   /** `hostCapacity`: the most hosts an admin answer given to assign() holds (-1: capacity). */
   constructor(capacity: i32, hostCapacity: i32 = -1) {
@@ -53,10 +53,9 @@ export class MemberSlots {
     this.bytes = new StaticArray<u8>(n * MAX_ADDRESS_BYTES);
     this.matched = new StaticArray<u8>(hostCapacity < 0 ? n : hostCapacity);
     this.kept = new StaticArray<u8>(n);
-    let size = 2;
-    while (size < 2 * n) size <<= 1;
-    this.table = new StaticArray<i32>(size);
-    this.mask = size - 1;
+    let bits: u64 = 1;
+    while ((1 << <i32>bits) < 2 * n) bits++;
+    this.index = new HashIndex(bits);
   }
 
   state(slot: i32): u8 {
@@ -92,15 +91,11 @@ export class MemberSlots {
     // Hosts the answer holds beyond what this was made for are left out (the caller sizes both alike).
     const n = min(hosts.count, matched.length);
     const kept = this.kept;
-    const table = this.table;
-    const mask = this.mask;
-    for (let p = 0; p < table.length; p++) unchecked((table[p] = -1));
+    const index = this.index;
+    index.clear();
     for (let s = 0; s < this.used; s++) {
       unchecked((kept[s] = 0));
-      if (unchecked(this.states[s]) == FREE) continue;
-      let p = <i32>unchecked(this.hashes[s]) & mask;
-      while (unchecked(table[p]) >= 0) p = (p + 1) & mask;
-      unchecked((table[p] = s));
+      if (unchecked(this.states[s]) != FREE) index.put(unchecked(this.hashes[s]), s);
     }
     for (let i = 0; i < n; i++) {
       unchecked((matched[i] = 0));
@@ -172,21 +167,20 @@ export class MemberSlots {
     return true;
   }
 
-  /** The slot whose member is host i of the answer, or -1 (the table holds every member; it has a free entry). */
+  /** The slot whose member is host i of the answer, or -1: the first member under its address hash whose address
+   *  bytes are the host's (two addresses may share a hash). */
   private find(hosts: AdminClusterHosts, i: i32): i32 {
     const hash = hosts.addressHashAt(i);
     const len = hosts.addressLen(i);
     const ptr = hosts.addressPtr(i);
-    const table = this.table;
-    const mask = this.mask;
-    let p = <i32>hash & mask;
-    while (true) {
-      const s = unchecked(table[p]);
-      if (s < 0) return -1;
-      if (unchecked(this.hashes[s]) == hash && unchecked(this.lens[s]) == len && memory.compare(this.addressPtr(s), ptr, <usize>len) == 0) return s;
-      p = (p + 1) & mask;
+    const index = this.index;
+    let b = index.seek(hash, index.start(hash));
+    while (b >= 0) {
+      const s = index.indexAt(b);
+      if (unchecked(this.lens[s]) == len && memory.compare(this.addressPtr(s), ptr, <usize>len) == 0) return s;
+      b = index.seek(hash, index.next(b));
     }
-    return -1; // unreachable
+    return -1;
   }
 
   private occupy(s: i32, hosts: AdminClusterHosts, i: i32): void {

@@ -1,11 +1,13 @@
 // Picks the upstream host of a forwarded request, as the route's load balancer would once the filter has run:
 // Higress honours the host set by proxy_set_upstream_override_host; stock Envoy's override_host policy reads the
-// x-gateway-destination-endpoint request header; anything else goes to the fallback policy, round robin over
-// the healthy hosts (over all hosts when none is healthy, like Envoy's panic mode).
+// x-gateway-destination-endpoint request header; anything else goes to the fallback policy, round robin over the
+// hosts Envoy's balancer would use: the healthy ones, the degraded ones for the share the healthy ones fall short of,
+// all in panic (host/priority-load.ts). Envoy draws that share at random per request; this draws 1..100 in turn.
 import type { Cluster, UpstreamHost } from "../host/cluster.ts";
 import { OVERRIDE_HEADER, selectHigressOverrideHost, selectOverrideHost } from "../host/override-host.ts";
 import type { HeaderList } from "../host/header-map.ts";
 import type { Flavor } from "../host/vm.ts";
+import { hostsForDraw } from "../host/priority-load.ts";
 
 export type RouteReason =
   | "override"
@@ -27,6 +29,7 @@ export interface RoutedStream {
 
 export class Router {
   private next = 0;
+  private draws = 0;
 
   constructor(
     readonly cluster: Cluster,
@@ -48,10 +51,9 @@ export class Router {
     return { host: this.roundRobin(hosts), reason: known ? "fallback:override-unhealthy-host" : "fallback:override-unknown-host" };
   }
 
-  /** Round robin over the healthy hosts, or over all hosts when none is healthy. */
+  /** Round robin over the hosts Envoy's balancer uses for this request's draw. */
   roundRobin(hosts: UpstreamHost[]): UpstreamHost {
-    const healthy = hosts.filter((h) => h.healthStatus === "Healthy");
-    const pool = healthy.length ? healthy : hosts;
+    const pool = hostsForDraw(hosts, (this.draws++ % 100) + 1);
     return pool[this.next++ % pool.length];
   }
 }

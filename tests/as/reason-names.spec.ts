@@ -7,6 +7,7 @@ describe("reason names", () => {
     expect(FALLBACK_NAMES.length).toBe(Fallback.Count);
     expect(FALLBACK_NAMES[Fallback.BodyNotDelivered]).toBe("body_not_delivered");
     expect(FALLBACK_NAMES[Fallback.BodyIncomplete]).toBe("body_incomplete");
+    expect(FALLBACK_NAMES[Fallback.DegradedShare]).toBe("degraded_share");
   });
 
   it("one prefix-skip name per PrefixSkip value", () => {

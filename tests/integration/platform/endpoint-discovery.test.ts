@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterRegistry, StaticCluster, type UpstreamHost } from "../../../src-host/host/cluster.ts";
+import { Router } from "../../../src-host/gateway/router.ts";
 import { AdminCluster } from "../../../src-host/host/admin-clusters.ts";
 import { OriginalDstCluster, ORIGINAL_DST_HOST_HEADER } from "../../../src-host/host/original-dst-cluster.ts";
 import { PICKER_ROOT_ID, StaticClusterHarness } from "../../../src-host/harness/static-cluster-harness.ts";
@@ -26,8 +27,10 @@ interface Stock {
   serving: StaticCluster;
   /** The addresses the metrics calls reached, in order. */
   reached: string[];
-  /** Whether the admin listener answers 503. */
-  admin: { down: boolean };
+  /** Whether the admin listener answers 503; an answer it gives instead of its own (200). */
+  admin: { down: boolean; answer?: string };
+  /** The plugin's log lines. */
+  logs: string[];
   /** Pods whose /metrics answers 503. */
   down: Set<string>;
   /** Pods whose /metrics never answers (the call times out). */
@@ -42,7 +45,8 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
   const clusters = new ClusterRegistry();
   const serving = new StaticCluster("vllm", hosts);
   const reached: string[] = [];
-  const admin = { down: false };
+  const admin: Stock["admin"] = { down: false };
+  const logs: string[] = [];
   const down = new Set<string>();
   const silent = new Set<string>();
   clusters.add(serving);
@@ -60,6 +64,7 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
     hosts: () => [],
     dispatch(req, respond) {
       if (admin.down) respond({ headers: [[":status", "503"]], body: new Uint8Array(0), trailers: [] });
+      else if (admin.answer !== undefined) respond({ headers: [[":status", "200"]], body: new TextEncoder().encode(admin.answer), trailers: [] });
       else adminCluster.dispatch(req, respond);
     },
   });
@@ -73,9 +78,9 @@ function stock(hosts: UpstreamHost[], extra: Record<string, unknown> = {}): Stoc
       debug: { header: true },
       ...extra,
     }),
-    log: () => {},
+    log: (_level, message) => logs.push(message),
   });
-  return { harness, serving, reached, admin, down, silent };
+  return { harness, serving, reached, admin, logs, down, silent };
 }
 
 function advance(s: Stock, ms: number): void {
@@ -172,10 +177,34 @@ test("a failed admin poll is counted and keeps the endpoints known", () => {
   s.serving.hostList = [];
   advance(s, POLL_MS * 3);
   assert.ok(s.harness.counter("discovery_failures") >= 2, "each failed poll counted");
+  assert.equal(s.harness.counter("discovery_unreadable_answers"), 0, "no answer is no unreadable answer");
   assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000"], "the last list stands");
   s.admin.down = false;
   advance(s, POLL_MS * 2);
   assert.equal(s.harness.chosen(s.harness.send(OTHER_PROMPT)), null, "an empty serving cluster leaves the choice to Envoy");
+});
+
+test("an admin answer that cannot be read is counted apart, logged once per run, and keeps the endpoints known", () => {
+  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000")]);
+  advance(s, POLL_MS * 2);
+  assert.equal(tracked(decide(s)).length, 2);
+  const warned = () => s.logs.filter((l) => l.includes("discovery:")).length;
+  const answers = ["{\"cluster_statuses\": [", "{\"clusters\": []}", "cluster_statuses", JSON.stringify({ cluster_statuses: [{ name: "other" }] })];
+  for (const answer of answers) {
+    s.admin.answer = answer;
+    const before = s.harness.counter("discovery_unreadable_answers");
+    advance(s, POLL_MS);
+    assert.equal(s.harness.counter("discovery_unreadable_answers"), before + 1, answer);
+  }
+  assert.equal(warned(), 1, "one warning for the run");
+  assert.equal(s.harness.counter("discovery_failures"), answers.length);
+  assert.deepEqual(tracked(decide(s)), ["10.8.0.1:8000", "10.8.0.2:8000"], "the last list stands");
+  s.admin.answer = undefined;
+  advance(s, POLL_MS);
+  s.admin.answer = "x".repeat(1_100_000);
+  advance(s, POLL_MS);
+  assert.equal(s.harness.counter("discovery_unreadable_answers"), answers.length + 1, "an answer over discovery.maxBodyBytes");
+  assert.equal(warned(), 2, "a new run after a readable answer warns again");
 });
 
 test("a host failing Envoy's health check for a while is excluded, and keeps its index entries when it passes again", () => {
@@ -198,25 +227,57 @@ test("a host failing Envoy's health check for a while is excluded, and keeps its
   assert.equal(s.harness.counter("evicted_endpoints"), 0);
 });
 
+const OTHERS = ["10.8.0.4:8000", "10.8.0.5:8000", "10.8.0.6:8000", "10.8.0.7:8000"];
+
 test("no healthy host: the choice is Envoy's, and nothing is forgotten", () => {
-  const s = stock([host("10.8.0.1:8000"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")]);
+  // Five healthy of seven: Envoy's healthy availability is 140 x 5 / 7 = 100, the degraded hosts get no share.
+  const healthy = ["10.8.0.1:8000", ...OTHERS];
+  const s = stock([host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc"), ...healthy.map((a) => host(a))]);
   advance(s, POLL_MS * 2);
   const first = decide(s);
-  assert.equal(first.endpoint, "10.8.0.1:8000", "degraded hosts are left for when no healthy one is");
+  assert.ok(healthy.includes(first.endpoint), "degraded hosts are left for when the healthy ones fall short");
   assert.equal(matchedOn(first, "10.8.0.2:8000"), "excluded");
   assert.equal(matchedOn(first, "10.8.0.3:8000"), "excluded");
-  const held = matchedOn(decide(s), "10.8.0.1:8000");
-  s.serving.hostList = [host("10.8.0.1:8000", "Unhealthy"), host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc")];
+  const holder = first.endpoint;
+  const held = matchedOn(decide(s), holder);
+  s.serving.hostList = [host("10.8.0.2:8000", "Degraded"), host("10.8.0.3:8000", "DegradedActiveHc"), ...healthy.map((a) => host(a, "Unhealthy"))];
   advance(s, POLL_MS * 2);
   const panic = s.harness.send(PROMPT);
   assert.equal(s.harness.chosen(panic), null, "no override: Envoy's balancer (degraded hosts, or all in panic) decides");
   s.harness.complete(panic);
-  s.serving.hostList = [host("10.8.0.1:8000"), host("10.8.0.2:8000"), host("10.8.0.3:8000", "PendingActiveHc")];
+  s.serving.hostList = [host("10.8.0.2:8000"), host("10.8.0.3:8000", "PendingActiveHc"), ...healthy.map((a) => host(a))];
   advance(s, POLL_MS * 2);
   const back = decide(s);
-  assert.equal(matchedOn(back, "10.8.0.1:8000"), held, "back with its index entries");
+  assert.equal(matchedOn(back, holder), held, "back with its index entries");
   assert.equal(matchedOn(back, "10.8.0.3:8000"), "excluded", "pending its first check");
   assert.equal(s.harness.counter("evicted_endpoints"), 0);
+});
+test("healthy hosts short by Envoy's rule: the plugin names none, and Envoy's balancer gives the degraded hosts their share", () => {
+  const healthy = ["10.8.1.1:8000", "10.8.1.2:8000", "10.8.1.3:8000"];
+  const degraded = ["10.8.1.4:8000", "10.8.1.5:8000", "10.8.1.6:8000"];
+  const s = stock([...healthy.map((a) => host(a)), ...degraded.map((a) => host(a, "Degraded"))]);
+  const router = new Router(s.serving, "envoy");
+  advance(s, POLL_MS * 2);
+  // Three healthy of six: availability 140 x 3 / 6 = 70 each, so Envoy sends 70% to the healthy hosts, 30% to the
+  // degraded ones (load_balancer_impl.cc recalculatePerPriorityState).
+  const reached = new Map<string, number>();
+  for (let i = 0; i < 100; i++) {
+    const stream = s.harness.send(i % 2 ? PROMPT : OTHER_PROMPT);
+    assert.equal(s.harness.chosen(stream), null, `request ${i}: no host named`);
+    const route = router.route({ overrideHost: null, requestHeaders: stream.requestHeaders })!;
+    reached.set(route.host.address, (reached.get(route.host.address) ?? 0) + 1);
+    s.harness.complete(stream);
+  }
+  assert.equal(s.harness.counter("fallback.degraded_share"), 100);
+  const toDegraded = degraded.reduce((n, a) => n + (reached.get(a) ?? 0), 0);
+  assert.equal(toDegraded, 30, "the degraded hosts' share");
+  assert.ok(degraded.every((a) => (reached.get(a) ?? 0) > 0), "each degraded host is used");
+  // Eight healthy of eleven: 140 x 8 / 11 = 101, enough: the plugin picks again among the healthy hosts.
+  s.serving.hostList = [...healthy, ...OTHERS, "10.8.1.8:8000"].map((a) => host(a)).concat(degraded.map((a) => host(a, "Degraded")));
+  advance(s, POLL_MS * 2);
+  const d = decide(s);
+  assert.ok(d.endpoint !== null && !degraded.includes(d.endpoint), "a healthy host is named");
+  assert.equal(matchedOn(d, degraded[0]), "excluded");
 });
 
 function sharedKeys(s: Stock): string[] {
