@@ -24,6 +24,8 @@ export class EndpointRegistry {
   /** Slots in use, in the order their endpoints were first seen; the first activeCount entries are valid. */
   readonly activeSlots: StaticArray<i32>;
   activeCount: i32 = 0;
+  /** Whether activeSlots[i] == i for every active slot (slots handed out in order and none freed before another). */
+  activeInOrder: bool = true;
   /**
    * Changes whenever anything a reader of the active endpoints may have derived could have changed: the active set,
    * a slot's health or generation, or a slot's metrics (handed out for writing by writableMetrics()). Never 0.
@@ -120,6 +122,7 @@ export class EndpointRegistry {
       unchecked((this.healthyBySlot[slot] = false));
       unchecked((this.updatedAt[slot] = 0));
       this.insertIntoTable(slot, addrHash);
+      this.activeInOrder = this.activeInOrder && slot == this.activeCount;
       unchecked((this.activeSlots[this.activeCount++] = slot));
     }
     unchecked((this.seenEpoch[slot] = this.epoch));
@@ -135,6 +138,7 @@ export class EndpointRegistry {
     const room = evicted.length;
     let freed = 0;
     let kept = 0;
+    let inOrder = true;
     const n = this.activeCount;
     for (let i = 0; i < n; i++) {
       const slot = unchecked(this.activeSlots[i]);
@@ -142,10 +146,12 @@ export class EndpointRegistry {
         this.free(slot);
         unchecked((evicted[freed++] = slot));
       } else {
+        inOrder = inOrder && slot == kept;
         unchecked((this.activeSlots[kept++] = slot));
       }
     }
     this.activeCount = kept;
+    this.activeInOrder = inOrder;
     this.changed();
     return freed;
   }

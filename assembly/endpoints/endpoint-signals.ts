@@ -7,6 +7,7 @@ import { Candidates, LoraState } from "../scheduling/candidates";
 import { ADAPTER_CAPACITY } from "./adapter-set";
 import { AdapterState, EndpointMetrics } from "./endpoint-metrics";
 import { EndpointRegistry } from "./endpoint-registry";
+import { SnapshotLoad } from "../scheduling/load-ranges";
 
 // The requested adapter on an endpoint reporting LoRA state. An adapter that is not running can be loaded at once
 // when the endpoint runs and queues fewer adapters than max_lora (the Gateway API Inference Extension's
@@ -47,6 +48,8 @@ export class EndpointSignals {
   /** Each listed endpoint's waiting where it is a number >= 0, else 0: the queue of an endpoint without requests
    *  outstanding from this gateway (candidate-fill.ts, process-wide load). */
   readonly waitingOrZero: StaticArray<f64>;
+  /** The load ranges of the listed endpoints without requests outstanding (waitingOrZero, none in flight). */
+  readonly snapshotLoad: SnapshotLoad = new SnapshotLoad();
   /** Per registry slot below the capacity: its index in the list, or -1. */
   readonly indexBySlot: StaticArray<i32>;
   /** Whether every listed endpoint's slot is its index (slot i at index i): per-slot arrays then copy whole. */
@@ -117,6 +120,7 @@ export class EndpointSignals {
       if (m.hasLora && modelHash != 0) unchecked((c.loraState[k] = loraStateOf(m, modelHash)));
     }
     c.deriveLanes(c.count);
+    this.snapshotLoad.measure(c, this.waitingOrZero, c.count);
     this.slotsInOrder = inOrder;
     this.healthyCount = healthy;
     this.anyLora = anyLora;

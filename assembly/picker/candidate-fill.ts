@@ -5,6 +5,7 @@
 // order, the process-wide load only at the few endpoints with requests outstanding.
 import { PickerState } from "../core/picker-state";
 import { decayedEwma } from "../scheduling/failure-ewma";
+import { countOrZero } from "../scheduling/lane-masks";
 
 /** Copies the first n elements of from into to (both sized for all endpoints). */
 // @ts-ignore: decorator
@@ -101,6 +102,13 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
     const indexBySlot = signals.indexBySlot;
     const indexSlots = <u32>indexBySlot.length;
     const writtenCount = min<i32>(loadView.writtenCount, written.length);
+    // The pick's load ranges: the snapshot's, with the few changed candidates taken one by one (each slot is written
+    // once, so each candidate changes once).
+    const changes = state.scheduler.loadChanges;
+    changes.begin(signals.snapshotLoad);
+    const cHealthy = c.healthy;
+    const cHasMetrics = c.hasMetrics;
+    const waitingOrZero = signals.waitingOrZero;
     for (let k = 0; k < writtenCount; k++) {
       const slot = unchecked(written[k]);
       if (<u32>slot >= indexSlots || <u32>slot >= sharedSlots) continue;
@@ -110,9 +118,16 @@ export function fillCandidates(state: PickerState, sessionHash: u64, nowMs: f64)
       const pending = <f64>unchecked(sharedPending[slot]);
       if (!(waiting >= pending)) waiting = pending;
       unchecked((cWaiting[i] = waiting));
-      unchecked((cInflight[i] = unchecked(sharedInflight[slot])));
+      const inflight = unchecked(sharedInflight[slot]);
+      unchecked((cInflight[i] = inflight));
+      if (unchecked(cHealthy[i])) {
+        changes.change(unchecked(cHasMetrics[i]), countOrZero(unchecked(waitingOrZero[i])), countOrZero(waiting),
+          <f64>max<i32>(inflight, 0));
+      }
     }
+    changes.finish(count, c.markLoad());
   } else {
+    c.loadEpoch = 0; // every candidate's in-flight count is this worker's: the pick measures the ranges
     for (let i = 0; i < count; i++) {
       const slot = unchecked(signalSlots[i]);
       // A lease of the slot's previous occupant (another generation) does not count.

@@ -107,7 +107,10 @@ export function decide(
   stageEnter(Stage.IndexLookup);
   if (chainLength > 0) {
     // Writes every active endpoint's match: no clearing first.
-    const longest = state.index.match(state.chain.hashes, chainLength, slots, active, matched, state.ownEntriesSince(nowMs));
+    const since = state.ownEntriesSince(nowMs);
+    const longest = registry.activeInOrder
+      ? state.index.matchFirstSlots(state.chain.hashes, chainLength, active, matched, since)
+      : state.index.match(state.chain.hashes, chainLength, slots, active, matched, since);
     const hints = state.hints;
     if (hints !== null) {
       stageEnter(Stage.SharedHints);

@@ -230,39 +230,75 @@ export class PrefixIndex {
     for (let i = 0; i < activeCount; i++) {
       const slot = unchecked(activeSlots[i]);
       if (<u32>slot >= limit) continue;
-      let matched = 0;
       // An endpoint holding no head in that bucket cannot hold the first hash as one: no probe (at hundreds of
       // endpoints, most of them for any one prompt but a prompt they all serve).
-      if (load<u16>(heads + (<usize>slot << 1)) != 0) {
-        const first = this.find(unchecked(hashes[0]), slot);
-        if (first != NIL && this.isHead(first)) {
-          const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
-          if (since > -Infinity) {
-            const sinceStamp = stampOf(since);
-            if (<i32>(this.stampOfEntry(first) - sinceStamp) >= 0) {
-              matched = 1;
-              let entry = first;
-              while (matched < n) {
-                entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
-                if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
-                matched++;
-              }
-            }
-          } else {
-            matched = 1;
-            let entry = first;
-            while (matched < n) {
-              entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
-              if (entry == NIL) break;
-              matched++;
-            }
-          }
-          if (matched > longest) longest = matched;
-        }
-      }
+      const matched = load<u16>(heads + (<usize>slot << 1)) != 0
+        ? this.matchOf(slot, hashes, n, recordedSinceMs, sinceLength) : 0;
+      if (matched > longest) longest = matched;
       unchecked((out[slot] = matched));
     }
     return longest;
+  }
+
+  /**
+   * match() for the slots 0 to count - 1 (the active slots when they are in that order): the same out and result.
+   * Zeroes them at once, then reads the first hash's head counts four slots at a time, so that only the few slots
+   * holding a head there cost a step of their own.
+   */
+  matchFirstSlots(
+    hashes: StaticArray<u64>, n: i32, count: i32, out: StaticArray<i32>, recordedSinceMs: StaticArray<f64> | null = null,
+  ): i32 {
+    if (n > hashes.length) n = hashes.length;
+    const slots = max<i32>(min<i32>(count, min<i32>(this.maxEndpoints, out.length)), 0);
+    memory.fill(changetype<usize>(out), 0, <usize>slots << 2);
+    if (n <= 0) return 0;
+    const sinceLength = recordedSinceMs !== null ? recordedSinceMs.length : 0;
+    const heads = this.headRow(unchecked(hashes[0]));
+    let longest = 0;
+    let slot = 0;
+    for (; slot + 4 <= slots; slot += 4) {
+      if (load<u64>(heads + (<usize>slot << 1)) == 0) continue;
+      for (let k = slot; k < slot + 4; k++) {
+        if (load<u16>(heads + (<usize>k << 1)) == 0) continue;
+        const matched = this.matchOf(k, hashes, n, recordedSinceMs, sinceLength);
+        if (matched > longest) longest = matched;
+        unchecked((out[k] = matched));
+      }
+    }
+    for (; slot < slots; slot++) {
+      if (load<u16>(heads + (<usize>slot << 1)) == 0) continue;
+      const matched = this.matchOf(slot, hashes, n, recordedSinceMs, sinceLength);
+      if (matched > longest) longest = matched;
+      unchecked((out[slot] = matched));
+    }
+    return longest;
+  }
+
+  // The match of one slot (below maxEndpoints) holding a head in the first hash's bucket; 0 <= n <= hashes.length.
+  private matchOf(
+    slot: i32, hashes: StaticArray<u64>, n: i32, recordedSinceMs: StaticArray<f64> | null, sinceLength: i32,
+  ): i32 {
+    const first = this.find(unchecked(hashes[0]), slot);
+    if (first == NIL || !this.isHead(first)) return 0;
+    let matched = 1;
+    let entry = first;
+    const since = slot < sinceLength ? unchecked(recordedSinceMs![slot]) : -Infinity;
+    if (since > -Infinity) {
+      const sinceStamp = stampOf(since);
+      if (<i32>(this.stampOfEntry(first) - sinceStamp) < 0) return 0;
+      while (matched < n) {
+        entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
+        if (entry == NIL || <i32>(this.stampOfEntry(entry) - sinceStamp) < 0) break;
+        matched++;
+      }
+    } else {
+      while (matched < n) {
+        entry = this.entryAfter(entry, unchecked(hashes[matched]), slot);
+        if (entry == NIL) break;
+        matched++;
+      }
+    }
+    return matched;
   }
 
   /**

@@ -4,6 +4,7 @@
 // find its own in a pass of its own (four passes over hundreds of endpoints per request); the values are the ones
 // those passes found, to the bit (the load sum added in candidate order, as overloadLimit adds it).
 import { Candidates } from "./candidates";
+import { LoadChanges } from "./load-ranges";
 import { countOrZero, countPairAsF64, countsOrZero, highestI32Lane, highestLane, lowestI32Lane, lowestLane } from "./lane-masks";
 
 export class CandidateRanges {
@@ -29,8 +30,11 @@ export class CandidateRanges {
   healthy: i32 = 0;
 }
 
-/** Measures the first n candidates of c (n at most c.boundedCount) into r. */
-export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: CandidateRanges): void {
+/** Measures the first n candidates of c (n at most c.boundedCount) into r; the load part is taken from known when it
+ *  holds for them. */
+export function measureRanges(
+  c: Candidates, n: i32, chainLength: i32, r: CandidateRanges, known: LoadChanges | null = null,
+): void {
   const healthyFlags = c.healthy;
   const hasMetrics = c.hasMetrics;
   const waiting = c.waiting;
@@ -51,7 +55,10 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
   let p = 0; // the matched chunks' own index
   // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
   // time below, the same values.
-  if (ASC_FEATURE_SIMD && c.lanesCurrent) {
+  const knownLoad = known !== null && known.holdsFor(c, n);
+  if (knownLoad) {
+    i = n;
+  } else if (ASC_FEATURE_SIMD && c.lanesCurrent) {
     const inf = f64x2.splat(Infinity);
     const negInf = f64x2.splat(-Infinity);
     let qLow = inf;
@@ -81,23 +88,6 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
       lLow = f64x2.pmin(lLow, v128.bitselect(load, inf, ok));
       counted = i64x2.sub(counted, ok); // an all-ones lane is -1
     }
-    // The matched chunks, four candidates per step in a loop of their own (none without a chain): the same least
-    // and most, in whole counts, as one candidate at a time.
-    if (chain > 0) {
-      const chainLanes = i32x4.splat(chain);
-      const healthyLanes32 = changetype<usize>(c.healthyLanes32);
-      let pLow = i32x4.splat(i32.MAX_VALUE);
-      let pHigh = i32x4.splat(0);
-      for (; p + 4 <= i; p += 4) {
-        const ok32 = v128.load(healthyLanes32 + (<usize>p << 2));
-        const m = i32x4.min_s(i32x4.max_s(v128.load(changetype<usize>(prefixMatched) + (<usize>p << 2)),
-          i32x4.splat(0)), chainLanes);
-        pLow = i32x4.min_s(pLow, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok32));
-        pHigh = i32x4.max_s(pHigh, v128.and(m, ok32));
-      }
-      prefixLo = lowestI32Lane(pLow);
-      prefixHi = highestI32Lane(pHigh);
-    }
     queueLo = lowestLane(qLow);
     queueHi = highestLane(qHigh);
     inflightLo = lowestLane(iLow);
@@ -123,6 +113,23 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
     if (load < least) least = load;
     healthy++;
   }
+  // The matched chunks, four candidates per step in a loop of their own with the lane masks at hand (none without a
+  // chain): the same least and most, in whole counts, as one candidate at a time.
+  if (ASC_FEATURE_SIMD && c.lanesCurrent && chain > 0) {
+    const chainLanes = i32x4.splat(chain);
+    const healthyLanes32 = changetype<usize>(c.healthyLanes32);
+    let pLow = i32x4.splat(i32.MAX_VALUE);
+    let pHigh = i32x4.splat(0);
+    for (; p + 4 <= n; p += 4) {
+      const ok32 = v128.load(healthyLanes32 + (<usize>p << 2));
+      const m = i32x4.min_s(i32x4.max_s(v128.load(changetype<usize>(prefixMatched) + (<usize>p << 2)),
+        i32x4.splat(0)), chainLanes);
+      pLow = i32x4.min_s(pLow, v128.bitselect(m, i32x4.splat(i32.MAX_VALUE), ok32));
+      pHigh = i32x4.max_s(pHigh, v128.and(m, ok32));
+    }
+    prefixLo = lowestI32Lane(pLow);
+    prefixHi = highestI32Lane(pHigh);
+  }
   // The matched chunks the loop above left (all of them without the lane masks).
   if (chain > 0) {
     for (; p < n; p++) {
@@ -131,6 +138,17 @@ export function measureRanges(c: Candidates, n: i32, chainLength: i32, r: Candid
       if (m < prefixLo) prefixLo = m;
       if (m > prefixHi) prefixHi = m;
     }
+  }
+  if (knownLoad) {
+    const k = known!;
+    queueLo = k.queueLo;
+    queueHi = k.queueHi;
+    inflightLo = k.inflightLo;
+    inflightHi = k.inflightHi;
+    sum = k.loadSum;
+    most = k.loadMost;
+    least = k.loadLeast;
+    healthy = k.healthy;
   }
   r.count = n;
   r.queueLo = queueLo;

@@ -18,6 +18,9 @@ export enum LoraState {
   BaseModel = 6,
 }
 
+// The last epoch markLoad() gave (unique in the VM, as snapshot ids).
+let lastLoadEpoch: u32 = 0;
+
 // The last id markSnapshot() gave (ids are unique in the VM, so a scorer fed several Candidates never mixes them up).
 let lastSnapshotId: u32 = 0;
 
@@ -63,6 +66,9 @@ export class Candidates {
   /** Set by the candidate fill: every candidate's failureEwma is 0 this pick (no failure recorded, or all faded).
    *  Read only while snapshotId is nonzero (a direct write of failureEwma comes after clear(), add() or addSlot()). */
   noFailureRates: bool = false;
+  /** Nonzero while the load fields (healthy, hasMetrics, waiting, inflight) of the first count candidates are as
+   *  markLoad() found them (load-ranges.ts LoadChanges); 0 after clear(), add(), addSlot() and exclude(). */
+  loadEpoch: u32 = 0;
 
   constructor(capacity: i32) {
     const n = capacity > 0 ? capacity : 0;
@@ -90,6 +96,7 @@ export class Candidates {
     this.count = 0;
     this.lanesCurrent = false;
     this.snapshotId = 0;
+    this.loadEpoch = 0;
   }
 
   /** Gives the snapshot's fields as they are now an id no other snapshot of any Candidates had (see snapshotId). */
@@ -98,6 +105,15 @@ export class Candidates {
     if (id == 0) id = 1;
     lastSnapshotId = id;
     this.snapshotId = id;
+  }
+
+  /** Gives the load fields as they are now an epoch no other Candidates had (see loadEpoch); returns it. */
+  markLoad(): u32 {
+    let epoch = lastLoadEpoch + 1;
+    if (epoch == 0) epoch = 1;
+    lastLoadEpoch = epoch;
+    this.loadEpoch = epoch;
+    return epoch;
   }
 
   /** Sets the lane masks of the first n candidates from their flags and marks them current (SIMD build only). */
@@ -119,6 +135,7 @@ export class Candidates {
     if (<u32>i >= <u32>this.capacity) return;
     unchecked((this.healthy[i] = false));
     this.snapshotId = 0;
+    this.loadEpoch = 0;
     if (<u32>i < <u32>this.healthyLanes.length) {
       unchecked((this.healthyLanes[i] = 0));
       unchecked((this.healthyLanes32[i] = 0));
@@ -133,6 +150,7 @@ export class Candidates {
     if (i >= this.capacity) return -1;
     this.lanesCurrent = false;
     this.snapshotId = 0;
+    this.loadEpoch = 0;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = true));
     unchecked((this.hasMetrics[i] = false));
@@ -168,6 +186,7 @@ export class Candidates {
     if (i >= this.capacity) return -1;
     this.lanesCurrent = false;
     this.snapshotId = 0;
+    this.loadEpoch = 0;
     unchecked((this.slot[i] = slot));
     unchecked((this.healthy[i] = healthy));
     unchecked((this.hasMetrics[i] = hasMetrics));

@@ -15,6 +15,7 @@ import { DEFAULT_GUARD_FACTOR, DEFAULT_GUARD_SLACK, dropGuardedScores, overloadL
 import { totalScores } from "./score";
 import { TotalsSummary } from "./rank-totals";
 import { CandidateRanges, measureRanges } from "./candidate-ranges";
+import { LoadChanges } from "./load-ranges";
 import { FourTermTotals, normalizeLoadAndPrefix } from "./normalize";
 import { KvCacheScorer } from "./scorers/kv-cache-scorer";
 import { QueueScorer } from "./scorers/queue-scorer";
@@ -46,6 +47,8 @@ export class Scheduler {
   private readonly termYields: StaticArray<bool>;
   private readonly totals: TotalsSummary = new TotalsSummary();
   private readonly ranges: CandidateRanges = new CandidateRanges();
+  /** The load ranges the candidate fill carried from the snapshot (used while they hold for the candidates). */
+  readonly loadChanges: LoadChanges = new LoadChanges();
   // The scorers whose scores pick() computes in one pass (normalizeLoadAndPrefix) when all three run.
   private queue: QueueScorer | null = null;
   private inflight: InflightScorer | null = null;
@@ -213,7 +216,7 @@ export class Scheduler {
     const request = this.request;
     request.chainLength = chainLength;
     const ranges = this.ranges;
-    measureRanges(c, n, chainLength, ranges);
+    measureRanges(c, n, chainLength, ranges, this.loadChanges);
     request.ranges = ranges;
     const scorers = this.scorers;
     this.refreshPlan();

@@ -270,3 +270,62 @@ function checkAgainstModel(seed: u32): void {
     }
   }
 }
+
+// Deterministic xorshift for the random refreshes.
+let orderState: u64 = 0x2545f4914f6cdd1d;
+function nextRandom(): u64 {
+  orderState ^= orderState << 13;
+  orderState ^= orderState >> 7;
+  orderState ^= orderState << 17;
+  return orderState;
+}
+
+describe("EndpointRegistry activeInOrder", () => {
+  it("says whether every active slot sits at its own index, over random refreshes that add and drop endpoints", () => {
+    const r = new EndpointRegistry(12);
+    let inOrder = 0;
+    let outOfOrder = 0;
+    for (let round = 0; round < 400; round++) {
+      // Mostly the same few addresses (a stable fleet), sometimes others joining or some leaving.
+      const addresses = new Array<string>();
+      const fleet = round % 50 < 25 ? 6 : 12;
+      for (let a = 0; a < fleet; a++) if (nextRandom() % 8 != 0 || round % 7 != 0) addresses.push("10.0.0." + a.toString());
+      refresh(r, addresses);
+      let expected = true;
+      for (let i = 0; i < r.activeCount; i++) expected = expected && r.activeSlots[i] == i;
+      expect<bool>(r.activeInOrder).toBe(expected);
+      if (expected) inOrder++;
+      else outOfOrder++;
+    }
+    expect<i32>(inOrder).toBeGreaterThan(0);
+    expect<i32>(outOfOrder).toBeGreaterThan(0);
+  });
+
+  it("is in order again once the endpoints out of place leave", () => {
+    const r = new EndpointRegistry(8);
+    refresh(r, ["a", "b", "c", "d"]);
+    expect<bool>(r.activeInOrder).toBe(true);
+    refresh(r, ["a", "b", "d"]); // slots 0, 1, 3
+    expect<bool>(r.activeInOrder).toBe(false);
+    // e takes c's slot 2, after 3: out of order as soon as it is seen, before the refresh ends.
+    r.beginRefresh();
+    see(r, "a");
+    see(r, "b");
+    see(r, "d");
+    refresh(r, ["a", "b"]);
+    expect<bool>(r.activeInOrder).toBe(true);
+    r.beginRefresh();
+    see(r, "a");
+    see(r, "b");
+    see(r, "d");
+    expect<bool>(r.activeInOrder).toBe(activeList(r)[2] == 2);
+    see(r, "e");
+    expect<bool>(r.activeInOrder).toBe(activeList(r)[2] == 2 && activeList(r)[3] == 3);
+    r.endRefresh(new StaticArray<i32>(8));
+    expect<bool>(r.activeInOrder).toBe(activeList(r)[2] == 2 && activeList(r)[3] == 3);
+    refresh(r, ["a", "b"]);
+    expect<bool>(r.activeInOrder).toBe(true);
+    refresh(r, ["a", "b", "f"]);
+    expect<bool>(activeList(r)[2] == 2).toBe(r.activeInOrder);
+  });
+});

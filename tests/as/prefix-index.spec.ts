@@ -908,3 +908,48 @@ describe("PrefixIndex probe length (bench diagnostics)", () => {
     }
   });
 });
+
+// Deterministic xorshift for the fuzz cases.
+let fuzzState: u64 = 1;
+function next(): u64 {
+  fuzzState ^= fuzzState << 13;
+  fuzzState ^= fuzzState >> 7;
+  fuzzState ^= fuzzState << 17;
+  return fuzzState;
+}
+
+describe("PrefixIndex matchFirstSlots", () => {
+  it("gives match()'s matches and longest for slots 0 to count - 1, random chains, stamps and counts", () => {
+    fuzzState = 0x9e3779b97f4a7c15;
+    const endpoints = 23; // not a multiple of four: the last slots come one at a time
+    const index = new PrefixIndex(endpoints, 64);
+    // Chains sharing beginnings: a few roots, each continued differently per record.
+    const roots: Array<u64> = [next(), next(), next()];
+    const hashes = new StaticArray<u64>(8);
+    const all = new StaticArray<i32>(endpoints);
+    for (let s = 0; s < endpoints; s++) all[s] = s;
+    const expected = new StaticArray<i32>(endpoints);
+    const got = new StaticArray<i32>(endpoints);
+    const since = new StaticArray<f64>(endpoints);
+    let matchedRounds = 0;
+    for (let round = 0; round < 300; round++) {
+      const n = <i32>(next() % 9);
+      hashes[0] = roots[<i32>(next() % 3)];
+      for (let k = 1; k < 8; k++) hashes[k] = hashes[k - 1] * 31 + (next() % 3);
+      if (n > 0) index.record(<i32>(next() % <u64>endpoints), hashes, n, <f64>(round * 20));
+      for (let s = 0; s < endpoints; s++) since[s] = next() % 4 == 0 ? <f64>(<i32>(next() % 300) * 20) : -Infinity;
+      const count = <i32>(next() % <u64>(endpoints + 1));
+      const m = <i32>(next() % 9);
+      const withSince = round % 2 == 0;
+      for (let s = 0; s < endpoints; s++) {
+        expected[s] = -7;
+        got[s] = -7;
+      }
+      const longest = index.match(hashes, m, all, count, expected, withSince ? since : null);
+      expect<i32>(index.matchFirstSlots(hashes, m, count, got, withSince ? since : null)).toBe(longest);
+      for (let s = 0; s < endpoints; s++) expect<i32>(got[s]).toBe(expected[s]);
+      if (longest > 1) matchedRounds++;
+    }
+    expect<i32>(matchedRounds).toBeGreaterThan(50, "rounds with a match of two chunks or more");
+  });
+});
