@@ -35,12 +35,14 @@ export class AdminClusterHosts {
   private readonly lens: StaticArray<i32>;
   private readonly hashes: StaticArray<u64>;
   private readonly states: StaticArray<u8>;
+  private readonly excludedFlags: StaticArray<u8>;
   private readonly scanner: JsonScanner = new JsonScanner(MAX_JSON_DEPTH);
   private readonly ip: StaticArray<u8> = new StaticArray<u8>(IP_CAP);
   // The host being read.
   private ipLen: i32 = 0;
   private port: i32 = 0;
   private state: HostState = HostState.Healthy;
+  private excluded: bool = false;
 
   constructor(capacity: i32) {
     const n = max(capacity, 0);
@@ -49,6 +51,7 @@ export class AdminClusterHosts {
     this.lens = new StaticArray<i32>(n);
     this.hashes = new StaticArray<u64>(n);
     this.states = new StaticArray<u8>(n);
+    this.excludedFlags = new StaticArray<u8>(n);
   }
 
   addressPtr(i: i32): usize {
@@ -65,6 +68,12 @@ export class AdminClusterHosts {
 
   stateAt(i: i32): HostState {
     return <HostState>unchecked(this.states[i]);
+  }
+
+  /** Whether Envoy leaves host i out of its host set's count (upstream_impl.cc excludeBasedOnHealthFlag:
+   *  pending_active_hc, excluded_via_immediate_hc_fail); such a host is also Unhealthy here. */
+  excludedAt(i: i32): bool {
+    return unchecked(this.excludedFlags[i]) != 0;
   }
 
   /**
@@ -158,6 +167,7 @@ export class AdminClusterHosts {
     this.ipLen = 0;
     this.port = 0;
     this.state = HostState.Healthy;
+    this.excluded = false;
     while (true) {
       const t = sc.next();
       if (t == JsonToken.ObjEnd) break;
@@ -220,6 +230,7 @@ export class AdminClusterHosts {
       if (t != JsonToken.String) return false;
       const isEds = sc.keyIs("eds_health_status");
       const isDegradedCheck = sc.keyIs("failed_active_degraded_check");
+      const isExclusion = sc.keyIs("pending_active_hc") || sc.keyIs("excluded_via_immediate_hc_fail");
       if (sc.next() >= JsonToken.End) return false;
       if (isEds && sc.token == JsonToken.String) {
         if (sc.stringEquals("DEGRADED")) this.worsen(HostState.Degraded);
@@ -239,6 +250,7 @@ export class AdminClusterHosts {
         // move again. The host stays a member (its entries kept) should EDS list it again, and requests the plugin
         // leaves to Envoy's balancer still reach it as Envoy decides.
         this.worsen(isDegradedCheck ? HostState.Degraded : HostState.Unhealthy);
+        if (isExclusion) this.excluded = true;
       } else if (sc.skipValue() >= JsonToken.End) {
         return false;
       }
@@ -281,6 +293,7 @@ export class AdminClusterHosts {
     unchecked((this.lens[this.count] = total));
     unchecked((this.hashes[this.count] = hash));
     unchecked((this.states[this.count] = <u8>this.state));
+    unchecked((this.excludedFlags[this.count] = this.excluded ? 1 : 0));
     this.count++;
   }
 }

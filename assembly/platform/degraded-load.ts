@@ -5,9 +5,8 @@
 // healthy load min(100, H x 100 / N), degraded load min(the rest, D x 100 / N), a rounding remainder to healthy hosts
 // while H > 0. With N < 100 and fewer than half the hosts healthy or degraded (isHostSetInPanic, default
 // healthy_panic_threshold 50) the set is in panic: Envoy balances over every host alike, degraded ones included.
-// Envoy's total leaves out excluded hosts (pending a first check, excluded_via_immediate_hc_fail), which the admin
-// answer as read here counts among the unhealthy: the share found is then at most one Envoy would give, never less
-// (a larger total only lowers H).
+// `total` is Envoy's host count: it leaves out excluded hosts (upstream_impl.cc excludeBasedOnHealthFlag: pending a
+// first check, excluded_via_immediate_hc_fail), as the caller does (member-slots.ts excluded).
 
 /** Envoy's overprovisioning factor by default, in percent. */
 const OVERPROVISIONING: u64 = 140;

@@ -194,7 +194,7 @@ export class EnvoyPlatform extends Platform {
       unchecked((from[k] = -1));
       const memberState = members.state(k);
       if (memberState == FREE) continue;
-      total++;
+      if (!members.excluded(k)) total++; // Envoy's host count leaves excluded hosts out
       if (memberState == HostState.Healthy) healthy++;
       else if (memberState == HostState.Degraded) degraded++;
       const j = findMember(old, k, members.generation(k), members.addressPtr(k), members.addressLen(k));

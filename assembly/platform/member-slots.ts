@@ -7,7 +7,8 @@
 // HostState): a host failing its health checks stays a member, excluded from picks and remembered, until it leaves.
 //
 // The published list, little-endian: u32 version (2), u32 slots written, u32 next generation; then per slot
-// u8 state (0: free), u8 address length, u16 0, u32 generation, MAX_ADDRESS_BYTES address bytes (zero past its length).
+// u8 state (0: free), u8 address length, u8 flags (1: excluded from Envoy's host count, admin-clusters.ts excludedAt),
+// u8 0, u32 generation, MAX_ADDRESS_BYTES address bytes (zero past its length).
 // Version 1 (an address per line, healthy hosts only) is published under another name (discoveryKey) and never read.
 import { AdminClusterHosts, HostState } from "../endpoints/admin-clusters";
 import { MAX_ADDRESS_BYTES, addressHash } from "../endpoints/endpoint-registry";
@@ -31,6 +32,7 @@ export class MemberSlots {
   /** The generation the next joiner gets (never 0). */
   nextGeneration: u32 = 1;
   private readonly states: StaticArray<u8>;
+  private readonly excludedFlags: StaticArray<u8>;
   private readonly generations: StaticArray<u32>;
   private readonly lens: StaticArray<i32>;
   private readonly hashes: StaticArray<u64>;
@@ -47,6 +49,7 @@ export class MemberSlots {
     const n = max(capacity, 0);
     this.capacity = n;
     this.states = new StaticArray<u8>(n);
+    this.excludedFlags = new StaticArray<u8>(n);
     this.generations = new StaticArray<u32>(n);
     this.lens = new StaticArray<i32>(n);
     this.hashes = new StaticArray<u64>(n);
@@ -60,6 +63,11 @@ export class MemberSlots {
 
   state(slot: i32): u8 {
     return unchecked(this.states[slot]);
+  }
+
+  /** Whether Envoy leaves the member out of its host count (pending its first check, or excluded by one). */
+  excluded(slot: i32): bool {
+    return unchecked(this.excludedFlags[slot]) != 0;
   }
 
   generation(slot: i32): u32 {
@@ -104,6 +112,7 @@ export class MemberSlots {
       unchecked((matched[i] = 1));
       unchecked((kept[s] = 1));
       unchecked((this.states[s] = <u8>hosts.stateAt(i)));
+      unchecked((this.excludedFlags[s] = hosts.excludedAt(i) ? 1 : 0));
     }
     for (let s = 0; s < this.used; s++) if (unchecked(kept[s]) == 0) this.free(s);
     let dropped = hosts.count - n;
@@ -132,7 +141,8 @@ export class MemberSlots {
       const len = unchecked(this.lens[s]);
       store<u8>(e, unchecked(this.states[s]));
       store<u8>(e, <u8>len, 1);
-      store<u16>(e, 0, 2);
+      store<u8>(e, unchecked(this.excludedFlags[s]), 2);
+      store<u8>(e, 0, 3);
       store<u32>(e, unchecked(this.generations[s]), 4);
       memory.copy(e + 8, this.addressPtr(s), <usize>len);
       memory.fill(e + 8 + <usize>len, 0, <usize>(MAX_ADDRESS_BYTES - len));
@@ -150,7 +160,7 @@ export class MemberSlots {
       const e = ptr + <usize>(HEADER_BYTES + s * ENTRY_BYTES);
       const state = load<u8>(e);
       const alen = <i32>load<u8>(e, 1);
-      if (state > <u8>HostState.Unhealthy || alen > MAX_ADDRESS_BYTES || (state == FREE) != (alen == 0)) return false;
+      if (state > <u8>HostState.Unhealthy || alen > MAX_ADDRESS_BYTES || (state == FREE) != (alen == 0) || load<u8>(e, 2) > 1) return false;
     }
     this.clear();
     this.used = <i32>used;
@@ -159,6 +169,7 @@ export class MemberSlots {
       const e = ptr + <usize>(HEADER_BYTES + s * ENTRY_BYTES);
       const alen = <i32>load<u8>(e, 1);
       unchecked((this.states[s] = load<u8>(e)));
+      unchecked((this.excludedFlags[s] = load<u8>(e, 2)));
       unchecked((this.generations[s] = load<u32>(e, 4)));
       unchecked((this.lens[s] = alen));
       memory.copy(this.addressPtr(s), e + 8, <usize>alen);
@@ -189,12 +200,14 @@ export class MemberSlots {
     unchecked((this.lens[s] = len));
     unchecked((this.hashes[s] = hosts.addressHashAt(i)));
     unchecked((this.states[s] = <u8>hosts.stateAt(i)));
+    unchecked((this.excludedFlags[s] = hosts.excludedAt(i) ? 1 : 0));
     unchecked((this.generations[s] = this.nextGeneration));
     this.nextGeneration = this.nextGeneration == u32.MAX_VALUE ? 1 : this.nextGeneration + 1;
   }
 
   private free(s: i32): void {
     unchecked((this.states[s] = FREE));
+    unchecked((this.excludedFlags[s] = 0));
     unchecked((this.lens[s] = 0));
     unchecked((this.hashes[s] = 0));
     unchecked((this.generations[s] = 0));

@@ -96,6 +96,32 @@ describe("MemberSlots (the discovered members' stable slots)", () => {
     expect(slots(r)).toBe("10.0.0.4:80@4,10.0.0.2:80@2,[fd00::7]:8000@3");
   });
 
+  it("keeps whether Envoy excludes a member (pending its first check) through assign and publication", () => {
+    const held2 = String.UTF8.encode('{"cluster_statuses": [{"name": "vllm", "host_statuses": [' +
+      '{"address": {"socket_address": {"address": "10.0.0.1", "port_value": 80}}, "health_status": {"eds_health_status": "HEALTHY"}}, ' +
+      '{"address": {"socket_address": {"address": "10.0.0.2", "port_value": 80}}, "health_status": ' +
+      '{"failed_active_health_check": true, "pending_active_hc": true}}, ' +
+      '{"address": {"socket_address": {"address": "10.0.0.3", "port_value": 80}}, "health_status": ' +
+      '{"failed_active_health_check": true, "excluded_via_immediate_hc_fail": true}}, ' +
+      '{"address": {"socket_address": {"address": "10.0.0.4", "port_value": 80}}, "health_status": ' +
+      '{"failed_active_health_check": true}}]}]}');
+    const h = new AdminClusterHosts(16);
+    expect(h.parse(changetype<usize>(held2), <usize>held2.byteLength, "vllm")).toBe(true);
+    const m = new MemberSlots(4, 16);
+    m.assign(h);
+    const r = roundTrip(m);
+    for (let s = 0; s < 4; s++) {
+      const want = s == 1 || s == 2;
+      expect(m.excluded(s)).toBe(want, s.toString());
+      expect(r.excluded(s)).toBe(want, "read back " + s.toString());
+    }
+    // The first check passed: no longer excluded, same slot and generation.
+    m.assign(answer(["10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80!", "10.0.0.4:80!"]));
+    expect(m.excluded(1)).toBe(false);
+    expect(m.excluded(2)).toBe(false);
+    expect(slots(m)).toBe("10.0.0.1:80@1,10.0.0.2:80@2,10.0.0.3:80!@3,10.0.0.4:80!@4");
+  });
+
   it("refuses a list of another version, size or shape, keeping what it held", () => {
     const m = new MemberSlots(2, 16);
     m.assign(answer(["10.0.0.1:80"]));

@@ -280,6 +280,27 @@ test("healthy hosts short by Envoy's rule: the plugin names none, and Envoy's ba
   assert.equal(matchedOn(d, degraded[0]), "excluded");
 });
 
+test("hosts pending their first check are out of Envoy's host count: healthy ones that suffice without them keep the choice", () => {
+  // Four healthy, one degraded, two pending their first check (excluded: upstream_impl.cc excludeBasedOnHealthFlag).
+  // Envoy counts five hosts: healthy availability 140 x 4 / 5 = 112, capped at 100: the degraded host gets no share.
+  const healthy = ["10.8.2.1:8000", "10.8.2.2:8000", "10.8.2.3:8000", "10.8.2.4:8000"];
+  const s = stock([
+    ...healthy.map((a) => host(a)),
+    host("10.8.2.5:8000", "Degraded"),
+    host("10.8.2.6:8000", "PendingActiveHc"),
+    host("10.8.2.7:8000", "PendingActiveHc"),
+  ]);
+  const router = new Router(s.serving, "envoy");
+  advance(s, POLL_MS * 2);
+  for (let i = 0; i < 100; i++) {
+    const route = router.route({ overrideHost: null, requestHeaders: [] })!;
+    assert.ok(healthy.includes(route.host.address), "Envoy's own balancer uses only the healthy hosts");
+  }
+  const d = decide(s);
+  assert.ok(d.endpoint !== null && healthy.includes(d.endpoint), "a healthy host is named");
+  assert.equal(s.harness.counter("fallback.degraded_share"), 0);
+});
+
 function sharedKeys(s: Stock): string[] {
   return s.harness.host.process.sharedData.keys(PICKER_ROOT_ID).filter((k) => k.startsWith("endpoint_picker/endpoint/") || k.startsWith("endpoint_picker/discovery/"));
 }
