@@ -54,7 +54,7 @@ export const DEFAULT_PARAMS: ScoringParams = {
   weights: { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1, loraAffinity: 1, failure: 0, session: 0 },
   lambda: 0.5,
   lengthCreditChars: 8192,
-  creditOfBestMatch: 0,
+  creditOfBestMatch: 2,
   chunkChars: 512,
   guardFactor: 2,
   guardSlack: 2,
