@@ -265,6 +265,21 @@ export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
   }
 }
 
+// Share of the prefix score's second term lost per chunk behind the best candidate, which matches hi chunks: the
+// deficit is charged against lengthCreditChars or, with creditOfBestMatch k > 0, against k times the best's matched
+// characters when that is shorter, so a candidate lacking all of a short best match (a group's system prompt the
+// others never saw) loses the whole term, while a deficit within a long match (a conversation's latest turn) is
+// still charged against lengthCreditChars. A credit <= 0 charges any deficit in full.
+// @ts-ignore: decorator
+@inline
+export function prefixDeficitScale(chunkChars: i32, lengthCreditChars: f64, creditOfBestMatch: f64, hi: i32): f64 {
+  const chunk = <f64>max<i32>(chunkChars, 0);
+  let credit = lengthCreditChars;
+  const ofBest = creditOfBestMatch * <f64>hi * chunk;
+  if (ofBest > 0 && ofBest < credit) credit = ofBest;
+  return credit > 0 ? chunk / credit : f64.MAX_VALUE;
+}
+
 // Cached prefix: lambda * (m / n) + (1 - lambda) * max(0, 1 - (hi - m) * chunkChars / lengthCreditChars), m matched
 // chunks of a chain of n, hi the most matched over the healthy candidates. The first term rewards covering the
 // request; the second is the prefill a candidate would add over the best one: a candidate lengthCreditChars or
@@ -272,6 +287,8 @@ export function normalizeKv(c: Candidates, out: StaticArray<f64>): void {
 // conversation's history counts in full against a pod holding only its system prompt, and a candidate a chunk
 // behind loses only that chunk's share. When every candidate matches the same length the term is 0 for all (no
 // candidate saves prefill over another). n <= 0 -> 0 for everyone.
+// With creditOfBestMatch > 0 the deficit is charged against the shorter of lengthCreditChars and that many times the
+// best's match (prefixDeficitScale).
 export function normalizePrefix(
   c: Candidates,
   chainLength: i32,
@@ -280,6 +297,7 @@ export function normalizePrefix(
   lengthCreditChars: f64,
   out: StaticArray<f64>,
   ranges: CandidateRanges | null = null,
+  creditOfBestMatch: f64 = 0,
 ): void {
   const n = c.boundedCount(out.length);
   if (chainLength <= 0) {
@@ -327,8 +345,7 @@ export function normalizePrefix(
     if (m < lo) lo = m;
     if (m > hi) hi = m;
   }
-  // Share of the term lost per chunk behind the best; lengthCreditChars <= 0 charges any deficit in full.
-  const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
+  const deficitScale = prefixDeficitScale(chunkChars, lengthCreditChars, creditOfBestMatch, hi);
   const marginalWeight = hi > lo ? 1 - l : 0;
   i = 0;
   if (ASC_FEATURE_SIMD) {
@@ -417,14 +434,14 @@ export function normalizeLoadAndPrefix(
   queueOut: StaticArray<f64>, queueSpan: f64, queueRelativeSpan: f64,
   inflightOut: StaticArray<f64>, inflightSpan: f64, inflightRelativeSpan: f64,
   chainLength: i32, chunkChars: i32, lambda: f64, lengthCreditChars: f64, prefixOut: StaticArray<f64>,
-  totals: FourTermTotals | null = null,
+  totals: FourTermTotals | null = null, creditOfBestMatch: f64 = 0,
 ): bool {
   const n = ranges.count;
   if (chainLength <= 0 || ranges.chainLength != chainLength ||
       n != c.boundedCount(min<i32>(queueOut.length, min<i32>(inflightOut.length, prefixOut.length)))) {
     normalizeQueue(c, queueOut, queueSpan, queueRelativeSpan, ranges);
     normalizeInflight(c, inflightOut, inflightSpan, inflightRelativeSpan, ranges);
-    normalizePrefix(c, chainLength, chunkChars, lambda, lengthCreditChars, prefixOut, ranges);
+    normalizePrefix(c, chainLength, chunkChars, lambda, lengthCreditChars, prefixOut, ranges, creditOfBestMatch);
     return false;
   }
   const queueLo = ranges.queueLo;
@@ -436,7 +453,7 @@ export function normalizeLoadAndPrefix(
   const l = unitClamp(lambda);
   const fractionScale = l / <f64>chainLength;
   const hi = ranges.prefixHi;
-  const deficitScale = lengthCreditChars > 0 ? <f64>max<i32>(chunkChars, 0) / lengthCreditChars : f64.MAX_VALUE;
+  const deficitScale = prefixDeficitScale(chunkChars, lengthCreditChars, creditOfBestMatch, hi);
   const marginalWeight = hi > ranges.prefixLo ? 1 - l : 0;
   // Two candidates per step with the lane masks at hand (a pick's candidates always have them); without, one at a
   // time below, the same scores (and totalScores sums them).

@@ -235,7 +235,7 @@ export class Scheduler {
         queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
         inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
         chainLength, request.chunkChars, unchecked(prefix!.values[0]), unchecked(prefix!.values[1]), prefix!.score,
-        fourTerms);
+        fourTerms, unchecked(prefix!.values[2]));
     }
     this.summedInPass = summed;
     request.ranges = null; // a scorer run outside a pick measures its own

@@ -20,6 +20,7 @@ const KEYS: Record<string, { ok: unknown[]; bad: unknown[] }> = {
   "prefix.saltHeader": { ok: ["", "x-tenant", "X-Tenant"], bad: ["bad header", "\u0000"] },
   "prefix.lambda": { ok: [0, 0.5, 1], bad: [-0.1, 1.1] },
   "prefix.lengthCreditChars": { ok: [1, 8192, 1e9], bad: [0, 1e10] },
+  "prefix.creditOfBestMatch": { ok: [0, 2, 1e9], bad: [-1, 1e10] },
   "loadGuard.factor": { ok: [0, 1, 1.5, 100], bad: [0.5, 101] },
   "loadGuard.slack": { ok: [0, 2, 1e6], bad: [-1, 1e7] },
   "session.header": { ok: ["", "x-session"], bad: [" ", "a:b"] },

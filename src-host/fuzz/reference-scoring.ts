@@ -36,6 +36,8 @@ export interface ScoringParams {
   weights: ScoringWeights;
   lambda: number;
   lengthCreditChars: number;
+  /** The deficit is charged against at most this many times the best candidate's matched characters (0: off). */
+  creditOfBestMatch: number;
   /** i32 */
   chunkChars: number;
   guardFactor: number;
@@ -52,6 +54,7 @@ export const DEFAULT_PARAMS: ScoringParams = {
   weights: { queue: 2, kvCache: 2, prefixCache: 3, inflight: 1, loraAffinity: 1, failure: 0, session: 0 },
   lambda: 0.5,
   lengthCreditChars: 8192,
+  creditOfBestMatch: 2,
   chunkChars: 512,
   guardFactor: 2,
   guardSlack: 2,
@@ -144,7 +147,10 @@ function prefixScores(c: Candidate[], chainLength: number, p: ScoringParams): nu
     if (m < lo) lo = m;
     if (m > hi) hi = m;
   }
-  const deficitScale = p.lengthCreditChars > 0 ? Math.max(p.chunkChars | 0, 0) / p.lengthCreditChars : Number.MAX_VALUE;
+  const chunk = Math.max(p.chunkChars | 0, 0);
+  const ofBest = p.creditOfBestMatch * hi * chunk;
+  const credit = ofBest > 0 && ofBest < p.lengthCreditChars ? ofBest : p.lengthCreditChars;
+  const deficitScale = credit > 0 ? chunk / credit : Number.MAX_VALUE;
   const marginalWeight = hi > lo ? 1 - l : 0;
   return c.map((e) => {
     if (!(chainLength > 0 && e.healthy)) return 0;

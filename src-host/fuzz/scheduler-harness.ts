@@ -42,7 +42,7 @@ export class SchedulerHarness {
     this.x.configure(
       w.queue, w.kvCache, w.prefixCache, w.inflight, w.loraAffinity, w.failure, w.session,
       p.lambda, p.lengthCreditChars, p.chunkChars | 0, p.guardFactor, p.guardSlack, BigInt.asUintN(64, seed),
-      p.queueSpan, p.inflightSpan, p.queueRelativeSpan, p.inflightRelativeSpan,
+      p.queueSpan, p.inflightSpan, p.queueRelativeSpan, p.inflightRelativeSpan, p.creditOfBestMatch,
     );
     for (const c of candidates) {
       this.x.add(+c.healthy, +c.hasMetrics, c.waiting, c.running, c.kvUsage, +c.hasKv, c.inflight | 0, c.prefixMatched | 0, c.loraState | 0, c.failureEwma, +c.sessionMatch);

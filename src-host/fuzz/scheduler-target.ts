@@ -69,6 +69,7 @@ export class SchedulerTarget implements FuzzTarget<SchedulerInput> {
       },
       lambda: real(rng, () => rng.pick([0, 0.5, 1, rng.next()])),
       lengthCreditChars: real(rng, () => rng.pick([1, 8192, 1e9])),
+      creditOfBestMatch: real(rng, () => rng.pick([0, 0, 0.5, 2, 1e9])),
       chunkChars: int32(rng, () => rng.pick([16, 256, 65536])),
       guardFactor: real(rng, () => rng.pick([0, 1, 1.5, 100])),
       guardSlack: real(rng, () => rng.pick([0, 2, 1e6])),

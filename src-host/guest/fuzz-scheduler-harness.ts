@@ -14,7 +14,7 @@ export function capacity(): i32 {
 export function configure(
   queue: f64, kvCache: f64, prefixCache: f64, inflight: f64, lora: f64, failure: f64, session: f64,
   lambda: f64, lengthCreditChars: f64, chunkChars: i32, guardFactor: f64, guardSlack: f64, seed: u64,
-  queueSpan: f64, inflightSpan: f64, queueRelativeSpan: f64, inflightRelativeSpan: f64,
+  queueSpan: f64, inflightSpan: f64, queueRelativeSpan: f64, inflightRelativeSpan: f64, creditOfBestMatch: f64,
 ): void {
   // Every signal is compared with the model, so the unweighted ones are scored too.
   scheduler.scoreUnweighted = true;
@@ -27,6 +27,7 @@ export function configure(
   scheduler.scorer("session")!.weight = session;
   scheduler.scorer("prefixCache")!.setParam("prefix.lambda", lambda);
   scheduler.scorer("prefixCache")!.setParam("prefix.lengthCreditChars", lengthCreditChars);
+  scheduler.scorer("prefixCache")!.setParam("prefix.creditOfBestMatch", creditOfBestMatch);
   scheduler.request.chunkChars = chunkChars;
   scheduler.guardFactor = guardFactor;
   scheduler.guardSlack = guardSlack;

@@ -56,8 +56,8 @@ describe("every scalar key", () => {
       const dot = path.indexOf(".");
       if (dot >= 0) expect(sections.includes(path.substring(0, dot))).toBe(true, path);
     }
-    // 7 weights, 5 scoring, 12 prefix, 2 loadGuard, 1 session, 2 feedback, 6 metrics, 5 limits, 1 debug, seed, 4 Higress keys.
-    expect(CONFIG_FIELDS.length).toBe(46);
+    // 7 weights, 5 scoring, 13 prefix, 2 loadGuard, 1 session, 2 feedback, 6 metrics, 5 limits, 1 debug, seed, 4 Higress keys.
+    expect(CONFIG_FIELDS.length).toBe(47);
   });
 
   it("rejects a value of the wrong JSON type, naming the key", () => {

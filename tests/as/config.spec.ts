@@ -19,6 +19,7 @@ function expectDocumentedDefaults(c: PickerConfig): void {
   expect(c.saltHeader).toBe("");
   expect(c.scoring.value("prefix.lambda")).toBe(0.5);
   expect(c.scoring.value("prefix.lengthCreditChars")).toBe(8192);
+  expect(c.scoring.value("prefix.creditOfBestMatch")).toBe(2);
   expect(c.shareAcrossWorkers).toBe(true);
   expect(c.creditAnswers).toBe(true);
   expect(c.spreadHotPreambles).toBe(true);

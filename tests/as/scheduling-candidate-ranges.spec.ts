@@ -81,6 +81,8 @@ describe("the candidates' ranges in one pass", () => {
 
       s.guardFactor = factor;
       s.guardSlack = slack;
+      // Some rounds charge a deficit against the best's own match (prefix.creditOfBestMatch).
+      s.scorer("prefixCache")!.setParam("prefix.creditOfBestMatch", round % 3 == 0 ? 2.0 : round % 3 == 1 ? 0.5 : 0.0);
       const picked = s.pick(c, chain);
       const queue = s.scorer("queue")!;
       normalizeQueue(c, out, queue.values[0], queue.values[1]);
@@ -89,7 +91,7 @@ describe("the candidates' ranges in one pass", () => {
       normalizeInflight(c, out, inflight.values[0], inflight.values[1]);
       for (let i = 0; i < n; i++) expectBits("inflight", round, i, inflight.score[i], out[i]);
       const prefix = s.scorer("prefixCache")!;
-      normalizePrefix(c, chain, s.request.chunkChars, prefix.values[0], prefix.values[1], out);
+      normalizePrefix(c, chain, s.request.chunkChars, prefix.values[0], prefix.values[1], out, null, prefix.values[2]);
       for (let i = 0; i < n; i++) {
         // The guard zeroes a guarded candidate's prefix score after the totals.
         expectBits("prefix", round, i, prefix.score[i], s.guarded[i] ? 0 : out[i]);

@@ -92,7 +92,7 @@ function expectKv(): void {
   for (let i = 0; i < c.count; i++) expected[i] = c.healthy[i] && c.hasKv[i] ? 1 - unitClamp(c.kvUsage[i]) : 0;
 }
 
-function expectPrefix(chain: i32, chunkChars: i32, lambda: f64, creditChars: f64): void {
+function expectPrefix(chain: i32, chunkChars: i32, lambda: f64, creditChars: f64, creditOfBest: f64): void {
   const n = c.count;
   let lo: i32 = i32.MAX_VALUE;
   let hi: i32 = 0;
@@ -103,7 +103,9 @@ function expectPrefix(chain: i32, chunkChars: i32, lambda: f64, creditChars: f64
     hi = max<i32>(hi, m);
   }
   const l = unitClamp(lambda);
-  const deficitScale = creditChars > 0 ? <f64>chunkChars / creditChars : f64.MAX_VALUE;
+  const ofBest = creditOfBest * <f64>hi * <f64>chunkChars;
+  const credit = ofBest > 0 && ofBest < creditChars ? ofBest : creditChars;
+  const deficitScale = credit > 0 ? <f64>chunkChars / credit : f64.MAX_VALUE;
   const marginalWeight = hi > lo ? 1 - l : 0;
   for (let i = 0; i < n; i++) {
     if (chain <= 0 || !c.healthy[i]) {
@@ -152,8 +154,9 @@ describe("scores over two candidates per step", () => {
       const chain = <i32>r.below(4) == 0 ? 0 : <i32>r.below(48);
       const lambda = r.below(3) == 0 ? 1.0 : 0.5;
       const credit = r.below(4) == 0 ? 0.0 : 8192.0;
-      normalizePrefix(c, chain, 512, lambda, credit, out);
-      expectPrefix(chain, 512, lambda, credit);
+      const ofBest = r.below(3) == 0 ? 2.0 : 0.0;
+      normalizePrefix(c, chain, 512, lambda, credit, out, null, ofBest);
+      expectPrefix(chain, 512, lambda, credit, ofBest);
       expectSame("prefix", round);
     }
   });

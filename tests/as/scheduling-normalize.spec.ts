@@ -167,6 +167,37 @@ describe("normalizePrefix", () => {
     for (let i = 0; i < 4; i++) expect<f64>(out[i]).toBeCloseTo(0.5 * (40.0 / 104.0), 12);
   });
 
+  it("with creditOfBestMatch, charges a deficit against the best's own match when that is shorter", () => {
+    c.clear();
+    // A group's 3-chunk system prompt on one endpoint, nothing on the others.
+    c.prefixMatched[c.addSlot(0)] = 3;
+    c.prefixMatched[c.addSlot(1)] = 0;
+    normalizePrefix(c, 4, 512, 0.5, 8192, out);
+    const plain = out[1];
+    expect<f64>(plain).toBeCloseTo(0.5 * (1 - (3.0 * 512.0) / 8192.0));
+    // Against 2 x 3 chunks (3072 characters) instead of 8192: half the term lost.
+    normalizePrefix(c, 4, 512, 0.5, 8192, out, null, 2);
+    expect<f64>(out[1]).toBeCloseTo(0.5 * (1 - 3.0 / 6.0));
+    expect<f64>(out[0]).toBeCloseTo(0.5 * (3.0 / 4.0) + 0.5);
+    // At 1 a candidate lacking all of the best's match loses the whole term.
+    normalizePrefix(c, 4, 512, 0.5, 8192, out, null, 1);
+    expect<f64>(out[1]).toBe(0.0);
+    // A deficit within a long match is still charged against lengthCreditChars (k x best is longer).
+    c.clear();
+    c.prefixMatched[c.addSlot(0)] = 100;
+    c.prefixMatched[c.addSlot(1)] = 96;
+    normalizePrefix(c, 104, 512, 0.5, 8192, out);
+    const long = out[1];
+    normalizePrefix(c, 104, 512, 0.5, 8192, out, null, 2);
+    expect<f64>(out[1]).toBe(long);
+    // No candidate matches anything: no term, whatever k.
+    c.prefixMatched[0] = 0;
+    c.prefixMatched[1] = 0;
+    normalizePrefix(c, 104, 512, 0.5, 8192, out, null, 2);
+    expect<f64>(out[0]).toBe(0.0);
+    expect<f64>(out[1]).toBe(0.0);
+  });
+
   it("ignores unhealthy candidates for the best match", () => {
     c.clear();
     c.prefixMatched[c.addSlot(0)] = 50;

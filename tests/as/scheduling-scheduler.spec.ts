@@ -121,6 +121,7 @@ describe("Scheduler scores", () => {
     s.guardFactor = 0;
     s.scorer("prefixCache")!.setParam("prefix.lambda", 0.5);
     s.scorer("prefixCache")!.setParam("prefix.lengthCreditChars", 8192);
+    s.scorer("prefixCache")!.setParam("prefix.creditOfBestMatch", 2);
     s.request.chunkChars = 256;
     s.scorer("queue")!.setParam("scoring.queueSpan", 0); // plain min-max
     s.scorer("inflight")!.setParam("scoring.inflightSpan", 0);
@@ -136,8 +137,9 @@ describe("Scheduler scores", () => {
     const sum = s.weightSum(); // the LoRA term, weighted by default, adds 0 here (no endpoint reports adapters)
     expect<f64>(s.scorer("prefixCache")!.score[0]).toBeCloseTo(prefix0);
     expect<f64>(s.total[0]).toBeCloseTo((s.scorer("queue")!.weight * 1 + s.scorer("kvCache")!.weight * 0.75 + s.scorer("prefixCache")!.weight * prefix0 + s.scorer("inflight")!.weight * 1) / sum);
-    // endpoint 1 matches nothing: 8 chunks behind the best, it keeps 1 - 8 * 256 / 8192 of the second term
-    const prefix1 = 0.5 * (1 - (8.0 * 256.0) / 8192.0);
+    // endpoint 1 matches nothing: 8 chunks behind the best, which holds 8 chunks, it keeps 1 - 8 * 256 / min(8192, 2 * 8 * 256)
+    // of the second term
+    const prefix1 = 0.5 * (1 - (8.0 * 256.0) / (2.0 * 8.0 * 256.0));
     expect<f64>(s.scorer("prefixCache")!.score[1]).toBeCloseTo(prefix1);
     expect<f64>(s.total[1]).toBeCloseTo((s.scorer("queue")!.weight * 0 + s.scorer("kvCache")!.weight * 0.25 + s.scorer("prefixCache")!.weight * prefix1 + s.scorer("inflight")!.weight * 0) / sum);
     expect<i32>(s.lastPick).toBe(0);

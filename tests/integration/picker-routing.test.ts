@@ -252,15 +252,16 @@ test("a conversation's previous endpoint is credited with the answer it generate
     const first = h.send(chat(system, [], "first question"));
     const served = h.chosen(first)!;
     h.complete(first);
-    // The endpoint that answered now queues two requests more than the other one.
-    h.setPods(pods.map((address) => ({ address, waiting: address === served ? 2 : 0, running: 0, kv: 0.2 })));
+    // The endpoint that answered now queues three requests more than the other one: more than its four chunks of
+    // the previous prompt are worth (prefix.creditOfBestMatch charges the other endpoint half the credit for them).
+    h.setPods(pods.map((address) => ({ address, waiting: address === served ? 3 : 0, running: 0, kv: 0.2 })));
     const next = h.send(chat(system, [["first question", text(12, 4000)]], "second question"));
     next.encodeHeaders([[":status", "200"]], false);
     const header = next.state.responseHeaders!.get("x-endpoint-picker-debug")!;
     return { stayed: h.chosen(next) === served, matched: Number(/; matched=(\d+);/.exec(header)![1]), credits: h.counter("answer_credits") };
   };
   const credited = run(true);
-  assert.ok(credited.stayed, "the answer's 4,000 characters outweigh a queue two requests longer");
+  assert.ok(credited.stayed, "the answer's 4,000 characters outweigh a queue three requests longer");
   assert.ok(credited.matched >= 11, `matched ${credited.matched} chunks: the previous prompt and the answer`);
   assert.equal(credited.credits, 1);
   const plain = run(false);
