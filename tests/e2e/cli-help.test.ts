@@ -22,12 +22,16 @@ interface Run {
   stderr: string;
 }
 
+/** A spawn that has not exited by then is stuck, not slow: tsx alone takes seconds to start on a loaded CI box. */
+const SPAWN_TIMEOUT_MS = 120_000;
+
 /** `file` is a name in src-host/cli/ or a path from the repository root. */
 function run(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   const path = file.includes("/") ? file : join("src-host/cli", file);
   return new Promise((done) => {
-    execFile(process.execPath, ["--import", "tsx", path, ...args], { cwd: ROOT, timeout: 20_000, env }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    execFile(process.execPath, ["--import", "tsx", path, ...args], { cwd: ROOT, timeout: SPAWN_TIMEOUT_MS, env }, (error, stdout, stderr) => {
+      const killed = error?.killed ? `\n(killed after ${SPAWN_TIMEOUT_MS} ms)` : "";
+      done({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr: stderr + killed });
     });
   });
 }

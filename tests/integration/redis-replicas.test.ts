@@ -10,7 +10,7 @@ import { tcpRedis, type RedisTarget } from "../../src-host/host/redis-client.ts"
 import type { FilterStream } from "../../src-host/host/filter-stream.ts";
 import { chat, pickerHost, text, type PickerHarness } from "../support/picker.ts";
 import { parseDebugHeader } from "../../src-host/fuzz/debug-header.ts";
-import { RedisServer, command, freePort, redisServerAvailable } from "../support/redis-server.ts";
+import { CountedRedis, RedisServer, command, freePort, redisServerAvailable } from "../support/redis-server.ts";
 import { vllmPage } from "../../src-host/harness/vllm-page.ts";
 
 const CLUSTER = "outbound|6379||redis.default.svc.cluster.local";
@@ -26,29 +26,39 @@ after(async () => {
 });
 
 // A generous timeout: the tests share a loaded machine, and only the slow-Redis test is about timeouts.
+const TIMEOUT_MS = 5000;
+const counted = new WeakMap<PickerHarness<RealClock>, CountedRedis>();
+
 function replica(target: RedisTarget, redis: object = {}, config: object = {}): PickerHarness<RealClock> {
+  const redisCalls = new CountedRedis(target);
   const h = pickerHost({
     workers: 3,
     clock: new RealClock(),
-    redis: new Map([[CLUSTER, target]]),
-    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER, timeoutMs: 250, keyPrefix: "t:", ttlMs: 60000, ...redis }, ...config },
+    redis: new Map([[CLUSTER, redisCalls]]),
+    config: { metrics: { snapshotTtlMs: 0 }, redis: { cluster: CLUSTER, timeoutMs: TIMEOUT_MS, keyPrefix: "t:", ttlMs: 60000, ...redis }, ...config },
   });
+  counted.set(h, redisCalls);
   h.setPods(PODS.map((address) => ({ address, waiting: 0, running: 1, kv: 0.2 })));
   return h;
+}
+
+/** Waits until every Redis call these replicas sent is answered: the fire-and-forget publishes have landed. */
+async function landed(...hs: PickerHarness<RealClock>[]): Promise<void> {
+  for (const h of hs) await counted.get(h)!.answered();
 }
 
 /** Sends and waits until the plugin let the request go (it may wait for Redis first). */
 async function route(h: PickerHarness<RealClock>, body: object, headers: Array<[string, string]> = [], worker?: number): Promise<FilterStream> {
   const s = h.send(body, headers, { worker });
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + 2 * TIMEOUT_MS;
   while (s.requestState === "paused" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
   assert.equal(s.requestState, "forwarded", "the request went on");
   h.complete(s);
   return s;
 }
 
-/** Lets fire-and-forget publishes land. */
-const settle = (ms = 60) => new Promise((r) => setTimeout(r, ms));
+/** Lets time pass (a back-off run out). */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function conversation(i: number, turns = 0): object {
   const history: Array<[string, string]> = [];
@@ -69,7 +79,7 @@ test("turns of one conversation on different replicas return to the same pod", {
   const b = replica(tcpRedis(server.port));
   const first: string[] = [];
   for (let i = 0; i < 12; i++) first.push(a.chosen(await route(a, conversation(i), [], i % 3))!);
-  await settle();
+  await landed(a);
   for (let i = 0; i < 12; i++) {
     const s = await route(b, conversation(i, 1), [], i % 3);
     assert.equal(b.chosen(s), first[i], `conversation ${i}`);
@@ -93,7 +103,7 @@ test("a turn that waited for Redis still publishes its conversation for the next
     if (conv == 0) assert.equal(a.counter("redis.lookups"), lookups + 1, "the first conversation waited for Redis");
     firsts.push({ endpoint: d.endpoint, chain: d.chain, question });
   }
-  await settle();
+  await landed(a);
   for (let conv = 0; conv < 6; conv++) {
     const first = firsts[conv];
     const d = debugOf(await route(a, chat(system, [[first.question, text(1300 + conv, 400)]], "and then? " + text(1400 + conv, 300)), [], 1));
@@ -134,11 +144,11 @@ async function turnMovedByAnotherReplica(keyPrefix: string, system: string, q0: 
   const a = replica(tcpRedis(server.port), { keyPrefix }, { debug: { header: true } });
   const b = replica(tcpRedis(server.port), { keyPrefix }, { debug: { header: true } });
   const home = a.chosen(await route(a, chat(system, [], q0), [], 0))!;
-  await settle();
+  await landed(a);
   b.setPods(PODS.map((address) => ({ address, waiting: address === home ? 40 : 0, running: 1, kv: 0.2 })));
   const moved = b.chosen(await route(b, chat(system, [[q0, a0]], q1), [], 0))!;
   assert.notEqual(moved, home);
-  await settle();
+  await landed(b);
   return { a, b, moved };
 }
 
@@ -185,7 +195,7 @@ test("a hint for an endpoint whose engine restarted after it was published is no
   await route(b, conversation(600), [], 0); // b's worker 0 reads the counters before the restart
   const first: string[] = [];
   for (let i = 0; i < 6; i++) first.push(a.chosen(await route(a, conversation(610 + i), [], 0))!);
-  await settle();
+  await landed(a);
   const restarted = first[0];
   b.cluster.hostList = pods(restarted);
   await route(b, conversation(690), [], 0); // b's worker 0 reads the low counters once: not believed alone
@@ -210,7 +220,7 @@ test("a hint for an endpoint whose engine restarted after it was published is no
 test("a replica asks Redis only when its own index knows nothing", { skip }, async () => {
   const a = replica(tcpRedis(server.port));
   await route(a, conversation(100), [], 0);
-  await settle();
+  await landed(a);
   const lookups = a.counter("redis.lookups");
   await route(a, conversation(100, 1), [], 0);
   assert.equal(a.counter("redis.lookups"), lookups, "the worker's own index answered");
@@ -222,7 +232,7 @@ test("one tenant's hints are invisible to another", { skip }, async () => {
   const a = replica(tcpRedis(server.port), {}, config);
   const b = replica(tcpRedis(server.port), {}, config);
   for (let i = 0; i < 6; i++) await route(a, conversation(200 + i), [["x-tenant", "acme"]]);
-  await settle();
+  await landed(a);
   for (let i = 0; i < 6; i++) await route(b, conversation(200 + i, 1), [["x-tenant", "globex"]]);
   assert.equal(b.counter("redis.hits"), 0);
   assert.equal(b.counter("redis.misses"), 6);
@@ -236,7 +246,7 @@ test("every key carries a TTL no longer than redis.ttlMs, and the key count is b
   const a = replica(tcpRedis(server.port), { keyPrefix: "ttl:", ttlMs: 5000 });
   const start = Date.now();
   for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3), [], i % 3);
-  await settle();
+  await landed(a);
   const end = Date.now();
   const keys = await server.keys("ttl:");
   assert.ok(keys.size > 0);
@@ -265,20 +275,21 @@ test("Redis stopped mid-run and restarted: counted fail-opens, then sharing resu
   const a = replica(tcpRedis(own.port));
   const b = replica(tcpRedis(own.port));
   await route(a, conversation(400));
-  await settle();
+  await landed(a);
   await own.stop();
   for (let i = 0; i < 8; i++) {
     const s = await route(b, conversation(410 + i));
     assert.ok(b.chosen(s), "still routed by load");
-    await settle(10);
+    await landed(b); // the failure is counted before the next request, which backs off
+    await sleep(10);
   }
   assert.ok(b.counter("redis.unavailable") >= 1, "the lost connection is counted");
   assert.ok(b.counter("redis.backoff") >= 1, "and the next calls back off");
   await own.restart();
-  await settle(700);
+  await sleep(700); // b's back-off runs out
   const first = a.chosen(await route(a, conversation(420)))!;
-  await settle();
-  await settle(700);
+  await landed(a);
+  await sleep(700);
   const again = await route(b, conversation(420, 1));
   assert.equal(b.chosen(again), first, "sharing resumes after the restart");
   assert.equal(a.host.traps + b.host.traps, 0);
@@ -306,7 +317,8 @@ test("Redis refusing commands, out of memory, or answering garbage: counted, rou
   const refused = replica(tcpRedis(server.port), { username: "limited", password: "secret" });
   for (let i = 0; i < 3; i++) {
     assert.ok(refused.chosen(await route(refused, conversation(600 + i))));
-    await settle(250);
+    await landed(refused);
+    await sleep(250); // the back-off after the refusal runs out
   }
   assert.ok(refused.counter("redis.error") >= 2, `errors ${refused.counter("redis.error")}`);
 
@@ -315,7 +327,7 @@ test("Redis refusing commands, out of memory, or answering garbage: counted, rou
   await command(server.port, "CONFIG", "SET", "maxmemory-policy", "noeviction");
   const full = replica(tcpRedis(server.port));
   assert.ok(full.chosen(await route(full, conversation(610))));
-  await settle();
+  await landed(full);
   assert.ok(full.counter("redis.full") >= 1);
   await command(server.port, "CONFIG", "SET", "maxmemory", "0");
 
@@ -330,7 +342,7 @@ test("Redis refusing commands, out of memory, or answering garbage: counted, rou
   const broken = replica(tcpRedis(badPort));
   assert.ok(garbage.chosen(await route(garbage, conversation(620))));
   assert.ok(broken.chosen(await route(broken, conversation(621))));
-  await settle();
+  await landed(garbage, broken);
   assert.ok(garbage.counter("redis.garbage") >= 1);
   assert.ok(broken.counter("redis.unavailable") >= 1, "a reply that is not RESP closes the connection");
   for (const h of [refused, full, garbage, broken]) assert.equal(h.host.traps, 0);
@@ -345,7 +357,7 @@ test("a reply far longer than any hint (its keys overwritten by something else) 
   // Time enough to read the whole reply.
   const b = replica(tcpRedis(server.port), { keyPrefix: "big:", timeoutMs: 5000 });
   await route(a, conversation(800), [], 0);
-  await settle(200);
+  await landed(a);
   const keys = await server.keys("big:");
   assert.ok(keys.size > 0, "a published");
   const huge = "x".repeat(2 << 20);

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import { encodeCommand, replyLength } from "../../src-host/host/redis-resp.ts";
+import type { RedisConnectOptions, RedisConnection, RedisTarget } from "../../src-host/host/redis-client.ts";
 
 export function redisServerAvailable(): boolean {
   return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
@@ -91,5 +92,36 @@ export class RedisServer {
     const names = [...list.matchAll(/\$\d+\r\n([^\r]*)\r\n/g)].map((m) => m[1]);
     for (const k of names) out.set(k, Number((await command(this.port, "PTTL", k)).slice(1).trim()));
     return out;
+  }
+}
+
+/** A RedisTarget that counts the calls sent through it and not yet answered (a reply or a failure), so a test can
+ *  wait for "the publish landed" (Redis executed it before it replied) instead of sleeping a guessed while. */
+export class CountedRedis implements RedisTarget {
+  private outstanding = 0;
+
+  constructor(private readonly target: RedisTarget) {}
+
+  connect(options: RedisConnectOptions): RedisConnection {
+    const connection = this.target.connect(options);
+    return {
+      send: (query, onReply) => {
+        this.outstanding++;
+        connection.send(query, (reply) => {
+          this.outstanding--;
+          onReply(reply);
+        });
+      },
+      close: () => connection.close(),
+    };
+  }
+
+  /** Resolves once every call sent so far is answered; throws past the deadline. */
+  async answered(deadlineMs = 15_000): Promise<void> {
+    const deadline = Date.now() + deadlineMs;
+    while (this.outstanding > 0) {
+      if (Date.now() > deadline) throw new Error(`${this.outstanding} Redis calls still unanswered after ${deadlineMs} ms`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
   }
 }
