@@ -92,12 +92,17 @@ function refusedBeforeTheFramer(e: NodeParseError): boolean {
   return start < bytes.length && !METHOD_FIRST_BYTES.has(bytes[start]);
 }
 
+/** Whether the LF at i (i > from) ends an empty line, LF LF or LF CR LF, whose bytes are all at or after `from`. */
+function endsEmptyLine(bytes: Buffer, i: number, from: number): boolean {
+  return bytes[i] === 0x0a && (bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && i - 2 >= from && bytes[i - 2] === 0x0a));
+}
+
 /** Where the head holding offset `at` starts: after the blank line of the head before it in `bytes` (a pipelined
  *  request's; one with a body is not told apart from its body), else at 0, past any empty lines (Balsa skips them). */
 function headStart(bytes: Buffer, at: number): number {
   let start = 0;
   for (let i = Math.min(at, bytes.length) - 1; i > 0; i--) {
-    if (bytes[i] === 0x0a && (bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && i >= 2 && bytes[i - 2] === 0x0a))) {
+    if (endsEmptyLine(bytes, i, 0)) {
       start = i + 1;
       break;
     }
@@ -114,7 +119,7 @@ function invalidCharacterInWholeHead(e: NodeParseError): boolean | null {
   const start = headStart(bytes, e.bytesParsed);
   let end = -1;
   for (let i = start + 1; i < bytes.length; i++) {
-    if (bytes[i] === 0x0a && (bytes[i - 1] === 0x0a || (bytes[i - 1] === 0x0d && i >= start + 2 && bytes[i - 2] === 0x0a))) {
+    if (endsEmptyLine(bytes, i, start)) {
       end = i;
       break;
     }
