@@ -1,7 +1,8 @@
 // Checks a YAML/JSON Envoy config object against ENVOY_MESSAGES the way Envoy's loader would reject it: an
 // unknown field, a typed_config whose @type names no such message, a value of the wrong kind, an enum value that
-// does not exist, a required field left out. A deprecated field is reported too: Envoy still loads it, with a warning. A field the table lists but gives no kind for is reported too, so
-// a new field in an example gets its kind (and sub-message) added here rather than passing unchecked.
+// does not exist, a required field left out. A deprecated field is reported too: Envoy still loads it, with a
+// warning. A field the table lists but gives no kind for is reported too, so a new field in an example gets its kind
+// (and sub-message) added here rather than passing unchecked.
 import { ENVOY_MESSAGES, type MessageSchema } from "./envoy-api-messages.ts";
 
 const TYPE_URL = "type.googleapis.com/";

@@ -2,8 +2,8 @@
 // envoyproxy/envoy; read at its commit 84e84367, January 2026): each message's proto file and every field name
 // it declares (oneof members included), the kind of the fields the examples set, and the fields its validate
 // rules require ("a|b": one of a oneof), and the fields it marks `deprecated = true` (Envoy logs each use and counts
-// it in runtime.deprecated_feature_use; the examples use none). Kinds: a message's full name, "Any" (typed_config with an @type),
-// "Duration" (proto JSON: "1.5s"), "string", "uint32" (also UInt32Value), "bool" (also BoolValue),
+// it in runtime.deprecated_feature_use; the examples use none). Kinds: a message's full name, "Any" (typed_config
+// with an @type), "Duration" (proto JSON: "1.5s"), "string", "uint32" (also UInt32Value), "bool" (also BoolValue),
 // "enum:A|B" (the values that exist); a "[]" suffix means repeated.
 export interface MessageSchema {
   proto: string;
