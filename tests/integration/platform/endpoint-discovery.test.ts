@@ -202,9 +202,11 @@ test("an admin answer that cannot be read is counted apart, logged once per run,
   s.admin.answer = undefined;
   advance(s, POLL_MS);
   s.admin.answer = "x".repeat(1_100_000);
-  advance(s, POLL_MS);
-  assert.equal(s.harness.counter("discovery_unreadable_answers"), answers.length + 1, "an answer over discovery.maxBodyBytes");
-  assert.equal(warned(), 2, "a new run after a readable answer warns again");
+  advance(s, POLL_MS * 2);
+  assert.equal(s.harness.counter("discovery_unreadable_answers"), answers.length + 2, "answers over discovery.maxBodyBytes");
+  assert.equal(warned(), 2, "a new run after a readable answer warns again, once");
+  assert.match(s.logs.filter((l) => l.includes("discovery:"))[0], /GET \/clusters\?format=json is not an admin \/clusters JSON answer listing cluster vllm; keeping the last list$/);
+  assert.match(s.logs.filter((l) => l.includes("discovery:"))[1], /is over discovery\.maxBodyBytes \(1100000 bytes\); keeping the last list$/);
 });
 
 test("a host failing Envoy's health check for a while is excluded, and keeps its index entries when it passes again", () => {
