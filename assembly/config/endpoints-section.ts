@@ -7,8 +7,16 @@ import { isAuthority, isClusterName, isHttpPath } from "./string-formats";
 import { currentString, printable } from "./scanner-values";
 import { suggestionAmong } from "./key-suggestion";
 
-/** The keys of one endpoint object. */
+/** The keys of one endpoint object, indexed by EndpointKey: the parser and the unknown-key suggestion read this list. */
 const ENDPOINT_KEYS: Array<string> = ["address", "metricsCluster", "metricsPath", "authority"];
+
+/** A key's index in ENDPOINT_KEYS. */
+enum EndpointKey {
+  Address = 0,
+  MetricsCluster = 1,
+  MetricsPath = 2,
+  Authority = 3,
+}
 
 /**
  * Parses the value of `endpoints` (the current token) at the displayed path. The stock build stores the
@@ -96,31 +104,36 @@ function parseEndpoint(ctx: ParseContext, at: string, e: EndpointConfig, explici
     if (!ctx.nextValue()) return false;
     const isString = sc.token == JsonToken.String;
     const s = isString ? currentString(sc) : "";
-    if (key == "address") {
-      hasAddress = true;
-      if (!isString) {
-        ctx.wrongValue(path, "\"ip:port\", \"[ipv6]:port\" or \"host:port\"");
-      } else {
-        const problem = addressProblem(s);
-        if (problem.length != 0) ctx.error(path, "\"" + printable(s) + "\" is not \"ip:port\", \"[ipv6]:port\" or \"host:port\": " + problem);
-        else e.address = envoyAddressName(s); // what the override header must say: see envoyAddressName
-      }
-    } else if (key == "metricsCluster") {
-      hasCluster = true;
-      if (!isString || !isClusterName(s)) ctx.wrongValue(path, "a cluster name (1 to 255 visible ASCII characters)");
-      else e.metricsCluster = s;
-    } else if (key == "metricsPath") {
-      if (!isString || !isHttpPath(s)) {
-        ctx.wrongValue(path, "a path starting with \"/\" (visible ASCII)");
-      } else {
-        e.metricsPath = s;
-        explicitMetricsPath[0] = true;
-      }
-    } else if (key == "authority") {
-      if (!isString || (s.length != 0 && !isAuthority(s))) ctx.wrongValue(path, "\"\" or a host[:port] authority");
-      else e.authority = s;
-    } else {
-      ctx.error(path, "unknown key" + suggestionAmong(key, ENDPOINT_KEYS));
+    switch (ENDPOINT_KEYS.indexOf(key)) {
+      case EndpointKey.Address:
+        hasAddress = true;
+        if (!isString) {
+          ctx.wrongValue(path, "\"ip:port\", \"[ipv6]:port\" or \"host:port\"");
+        } else {
+          const problem = addressProblem(s);
+          if (problem.length != 0) ctx.error(path, "\"" + printable(s) + "\" is not \"ip:port\", \"[ipv6]:port\" or \"host:port\": " + problem);
+          else e.address = envoyAddressName(s); // what the override header must say: see envoyAddressName
+        }
+        break;
+      case EndpointKey.MetricsCluster:
+        hasCluster = true;
+        if (!isString || !isClusterName(s)) ctx.wrongValue(path, "a cluster name (1 to 255 visible ASCII characters)");
+        else e.metricsCluster = s;
+        break;
+      case EndpointKey.MetricsPath:
+        if (!isString || !isHttpPath(s)) {
+          ctx.wrongValue(path, "a path starting with \"/\" (visible ASCII)");
+        } else {
+          e.metricsPath = s;
+          explicitMetricsPath[0] = true;
+        }
+        break;
+      case EndpointKey.Authority:
+        if (!isString || (s.length != 0 && !isAuthority(s))) ctx.wrongValue(path, "\"\" or a host[:port] authority");
+        else e.authority = s;
+        break;
+      default:
+        ctx.error(path, "unknown key" + suggestionAmong(key, ENDPOINT_KEYS));
     }
     if (!ctx.skipValue()) return false;
   }

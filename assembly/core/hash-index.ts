@@ -73,25 +73,4 @@ export class HashIndex {
   next(bucket: i32): i32 {
     return (bucket + 1) & this.mask;
   }
-
-  /** Removes the entry at `bucket` (from seek), moving back the entries after it that probed past it, so that every
-   *  other entry stays reachable from its start (backward-shift deletion; no tombstones). */
-  removeAt(bucket: i32): void {
-    const mask = this.mask;
-    let hole = bucket & mask;
-    let j = hole;
-    while (true) {
-      j = (j + 1) & mask;
-      const v = unchecked(this.values[j]);
-      if (v == 0) break;
-      const key = unchecked(this.keys[j]);
-      // The entry at j may fill the hole when the hole lies on its probe path: from its start to j.
-      if (((j - hashBucket(key, this.bits)) & mask) >= ((j - hole) & mask)) {
-        unchecked((this.keys[hole] = key));
-        unchecked((this.values[hole] = v));
-        hole = j;
-      }
-    }
-    unchecked((this.values[hole] = 0));
-  }
 }

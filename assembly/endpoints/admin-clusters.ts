@@ -7,7 +7,8 @@
 // eds_health_status is HEALTHY or absent; Degraded when the only flag says degraded (eds_health_status DEGRADED,
 // failed_active_degraded_check); Unhealthy when any failure, exclusion or pending flag is set (failed_active_health_check,
 // failed_outlier_check, eds_health_status UNHEALTHY or DRAINING, pending_active_hc, pending_dynamic_removal, ...):
-// all of them keep Envoy's own balancer off the host except pending_dynamic_removal (readHealth).
+// all of them keep Envoy's own balancer off the host except pending_dynamic_removal (readHealth). Those Envoy also
+// leaves out of its host count are marked excluded (excludedAt).
 // Addresses are written as Envoy names the host (Address::Ipv4Instance/Ipv6Instance asString: "ip:port",
 // "[ipv6]:port"), which is what the override_host policy matches the routing header against. The result lives in
 // storage sized at construction; a parse allocates nothing.
@@ -71,7 +72,7 @@ export class AdminClusterHosts {
   }
 
   /** Whether Envoy leaves host i out of its host set's count (upstream_impl.cc excludeBasedOnHealthFlag:
-   *  pending_active_hc, excluded_via_immediate_hc_fail); such a host is also Unhealthy here. */
+   *  pending_active_hc, excluded_via_immediate_hc_fail, EDS DRAINING); such a host is also Unhealthy here. */
   excludedAt(i: i32): bool {
     return unchecked(this.excludedFlags[i]) != 0;
   }
@@ -235,6 +236,11 @@ export class AdminClusterHosts {
       if (isEds && sc.token == JsonToken.String) {
         if (sc.stringEquals("DEGRADED")) this.worsen(HostState.Degraded);
         else if (!(sc.stringEquals("HEALTHY") || sc.stringEquals("UNKNOWN"))) this.worsen(HostState.Unhealthy);
+        // EDS DRAINING: Envoy sets EDS_STATUS_DRAINING, which the admin prints as eds_health_status DRAINING
+        // (clusters_handler.cc setHealthFlag); coarseHealth makes it unhealthy and excludeBasedOnHealthFlag leaves it
+        // out of the host count (upstream_impl.cc HostImplBase::setEdsHealthFlag, runtime guard
+        // exclude_host_in_eds_status_draining, on by default). Envoy before that printed it UNHEALTHY and counted it.
+        if (sc.stringEquals("DRAINING")) this.excluded = true;
       } else if (sc.token == JsonToken.True) {
         // failed_active_degraded_check: Envoy uses the host only when the healthy ones are not enough. Envoy's
         // balancer is kept off a host by failed_active_health_check, failed_outlier_check (upstream_impl.h

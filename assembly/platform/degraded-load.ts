@@ -6,7 +6,7 @@
 // while H > 0. With N < 100 and fewer than half the hosts healthy or degraded (isHostSetInPanic, default
 // healthy_panic_threshold 50) the set is in panic: Envoy balances over every host alike, degraded ones included.
 // `total` is Envoy's host count: it leaves out excluded hosts (upstream_impl.cc excludeBasedOnHealthFlag: pending a
-// first check, excluded_via_immediate_hc_fail), as the caller does (member-slots.ts excluded).
+// first check, excluded_via_immediate_hc_fail, EDS DRAINING), as the caller does (member-slots.ts excluded).
 
 /** Envoy's overprovisioning factor by default, in percent. */
 const OVERPROVISIONING: u64 = 140;

@@ -107,7 +107,7 @@ export class EndpointDiscovery {
       return true;
     }
     if (bodySize > <u32>d.maxBodyBytes) {
-      this.refused("is over discovery.maxBodyBytes (" + bodySize.toString() + " bytes)");
+      if (this.refused()) this.warnUnreadable("is over discovery.maxBodyBytes (" + bodySize.toString() + " bytes)");
       return true;
     }
     const body = this.response;
@@ -119,7 +119,7 @@ export class EndpointDiscovery {
     const ok = body.len == <usize>bodySize && hosts.parse(body.ptr, body.len, d.servingCluster);
     body.release();
     if (!ok) {
-      this.refused("is not an admin /clusters JSON answer listing cluster " + d.servingCluster);
+      if (this.refused()) this.warnUnreadable("is not an admin /clusters JSON answer listing cluster " + d.servingCluster);
       return true;
     }
     this.unreadable = false;
@@ -131,12 +131,17 @@ export class EndpointDiscovery {
     this.state.telemetry.add(this.state.telemetry.discoveryFailures, 1);
   }
 
-  /** A failed poll whose answer came but cannot be read: counted apart, and logged at the first of a run. */
-  private refused(why: string): void {
+  /** A failed poll whose answer came but cannot be read: counted apart. True at the first of a run, the one to log
+   *  (the caller builds the warning's text only then). */
+  private refused(): bool {
     this.failed();
     this.state.telemetry.add(this.state.telemetry.discoveryUnreadableAnswers, 1);
-    if (this.unreadable) return;
+    if (this.unreadable) return false;
     this.unreadable = true;
+    return true;
+  }
+
+  private warnUnreadable(why: string): void {
     const d = this.state.config.discovery;
     log(LogLevel.Warn, "endpoint-picker: discovery: the answer of cluster " + d.cluster + " to GET " + d.path + " " + why + "; keeping the last list");
   }

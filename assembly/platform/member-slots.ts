@@ -65,7 +65,8 @@ export class MemberSlots {
     return unchecked(this.states[slot]);
   }
 
-  /** Whether Envoy leaves the member out of its host count (pending its first check, or excluded by one). */
+  /** Whether Envoy leaves the member out of its host count (pending its first check, excluded by one, or draining
+   *  by EDS). */
   excluded(slot: i32): bool {
     return unchecked(this.excludedFlags[slot]) != 0;
   }

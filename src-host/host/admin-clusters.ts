@@ -27,9 +27,11 @@ export function adminHealthStatus(health: string): Record<string, unknown> {
       return { failed_active_health_check: true, eds_health_status: "HEALTHY", pending_active_hc: true };
     case "Timeout":
       return { failed_active_health_check: true, eds_health_status: "HEALTHY", active_hc_timeout: true };
-    // EDS DRAINING, UNHEALTHY and TIMEOUT all set FAILED_EDS_HEALTH (upstream_impl.cc), reported as UNHEALTHY.
+    // EDS DRAINING sets EDS_STATUS_DRAINING (upstream_impl.cc HostImplBase::setEdsHealthFlag, runtime guard
+    // exclude_host_in_eds_status_draining, on by default), which setHealthFlag prints after the FAILED_EDS_HEALTH /
+    // DEGRADED_EDS_HEALTH case and so overrides its HEALTHY. Envoy before that set FAILED_EDS_HEALTH: UNHEALTHY.
     case "Draining":
-      return { eds_health_status: "UNHEALTHY" };
+      return { eds_health_status: "DRAINING" };
     default:
       return { failed_active_health_check: true, eds_health_status: "HEALTHY" };
   }

@@ -13,8 +13,8 @@ const PANIC_THRESHOLD = 50;
 export type HostClass = "healthy" | "degraded" | "excluded" | "unhealthy";
 
 /** A host's class in Envoy's host set, from its health status name (host/admin-clusters.ts adminHealthStatus):
- *  degraded (EDS DEGRADED or an active check answered x-envoy-degraded), excluded (pending its first active check:
- *  upstream_impl.cc excludeBasedOnHealthFlag), healthy, or unhealthy (anything else). */
+ *  degraded (EDS DEGRADED or an active check answered x-envoy-degraded), excluded (pending its first active check,
+ *  or EDS DRAINING: upstream_impl.cc excludeBasedOnHealthFlag), healthy, or unhealthy (anything else). */
 export function hostClass(healthStatus: string): HostClass {
   switch (healthStatus) {
     case "Healthy":
@@ -23,6 +23,7 @@ export function hostClass(healthStatus: string): HostClass {
     case "DegradedActiveHc":
       return "degraded";
     case "PendingActiveHc":
+    case "Draining":
       return "excluded";
     default:
       return "unhealthy";

@@ -69,6 +69,23 @@ describe("AdminClusterHosts (Envoy's admin /clusters?format=json)", () => {
     expect(states(h)).toBe("unhealthy,unhealthy,degraded,unhealthy,unhealthy,healthy,healthy,degraded,unhealthy,unhealthy");
   });
 
+  it("marks the hosts Envoy leaves out of its host count: pending a first check, excluded by one, or EDS DRAINING", () => {
+    const h = new AdminClusterHosts(8);
+    const doc = admin([cluster("vllm", [
+      host("10.0.0.1", 8000, '{"eds_health_status": "DRAINING"}'),
+      host("10.0.0.2", 8000, '{"eds_health_status": "UNHEALTHY"}'),
+      host("10.0.0.3", 8000, '{"failed_active_health_check": true, "eds_health_status": "HEALTHY", "pending_active_hc": true}'),
+      host("10.0.0.4", 8000, '{"failed_active_health_check": true, "excluded_via_immediate_hc_fail": true, "eds_health_status": "HEALTHY"}'),
+      host("10.0.0.5", 8000, '{"pending_dynamic_removal": true, "eds_health_status": "HEALTHY"}'),
+      host("10.0.0.6", 8000),
+    ])]);
+    expect(parse(h, doc)).toBe(true);
+    expect(states(h)).toBe("unhealthy,unhealthy,unhealthy,unhealthy,unhealthy,healthy");
+    const excluded = new Array<string>();
+    for (let i = 0; i < h.count; i++) excluded.push(h.excludedAt(i) ? "excluded" : "counted");
+    expect(excluded.join(",")).toBe("excluded,counted,excluded,excluded,counted,counted");
+  });
+
   it("keeps a cluster's hosts listed before its name, and drops another's", () => {
     const h = new AdminClusterHosts(8);
     const doc = '{"cluster_statuses": [{"host_statuses": [' + host("10.0.0.9", 80) + '], "name": "other"}, ' +

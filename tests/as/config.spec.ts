@@ -347,6 +347,10 @@ describe("parseConfig errors", () => {
     expectMentions(msg, "_rules_[0].redis.ttl_ms: unknown key (did you mean \"redis.ttlMs\"?)");
     msg = stock('{"endpoints": [{"address": "10.0.0.1:80", "metrics_cluster": "c"}]}');
     expectMentions(msg, "endpoints[0].metrics_cluster: unknown key (did you mean \"metricsCluster\"?)");
+    msg = stock('{"endpoints": [{"Address": "10.0.0.1:80", "metricsCluster": "c", "metrics-path": "/m", "AUTHORITY": ""}]}');
+    expectMentions(msg, "endpoints[0].Address: unknown key (did you mean \"address\"?)");
+    expectMentions(msg, "endpoints[0].metrics-path: unknown key (did you mean \"metricsPath\"?)");
+    expectMentions(msg, "endpoints[0].AUTHORITY: unknown key (did you mean \"authority\"?)");
     // A different word gets no guess.
     msg = higress('{"weights": {"prefix": 3}}');
     expect(msg).toBe("invalid plugin config: weights.prefix: unknown key");

@@ -22,7 +22,8 @@ test("the admin lists every cluster with its hosts' socket addresses and health 
   assert.deepEqual(b.address, { socket_address: { address: "fd00::1", port_value: 8000 } });
   assert.equal(b.health_status.failed_active_health_check, true);
   assert.equal(json.cluster_statuses[1].host_statuses, undefined, "no hosts: the repeated field is left out");
-  assert.equal(adminHealthStatus("Draining").eds_health_status, "UNHEALTHY");
+  // EDS_STATUS_DRAINING: eds_health_status DRAINING and no other flag.
+  assert.deepEqual(adminHealthStatus("Draining"), { eds_health_status: "DRAINING" });
   // setHealthFlag: DEGRADED_ACTIVE_HC as failed_active_degraded_check, DEGRADED_EDS_HEALTH as eds_health_status.
   assert.deepEqual(adminHealthStatus("DegradedActiveHc"), { eds_health_status: "HEALTHY", failed_active_degraded_check: true });
   assert.deepEqual(adminHealthStatus("Degraded"), { eds_health_status: "DEGRADED" });

@@ -202,9 +202,11 @@ test("an admin answer that cannot be read is counted apart, logged once per run,
   s.admin.answer = undefined;
   advance(s, POLL_MS);
   s.admin.answer = "x".repeat(1_100_000);
-  advance(s, POLL_MS);
-  assert.equal(s.harness.counter("discovery_unreadable_answers"), answers.length + 1, "an answer over discovery.maxBodyBytes");
-  assert.equal(warned(), 2, "a new run after a readable answer warns again");
+  advance(s, POLL_MS * 2);
+  assert.equal(s.harness.counter("discovery_unreadable_answers"), answers.length + 2, "answers over discovery.maxBodyBytes");
+  assert.equal(warned(), 2, "a new run after a readable answer warns again, once");
+  assert.match(s.logs.filter((l) => l.includes("discovery:"))[0], /GET \/clusters\?format=json is not an admin \/clusters JSON answer listing cluster vllm; keeping the last list$/);
+  assert.match(s.logs.filter((l) => l.includes("discovery:"))[1], /is over discovery\.maxBodyBytes \(1100000 bytes\); keeping the last list$/);
 });
 
 test("a host failing Envoy's health check for a while is excluded, and keeps its index entries when it passes again", () => {
@@ -298,6 +300,29 @@ test("hosts pending their first check are out of Envoy's host count: healthy one
   }
   const d = decide(s);
   assert.ok(d.endpoint !== null && healthy.includes(d.endpoint), "a healthy host is named");
+  assert.equal(s.harness.counter("fallback.degraded_share"), 0);
+});
+
+test("hosts draining by EDS are out of Envoy's host count: healthy ones that suffice without them keep the choice", () => {
+  // Four healthy, one degraded, two that EDS marks DRAINING (the admin prints eds_health_status DRAINING; Envoy leaves
+  // them out: upstream_impl.cc excludeBasedOnHealthFlag, EDS_STATUS_DRAINING). Envoy counts five hosts: 140 x 4 / 5 =
+  // 112, capped at 100. Counted, the two would make it 140 x 4 / 7 = 80 and give the degraded host a 20% share.
+  const healthy = ["10.8.3.1:8000", "10.8.3.2:8000", "10.8.3.3:8000", "10.8.3.4:8000"];
+  const s = stock([
+    ...healthy.map((a) => host(a)),
+    host("10.8.3.5:8000", "Degraded"),
+    host("10.8.3.6:8000", "Draining"),
+    host("10.8.3.7:8000", "Draining"),
+  ]);
+  const router = new Router(s.serving, "envoy");
+  advance(s, POLL_MS * 2);
+  for (let i = 0; i < 100; i++) {
+    const route = router.route({ overrideHost: null, requestHeaders: [] })!;
+    assert.ok(healthy.includes(route.host.address), "Envoy's own balancer uses only the healthy hosts");
+  }
+  const d = decide(s);
+  assert.ok(d.endpoint !== null && healthy.includes(d.endpoint), "a healthy host is named");
+  assert.equal(matchedOn(d, "10.8.3.6:8000"), "excluded", "a draining host is not picked");
   assert.equal(s.harness.counter("fallback.degraded_share"), 0);
 });
 
