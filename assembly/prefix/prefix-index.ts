@@ -634,10 +634,11 @@ export class PrefixIndex {
 
   /**
    * First pass of record(), which changes nothing but `lookups`: finds every hash of hashes[from, n) (keeping the
-   * entries found at the chain's first RECORD_LOOKUPS positions), then walks as many entries back from the slot's tail as will be evicted and
-   * loads their home buckets. Independent loads issued together overlap their cache misses; the second pass, one
-   * dependent miss after another, then finds those lines in the cache. Returns a value derived from the loads, which
-   * the caller keeps so that they are not optimized away.
+   * entries found at the chain's first RECORD_LOOKUPS positions); at the first hash not found, walks back from the
+   * slot's tail over as many entries as the rest of the chain could evict, loading their home buckets, then loads
+   * the home buckets of the hashes after it. Independent loads issued together overlap their cache misses; the
+   * second pass, one dependent miss after another, then finds those lines in the cache. Returns a value derived from
+   * the loads, which the caller keeps so that they are not optimized away.
    */
   private lookUpAhead(slot: i32, hashes: StaticArray<u64>, from: i32, n: i32, cap: i32): u32 {
     const lookups = this.lookups;
@@ -655,21 +656,23 @@ export class PrefixIndex {
       entry = entry != NIL ? this.entryAfter(entry, hash, slot) : this.find(hash, slot);
       if (i < RECORD_LOOKUPS) unchecked((lookups[i] = entry));
       if (entry != NIL) continue;
-      // The chain's first new hash: those after it are new too, as a rule (each hash covers all before it). Their
-      // home buckets are loaded first, in a loop without branches on what they hold, so that the cache misses
-      // overlap: a find's exit depends on its bucket, and one mispredicted on a missing line stalls the loads after.
-      if (missing++ == 0) {
-        for (let k = i + 1; k < n; k++) folded ^= load<u32>(table + bucketOffset(unchecked(hashes[k]) ^ slotMix, shift));
+      if (missing++ != 0) continue;
+      // The chain's first new hash: those after it are new too, as a rule (each hash covers all before it), and each
+      // may evict the slot's least recent entry. The walk to those victims comes first, as the one run of dependent
+      // misses (a record, then its bucket and the record before it): the loads issued after it overlap with it. The
+      // home buckets of the hashes after this one follow, in a loop without branches on what they hold, so that
+      // their misses overlap too: a find's exit depends on its bucket, and one mispredicted on a missing line stalls
+      // the loads after. (Hashes found further on leave some of the victims walked to in place: loads, no more.)
+      let victims = unchecked(this.sizes[slot]) + (n - i) - cap;
+      let victim = unchecked(this.tail[slot]);
+      const records = this.recordsBase;
+      while (victims > 0 && victim != NIL) {
+        const record = records + (<usize>victim << 4);
+        folded ^= load<u32>(table + bucketOffset(load<u64>(record) ^ slotMix, shift));
+        victim = load<i32>(record, 8); // prevOf
+        victims--;
       }
-    }
-    let victims = unchecked(this.sizes[slot]) + missing - cap;
-    entry = unchecked(this.tail[slot]);
-    const records = this.recordsBase;
-    while (victims > 0 && entry != NIL) {
-      const record = records + (<usize>entry << 4);
-      folded ^= load<u32>(table + bucketOffset(load<u64>(record) ^ slotMix, shift));
-      entry = load<i32>(record, 8); // prevOf
-      victims--;
+      for (let k = i + 1; k < n; k++) folded ^= load<u32>(table + bucketOffset(unchecked(hashes[k]) ^ slotMix, shift));
     }
     return folded;
   }
