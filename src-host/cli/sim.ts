@@ -32,7 +32,9 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
   --redis-rtt-ms MS      round-trip time of the Redis picker-redis shares between replicas (default 0.5)
   --parallel N           worker threads running policies side by side (default: min(2, CPUs))
   --diagnose             the picker's index against the pods' real caches, decision by decision: precision and
-                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal)
+                         recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal);
+                         for every policy, where it placed requests: the prompt share the chosen and the best pod
+                         held, and how often a group or conversation left its previous request's pod
   -h, --help             print this text and exit`;
 
 function die(message: string): never {

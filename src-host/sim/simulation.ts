@@ -7,6 +7,7 @@ import type { Tokenizer } from "../backend/tokenizer.ts";
 import { VirtualClock } from "../host/clock.ts";
 import { EventQueue } from "./event-queue.ts";
 import { IndexDiagnostics, type DecisionTruth } from "./index-diagnostics.ts";
+import { PlacementDiagnostics } from "./placement-diagnostics.ts";
 import { createGenerator } from "./generators/create-generator.ts";
 import type { RequestSpec, TrafficGenerator } from "./generators/traffic-generator.ts";
 import { PodHeap } from "./pod-heap.ts";
@@ -39,7 +40,8 @@ export interface SimulationOptions {
   redisRttMs?: number;
   /** Width of a hit-rate-over-time bucket (ms). Default: the arrival span / 60, at least 1 s. */
   timelineBucketMs?: number;
-  /** Policies that explain their decisions (the picker) are checked against the pods' real caches. */
+  /** Every policy's placement, and the beliefs of policies that explain their decisions (the picker), are checked
+   *  against the pods' real caches. */
   diagnose?: boolean;
   /** Where progress lines go during a long run (stderr from the CLI); at most one every `progressEveryMs`. */
   onProgress?: (line: string) => void;
@@ -63,7 +65,7 @@ interface InFlight {
   firstToken: boolean;
   /** Time the gateway held the request before it reached the pod (a Redis lookup). */
   gatewayWaitMs: number;
-  /** What every candidate held at the pick (only for policies that explain their decisions). */
+  /** What every candidate held at the pick (only with diagnostics on). */
   truth: DecisionTruth | null;
 }
 
@@ -104,6 +106,7 @@ class Simulation {
   /** Requests whose policy decides later. */
   private deferred = 0;
   private readonly diagnostics = new IndexDiagnostics();
+  private readonly placement = new PlacementDiagnostics();
   /** Pods a wedge fault names, and the figures of the others (null without a wedge). */
   private readonly wedgedPods: Set<number>;
   private readonly healthyPodStats: PodSubsetStats | null;
@@ -133,7 +136,11 @@ class Simulation {
   }
 
   private get diagnosing(): boolean {
-    return this.options.diagnose === true && this.policy.explain !== undefined;
+    return this.options.diagnose === true;
+  }
+
+  private get explaining(): boolean {
+    return this.diagnosing && this.policy.explain !== undefined;
   }
 
   async start(factory: PolicyFactory): Promise<void> {
@@ -206,7 +213,10 @@ class Simulation {
     const cdf: number[] = [];
     for (let i = 0; i < sorted.length; i += step) cdf.push(sorted[i] / 1000);
     if (sorted.length > 0 && (sorted.length - 1) % step !== 0) cdf.push(sorted[sorted.length - 1] / 1000);
-    const summary = this.stats.summary(wallS, this.policy.stats?.() ?? {}, this.diagnosing ? this.diagnostics.summary() : undefined);
+    const summary = this.stats.summary(
+      wallS, this.policy.stats?.() ?? {}, this.explaining ? this.diagnostics.summary() : undefined,
+      this.diagnosing ? this.placement.summary() : undefined,
+    );
     if (this.healthyPodStats !== null) summary.healthy_pods = this.healthyPodStats.summary();
     if (this.workload.faults.some((f) => f.type === "restart" || f.type === "remove")) summary.sent_to_down_pods = this.sentToDownPods;
     if (this.workload.pods.lora !== undefined) summary.lora_loads = this.removedLoraLoads + this.pods.reduce((n, p) => n + p.loraLoads, 0);
@@ -286,6 +296,7 @@ class Simulation {
       this.policy.onFinished?.(decision, now, "rejected");
       return this.fail(spec, now);
     }
+    if (truth !== null) this.placement.add(spec.sessionKey, pod.address, truth);
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
@@ -335,7 +346,7 @@ class Simulation {
         this.healthyPodStats.firstToken(ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       }
       this.policy.onFirstToken?.(f.decision, ev.time);
-      if (f.truth !== null) {
+      if (f.truth !== null && this.explaining) {
         const belief = this.policy.explain!(f.decision);
         if (belief !== null) this.diagnostics.add(f.truth, belief);
       }

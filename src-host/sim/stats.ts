@@ -1,5 +1,6 @@
 // What one policy run measured, and its summary figures.
 import type { IndexDiagnosticsSummary } from "./index-diagnostics.ts";
+import type { PlacementSummary } from "./placement-diagnostics.ts";
 
 export interface PolicySummary {
   requests: number;
@@ -20,6 +21,8 @@ export interface PolicySummary {
   extra: Record<string, number>;
   /** Index accuracy of policies that explain their decisions (the picker). */
   index?: IndexDiagnosticsSummary;
+  /** Where the policy placed requests against the pods' real caches (every policy, with --diagnose). */
+  placement?: PlacementSummary;
   /** First tokens served by the pods no wedge fault names (only for workloads with one). */
   healthy_pods?: HealthyPodsSummary;
   /** LoRA adapters the pods loaded (only for workloads whose pods serve adapters). */
@@ -125,7 +128,9 @@ export class RunStats {
     }));
   }
 
-  summary(wallS: number, extra: Record<string, number> = {}, index?: IndexDiagnosticsSummary): PolicySummary {
+  summary(
+    wallS: number, extra: Record<string, number> = {}, index?: IndexDiagnosticsSummary, placement?: PlacementSummary,
+  ): PolicySummary {
     const ttft = Float64Array.from(this.ttftMs).sort();
     const e2e = Float64Array.from(this.e2eMs).sort();
     const span = (this.lastFinishMs - this.firstArrivalMs) / 1000;
@@ -146,6 +151,7 @@ export class RunStats {
       wall_s: wallS,
       extra,
       ...(index !== undefined ? { index } : {}),
+      ...(placement !== undefined ? { placement } : {}),
     };
   }
 }

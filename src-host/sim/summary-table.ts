@@ -1,5 +1,6 @@
 // The per-policy text table the CLI prints.
 import { diagnosticsText } from "./index-diagnostics.ts";
+import { placementText } from "./placement-diagnostics.ts";
 import type { PolicyRun } from "./simulation.ts";
 
 const COLUMNS: Array<[string, (r: PolicyRun) => string]> = [
@@ -32,6 +33,7 @@ export function summaryTable(runs: readonly PolicyRun[]): string {
     const extra = Object.entries(r.summary.extra);
     if (extra.length > 0) out.push(`${r.policy}: ${extra.map(([k, v]) => `${k}=${v}`).join(" ")}`);
     if (r.summary.index !== undefined) out.push(diagnosticsText(r.policy, r.summary.index));
+    if (r.summary.placement !== undefined) out.push(placementText(r.policy, r.summary.placement));
   }
   return out.join("\n");
 }
