@@ -1,7 +1,7 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyTwoBlocks, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
 import { CANONICAL_ESCAPES, canonicalLength, decodeJsonString, decodedBytes, escapeLength, isCanonicalEscape, putCanonical, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -598,6 +598,99 @@ export class JsonScanner {
     let d = dst + done;
     let escaped = false;
     while (p < limit) {
+      if (ASC_FEATURE_SIMD) {
+        // 32 bytes at a time, each special byte of a block handled from the block's mask without reading the block
+        // again: a short escape (the rest of the block then copied one byte to the left), a well-formed sequence (in
+        // place already), the closing quote. Anything else, and the last bytes, go to the loop below, one at a time.
+        // The bound leaves room for the rest of a block copied from past it (after an escape of up to 12 bytes) and for a
+        // sequence that crosses its end.
+        // Escapes only shrink the text, so the output stays within dEnd while p stays within this bound.
+        const bound = min(limit, p + (dEnd - d));
+        while (p + 80 <= bound) {
+          let m = copyTwoBlocks(p, d);
+          if (m == 0) {
+            p += 32;
+            d += 32;
+            continue;
+          }
+          // Bytes [q, p + 32) are at dq on: their place while they are plain.
+          let q = p;
+          let dq = d;
+          let stop = false;
+          while (m != 0) {
+            const at = p + <usize>ctz(m);
+            const dAt = dq + (at - q);
+            const c = <u32>load<u8>(at);
+            if (c == 0x5c) {
+              const e = <u32>load<u8>(at, 1);
+              const value = shortEscapeValue(e);
+              escaped = true;
+              if (value >= 0 && canonical && e != 0x2f) {
+                // Its own canonical spelling: in place already, unless its letter is past the block.
+                store<u16>(dAt, load<u16>(at));
+                q = at + 2;
+                dq = dAt + 2;
+              } else {
+                if (value >= 0) {
+                  store<u8>(dAt, <u8>value);
+                  q = at + 2;
+                  dq = dAt + 1;
+                } else if (e == 0x75 && escapeLength(at, limit) != 0) {
+                  // \uXXXX (a pair for a surrogate): never more bytes written than read.
+                  const r = readJsonCodePoint(at, limit);
+                  q = at + <usize>(r >> 32);
+                  dq = canonical ? putCanonical(dAt, dEnd, <u32>r) : putCodePoint(dAt, dEnd, <u32>r, flags);
+                } else {
+                  q = at;
+                  dq = dAt;
+                  stop = true;
+                  break;
+                }
+                // The rest of the block moves to the left.
+                v128.store(dq, v128.load(q));
+                v128.store(dq, v128.load(q, 16), 16);
+              }
+            } else if (c >= 0x80) {
+              // A well-formed sequence and those right after it (CJK, Cyrillic, emoji): each in place already, unless it
+              // crosses the block's end.
+              q = at;
+              dq = dAt;
+              do {
+                const n = sequenceLength(q, limit);
+                if (n <= 0) {
+                  stop = true;
+                  break;
+                }
+                copySequence(dq, q, <usize>n);
+                q += <usize>n;
+                dq += <usize>n;
+              } while (q + 4 <= bound && load<u8>(q) >= 0x80);
+              if (stop) break;
+            } else if (c == 0x22) {
+              this.decodedLen = <i32>(dAt - dst);
+              this.start = open + 1;
+              this.end = at;
+              this.hasEscapes = escaped;
+              return at + 1;
+            } else {
+              q = at;
+              dq = dAt;
+              stop = true;
+              break;
+            }
+            // The specials the bytes [p, q) held are done.
+            m = <u32>(<u64>m & (<u64>-1 << <u64>min(q - p, 32)));
+          }
+          if (stop || q >= p + 32) {
+            p = q;
+            d = dq;
+            if (stop) break;
+          } else {
+            d = dq + (p + 32 - q);
+            p += 32;
+          }
+        }
+      }
       const run = copyPlainAscii(p, limit, d, dEnd);
       p += run;
       d += run;

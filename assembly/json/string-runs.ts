@@ -113,7 +113,7 @@ export const FIRST_BLOCK: i32 = 16;
  * byte i), 0 when all are.
  */
 // @ts-ignore: decorator
-@inline function copyTwoBlocks(src: usize, dst: usize): u32 {
+@inline export function copyTwoBlocks(src: usize, dst: usize): u32 {
   const x = v128.load(src);
   const y = v128.load(src, 16);
   v128.store(dst, x);

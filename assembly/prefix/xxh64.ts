@@ -14,14 +14,28 @@
 // @ts-ignore: decorator
 @inline const PRIME64_5: u64 = 0x27D4EB2F165667C5;
 
+// The pieces of xxh64 for a caller that reads the stripes itself (prefix/chunk-hash.ts): the four lane accumulators'
+// start values for a seed, one round per 8-byte lane of a 32-byte stripe, and the end (xxh64LongEnd).
 // @ts-ignore: decorator
-@inline function round(acc: u64, lane: u64): u64 {
+@inline export function xxh64Acc1Start(seed: u64): u64 {
+  return seed + PRIME64_1 + PRIME64_2;
+}
+// @ts-ignore: decorator
+@inline export function xxh64Acc2Start(seed: u64): u64 {
+  return seed + PRIME64_2;
+}
+// @ts-ignore: decorator
+@inline export function xxh64Acc4Start(seed: u64): u64 {
+  return seed - PRIME64_1;
+}
+// @ts-ignore: decorator
+@inline export function xxh64Round(acc: u64, lane: u64): u64 {
   return rotl<u64>(acc + lane * PRIME64_2, 31) * PRIME64_1;
 }
 
 // @ts-ignore: decorator
 @inline function mergeAccumulator(acc: u64, lane: u64): u64 {
-  return (acc ^ round(0, lane)) * PRIME64_1 + PRIME64_4;
+  return (acc ^ xxh64Round(0, lane)) * PRIME64_1 + PRIME64_4;
 }
 
 /** The 1..31 bytes after the last stripe (or the whole input under 32 bytes), then the avalanche. */
@@ -29,7 +43,7 @@
 @inline function finishTail(acc: u64, p: usize, end: usize): u64 {
   // 8-byte lanes, then at most one 4-byte lane, then single bytes.
   while (p + 8 <= end) {
-    acc ^= round(0, load<u64>(p));
+    acc ^= xxh64Round(0, load<u64>(p));
     acc = rotl<u64>(acc, 27) * PRIME64_1 + PRIME64_4;
     p += 8;
   }
@@ -57,18 +71,27 @@
   let p = ptr;
   const lastStripe = end - 32;
   while (p <= lastStripe) {
-    acc1 = round(acc1, load<u64>(p));
-    acc2 = round(acc2, load<u64>(p, 8));
-    acc3 = round(acc3, load<u64>(p, 16));
-    acc4 = round(acc4, load<u64>(p, 24));
+    acc1 = xxh64Round(acc1, load<u64>(p));
+    acc2 = xxh64Round(acc2, load<u64>(p, 8));
+    acc3 = xxh64Round(acc3, load<u64>(p, 16));
+    acc4 = xxh64Round(acc4, load<u64>(p, 24));
     p += 32;
   }
+  return xxh64LongEnd(acc1, acc2, acc3, acc4, end - ptr, p, end);
+}
+
+/**
+ * The end of the XXH64 of `len` >= 32 bytes whose whole stripes left the lane accumulators acc1..acc4: they converge,
+ * then the length and the 0..31 bytes [p, end) after the last stripe go in.
+ */
+// @ts-ignore: decorator
+@inline export function xxh64LongEnd(acc1: u64, acc2: u64, acc3: u64, acc4: u64, len: usize, p: usize, end: usize): u64 {
   let acc = rotl<u64>(acc1, 1) + rotl<u64>(acc2, 7) + rotl<u64>(acc3, 12) + rotl<u64>(acc4, 18);
   acc = mergeAccumulator(acc, acc1);
   acc = mergeAccumulator(acc, acc2);
   acc = mergeAccumulator(acc, acc3);
   acc = mergeAccumulator(acc, acc4);
-  return finishTail(acc + <u64>(end - ptr), p, end);
+  return finishTail(acc + <u64>len, p, end);
 }
 
 // Two inlined halves, the length recomputed after the stripe loop: in V8 about 1.2x the throughput of the earlier
@@ -76,8 +99,14 @@
 /** XXH64 of the `len` bytes at `ptr`. The caller guarantees that [ptr, ptr + len) is readable. */
 export function xxh64(ptr: usize, len: usize, seed: u64): u64 {
   const end = ptr + len;
-  if (len >= 32) return longInput(ptr, end, seed + PRIME64_1 + PRIME64_2, seed + PRIME64_2, seed, seed - PRIME64_1);
-  return finishTail(seed + PRIME64_5 + <u64>len, ptr, end);
+  if (len >= 32) return longInput(ptr, end, xxh64Acc1Start(seed), xxh64Acc2Start(seed), seed, xxh64Acc4Start(seed));
+  return xxh64Short(ptr, len, seed);
+}
+
+/** XXH64 of the `len` < 32 bytes at `ptr`. */
+// @ts-ignore: decorator
+@inline export function xxh64Short(ptr: usize, len: usize, seed: u64): u64 {
+  return finishTail(seed + PRIME64_5 + <u64>len, ptr, ptr + len);
 }
 
 /** XXH64 of a whole byte array (tests, configuration time). */

@@ -1,6 +1,6 @@
 // Counting the UTF-8 lead bytes (every byte that is not a continuation byte 10xxxxxx, so one per character
-// of well-formed text) in fixed-size blocks. With WebAssembly SIMD (asc --enable simd, ASC_FEATURE_SIMD) a
-// block is four 16-byte vectors; without it, eight 64-bit words. The caller keeps the block inside its input.
+// of well-formed text) in fixed-size blocks of 64 or 32 bytes, and where they are in 32. With WebAssembly SIMD (asc
+// --enable simd, ASC_FEATURE_SIMD) 16-byte vectors; without it, 64-bit words. The caller keeps the block inside its input.
 
 export const LEAD_BLOCK_BYTES: usize = 64;
 
@@ -16,12 +16,6 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 // @ts-ignore: decorator
 @inline function continuationMask(x: v128): u64 {
   return <u64>i8x16.bitmask(i8x16.lt_s(x, i8x16.splat(-64)));
-}
-
-/** Lead bytes among the 8 bytes at p. */
-// @ts-ignore: decorator
-@inline export function leadBytesIn8(p: usize): usize {
-  return 8 - <usize>popcnt<u64>(continuationBits(load<u64>(p)));
 }
 
 /** Lead bytes among the LEAD_BLOCK_BYTES bytes at p. */
@@ -57,3 +51,41 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
   }
   return LEAD_BLOCK_BYTES - <usize>continuations;
 }
+
+/** Lead bytes among the 32 bytes at p (one xxh64 stripe). */
+// @ts-ignore: decorator
+@inline export function leadBytesIn32(p: usize): usize {
+  if (ASC_FEATURE_SIMD) {
+    const a = v128.load(p);
+    const b = v128.load(p, 16);
+    if (i8x16.bitmask(v128.or(a, b)) == 0) return 32;
+    return 32 - <usize>popcnt<u32>(<u32>continuationMask(a) | (<u32>continuationMask(b) << 16));
+  }
+  const w0 = load<u64>(p);
+  const w1 = load<u64>(p, 8);
+  const w2 = load<u64>(p, 16);
+  const w3 = load<u64>(p, 24);
+  if (((w0 | w1 | w2 | w3) & HIGH_BITS) == 0) return 32;
+  return 32 - <usize>popcnt<u64>(
+    continuationBits(w0) | (continuationBits(w1) >> 1) | (continuationBits(w2) >> 2) | (continuationBits(w3) >> 3),
+  );
+}
+
+/** The 8 flags at bit 7 of each byte of a word, packed into bits 0..7 (the flags of distinct bytes never carry). */
+// @ts-ignore: decorator
+@inline function packFlags(flags: u64): u32 {
+  return <u32>(((flags >> 7) * 0x0102040810204080) >> 56);
+}
+
+/** Bit i set when byte i of the 32 bytes at p is a lead byte. */
+// @ts-ignore: decorator
+@inline export function leadMaskIn32(p: usize): u32 {
+  if (ASC_FEATURE_SIMD) {
+    return ~(<u32>continuationMask(v128.load(p)) | (<u32>continuationMask(v128.load(p, 16)) << 16));
+  }
+  return ~(
+    packFlags(continuationBits(load<u64>(p))) | (packFlags(continuationBits(load<u64>(p, 8))) << 8) |
+    (packFlags(continuationBits(load<u64>(p, 16))) << 16) | (packFlags(continuationBits(load<u64>(p, 24))) << 24)
+  );
+}
+

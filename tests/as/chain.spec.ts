@@ -249,6 +249,29 @@ describe("ChainHasher against a reference model", () => {
     }
   });
 
+  it("matches with a multi-byte character or a stray continuation byte at every offset around 32-byte stripes", () => {
+    // The boundary in each position of a stripe, in the first or second half of a 64-byte block, before or after the
+    // character; and chunks of fewer than 32 bytes.
+    const hasher = new ChainHasher(16);
+    const sizes: i32[] = [5, 31, 32, 33, 63, 64, 65, 96, 97];
+    const edges: string[] = ["é", "中", "😀"];
+    for (let s = 0; s < sizes.length; s++) {
+      const chunkChars = sizes[s];
+      const ascii = new Uint8Array(chunkChars * 3 + 40).fill(0x61);
+      for (let at = 0; at < 110 && at < ascii.length; at++) {
+        const e = (at + s) % (edges.length + 1);
+        let text: Uint8Array;
+        if (e < edges.length) {
+          text = concat(concat(ascii.subarray(0, at), utf8(edges[e])), ascii.subarray(at));
+        } else {
+          text = ascii.slice();
+          text[at] = 0x80 | <u8>(at & 0x3f);
+        }
+        expectMatchesReference(hasher, text, chunkChars, nextRandom());
+      }
+    }
+  });
+
   it("handles input that is only continuation bytes", () => {
     const hasher = new ChainHasher(8);
     const bytes = new Uint8Array(50).fill(0x80);

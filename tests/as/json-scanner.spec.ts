@@ -487,13 +487,17 @@ describe("JsonScanner.nextDecoded", () => {
       [0xed, 0xa0, 0x80], // an encoded surrogate
       [0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
       [0x80], // stray continuation
+      [0x5c, 0x75, 0x30, 0x30, 0x65, 0x39, 0x5c, 0x75, 0x34, 0x65, 0x32, 0x64], // \u00e9\u4e2d (ASCII-only JSON)
+      [0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87, 0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87, 0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87,
+        0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87, 0xe4, 0xb8, 0xad, 0xe6, 0x96, 0x87, 0xe4, 0xb8, 0xad, 0xff], // a CJK run, then 0xff
     ];
     const flagsList: i32[] = [0, CANONICAL_ESCAPES, 2]; // 2: ESCAPE_SEPARATOR_BYTES
     const a = new JsonScanner(4);
     const b = new JsonScanner(4);
-    const outA = new ArrayBuffer(160);
-    const outB = new ArrayBuffer(160);
-    for (let i = 0; i < pieces.length; i++) {
+    const outA = new ArrayBuffer(400);
+    const outB = new ArrayBuffer(400);
+    // Without, then with, 100 spaces after the string: a document long enough for the 32-byte block loop of the SIMD build.
+    for (let spaced = 0; spaced < 2; spaced++) for (let i = 0; i < pieces.length; i++) {
       const piece = pieces[i];
       for (let lead = 0; lead <= 40; lead++) {
         const bytes: u8[] = [0x5b, 0x22];
@@ -503,6 +507,7 @@ describe("JsonScanner.nextDecoded", () => {
         for (let k = 0; k < piece.length; k++) bytes.push(piece[k]);
         for (let k = 0; k < 20; k++) bytes.push(0x63);
         bytes.push(0x22);
+        for (let k = 0; k < spaced * 100; k++) bytes.push(0x20);
         bytes.push(0x2c);
         bytes.push(0x31);
         bytes.push(0x5d);
@@ -510,14 +515,16 @@ describe("JsonScanner.nextDecoded", () => {
         for (let k = 0; k < bytes.length; k++) store<u8>(changetype<usize>(doc) + <usize>k, bytes[k]);
         const docPtr = changetype<usize>(doc);
         for (let f = 0; f < flagsList.length; f++) {
-          for (let cap = 0; cap < 150; cap++) {
+          // With room to spare (the block loop runs to the string's end), then every cap up to the whole string.
+          for (let c = -6 * spaced; c < 400; c++) {
+            const cap = c < 0 ? 400 - 50 * (c + 6) : c;
             const r = decodesAlike(a, b, docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), cap, flagsList[f]);
             if (r != 1) {
               // Fails with the piece, its offset, mode and cap in view.
-              expect(i * 1000000 + lead * 10000 + f * 1000 + cap).toBe(-1);
+              expect(spaced * 100000000 + i * 1000000 + lead * 10000 + f * 1000 + cap).toBe(-1);
               return;
             }
-            if (!a.decodeFilled) break; // larger caps decode the same
+            if (c >= 0 && !a.decodeFilled) break; // larger caps decode the same
           }
         }
       }

@@ -1,6 +1,6 @@
 import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "../../assembly/json/string-runs";
 import { multiByteSequenceLength } from "../../assembly/json/utf8";
-import { LEAD_BLOCK_BYTES, leadBytesIn8, leadBytesInBlock } from "../../assembly/text/utf8-lead-bytes";
+import { LEAD_BLOCK_BYTES, leadBytesIn32, leadBytesInBlock, leadMaskIn32 } from "../../assembly/text/utf8-lead-bytes";
 
 // Run lengths cover whole 32-, 16- and 8-byte steps and every tail.
 const MAX_LEN = 80;
@@ -286,7 +286,8 @@ describe("UTF-8 lead bytes", () => {
         buf[lane] = <u8>c;
         const lead: usize = (c & 0xc0) == 0x80 ? 0 : 1;
         if (leadBytesInBlock(buf.dataStart) != LEAD_BLOCK_BYTES - 1 + lead) failures++;
-        if (lane < 8 && leadBytesIn8(buf.dataStart) != 7 + lead) failures++;
+        if (lane < 32 && leadBytesIn32(buf.dataStart) != 31 + lead) failures++;
+        if (lane < 32 && leadMaskIn32(buf.dataStart) != (lead ? 0xffff_ffff : ~(<u32>1 << <u32>lane))) failures++;
       }
     }
     expect(failures).toBe(0);
@@ -302,6 +303,16 @@ describe("UTF-8 lead bytes", () => {
         if ((text[off + i] & 0xc0) != 0x80) want++;
       }
       expect(leadBytesInBlock(buf.dataStart)).toBe(want);
+      let want32: usize = 0;
+      let mask: u32 = 0;
+      for (let i = 0; i < 32; i++) {
+        if ((buf[i] & 0xc0) != 0x80) {
+          want32++;
+          mask |= <u32>1 << <u32>i;
+        }
+      }
+      expect(leadBytesIn32(buf.dataStart)).toBe(want32);
+      expect(leadMaskIn32(buf.dataStart)).toBe(mask);
     }
   });
 });
