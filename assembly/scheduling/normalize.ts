@@ -396,33 +396,34 @@ export class FourTermTotals {
 }
 
 // The scores of candidates i and i + 1 (SIMD build, the lane masks current), as normalizeQueue, normalizeInflight and
-// normalizePrefix's loops write them. The candidate arrays come as addresses read once before the loop: read through c, each would be
-// loaded again after every store to a score array (which could alias c's fields as far as the compiler knows).
+// normalizePrefix's loops write them once masked: the queue's with `mask` (healthy and with metrics), the other two
+// with the healthy lanes (the caller's; a pass summing the totals masks only the totals). The candidate arrays come
+// as addresses read once before the loop: read through c, each would be loaded again after every store to a score
+// array (which could alias c's fields as far as the compiler knows).
 // @ts-ignore: decorator
 @inline
-function queuePair(waiting: usize, i: i32, ok: v128, hasMetricsLanes: usize, lo: v128, inverseRange: v128): v128 {
-  const queueOk = v128.and(ok, v128.load(hasMetricsLanes + (<usize>i << 3)));
+function queuePair(waiting: usize, i: i32, mask: v128, lo: v128, inverseRange: v128): v128 {
   const key = countsOrZero(v128.load(waiting + (<usize>i << 3)));
-  return v128.and(lowerIsBetterPair(key, lo, inverseRange), queueOk);
+  return v128.and(lowerIsBetterPair(key, lo, inverseRange), mask);
 }
 
 // @ts-ignore: decorator
 @inline
-function inflightPair(inflight: usize, i: i32, ok: v128, lo: v128, inverseRange: v128): v128 {
-  return v128.and(lowerIsBetterPair(countPairAsF64(inflight + (<usize>i << 2)), lo, inverseRange), ok);
+function inflightPair(inflight: usize, i: i32, lo: v128, inverseRange: v128): v128 {
+  return lowerIsBetterPair(countPairAsF64(inflight + (<usize>i << 2)), lo, inverseRange);
 }
 
-// @ts-ignore: decorator
-@inline
 // best: the most matched chunks as f64 lanes. Whole counts below 2^31, so best - m is exact, the same as the scalar
 // <f64>(hi - m).
-function prefixPair(prefixMatched: usize, i: i32, ok: v128, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
+// @ts-ignore: decorator
+@inline
+function prefixPair(prefixMatched: usize, i: i32, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
   const one = f64x2.splat(1);
   const m = f64x2.convert_low_i32x4_s(
     i32x4.min_s(i32x4.max_s(v128.load64_zero(prefixMatched + (<usize>i << 2)), i32x4.splat(0)), chain));
   const behind = f64x2.mul(f64x2.sub(best, m), deficit);
   const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
-  return v128.and(f64x2.add(f64x2.mul(fraction, m), credit), ok);
+  return f64x2.add(f64x2.mul(fraction, m), credit);
 }
 
 // Sums and ranks the totals of candidates from `from` two per step (SIMD build, the lane masks current), as
@@ -468,9 +469,10 @@ function sumAndRankPairs(
   for (; i + 2 <= n; i += 2) {
     const at = <usize>i << 3;
     const ok = v128.load(healthyLanes + at);
-    const q = queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes);
-    const f = inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes);
-    const p = prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal);
+    // Unhealthy lanes unmasked: scaledTotalsPair zeroes their totals.
+    const q = queuePair(waitingAt, i, v128.load(hasMetricsLanes + at), queueLoLanes, queueInverseLanes);
+    const f = inflightPair(inflightAt, i, inflightLoLanes, inflightInverseLanes);
+    const p = prefixPair(prefixMatchedAt, i, chain, best, fraction, deficit, marginal);
     // As totalScores adds, scales and ranks them.
     let sum = fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f);
     if (constantTerms == 1) {
@@ -557,9 +559,10 @@ export function normalizeLoadAndPrefix(
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
         const ok = v128.load(healthyLanes + at);
-        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes));
-        v128.store(changetype<usize>(inflightOut) + at, inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes));
-        v128.store(changetype<usize>(prefixOut) + at, prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal));
+        const queueOk = v128.and(ok, v128.load(hasMetricsLanes + at));
+        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, queueOk, queueLoLanes, queueInverseLanes));
+        v128.store(changetype<usize>(inflightOut) + at, v128.and(inflightPair(inflightAt, i, inflightLoLanes, inflightInverseLanes), ok));
+        v128.store(changetype<usize>(prefixOut) + at, v128.and(prefixPair(prefixMatchedAt, i, chain, best, fraction, deficit, marginal), ok));
       }
     }
   }
