@@ -114,6 +114,8 @@ export class PickerState {
     s.request.chunkChars = config.chunkChars;
     s.guardFactor = config.guardFactor;
     s.guardSlack = config.guardSlack;
+    // Only the debug header reads the per-scorer scores after a pick.
+    s.deferScores = !config.debugHeader;
     const failure = s.scorer("failure");
     this.tracksFailures = failure !== null && effectiveWeight(failure.weight) > 0;
   }

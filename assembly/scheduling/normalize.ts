@@ -396,38 +396,105 @@ export class FourTermTotals {
 }
 
 // The scores of candidates i and i + 1 (SIMD build, the lane masks current), as normalizeQueue, normalizeInflight and
-// normalizePrefix's loops write them. The candidate arrays come as addresses read once before the loop: read through c, each would be
-// loaded again after every store to a score array (which could alias c's fields as far as the compiler knows).
+// normalizePrefix's loops write them once masked: the queue's with `mask` (healthy and with metrics), the other two
+// with the healthy lanes (the caller's; a pass summing the totals masks only the totals). The candidate arrays come
+// as addresses read once before the loop: read through c, each would be loaded again after every store to a score
+// array (which could alias c's fields as far as the compiler knows).
 // @ts-ignore: decorator
 @inline
-function queuePair(waiting: usize, i: i32, ok: v128, hasMetricsLanes: usize, lo: v128, inverseRange: v128): v128 {
-  const queueOk = v128.and(ok, v128.load(hasMetricsLanes + (<usize>i << 3)));
+function queuePair(waiting: usize, i: i32, mask: v128, lo: v128, inverseRange: v128): v128 {
   const key = countsOrZero(v128.load(waiting + (<usize>i << 3)));
-  return v128.and(lowerIsBetterPair(key, lo, inverseRange), queueOk);
+  return v128.and(lowerIsBetterPair(key, lo, inverseRange), mask);
 }
 
 // @ts-ignore: decorator
 @inline
-function inflightPair(inflight: usize, i: i32, ok: v128, lo: v128, inverseRange: v128): v128 {
-  return v128.and(lowerIsBetterPair(countPairAsF64(inflight + (<usize>i << 2)), lo, inverseRange), ok);
+function inflightPair(inflight: usize, i: i32, lo: v128, inverseRange: v128): v128 {
+  return lowerIsBetterPair(countPairAsF64(inflight + (<usize>i << 2)), lo, inverseRange);
 }
 
+// best: the most matched chunks as f64 lanes. Whole counts below 2^31, so best - m is exact, the same as the scalar
+// <f64>(hi - m).
 // @ts-ignore: decorator
 @inline
-function prefixPair(prefixMatched: usize, i: i32, ok: v128, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
+function prefixPair(prefixMatched: usize, i: i32, chain: v128, best: v128, fraction: v128, deficit: v128, marginal: v128): v128 {
   const one = f64x2.splat(1);
-  const m = i32x4.min_s(i32x4.max_s(v128.load64_zero(prefixMatched + (<usize>i << 2)), i32x4.splat(0)), chain);
-  const behind = f64x2.mul(f64x2.convert_low_i32x4_s(i32x4.sub(best, m)), deficit);
+  const m = f64x2.convert_low_i32x4_s(
+    i32x4.min_s(i32x4.max_s(v128.load64_zero(prefixMatched + (<usize>i << 2)), i32x4.splat(0)), chain));
+  const behind = f64x2.mul(f64x2.sub(best, m), deficit);
   const credit = v128.and(f64x2.mul(marginal, f64x2.sub(one, behind)), f64x2.lt(behind, one));
-  return v128.and(f64x2.add(f64x2.mul(fraction, f64x2.convert_low_i32x4_s(m)), credit), ok);
+  return f64x2.add(f64x2.mul(fraction, m), credit);
+}
+
+// Sums and ranks the totals of candidates from `from` two per step (SIMD build, the lane masks current), as
+// normalizeLoadAndPrefix's pass with totals does, without writing the three scores; returns where it stopped (the
+// candidates past it are one at a time). constantTerms is a literal at each call, so each call compiles to a loop of its
+// own: 0 and 1 for that many constant terms (the default weights plan one, the LoRA score's), 2 for t4.constantCount
+// of them in a loop of their own per step.
+// @ts-ignore: decorator
+@inline
+function sumAndRankPairs(
+  c: Candidates, n: i32, t4: FourTermTotals, constantTerms: i32,
+  queueLo: f64, queueInverse: f64, inflightLo: f64, inflightInverse: f64,
+  chainLength: i32, hi: i32, fractionScale: f64, deficitScale: f64, marginalWeight: f64,
+): i32 {
+  const chain = i32x4.splat(chainLength);
+  const best = f64x2.splat(<f64>hi);
+  const fraction = f64x2.splat(fractionScale);
+  const deficit = f64x2.splat(deficitScale);
+  const marginal = f64x2.splat(marginalWeight);
+  const healthyLanes = changetype<usize>(c.healthyLanes);
+  const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
+  const waitingAt = changetype<usize>(c.waiting);
+  const inflightAt = changetype<usize>(c.inflight);
+  const prefixMatchedAt = changetype<usize>(c.prefixMatched);
+  const queueLoLanes = f64x2.splat(queueLo);
+  const queueInverseLanes = f64x2.splat(queueInverse);
+  const inflightLoLanes = f64x2.splat(inflightLo);
+  const inflightInverseLanes = f64x2.splat(inflightInverse);
+  const kv = changetype<usize>(t4.kvScores);
+  const sums = changetype<usize>(t4.total);
+  const v0 = f64x2.splat(t4.queueWeight);
+  const v1 = f64x2.splat(t4.kvWeight);
+  const v2 = f64x2.splat(t4.prefixWeight);
+  const v3 = f64x2.splat(t4.inflightWeight);
+  const scale = f64x2.splat(t4.inverseSum);
+  const constants = t4.constantTerms;
+  const constantCount = min<i32>(t4.constantCount, constants.length);
+  const first = f64x2.splat(constantCount > 0 ? unchecked(constants[0]) : 0);
+  const none = f64x2.splat(-Infinity);
+  let top = none;
+  let next = none;
+  let i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const at = <usize>i << 3;
+    const ok = v128.load(healthyLanes + at);
+    // Unhealthy lanes unmasked: scaledTotalsPair zeroes their totals.
+    const q = queuePair(waitingAt, i, v128.load(hasMetricsLanes + at), queueLoLanes, queueInverseLanes);
+    const f = inflightPair(inflightAt, i, inflightLoLanes, inflightInverseLanes);
+    const p = prefixPair(prefixMatchedAt, i, chain, best, fraction, deficit, marginal);
+    // As totalScores adds, scales and ranks them.
+    let sum = fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f);
+    if (constantTerms == 1) {
+      sum = f64x2.add(sum, first);
+    } else if (constantTerms > 1) {
+      for (let t = 0; t < constantCount; t++) sum = f64x2.add(sum, f64x2.splat(unchecked(constants[t])));
+    }
+    const x = scaledTotalsPair(sum, scale, ok, sums + at);
+    next = f64x2.pmax(next, f64x2.pmin(top, x));
+    top = f64x2.pmax(top, x);
+  }
+  rankPairsEnd(c, t4.total, i, top, next, t4.summary);
+  return i;
 }
 
 /**
  * normalizeQueue, normalizeInflight and normalizePrefix of a pick in one pass over the candidates, from the ranges
  * measured for them (candidate-ranges.ts): the same scores to the bit. Each out needs room for ranges.count
  * candidates; otherwise, or for a chain of 0, the three run on their own. With totals (not null, and its arrays with
- * that room) the pass also writes the four-term totals and their ranking, as totalScores would with no candidate
- * guarded; returns whether it did.
+ * that room; SIMD build, the lane masks current) the pass writes the four-term totals and their ranking instead, as
+ * totalScores would with no candidate guarded, and returns true: the three outs then hold no scores to read (a pass
+ * without totals writes them, the same to the bit).
  */
 export function normalizeLoadAndPrefix(
   c: Candidates, ranges: CandidateRanges,
@@ -460,62 +527,42 @@ export function normalizeLoadAndPrefix(
   const pairs = ASC_FEATURE_SIMD && c.lanesCurrent;
   const summing = pairs && totals !== null && totals!.total.length >= n && totals!.kvScores.length >= n;
   let i = 0;
-  if (pairs) {
-    const chain = i32x4.splat(chainLength);
-    const best = i32x4.splat(hi);
-    const fraction = f64x2.splat(fractionScale);
-    const deficit = f64x2.splat(deficitScale);
-    const marginal = f64x2.splat(marginalWeight);
-    const healthyLanes = changetype<usize>(c.healthyLanes);
-    const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
-    const waitingAt = changetype<usize>(c.waiting);
-    const inflightAt = changetype<usize>(c.inflight);
-    const prefixMatchedAt = changetype<usize>(c.prefixMatched);
-    const queueLoLanes = f64x2.splat(queueLo);
-    const queueInverseLanes = f64x2.splat(queueInverse);
-    const inflightLoLanes = f64x2.splat(inflightLo);
-    const inflightInverseLanes = f64x2.splat(inflightInverse);
+  if (ASC_FEATURE_SIMD) {
     if (summing) {
       const t4 = totals!;
-      const kv = changetype<usize>(t4.kvScores);
-      const sums = changetype<usize>(t4.total);
-      const v0 = f64x2.splat(t4.queueWeight);
-      const v1 = f64x2.splat(t4.kvWeight);
-      const v2 = f64x2.splat(t4.prefixWeight);
-      const v3 = f64x2.splat(t4.inflightWeight);
-      const scale = f64x2.splat(t4.inverseSum);
-      const constants = t4.constantTerms;
-      const constantCount = min<i32>(t4.constantCount, constants.length);
-      const none = f64x2.splat(-Infinity);
-      let top = none;
-      let next = none;
-      for (; i + 2 <= n; i += 2) {
-        const at = <usize>i << 3;
-        const ok = v128.load(healthyLanes + at);
-        const q = queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes);
-        v128.store(changetype<usize>(queueOut) + at, q);
-        const f = inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes);
-        v128.store(changetype<usize>(inflightOut) + at, f);
-        const p = prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal);
-        v128.store(changetype<usize>(prefixOut) + at, p);
-        // As totalScores adds, scales and ranks them.
-        let sum = fourTermsPair(v0, q, v1, v128.load(kv + at), v2, p, v3, f);
-        // One test per step where no constant term is planned (the product's weights), not a loop's.
-        if (constantCount > 0) {
-          for (let t = 0; t < constantCount; t++) sum = f64x2.add(sum, f64x2.splat(unchecked(constants[t])));
-        }
-        const x = scaledTotalsPair(sum, scale, ok, sums + at);
-        next = f64x2.pmax(next, f64x2.pmin(top, x));
-        top = f64x2.pmax(top, x);
+      const constantCount = min<i32>(t4.constantCount, t4.constantTerms.length);
+      if (constantCount == 0) {
+        i = sumAndRankPairs(c, n, t4, 0, queueLo, queueInverse, inflightLo, inflightInverse, chainLength, hi, fractionScale,
+          deficitScale, marginalWeight);
+      } else if (constantCount == 1) {
+        i = sumAndRankPairs(c, n, t4, 1, queueLo, queueInverse, inflightLo, inflightInverse, chainLength, hi, fractionScale,
+          deficitScale, marginalWeight);
+      } else {
+        i = sumAndRankPairs(c, n, t4, 2, queueLo, queueInverse, inflightLo, inflightInverse, chainLength, hi, fractionScale,
+          deficitScale, marginalWeight);
       }
-      rankPairsEnd(c, t4.total, i, top, next, t4.summary);
-    } else {
+    } else if (pairs) {
+      const chain = i32x4.splat(chainLength);
+      const best = f64x2.splat(<f64>hi);
+      const fraction = f64x2.splat(fractionScale);
+      const deficit = f64x2.splat(deficitScale);
+      const marginal = f64x2.splat(marginalWeight);
+      const healthyLanes = changetype<usize>(c.healthyLanes);
+      const hasMetricsLanes = changetype<usize>(c.hasMetricsLanes);
+      const waitingAt = changetype<usize>(c.waiting);
+      const inflightAt = changetype<usize>(c.inflight);
+      const prefixMatchedAt = changetype<usize>(c.prefixMatched);
+      const queueLoLanes = f64x2.splat(queueLo);
+      const queueInverseLanes = f64x2.splat(queueInverse);
+      const inflightLoLanes = f64x2.splat(inflightLo);
+      const inflightInverseLanes = f64x2.splat(inflightInverse);
       for (; i + 2 <= n; i += 2) {
         const at = <usize>i << 3;
         const ok = v128.load(healthyLanes + at);
-        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, ok, hasMetricsLanes, queueLoLanes, queueInverseLanes));
-        v128.store(changetype<usize>(inflightOut) + at, inflightPair(inflightAt, i, ok, inflightLoLanes, inflightInverseLanes));
-        v128.store(changetype<usize>(prefixOut) + at, prefixPair(prefixMatchedAt, i, ok, chain, best, fraction, deficit, marginal));
+        const queueOk = v128.and(ok, v128.load(hasMetricsLanes + at));
+        v128.store(changetype<usize>(queueOut) + at, queuePair(waitingAt, i, queueOk, queueLoLanes, queueInverseLanes));
+        v128.store(changetype<usize>(inflightOut) + at, v128.and(inflightPair(inflightAt, i, inflightLoLanes, inflightInverseLanes), ok));
+        v128.store(changetype<usize>(prefixOut) + at, v128.and(prefixPair(prefixMatchedAt, i, chain, best, fraction, deficit, marginal), ok));
       }
     }
   }

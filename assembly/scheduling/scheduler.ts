@@ -5,7 +5,8 @@
 // (maxEndpoints), so a decision allocates nothing. After
 // pick() every scorer's scores, the totals and the guard flags of the last decision stay readable (indexed by
 // candidate) for the debug header; a scorer with weight 0 is skipped (its scores are stale) unless alwaysShown
-// or scoreUnweighted.
+// or scoreUnweighted. With deferScores set, pick() may leave the queue, in-flight and prefix scores unwritten
+// (scoresPending) when its one pass sums the totals without them: fillScores() writes them.
 import { Candidates } from "./candidates";
 import { Rng } from "./rng";
 import { Scorer, ScoringRequest, scorerWeightsVersion } from "./scorer";
@@ -35,6 +36,11 @@ export class Scheduler {
   guardSlack: f64 = DEFAULT_GUARD_SLACK;
   /** Also score the scorers with weight 0 (they add nothing to the totals): for tests comparing every score. */
   scoreUnweighted: bool = false;
+  /** Let pick() leave the queue, in-flight and prefix scores unwritten when nothing reads them: set scoresPending
+   *  instead, and fillScores() writes them. Unset, every run scorer's scores are readable after pick(). */
+  deferScores: bool = false;
+  /** Whether the last pick left the queue, in-flight and prefix scores unwritten (deferScores). */
+  scoresPending: bool = false;
   readonly rng: Rng = new Rng(DEFAULT_RNG_SEED);
 
   readonly total: StaticArray<f64>;
@@ -180,6 +186,26 @@ export class Scheduler {
     return effectiveWeight(scorer.weight) > 0 || scorer.alwaysShown || this.scoreUnweighted;
   }
 
+  // normalizeLoadAndPrefix over the candidates of the pick under way (or the last one), from its ranges.
+  private loadAndPrefixPass(c: Candidates, chainLength: i32, fourTerms: FourTermTotals | null): bool {
+    const queue = this.queue!;
+    const inflight = this.inflight!;
+    const prefix = this.prefix!;
+    return normalizeLoadAndPrefix(c, this.ranges,
+      queue.score, unchecked(queue.values[0]), unchecked(queue.values[1]),
+      inflight.score, unchecked(inflight.values[0]), unchecked(inflight.values[1]),
+      chainLength, this.request.chunkChars, unchecked(prefix.values[0]), unchecked(prefix.values[1]), prefix.score,
+      fourTerms, unchecked(prefix.values[2]));
+  }
+
+  /** Writes the queue, in-flight and prefix scores the last pick left unwritten (scoresPending), the same to the bit
+   *  as pick() writes them; c must be the candidates of that pick, unchanged since. */
+  fillScores(c: Candidates): void {
+    if (!this.scoresPending) return;
+    this.scoresPending = false;
+    this.loadAndPrefixPass(c, this.ranges.chainLength, null);
+  }
+
   seed(s: u64): void {
     this.rng.seed(s);
   }
@@ -225,19 +251,14 @@ export class Scheduler {
     const limit = overloadLimit(c, n, this.guardFactor, this.guardSlack, this.guardLoads, ranges);
     let summed = false;
     if (this.together) {
-      const queue = this.queue;
-      const inflight = this.inflight;
-      const prefix = this.prefix;
-      // With no candidate over the guard's limit and the default terms, the pass also sums and ranks the totals.
+      // With no candidate over the guard's limit and the default terms, the pass sums and ranks the totals instead.
       let fourTerms: FourTermTotals | null = null;
       if (limit == Infinity && this.fourTermsApply) fourTerms = this.fourTermsThisPick();
-      summed = normalizeLoadAndPrefix(c, ranges,
-        queue!.score, unchecked(queue!.values[0]), unchecked(queue!.values[1]),
-        inflight!.score, unchecked(inflight!.values[0]), unchecked(inflight!.values[1]),
-        chainLength, request.chunkChars, unchecked(prefix!.values[0]), unchecked(prefix!.values[1]), prefix!.score,
-        fourTerms, unchecked(prefix!.values[2]));
+      summed = this.loadAndPrefixPass(c, chainLength, fourTerms);
     }
     this.summedInPass = summed;
+    this.scoresPending = summed;
+    if (summed && !this.deferScores) this.fillScores(c);
     request.ranges = null; // a scorer run outside a pick measures its own
     const totals = this.totals;
     if (summed) {
