@@ -15,6 +15,10 @@ export class StreamTable<T> {
   private bits: u32;
   private mask: u32;
   private live: i32 = 0;
+  // The stream set or found last, and its id: the callbacks of one request come one after another, so a lookup is
+  // usually that one. lastContext null: nothing cached.
+  private lastId: u32 = 0;
+  private lastContext: T | null = null;
 
   constructor(bits: u32 = MIN_BITS) {
     this.bits = bits;
@@ -37,6 +41,8 @@ export class StreamTable<T> {
 
   /** The stream with this id, or null. */
   get(id: u32): T | null {
+    const last = this.lastContext;
+    if (last !== null && this.lastId == id) return last;
     const ids = this.ids;
     const contexts = this.contexts;
     const mask = this.mask;
@@ -44,7 +50,12 @@ export class StreamTable<T> {
     // At most half the slots are taken, so an empty slot ends every run; the bound only makes that explicit.
     for (let n: u32 = 0; n <= mask; n++) {
       const c = unchecked(contexts[i]);
-      if (c === null || unchecked(ids[i]) == id) return c;
+      if (c === null) return null;
+      if (unchecked(ids[i]) == id) {
+        this.lastId = id;
+        this.lastContext = c;
+        return c;
+      }
       i = (i + 1) & mask;
     }
     return null;
@@ -53,6 +64,8 @@ export class StreamTable<T> {
   /** Adds the stream under its id (replacing one the id had). */
   set(id: u32, context: T): void {
     if ((this.live + 1) << 1 > this.capacity) this.grow();
+    this.lastId = id;
+    this.lastContext = context;
     const ids = this.ids;
     const contexts = this.contexts;
     const mask = this.mask;
@@ -91,6 +104,7 @@ export class StreamTable<T> {
     }
     if (found === null) return null;
     this.live--;
+    if (this.lastId == id) this.lastContext = null;
     // Close the gap: an entry further along the run moves into it unless its home lies cyclically in (gap, entry].
     let gap = i;
     let j = i;

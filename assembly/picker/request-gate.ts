@@ -59,7 +59,6 @@ const LONG_JUDGED_LENGTH: usize = longJudgedLength(OVERRIDE_HEADER.len);
 
 /** The field a header name is (ASCII case ignored), or -1: only the names of the key's length are compared. */
 function fieldOf(keyPtr: usize, keyLen: usize): i32 {
-  if (keyLen == OVERRIDE_HEADER.len) return equalsLowerAscii(keyPtr, keyLen, OVERRIDE_HEADER.buf) ? OVERRIDE : -1;
   switch (<i32>keyLen) {
     case 7: {
       const head = load<u32>(keyPtr);
@@ -72,7 +71,8 @@ function fieldOf(keyPtr: usize, keyLen: usize): i32 {
     case 14: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_LENGTH_TAIL) ? CONTENT_LENGTH : -1;
     case 16: return isName(keyPtr, keyLen, CONTENT_HEAD, CONTENT_ENCODING_TAIL) ? CONTENT_ENCODING : -1;
   }
-  return -1;
+  // Last: the override header's name (30 bytes) has none of the lengths above, and the common names need not load it.
+  return keyLen == OVERRIDE_HEADER.len && equalsLowerAscii(keyPtr, keyLen, OVERRIDE_HEADER.buf) ? OVERRIDE : -1;
 }
 
 /** `RequestGate.contentLength` when the request announced no length. */
@@ -96,7 +96,7 @@ export class RequestGate {
   read(): void {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
-    for (let i = 0; i < FIELD_COUNT; i++) unchecked((fieldPtr[i] = 0));
+    memory.fill(changetype<usize>(fieldPtr), 0, <usize>FIELD_COUNT << alignof<usize>());
     const reader = this.reader;
     const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader, this.headers);
     let whole = false;

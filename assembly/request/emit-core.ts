@@ -19,20 +19,24 @@ export enum MessageRole {
 
 /** The role named by the JSON string content [start, end) (escapes allowed when `escaped`). */
 export function messageRole(start: usize, end: usize, escaped: bool): MessageRole {
-  if (!escaped) {
-    // Without escapes the content is its own decoding: compare the bytes (little-endian loads).
-    const n = end - start;
-    if (n == 4) return load<u32>(start) == 0x72657375 ? MessageRole.User : MessageRole.Other; // "user"
-    if (n == 6) return load<u32>(start) == 0x74737973 && load<u16>(start, 4) == 0x6d65 ? MessageRole.System : MessageRole.Other; // "system"
-    if (n != 9) return MessageRole.Other;
-    const head = load<u64>(start);
-    const last = load<u8>(start, 8);
-    if (head == 0x6e61747369737361 && last == 0x74) return MessageRole.Assistant; // "assistant"
-    return head == 0x65706f6c65766564 && last == 0x72 ? MessageRole.System : MessageRole.Other; // "developer"
-  }
+  if (!escaped) return plainMessageRole(start, end);
   if (jsonStringEquals(start, end, "user")) return MessageRole.User;
   if (jsonStringEquals(start, end, "assistant")) return MessageRole.Assistant;
   return jsonStringEquals(start, end, "system") || jsonStringEquals(start, end, "developer") ? MessageRole.System : MessageRole.Other;
+}
+
+/** messageRole of content without escapes, which is its own decoding: the bytes compared (little-endian loads).
+ *  Inlined where a message's role is read, once per message. */
+// @ts-ignore: decorator
+@inline export function plainMessageRole(start: usize, end: usize): MessageRole {
+  const n = end - start;
+  if (n == 4) return load<u32>(start) == 0x72657375 ? MessageRole.User : MessageRole.Other; // "user"
+  if (n == 6) return load<u32>(start) == 0x74737973 && load<u16>(start, 4) == 0x6d65 ? MessageRole.System : MessageRole.Other; // "system"
+  if (n != 9) return MessageRole.Other;
+  const head = load<u64>(start);
+  const last = load<u8>(start, 8);
+  if (head == 0x6e61747369737361 && last == 0x74) return MessageRole.Assistant; // "assistant"
+  return head == 0x65706f6c65766564 && last == 0x72 ? MessageRole.System : MessageRole.Other; // "developer"
 }
 
 /** Why emission stopped early. */

@@ -137,11 +137,11 @@ export class FieldSpans {
 
   /** Index of the key the scanner is on, or -1. */
   indexOfKey(sc: JsonScanner): i32 {
-    const keys = this.keys;
-    const n = keys.length;
     const start = sc.start;
     const end = sc.end;
     if (sc.hasEscapes) {
+      const keys = this.keys;
+      const n = keys.length;
       for (let i = 0; i < n; i++) {
         if (jsonStringEquals(start, end, unchecked(keys[i]))) return i;
       }

@@ -11,7 +11,7 @@ import { JsonScanner, JsonToken } from "../json/scanner";
 import { FIRST_BLOCK } from "../json/string-runs";
 import { isCacheControlKey, nextValueWritten, writeKey, writeMinifiedJson } from "./minified-json";
 import { ContentPartWriter } from "./content-parts";
-import { EmitCore, MessageRole, messageRole } from "./emit-core";
+import { EmitCore, MessageRole, messageRole, plainMessageRole } from "./emit-core";
 import { FieldSpans } from "./field-spans";
 import { RS, SUB, US } from "./stream-format";
 
@@ -148,7 +148,7 @@ export class MessageEntryWriter {
       store<u8>(roleAt + 1 + <usize>roleLen, US);
       w.len = at + roleLen + 2;
       // The role's bytes as copied: the same as the body's.
-      role = messageRole(roleAt + 1, roleAt + 1 + <usize>roleLen, false);
+      role = plainMessageRole(roleAt + 1, roleAt + 1 + <usize>roleLen);
       if (role != MessageRole.System) core.conversationStarts(at);
       headDone = true;
       contentKey = true;
@@ -302,7 +302,7 @@ export class MessageEntryWriter {
         store<u8>(at, RS);
         store<u8>(at + 1 + <usize>k, US);
         w.len = recordStart + k + 2;
-        role = messageRole(sc.start, sc.end, false);
+        role = plainMessageRole(sc.start, sc.end);
         if (role != MessageRole.System) core.conversationStarts(recordStart);
         return role;
       }

@@ -50,6 +50,24 @@ describe("StreamTable", () => {
     expect(t.size).toBe(1);
   });
 
+  it("the stream set or found last is not found once taken, and a replaced one is not returned", () => {
+    const t = new StreamTable<Stream>();
+    const a = new Stream(7);
+    const b = new Stream(8);
+    t.set(7, a);
+    t.set(8, b);
+    expect(t.get(7)).toBe(a);
+    expect(t.take(7)).toBe(a);
+    expect(t.get(7)).toBeNull("taken right after it was found");
+    expect(t.get(8)).toBe(b);
+    const c = new Stream(8);
+    t.set(8, c);
+    expect(t.get(8)).toBe(c);
+    expect(t.take(8)).toBe(c);
+    expect(t.get(8)).toBeNull("taken right after it was set");
+    expect(t.size).toBe(0);
+  });
+
   it("ids sharing a home slot: taking any one leaves the others findable (the run is closed up)", () => {
     // With 2^8 slots the home is the top 8 bits of id * 0x9e3779b9: collect ids with the same home.
     const t = new StreamTable<Stream>(8);
@@ -90,6 +108,7 @@ describe("StreamTable", () => {
         const id = seen[<i32>(random() % <u32>seen.length)];
         const expected: Stream | null = reference.has(id) ? reference.get(id) : null;
         expect(t.take(id)).toBe(expected);
+        expect(t.get(id)).toBeNull("found after it was taken");
         if (reference.has(id)) reference.delete(id);
       }
       if (step % 997 == 0) expect(agrees(t, reference, seen)).toBe(true, "at step " + step.toString());
