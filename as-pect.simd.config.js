@@ -16,6 +16,7 @@ const SIMD_SPECS = [
   "tests/as/xxh64.spec.ts",
   "tests/as/scheduling-fused-steps.spec.ts",
   "tests/as/scheduling-scheduler.spec.ts",
+  "tests/as/scheduling-deferred-scores.spec.ts",
   "tests/as/scheduling-load-guard.spec.ts",
   "tests/as/scheduling-normalize.spec.ts",
   "tests/as/scheduling-normalize-lanes.spec.ts",
