@@ -13,6 +13,7 @@ const SIMD_SPECS = [
   "tests/as/conversation-key.spec.ts",
   "tests/as/answer-credit.spec.ts",
   "tests/as/chain.spec.ts",
+  "tests/as/chunk-hash.spec.ts",
   "tests/as/xxh64.spec.ts",
   "tests/as/scheduling-fused-steps.spec.ts",
   "tests/as/scheduling-scheduler.spec.ts",
