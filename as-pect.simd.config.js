@@ -5,6 +5,7 @@ import base from "./as-pect.config.js";
 
 const SIMD_SPECS = [
   "tests/as/json-scanner.spec.ts",
+  "tests/as/json-decode-blocks.spec.ts",
   "tests/as/string-runs.spec.ts",
   "tests/as/extract.spec.ts",
   "tests/as/extract-clients.spec.ts",
@@ -12,9 +13,11 @@ const SIMD_SPECS = [
   "tests/as/conversation-key.spec.ts",
   "tests/as/answer-credit.spec.ts",
   "tests/as/chain.spec.ts",
+  "tests/as/chunk-hash.spec.ts",
   "tests/as/xxh64.spec.ts",
   "tests/as/scheduling-fused-steps.spec.ts",
   "tests/as/scheduling-scheduler.spec.ts",
+  "tests/as/scheduling-deferred-scores.spec.ts",
   "tests/as/scheduling-load-guard.spec.ts",
   "tests/as/scheduling-normalize.spec.ts",
   "tests/as/scheduling-normalize-lanes.spec.ts",

@@ -17,6 +17,9 @@ function fixed3(v: f64): string {
 /** "t=... q=... kv=... p=... i=... m=..." of candidate i after s picked among c: the total, the always-shown
  *  scorers' columns, the matched chunks, then the columns of the other scorers that carry weight. */
 export function candidateScores(s: Scheduler, c: Candidates, i: i32): string {
+  // A pick that deferred the per-scorer scores (Scheduler.deferScores) left them unwritten: write them first, so this
+  // reader does not depend on deferScores being set from the same debug.header setting (picker-state.ts).
+  s.fillScores(c);
   let out = "t=" + fixed3(unchecked(s.total[i]));
   for (let k = 0; k < s.scorers.length; k++) {
     const scorer = s.scorers[k];

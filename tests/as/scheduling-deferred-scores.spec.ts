@@ -9,6 +9,7 @@ import { normalizeInflight, normalizePrefix, normalizeQueue } from "../../assemb
 import { Rng } from "../../assembly/scheduling/rng";
 import { Scheduler } from "../../assembly/scheduling/scheduler";
 import { effectiveWeight } from "../../assembly/scheduling/scoring-settings";
+import { candidateScores } from "../../assembly/picker/debug-header";
 
 const MAX = 37;
 const c = new Candidates(MAX);
@@ -123,5 +124,31 @@ describe("deferred scores", () => {
     s.pick(c, 6);
     expect<bool>(s.guarded[0]).toBe(true);
     expect<bool>(s.scoresPending).toBe(false);
+  });
+});
+
+describe("the debug header's scores", () => {
+  it("are the eager ones after a deferring pick (the header writes the pending scores first)", () => {
+    const r = new Rng(0xd3b);
+    const eager = new Scheduler(MAX);
+    const deferring = new Scheduler(MAX);
+    deferring.deferScores = true;
+    let pendingRounds = 0;
+    for (let round = 0; round < 200; round++) {
+      fill(r, 2 + <i32>r.below(MAX - 1), LoraState.Unknown, false);
+      const n = c.count;
+      const chain = 1 + <i32>r.below(14);
+      c.deriveLanes(n);
+      eager.pick(c, chain);
+      c.deriveLanes(n);
+      deferring.pick(c, chain);
+      if (deferring.scoresPending) pendingRounds++;
+      for (let i = 0; i < n; i++) {
+        if (!c.healthy[i]) continue;
+        const want = candidateScores(eager, c, i);
+        expect<string>(candidateScores(deferring, c, i)).toBe(want, "round " + round.toString());
+      }
+    }
+    if (ASC_FEATURE_SIMD) expect<bool>(pendingRounds > 50).toBe(true);
   });
 });
