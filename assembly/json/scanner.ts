@@ -604,7 +604,7 @@ export class JsonScanner {
         // place already), the closing quote. Anything else, and the last bytes, go to the loop below, one at a time.
         // The bound leaves room for the rest of a block copied from past it (after an escape of up to 12 bytes) and for a
         // sequence that crosses its end.
-        // Escapes only shrink the text, so the output stays within dEnd while p stays within this bound.
+        // An escape never writes more bytes than it reads, so the output stays within dEnd while p stays within this bound.
         const bound = min(limit, p + (dEnd - d));
         while (p + 80 <= bound) {
           let m = copyTwoBlocks(p, d);

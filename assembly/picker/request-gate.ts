@@ -96,7 +96,7 @@ export class RequestGate {
   read(): void {
     const fieldPtr = this.fieldPtr;
     const fieldLen = this.fieldLen;
-    memory.fill(changetype<usize>(fieldPtr), 0, <usize>FIELD_COUNT << alignof<usize>());
+    memory.fill(changetype<usize>(fieldPtr), 0, <usize>FIELD_COUNT * sizeof<usize>());
     const reader = this.reader;
     const s = getHeaderMapPairs(MapType.HttpRequestHeaders, reader, this.headers);
     let whole = false;

@@ -107,7 +107,7 @@ export class EndpointDiscovery {
       return true;
     }
     if (bodySize > <u32>d.maxBodyBytes) {
-      if (this.refused()) this.warnUnreadable("is over discovery.maxBodyBytes (" + bodySize.toString() + " bytes)");
+      if (this.refusedFirstOfRun()) this.warnUnreadable("is over discovery.maxBodyBytes (" + bodySize.toString() + " bytes)");
       return true;
     }
     const body = this.response;
@@ -119,7 +119,7 @@ export class EndpointDiscovery {
     const ok = body.len == <usize>bodySize && hosts.parse(body.ptr, body.len, d.servingCluster);
     body.release();
     if (!ok) {
-      if (this.refused()) this.warnUnreadable("is not an admin /clusters JSON answer listing cluster " + d.servingCluster);
+      if (this.refusedFirstOfRun()) this.warnUnreadable("is not an admin /clusters JSON answer listing cluster " + d.servingCluster);
       return true;
     }
     this.unreadable = false;
@@ -133,7 +133,7 @@ export class EndpointDiscovery {
 
   /** A failed poll whose answer came but cannot be read: counted apart. True at the first of a run, the one to log
    *  (the caller builds the warning's text only then). */
-  private refused(): bool {
+  private refusedFirstOfRun(): bool {
     this.failed();
     this.state.telemetry.add(this.state.telemetry.discoveryUnreadableAnswers, 1);
     if (this.unreadable) return false;
