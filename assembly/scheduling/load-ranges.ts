@@ -97,10 +97,10 @@ export class LoadChanges {
   // The unchanged candidates still at each snapshot extreme, and the extremes of the changed ones.
   private queueLoLeft: i32 = 0;
   private queueHiLeft: i32 = 0;
-  private queuedChanged: i32 = 0;
+  private queuedUnchanged: i32 = 0;
   private mostLeft: i32 = 0;
   private leastLeft: i32 = 0;
-  private healthyChanged: i32 = 0;
+  private healthyUnchanged: i32 = 0;
   private changedQueueLo: f64 = Infinity;
   private changedQueueHi: f64 = -Infinity;
   private changedInflightLo: f64 = Infinity;
@@ -121,10 +121,10 @@ export class LoadChanges {
     this.healthy = base.healthy;
     this.queueLoLeft = base.queueLoAt;
     this.queueHiLeft = base.queueHiAt;
-    this.queuedChanged = base.queued; // counts down to 0 when every queue changed
+    this.queuedUnchanged = base.queued; // counts down: 0 when every queue changed
     this.mostLeft = base.loadMostAt;
     this.leastLeft = base.loadLeastAt;
-    this.healthyChanged = base.healthy;
+    this.healthyUnchanged = base.healthy;
     this.changedQueueLo = Infinity;
     this.changedQueueHi = -Infinity;
     this.changedInflightLo = Infinity;
@@ -143,7 +143,7 @@ export class LoadChanges {
     if (hasMetrics) {
       if (baseQueue == this.queueLo) this.queueLoLeft--;
       if (baseQueue == this.queueHi) this.queueHiLeft--;
-      this.queuedChanged--;
+      this.queuedUnchanged--;
       if (queue < this.changedQueueLo) this.changedQueueLo = queue;
       if (queue > this.changedQueueHi) this.changedQueueHi = queue;
       baseLoad = baseQueue;
@@ -157,15 +157,14 @@ export class LoadChanges {
     if (load < this.changedLeast) this.changedLeast = load;
     this.usable = this.usable && isExactCount(load);
     this.loadSum += load - baseLoad;
-    this.healthyChanged--;
+    this.healthyUnchanged--;
   }
 
   /** Ends the changes of a fill whose candidates now have epoch `epoch`; returns whether the ranges are known. */
   finish(n: i32, epoch: u32): bool {
     let usable = this.usable && this.count == n;
     // The queue: the unchanged ones' extreme where one still holds it, else the changed ones' when all changed.
-    const queued = this.queuedChanged; // unchanged candidates with metrics
-    if (queued > 0) {
+    if (this.queuedUnchanged > 0) {
       usable = usable && this.queueLoLeft > 0 && this.queueHiLeft > 0;
       if (this.changedQueueLo < this.queueLo) this.queueLo = this.changedQueueLo;
       if (this.changedQueueHi > this.queueHi) this.queueHi = this.changedQueueHi;
@@ -174,7 +173,7 @@ export class LoadChanges {
       this.queueHi = this.changedQueueHi;
     }
     // In flight: every unchanged candidate has none.
-    if (this.healthyChanged > 0) {
+    if (this.healthyUnchanged > 0) {
       this.inflightLo = 0;
       this.inflightHi = this.changedInflightHi > 0 ? this.changedInflightHi : 0;
       usable = usable && this.mostLeft > 0 && this.leastLeft > 0;
