@@ -375,12 +375,23 @@ export class PrefixIndex {
     // The list entry before the entry of the position just recorded, before it moved: a chain recorded earlier is
     // linked in its order, so it is usually the entry of this position.
     let before = NIL;
+    // One bit per hash inserted by this pass, by 6 bits of the hash: a hash the first pass did not find is held now
+    // only if this pass inserted it (a chain holding it twice), so it needs a find only when its bit is set.
+    let inserted: u64 = 0;
     for (let i = n - 1; i >= from; i--) {
       const hash = unchecked(hashes[i]);
+      const bit = <u64>1 << ((hash * SLOT_MIX) >> 58);
       // The first pass's entry, else the list's, unless evicted since or not this hash's (then a find tells, as it
       // would have): a live entry of the slot with the hash is the one find gives.
-      let existing = lookedUp && i < RECORD_LOOKUPS ? unchecked(lookups[i]) : before;
-      if (existing == NIL || this.prevOf(existing) == FREED || this.keyOf(existing) != hash) existing = this.find(hash, slot);
+      let existing = NIL;
+      if (lookedUp && i < RECORD_LOOKUPS) {
+        existing = unchecked(lookups[i]);
+        const recheck = existing == NIL ? (inserted & bit) != 0 : this.prevOf(existing) == FREED || this.keyOf(existing) != hash;
+        if (recheck) existing = this.find(hash, slot);
+      } else {
+        existing = before;
+        if (existing == NIL || this.prevOf(existing) == FREED || this.keyOf(existing) != hash) existing = this.find(hash, slot);
+      }
       if (existing != NIL) {
         before = this.prevOf(existing);
         this.moveToFront(existing, slot);
@@ -401,6 +412,7 @@ export class PrefixIndex {
         continue;
       }
       const entry = this.allocate(slot);
+      inserted |= bit;
       this.setKey(entry, hash);
       this.setStamp(entry, stamp);
       this.insertIntoTable(entry, hash, slot);
