@@ -613,7 +613,8 @@ export class JsonScanner {
             d += 64;
             continue;
           }
-          // Bytes [q, p + 64) are at dq on: their place while they are plain.
+          // Bytes [q, end) are at dq on: their place while they are plain.
+          const end = p + 64;
           let q = p;
           let dq = d;
           let stop = false;
@@ -663,7 +664,7 @@ export class JsonScanner {
                   stop = true;
                   break;
                 }
-                if (q + <usize>n > p + 64) copySequence(dq, q, <usize>n);
+                if (q + <usize>n > end) copySequence(dq, q, <usize>n);
                 q += <usize>n;
                 dq += <usize>n;
               } while (q + 4 <= bound && load<u8>(q) >= 0x80);
@@ -681,16 +682,16 @@ export class JsonScanner {
               break;
             }
             // The specials the bytes [p, q) held are done.
-            if (q >= p + 64) break;
+            if (q >= end) break;
             m &= <u64>-1 << <u64>(q - p);
           }
-          if (stop || q >= p + 64) {
+          if (stop || q >= end) {
             p = q;
             d = dq;
             if (stop) break;
           } else {
-            d = dq + (p + 64 - q);
-            p += 64;
+            d = dq + (end - q);
+            p = end;
           }
         }
       }
