@@ -1,7 +1,7 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { FIRST_BLOCK, copyFirstPlainBlock, copyPlainAscii, copyTwoBlocks, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyFourBlocks, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
 import { CANONICAL_ESCAPES, canonicalLength, decodeJsonString, decodedBytes, escapeLength, isCanonicalEscape, putCanonical, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -599,21 +599,22 @@ export class JsonScanner {
     let escaped = false;
     while (p < limit) {
       if (ASC_FEATURE_SIMD) {
-        // 32 bytes at a time, each special byte of a block handled from the block's mask without reading the block
+        // 64 bytes at a time, each special byte of a block handled from the block's mask without reading the block
         // again: a short escape (the rest of the block then copied one byte to the left), a well-formed sequence (in
         // place already), the closing quote. Anything else, and the last bytes, go to the loop below, one at a time.
-        // The bound leaves room for the rest of a block copied from past it (after an escape of up to 12 bytes) and for a
-        // sequence that crosses its end.
+        // The bound leaves room for the rest of a block copied from past it (a block's bytes from up to 12 past its end,
+        // after an escape of up to 12 bytes) and for a sequence that crosses its end.
         // An escape never writes more bytes than it reads, so the output stays within dEnd while p stays within this bound.
         const bound = min(limit, p + (dEnd - d));
-        while (p + 80 <= bound) {
-          let m = copyTwoBlocks(p, d);
+        while (p + 144 <= bound) {
+          let m = copyFourBlocks(p, d);
           if (m == 0) {
-            p += 32;
-            d += 32;
+            p += 64;
+            d += 64;
             continue;
           }
-          // Bytes [q, p + 32) are at dq on: their place while they are plain.
+          // Bytes [q, end) are at dq on: their place while they are plain.
+          const end = p + 64;
           let q = p;
           let dq = d;
           let stop = false;
@@ -649,10 +650,12 @@ export class JsonScanner {
                 // The rest of the block moves to the left.
                 v128.store(dq, v128.load(q));
                 v128.store(dq, v128.load(q, 16), 16);
+                v128.store(dq, v128.load(q, 32), 32);
+                v128.store(dq, v128.load(q, 48), 48);
               }
             } else if (c >= 0x80) {
               // A well-formed sequence and those right after it (CJK, Cyrillic, emoji): each in place already, unless it
-              // crosses the block's end.
+              // crosses the block's end (then copied).
               q = at;
               dq = dAt;
               do {
@@ -661,7 +664,7 @@ export class JsonScanner {
                   stop = true;
                   break;
                 }
-                copySequence(dq, q, <usize>n);
+                if (q + <usize>n > end) copySequence(dq, q, <usize>n);
                 q += <usize>n;
                 dq += <usize>n;
               } while (q + 4 <= bound && load<u8>(q) >= 0x80);
@@ -679,15 +682,16 @@ export class JsonScanner {
               break;
             }
             // The specials the bytes [p, q) held are done.
-            m = <u32>(<u64>m & (<u64>-1 << <u64>min(q - p, 32)));
+            if (q >= end) break;
+            m &= <u64>-1 << <u64>(q - p);
           }
-          if (stop || q >= p + 32) {
+          if (stop || q >= end) {
             p = q;
             d = dq;
             if (stop) break;
           } else {
-            d = dq + (p + 32 - q);
-            p += 32;
+            d = dq + (end - q);
+            p = end;
           }
         }
       }
