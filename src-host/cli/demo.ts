@@ -25,7 +25,7 @@ const USAGE = `usage: npm start -- [options]   (or tsx src-host/cli/demo.ts [opt
   --connections session|pooled  one connection per conversation, or a shared pool (default session)
   --quick                       a tiny run, for tests
   --json                        print the result as JSON on stdout (progress goes to stderr)
-  --report PATH                 HTML report with the TTFT CDFs (default build/demo-report.html)
+  --report PATH                 HTML report with the TTFT CDFs (default build/demo-report.html; "" to skip)
   -h, --help                    print this text and exit
 Exit code 1 when any run had a failed request, 2 on bad arguments.`;
 
@@ -84,7 +84,7 @@ for (const f of flavors) {
 }
 
 const reportPath = values.report!;
-prepareReportPath(TOOL, "report", reportPath);
+if (reportPath) prepareReportPath(TOOL, "report", reportPath);
 
 const json = values.json!;
 // With --json, stdout carries only the result.
@@ -103,12 +103,12 @@ const result = await runComparison(settings, wasm, {
   },
 });
 
-writeFileSync(reportPath, demoReportHtml(result));
+if (reportPath) writeFileSync(reportPath, demoReportHtml(result));
 
 if (json) {
-  process.stdout.write(JSON.stringify({ ...result, report: reportPath }, null, 2) + "\n");
+  process.stdout.write(JSON.stringify({ ...result, report: reportPath || null }, null, 2) + "\n");
 } else {
-  process.stdout.write(`\n${resultTable(result)}\n\nreport: ${reportPath}\n`);
+  process.stdout.write(`\n${resultTable(result)}\n${reportPath ? `\nreport: ${reportPath}\n` : ""}`);
 }
 const failures = runFailures(result);
 for (const line of failures) process.stderr.write(`demo: FAILED ${line}\n`);

@@ -5,6 +5,8 @@ import { dirname } from "node:path";
 import { usageError } from "../util/cli-args.ts";
 
 export function prepareReportPath(tool: string, flag: string, path: string): void {
+  // An empty path would pass the checks below (its folder is ".") and fail only at the write.
+  if (path === "") usageError(tool, `--${flag} needs a path`);
   try {
     mkdirSync(dirname(path), { recursive: true });
     accessSync(dirname(path), constants.W_OK);

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -51,6 +51,23 @@ test("demo --quick --json prints a row per build and round robin, and writes the
     assert.match(html, /<svg[^>]*>[\s\S]*<path d="M/);
     assert.ok(html.includes("KV-aware picker (Higress build)") && html.includes("KV-aware picker (stock Envoy build)") && html.includes("round robin"));
     assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/.test(html), "self-contained: no scripts, no external resources");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("demo --report \"\" skips the HTML report and still prints the table", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "demo-cli-"));
+  try {
+    const { stdout } = await run(process.execPath, [join(process.cwd(), "node_modules/tsx/dist/cli.mjs"), join(process.cwd(), "src-host/cli/demo.ts"), "--quick", "--report", ""], {
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+      cwd: dir,
+    });
+    assert.match(stdout, /round robin +\d+ +0 /);
+    assert.match(stdout, /vs round robin: cache hit rate/);
+    assert.doesNotMatch(stdout, /report:/);
+    assert.deepEqual(readdirSync(dir), [], "nothing written");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
