@@ -603,7 +603,7 @@ export class JsonScanner {
         // again: a short escape (the rest of the block then copied one byte to the left), a well-formed sequence (in
         // place already), the closing quote. Anything else, and the last bytes, go to the loop below, one at a time.
         // The bound leaves room for the rest of a block copied from past it (a block's bytes from up to 12 past its end,
-        // after an escape of up to 12 bytes) and for a sequence that crosses its end.
+        // after an escape of up to 12 bytes: 139 bytes from p at most) and for a sequence that crosses its end.
         // An escape never writes more bytes than it reads, so the output stays within dEnd while p stays within this bound.
         const bound = min(limit, p + (dEnd - d));
         while (p + 144 <= bound) {

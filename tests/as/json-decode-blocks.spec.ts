@@ -1,7 +1,9 @@
 // nextDecoded (whose SIMD build decodes long strings 64 bytes a block) against decodeJsonString (a byte at a time) on
 // random long strings dense with escapes, multi-byte characters and ill-formed bytes, so that every kind of special
 // byte falls at every offset of a block, next to others in the same block and across a block's end; half of them with
-// long plain runs, so that whole blocks are plain too and a special comes after them at any offset.
+// long plain runs, so that whole blocks are plain too and a special comes after them at any offset; a third with runs
+// of multi-byte characters longer than a block (CJK text), which the block loop follows past its block up to its bound.
+// Each document lies at the very end of linear memory, so that a read past its end traps.
 import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
 import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
 
@@ -29,13 +31,20 @@ function push(bytes: u8[], s: string): void {
   for (let k = 0; k < s.length; k++) bytes.push(<u8>s.charCodeAt(k));
 }
 
-// One string of about `len` content bytes: plain runs of 0..maxRun bytes between specials; errors only when `errors`.
-function randomDoc(len: i32, errors: bool, spaces: i32, maxRun: u32): u8[] {
+// One string of about `len` content bytes: plain runs of 0..maxRun bytes between specials; errors only when `errors`;
+// when `dense`, half the specials are runs of up to 60 well-formed multi-byte characters.
+function randomDoc(len: i32, errors: bool, spaces: i32, maxRun: u32, dense: bool): u8[] {
   const bytes: u8[] = [0x5b, 0x22];
   while (bytes.length < len) {
     const run = rand(3) == 0 ? rand(maxRun + 1) : rand(4);
     for (let k: u32 = 0; k < run; k++) bytes.push(<u8>(0x61 + rand(26)));
-    if (rand(2) == 0) {
+    if (dense && rand(2) == 0) {
+      const chars = rand(61);
+      for (let c: u32 = 0; c < chars; c++) {
+        const raw = RAW[rand(3)];
+        for (let k = 0; k < raw.length; k++) bytes.push(raw[k]);
+      }
+    } else if (rand(2) == 0) {
       const i = rand(errors ? PIECES.length : PIECES.length - 2);
       push(bytes, PIECES[i]);
     } else {
@@ -52,10 +61,19 @@ function randomDoc(len: i32, errors: bool, spaces: i32, maxRun: u32): u8[] {
   return bytes;
 }
 
+// Made once: decodesAlike allocates nothing, so the document stays at the end of memory.
+const a = new JsonScanner(4);
+const b = new JsonScanner(4);
+
+// The page at the end of linear memory the documents go in: the allocator grows memory past it, never into it.
+let ownPage: i32 = -1;
+function endOfMemory(): usize {
+  if (ownPage < 0 || ownPage + 1 != memory.size()) ownPage = memory.grow(1);
+  return <usize>(ownPage + 1) << 16;
+}
+
 // 1 when nextDecoded on a's first element writes what decodeJsonString does (or fails where next() does).
 function decodesAlike(doc: usize, len: usize, outA: usize, outB: usize, cap: i32, flags: i32): i32 {
-  const a = new JsonScanner(4);
-  const b = new JsonScanner(4);
   a.reset(doc, len, 100);
   b.reset(doc, len, 100);
   if (a.next() != JsonToken.ArrStart || b.next() != JsonToken.ArrStart) return 0;
@@ -87,13 +105,12 @@ describe("nextDecoded on long strings (the block loop)", () => {
       const errors = round % 4 == 3;
       // The spaces after the string: the block loop stops short of the input's end, so the closing quote falls in a block
       // only when enough of them follow.
-      const bytes = randomDoc(<i32>(40 + rand(300)), errors, <i32>rand(300), round % 2 == 0 ? 40 : 150);
-      const doc = new ArrayBuffer(bytes.length);
-      const docPtr = changetype<usize>(doc);
+      const bytes = randomDoc(<i32>(40 + rand(300)), errors, <i32>rand(300), round % 2 == 0 ? 40 : 150, round % 3 == 2);
+      // Room to spare, then a cap somewhere inside the string, then one just short of its end.
+      const caps: i32[] = [1000, <i32>rand(<u32>bytes.length + 8), max(bytes.length - 30 - <i32>rand(60), 0)];
+      const docPtr = endOfMemory() - <usize>bytes.length;
       for (let k = 0; k < bytes.length; k++) store<u8>(docPtr + <usize>k, bytes[k]);
       for (let f = 0; f < flagsList.length; f++) {
-        // Room to spare, then a cap somewhere inside the string, then one just short of its end.
-        const caps: i32[] = [1000, <i32>rand(<u32>bytes.length + 8), max(bytes.length - 30 - <i32>rand(60), 0)];
         for (let c = 0; c < caps.length; c++) {
           if (decodesAlike(docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), caps[c], flagsList[f]) != 1) {
             failures++;
@@ -103,6 +120,45 @@ describe("nextDecoded on long strings (the block loop)", () => {
       }
     }
     // The first failing round, mode and cap in view.
+    expect(first).toBe(-1);
+    expect(failures).toBe(0);
+  });
+});
+
+describe("nextDecoded with one special byte near the document's end (the block loop's margin)", () => {
+  it("decodes as decodeJsonString does wherever the special falls in a block and however close the end is", () => {
+    // The longest escape (a surrogate pair) or a multi-byte character at every offset of a block, the string's end and
+    // the document's end at every distance after it: the block loop's last block, and what it reads past the block
+    // after an escape, reach furthest towards the end of memory there.
+    const pieces: string[] = ["\\ud83d\\ude00", "\\u00e9", "\\n", "\\/", "\u4e2d", "\ud83d\ude00"];
+    const flagsList: i32[] = [0, CANONICAL_ESCAPES, 2];
+    const outA = new ArrayBuffer(1200);
+    const outB = new ArrayBuffer(1200);
+    let failures = 0;
+    let first = -1;
+    for (let k = 0; k < pieces.length; k++) {
+      const piece = String.UTF8.encode(pieces[k]);
+      for (let before = 0; before < 80; before++) {
+        for (let after = 0; after < 160; after++) {
+          const len = 2 + before + piece.byteLength + after + 4;
+          const docPtr = endOfMemory() - <usize>len;
+          memory.fill(docPtr, 0x61, <usize>len);
+          store<u16>(docPtr, 0x225b); // ["
+          memory.copy(docPtr + 2 + <usize>before, changetype<usize>(piece), <usize>piece.byteLength);
+          store<u32>(docPtr + <usize>len - 4, 0x5d312c22); // ",1]
+          for (let f = 0; f < flagsList.length; f++) {
+            // Room to spare, and a cap inside the string.
+            for (let c = 0; c < 2; c++) {
+              const cap = c == 0 ? 1000 : before + (after * 7) % 150;
+              if (decodesAlike(docPtr, <usize>len, changetype<usize>(outA), changetype<usize>(outB), cap, flagsList[f]) != 1) {
+                failures++;
+                if (first < 0) first = k * 1000000 + before * 1000 + after;
+              }
+            }
+          }
+        }
+      }
+    }
     expect(first).toBe(-1);
     expect(failures).toBe(0);
   });

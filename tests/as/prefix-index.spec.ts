@@ -599,6 +599,44 @@ describe("PrefixIndex against a reference model", () => {
     }
   });
 
+  it("agrees on long chains holding a hash twice, on both sides of the first pass's lookups, while they evict", () => {
+    // record()'s second pass skips the find for a hash its first pass did not find unless it inserted one with the same
+    // mark itself: a chain holding a hash twice, the later copy (recorded first) past the lookups the first pass keeps
+    // or within them, the chain beginning with the slot's most recent entries or not, its new hashes evicting.
+    const endpoints = 2;
+    const capacity = 120;
+    const index = new PrefixIndex(endpoints, capacity);
+    const model = new ModelIndex(endpoints, capacity);
+    const universe = new Array<u64>();
+    for (let i = 0; i < 300; i++) universe.push(nextRandom());
+    const previous = new Array<StaticArray<u64>>();
+    const previousLength = new Array<i32>();
+    for (let s = 0; s < endpoints; s++) {
+      previous.push(new StaticArray<u64>(150));
+      previousLength.push(0);
+    }
+    const hashes = new StaticArray<u64>(150);
+    for (let step = 0; step < 800; step++) {
+      const slot = randomBelow(endpoints);
+      const kept = randomBelow(3) == 0 ? randomBelow(previousLength[slot] + 1) : 0;
+      const n = kept + randomBelow(151 - kept);
+      for (let i = 0; i < n; i++) {
+        if (i < kept) hashes[i] = previous[slot][i];
+        else hashes[i] = i > 0 && randomBelow(5) == 0 ? hashes[randomBelow(i)] : universe[randomBelow(universe.length)];
+      }
+      index.record(slot, hashes, n, 0);
+      model.record(slot, hashes, n);
+      for (let i = 0; i < n; i++) previous[slot][i] = hashes[i];
+      previousLength[slot] = n;
+      if (step % 9 == 0) {
+        const cap = 60 + randomBelow(capacity - 59);
+        index.setCapacity(slot, cap);
+        model.setCapacity(slot, cap);
+      }
+      expectSameAsModel(index, model, universe);
+    }
+  });
+
   it("stays consistent under heavy churn at full load (backward-shift deletion)", () => {
     // A full pool puts the table at its maximum load factor of 0.25, so probe runs are longest and every eviction
     // shifts entries. Keys from every slot share values to collide on hash while differing by slot.
