@@ -38,18 +38,25 @@ export class SharedData {
    *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). The value is copied: over
    *  the stored bytes when they have its length and no get() handed them out, else into a new array. */
   set(vmId: string, key: string, value: Uint8Array, cas: number): number {
+    return this.setFrom(vmId, key, value, 0, value.length, cas);
+  }
+
+  /** As set, for the value at [ptr, ptr + len) of `src` (the module's memory, read in place: no view made of it). */
+  setFrom(vmId: string, key: string, src: Uint8Array, ptr: number, len: number, cas: number): number {
     let m = this.byVm.get(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));
     const e = m.get(key);
     if (e && cas !== 0 && cas !== e.cas) return Status.CasMismatch;
     if (!e) {
-      m.set(key, { value: value.slice(), cas: this.nextCas(), handedOut: false });
-    } else if (e.handedOut || e.value.length !== value.length) {
-      e.value = value.slice();
+      m.set(key, { value: src.slice(ptr, ptr + len), cas: this.nextCas(), handedOut: false });
+    } else if (e.handedOut || e.value.length !== len) {
+      e.value = src.slice(ptr, ptr + len);
       e.handedOut = false;
       e.cas = this.nextCas();
     } else {
-      e.value.set(value);
+      // A hint or a load record: tens of bytes, which a loop copies sooner than a view and set() would.
+      const v = e.value;
+      for (let i = 0; i < len; i++) v[i] = src[ptr + i];
       e.cas = this.nextCas();
     }
     return Status.Ok;
