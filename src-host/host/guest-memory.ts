@@ -61,10 +61,11 @@ export class GuestMemory {
     return this.u8.subarray(ptr, ptr + len);
   }
 
-  /** All of memory, once [ptr, ptr + len) is checked to lie in it: for a callee that copies that range at once. */
-  checkedBytes(ptr: number, len: number): Uint8Array {
+  /** A view of all of memory, once [ptr, ptr + len) is checked to lie in it: for a callee that copies that range at
+   *  once. */
+  checkedView(ptr: number, len: number): DataView {
     this.check(ptr >>> 0, len >>> 0);
-    return this.u8;
+    return this.view;
   }
 
   readString(ptr: number, len: number): string {

@@ -20,7 +20,7 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
     },
     "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) => {
       const key = mem().readString(kPtr, kLen);
-      return proc.sharedData.setFrom(vm.options.vmId, key, mem().checkedBytes(vPtr, vLen), vPtr >>> 0, vLen >>> 0, cas >>> 0);
+      return proc.sharedData.setFrom(vm.options.vmId, key, mem().checkedView(vPtr, vLen), vPtr >>> 0, vLen >>> 0, cas >>> 0);
     },
 
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
