@@ -1,7 +1,9 @@
 // One chunk of the chain (chain.ts) found and hashed in the same pass over its bytes: the lead bytes of each 32-byte
 // stripe are counted as xxh64 reads it, so the bytes are not read once to find the boundary and again to hash.
 import { xxh64Acc1Start, xxh64Acc2Start, xxh64Acc4Start, xxh64LongEnd, xxh64Round, xxh64Short } from "./xxh64";
-import { leadBytesIn32, leadBytesInBlock, leadMaskIn32 } from "../text/utf8-lead-bytes";
+import {
+  LEAD_BLOCK_BYTES, TALLY_MAX_BLOCKS, leadBytesIn32, leadBytesInBlock, leadMaskIn32, tallyContinuations, tallyTotal,
+} from "../text/utf8-lead-bytes";
 
 // @ts-ignore: decorator
 @inline function isLeadByte(b: u32): bool {
@@ -57,6 +59,29 @@ export class ChunkHash {
     let acc2 = xxh64Acc2Start(seed);
     let acc3 = seed;
     let acc4 = xxh64Acc4Start(seed);
+    // A block holds at most 64 lead bytes, so the next need / 64 blocks lie wholly before the boundary whatever their
+    // bytes (a chunk's first chars bytes at least): with SIMD their continuation bytes are tallied, with no test or
+    // branch per block, as xxh64 reads them, and counted once after.
+    if (ASC_FEATURE_SIMD) {
+      while (need >= LEAD_BLOCK_BYTES && p + LEAD_BLOCK_BYTES <= end) {
+        const blocks = min(min(need, end - p) / LEAD_BLOCK_BYTES, TALLY_MAX_BLOCKS);
+        const runEnd = p + blocks * LEAD_BLOCK_BYTES;
+        let tally = i8x16.splat(0);
+        do {
+          tally = tallyContinuations(tally, p);
+          acc1 = xxh64Round(acc1, load<u64>(p));
+          acc2 = xxh64Round(acc2, load<u64>(p, 8));
+          acc3 = xxh64Round(acc3, load<u64>(p, 16));
+          acc4 = xxh64Round(acc4, load<u64>(p, 24));
+          acc1 = xxh64Round(acc1, load<u64>(p, 32));
+          acc2 = xxh64Round(acc2, load<u64>(p, 40));
+          acc3 = xxh64Round(acc3, load<u64>(p, 48));
+          acc4 = xxh64Round(acc4, load<u64>(p, 56));
+          p += 64;
+        } while (p < runEnd);
+        need -= blocks * LEAD_BLOCK_BYTES - tallyTotal(tally);
+      }
+    }
     // Stripes with at most `need` lead bytes in all lie wholly before the boundary: xxh64 reads them as whole stripes,
     // two at a time while they fit, then one.
     while (p + 64 <= end) {

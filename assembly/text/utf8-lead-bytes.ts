@@ -52,6 +52,29 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
   return LEAD_BLOCK_BYTES - <usize>continuations;
 }
 
+/** The most blocks one tally holds: each adds at most 4 to a lane's count, which stays below 128. */
+export const TALLY_MAX_BLOCKS: usize = 31;
+
+/**
+ * SIMD builds only: `tally` with the continuation bytes among the LEAD_BLOCK_BYTES bytes at p added, each as -1 in
+ * its 16-byte vector's lane; tallyTotal reads the count. No test, no branch: for blocks the caller knows it takes whole.
+ */
+// @ts-ignore: decorator
+@inline export function tallyContinuations(tally: v128, p: usize): v128 {
+  const below = i8x16.splat(-64);
+  const ab = i8x16.add(i8x16.lt_s(v128.load(p), below), i8x16.lt_s(v128.load(p, 16), below));
+  const cd = i8x16.add(i8x16.lt_s(v128.load(p, 32), below), i8x16.lt_s(v128.load(p, 48), below));
+  return i8x16.add(tally, i8x16.add(ab, cd));
+}
+
+/** The continuation bytes a tally of at most TALLY_MAX_BLOCKS blocks counted. */
+// @ts-ignore: decorator
+@inline export function tallyTotal(tally: v128): usize {
+  const quads = i32x4.extadd_pairwise_i16x8_s(i16x8.extadd_pairwise_i8x16_s(tally));
+  return <usize>-(i32x4.extract_lane(quads, 0) + i32x4.extract_lane(quads, 1) +
+    i32x4.extract_lane(quads, 2) + i32x4.extract_lane(quads, 3));
+}
+
 /** Lead bytes among the 32 bytes at p (one xxh64 stripe). */
 // @ts-ignore: decorator
 @inline export function leadBytesIn32(p: usize): usize {

@@ -3,7 +3,7 @@
 // when the memory grows (growth detaches the old buffer).
 
 import { isAscii, writeAscii } from "./ascii-text.ts";
-import { RecentAsciiStrings } from "./recent-ascii-strings.ts";
+import { RECENT_MAX_BYTES, RecentAsciiStrings } from "./recent-ascii-strings.ts";
 
 export class InvalidMemoryAccess extends Error {}
 
@@ -61,6 +61,13 @@ export class GuestMemory {
     return this.u8.subarray(ptr, ptr + len);
   }
 
+  /** A view of all of memory, once [ptr, ptr + len) is checked to lie in it: for a callee that copies that range at
+   *  once. */
+  checkedView(ptr: number, len: number): DataView {
+    this.check(ptr >>> 0, len >>> 0);
+    return this.view;
+  }
+
   readString(ptr: number, len: number): string {
     ptr >>>= 0;
     len >>>= 0;
@@ -68,15 +75,9 @@ export class GuestMemory {
     // Header names, shared-data keys and property paths are short ASCII, and mostly the ones read lately: those are
     // found again by their bytes (recent-ascii-strings.ts), others read by a native Latin-1 decode (three times faster
     // than a TextDecoder or a string built a character at a time); anything else goes through UTF-8.
-    if (len <= 64) {
-      const u8 = this.u8;
-      let hash = len;
-      for (let i = 0; i < len; i++) {
-        const c = u8[ptr + i];
-        if (c >= 0x80) return dec.decode(u8.subarray(ptr, ptr + len));
-        hash = (Math.imul(hash, 31) + c) | 0;
-      }
-      return this.recent.find(u8, ptr, len, hash) ?? this.recent.keep(hash, this.bytes.toString("latin1", ptr, ptr + len));
+    if (len <= RECENT_MAX_BYTES) {
+      const s = this.recent.read(this.bytes, this.view, ptr, len);
+      if (s !== null) return s;
     }
     return dec.decode(this.u8.subarray(ptr, ptr + len));
   }

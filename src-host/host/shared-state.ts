@@ -7,6 +7,8 @@ interface SharedEntry {
   cas: number;
   /** get() gave the value to a caller, who may keep it: a later set stores a new array. */
   handedOut: boolean;
+  /** A view of `value` for copies over it in place, made at the first such copy. */
+  view: DataView | null;
 }
 
 /** A stored value and its cas, in place: valid until the next set of its key. */
@@ -38,18 +40,28 @@ export class SharedData {
    *  SharedData::set; the CAS counter starts at 1 and skips 0, shared_data.h nextCas). The value is copied: over
    *  the stored bytes when they have its length and no get() handed them out, else into a new array. */
   set(vmId: string, key: string, value: Uint8Array, cas: number): number {
+    return this.setFrom(vmId, key, new DataView(value.buffer, value.byteOffset, value.length), 0, value.length, cas);
+  }
+
+  /** As set, for the value at [ptr, ptr + len) of `src` (the module's memory, read in place). */
+  setFrom(vmId: string, key: string, src: DataView, ptr: number, len: number, cas: number): number {
     let m = this.byVm.get(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));
     const e = m.get(key);
     if (e && cas !== 0 && cas !== e.cas) return Status.CasMismatch;
     if (!e) {
-      m.set(key, { value: value.slice(), cas: this.nextCas(), handedOut: false });
-    } else if (e.handedOut || e.value.length !== value.length) {
-      e.value = value.slice();
+      m.set(key, { value: copyOf(src, ptr, len), cas: this.nextCas(), handedOut: false, view: null });
+    } else if (e.handedOut || e.value.length !== len) {
+      e.value = copyOf(src, ptr, len);
+      e.view = null;
       e.handedOut = false;
       e.cas = this.nextCas();
     } else {
-      e.value.set(value);
+      // A hint or a load record, tens of bytes: four at a time through views kept, sooner than a new view and set().
+      const v = e.view ?? (e.view = new DataView(e.value.buffer, e.value.byteOffset, len));
+      let i = 0;
+      for (; i + 4 <= len; i += 4) v.setInt32(i, src.getInt32(ptr + i, true), true);
+      for (; i < len; i++) v.setUint8(i, src.getUint8(ptr + i));
       e.cas = this.nextCas();
     }
     return Status.Ok;
@@ -64,6 +76,10 @@ export class SharedData {
     if (this.casCounter === 0) this.casCounter = 1;
     return this.casCounter;
   }
+}
+
+function copyOf(src: DataView, ptr: number, len: number): Uint8Array {
+  return new Uint8Array(src.buffer.slice(src.byteOffset + ptr, src.byteOffset + ptr + len));
 }
 
 export interface QueueOwner {

@@ -96,4 +96,93 @@ describe("ChunkHash.find", () => {
     // Most rounds find a chunk: the comparison is not only of the "no chunk" answers.
     expect(found > 10000).toBe(true);
   });
+
+  it("agrees with its definition on long chunks: blocks taken whole in runs of up to 31, several runs per chunk", () => {
+    const chunk = new ChunkHash();
+    const buf = new Uint8Array(5200);
+    let mismatches = 0;
+    let found = 0;
+    for (let round = 0; round < 400; round++) {
+      randomText(buf, 0, buf.length);
+      const offset = rand(64);
+      const len = 1000 + rand(4100);
+      const start = buf.dataStart + <usize>offset;
+      const end = start + <usize>len;
+      // Up to 64 blocks of ASCII; dense multi-byte text needs several runs, each taking need / 64 blocks.
+      const chars = <usize>(round % 4 == 0 ? 64 * (1 + rand(len / 128)) : 500 + rand(len / 2 - 400));
+      const seed = <u64>rand(1000000);
+      const want = referenceFind(start, end, chars, seed);
+      const got = chunk.find(start, end, chars, seed);
+      if (got != want || (want != 0 && chunk.hash != refHash)) mismatches++;
+      if (want != 0) found++;
+    }
+    expect(mismatches).toBe(0);
+    expect(found > 150).toBe(true);
+  });
+
+  it("agrees with its definition where a chunk ends at a block's edge or a character crosses one", () => {
+    const chunk = new ChunkHash();
+    const buf = new Uint8Array(1200);
+    let cases = 0;
+    let mismatches = 0;
+    // ASCII but for one 2-, 3- or 4-byte character placed across each byte position near the 64-byte edges.
+    for (let width = 1; width <= 4; width++) {
+      for (let at = 0; at < 200; at++) {
+        for (let i = 0; i < buf.length; i++) buf[i] = <u8>(0x61 + (i % 26));
+        if (width > 1) {
+          buf[at] = width == 2 ? 0xc3 : width == 3 ? 0xe4 : 0xf0;
+          for (let k = 1; k < width; k++) buf[at + k] = <u8>(0x80 + k);
+        }
+        for (let chars = 62; chars <= 130; chars += 1) {
+          // The input ends at the chunk's end, one byte after it, and much later.
+          for (let tail = 0; tail < 3; tail++) {
+            const start = buf.dataStart;
+            const len = tail == 2 ? 1000 : <i32>chars + (width - 1) * <i32>(at < <i32>chars) + tail;
+            const end = start + <usize>len;
+            const seed = <u64>(at * 131 + chars);
+            const want = referenceFind(start, end, chars, seed);
+            const got = chunk.find(start, end, chars, seed);
+            if (got != want || (want != 0 && chunk.hash != refHash)) mismatches++;
+            cases++;
+          }
+        }
+      }
+    }
+    // All ASCII: chunks of exactly 64 and 512 characters end at a block's edge.
+    for (let i = 0; i < buf.length; i++) buf[i] = <u8>(0x20 + (i % 90));
+    for (let chars: usize = 64; chars <= 1024; chars += 64) {
+      const want = referenceFind(buf.dataStart, buf.dataStart + <usize>buf.length, chars, 7);
+      const got = chunk.find(buf.dataStart, buf.dataStart + <usize>buf.length, chars, 7);
+      expect(got).toBe(buf.dataStart + chars);
+      if (got != want || chunk.hash != refHash) mismatches++;
+      // The input ends exactly at the chunk's end.
+      expect(chunk.find(buf.dataStart, buf.dataStart + chars, chars, 7)).toBe(buf.dataStart + chars);
+      expect(chunk.hash).toBe(refHash);
+      cases++;
+    }
+    expect(mismatches).toBe(0);
+    expect(cases > 50000).toBe(true);
+  });
+
+  it("agrees with its definition on long chunks of three-byte characters (two continuation bytes in three)", () => {
+    const chunk = new ChunkHash();
+    const buf = new Uint8Array(14000);
+    let mismatches = 0;
+    for (let round = 0; round < 24; round++) {
+      for (let i = 0; i + 3 <= buf.length; i += 3) {
+        buf[i] = 0xe4;
+        buf[i + 1] = <u8>(0x80 + rand(64));
+        buf[i + 2] = <u8>(0x80 + rand(64));
+      }
+      const offset = <usize>rand(3);
+      const chars = <usize>(4096 + rand(500));
+      const start = buf.dataStart + offset;
+      const end = buf.dataStart + <usize>buf.length;
+      const want = referenceFind(start, end, chars, 3);
+      expect(want).toBeGreaterThan(0);
+      const got = chunk.find(start, end, chars, 3);
+      if (got != want || chunk.hash != refHash) mismatches++;
+    }
+    expect(mismatches).toBe(0);
+  });
 });

@@ -73,3 +73,26 @@ test("writes of the same length are read back through the module's calls with a 
   assert.deepEqual(process.sharedData.peek("vm", "key")!.value, enc.encode("third"));
   assert.equal(read().text, "third");
 });
+
+test("writes over a stored value of every length up to 45 bytes, at unaligned addresses, store exactly the new bytes", () => {
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const process = new ProxyProcess();
+  const vm = {
+    memory: new GuestMemory(memory, () => 0),
+    options: { vmId: "vm", process },
+    effectiveContextId: 1,
+  } as unknown as WasmVm;
+  const calls = sharedDataCalls(new ImportScope(vm, () => ({}) as VmHooks));
+  const u8 = new Uint8Array(memory.buffer);
+  u8.set(enc.encode("key"), 100);
+  for (let len = 1; len <= 45; len++) {
+    for (let round = 0; round < 3; round++) {
+      const at = 1001 + round * 67 + len;
+      const bytes = Uint8Array.from({ length: len }, (_, i) => (i * 37 + round * 11 + len) & 0xff);
+      u8.set(bytes, at);
+      assert.equal(calls["env.proxy_set_shared_data"](100, 3, at, len, 0), Status.Ok);
+      u8.fill(0xee, at, at + len); // the module reuses its buffer at once
+      assert.deepEqual(process.sharedData.peek("vm", "key")!.value, bytes, `length ${len}, round ${round}`);
+    }
+  }
+});

@@ -18,8 +18,10 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
       mem().writeU32(retCas, r.cas);
       return Status.Ok;
     },
-    "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) =>
-      proc.sharedData.set(vm.options.vmId, mem().readString(kPtr, kLen), mem().bytesAt(vPtr, vLen), cas >>> 0),
+    "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) => {
+      const key = mem().readString(kPtr, kLen);
+      return proc.sharedData.setFrom(vm.options.vmId, key, mem().checkedView(vPtr, vLen), vPtr >>> 0, vLen >>> 0, cas >>> 0);
+    },
 
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
       const root = rootOf(vm.effectiveContextId);
