@@ -6,6 +6,7 @@ import base from "./as-pect.config.js";
 const SIMD_SPECS = [
   "tests/as/json-scanner.spec.ts",
   "tests/as/json-decode-blocks.spec.ts",
+  "tests/as/utf8-blocks.spec.ts",
   "tests/as/string-runs.spec.ts",
   "tests/as/extract.spec.ts",
   "tests/as/extract-clients.spec.ts",

@@ -1,7 +1,8 @@
 // A pull tokenizer over raw linear memory: strict RFC 8259 grammar, bounded nesting, one step per token,
 // no allocation after construction.
 import { JsonToken } from "./token";
-import { FIRST_BLOCK, copyFirstPlainBlock, copyFourBlocks, copyPlainAscii, copyWellFormed, plainRunLength, stopInFirstBlock } from "./string-runs";
+import { FIRST_BLOCK, copyFirstPlainBlock, copyFourBlocks, copyPlainAscii, copyWellFormed, highBytesOfFourBlocks, plainRunLength, stopInFirstBlock } from "./string-runs";
+import { wellFormedLength } from "./utf8-blocks";
 import { CANONICAL_ESCAPES, canonicalLength, decodeJsonString, decodedBytes, escapeLength, isCanonicalEscape, putCanonical, putCodePoint, readJsonCodePoint, shortEscapeValue } from "./string-decoder";
 import { REPLACEMENT_CHAR, copySequence, sequenceLength } from "./utf8";
 import { jsonStringEquals } from "./string-compare";
@@ -23,6 +24,9 @@ const AFTER_MEMBER: i32 = 5; // an object member's value ended
 const ELEMENT_OR_ARR_END: i32 = 6; // just after '['
 const KEY_OR_OBJ_END: i32 = 7; // just after '{'
 const FINISHED: i32 = 8; // token holds End, Error or Budget for good
+
+// Bytes >= 0x80 from which the SIMD decoder checks a 64-byte block's UTF-8 as a whole (wellFormedLength).
+const VALIDATED_HIGH_BYTES: i32 = 12;
 
 // @ts-ignore: decorator
 @inline function skipWhitespace(p: usize, limit: usize): usize {
@@ -608,10 +612,21 @@ export class JsonScanner {
         const bound = min(limit, p + (dEnd - d));
         while (p + 144 <= bound) {
           let m = copyFourBlocks(p, d);
+          // A block of plain ASCII, or of well-formed sequences and plain ASCII: as copied, up to the lead of a sequence
+          // that crosses its end (the next block starts there; 64 is not a multiple of 3 for CJK text).
+          // The check costs what the loop below spends on 3-4 characters: blocks with fewer high bytes skip it.
           if (m == 0) {
             p += 64;
             d += 64;
             continue;
+          }
+          if (<i32>popcnt(m) >= VALIDATED_HIGH_BYTES && m == highBytesOfFourBlocks(p)) {
+            const kept = wellFormedLength(p);
+            if (kept != 0) {
+              p += kept;
+              d += kept;
+              continue;
+            }
           }
           // Bytes [q, end) are at dq on: their place while they are plain.
           const end = p + 64;

@@ -148,6 +148,14 @@ export const FIRST_BLOCK: i32 = 16;
   return <u64>lo | (<u64>hi << 32);
 }
 
+/** The mask of the bytes >= 0x80 among the 64 at p (SIMD builds only; bit i: byte i), as copyFourBlocks numbers them. */
+// @ts-ignore: decorator
+@inline export function highBytesOfFourBlocks(p: usize): u64 {
+  const lo = <u32>i8x16.bitmask(v128.load(p)) | (<u32>i8x16.bitmask(v128.load(p, 16)) << 16);
+  const hi = <u32>i8x16.bitmask(v128.load(p, 32)) | (<u32>i8x16.bitmask(v128.load(p, 48)) << 16);
+  return <u64>lo | (<u64>hi << 32);
+}
+
 /**
  * Copies the run of plain ASCII bytes at src (not '"', '\\', a control byte or >= 0x80) to dst, at most
  * limit - src bytes and at most dEnd - dst. Returns the bytes of the run copied. Bytes of [dst, dEnd) past the
