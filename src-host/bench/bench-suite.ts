@@ -54,7 +54,7 @@ export interface BenchReport {
 
 function settings(quick: boolean) {
   return {
-    decision: { sizes: [KiB, 16 * KiB, 256 * KiB, 4 * MiB], rounds: quick ? 3 : 15, targetMs: quick ? 2 : 40, variants: quick ? 1 : 4, manyEndpoints: MANY_ENDPOINTS },
+    decision: { sizes: [KiB, 16 * KiB, 256 * KiB, 4 * MiB], rounds: quick ? 3 : 15, targetMs: quick ? 2 : 40, variants: quick ? 1 : 4, manyEndpoints: MANY_ENDPOINTS, chineseBodyBytes: 16 * KiB },
     profile: quick
       ? { sizes: [KiB], endpointCounts: [8, MANY_ENDPOINTS], rounds: 3, targetMs: 2, variants: 1 }
       : { sizes: [KiB, 16 * KiB, 256 * KiB], endpointCounts: [8, 64, MANY_ENDPOINTS], rounds: 9, targetMs: 20, variants: 4 },

@@ -18,6 +18,8 @@ export interface DecisionCostOptions {
   variants: number;
   /** A second endpoint count, measured on the smallest body next to the default 8. */
   manyEndpoints: number;
+  /** A body of this size written in Chinese (three bytes a character), measured in its own rounds; 0: none. */
+  chineseBodyBytes: number;
 }
 
 export interface DecisionCostRow {
@@ -58,6 +60,14 @@ export interface DecisionCostResult {
    * does this once per metrics.snapshotTtlMs, not per request), machine-specific microseconds, smallest body.
    */
   snapshotRefreshUs: number;
+  /** The Chinese body: picker, body-copy plugin and JSON.parse of it in their own interleaved rounds. */
+  chineseBody?: {
+    bodyBytes: number;
+    /** Median over rounds of (picker - body-copy plugin) / JSON.parse. */
+    pluginOwnRatioToJsonParse: number;
+    ratioToJsonParse: number;
+    us: { picker: number; jsonParse: number; pluginOwn: number };
+  };
   /** The smallest body with more endpoints (picker and body-copy plugin on that many), in the same rounds. */
   manyEndpoints?: {
     endpoints: number;
@@ -189,7 +199,40 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
       hostCallsPerRequest,
     });
   }
+  const chineseBody = options.chineseBodyBytes > 0 ? chineseBodyCost(picker, bodyCopyPlugin, options) : undefined;
   for (const g of [picker, counting, emptyPlugin, bodyCopyPlugin, manyPicker, manyBodyCopy]) g.host.close();
   sink = null;
-  return { endpoints: picker.cluster.hostList.length, rounds: options.rounds, rows, snapshotRefreshUs, manyEndpoints };
+  return { endpoints: picker.cluster.hostList.length, rounds: options.rounds, rows, snapshotRefreshUs, chineseBody, manyEndpoints };
+}
+
+/** Chinese prose decodes three bytes a character: the multibyte path of the scanner and the chunker, side by side. */
+function chineseBodyCost(picker: BenchGateway, bodyCopyPlugin: BenchGateway, options: DecisionCostOptions): DecisionCostResult["chineseBody"] {
+  const size = options.chineseBodyBytes;
+  const bodies = Array.from({ length: options.variants }, (_, v) => chatBody(size, v, 1, "chinese"));
+  for (let pass = 0; pass < 2; pass++) {
+    for (const body of bodies) {
+      if (picker.request(body.bytes).overrideHost === null) throw new Error(`the picker made no decision for a ${size}-byte Chinese body: ${picker.warnings.join(" | ")}`);
+    }
+  }
+  const result = interleavedRounds(
+    [
+      requestContender("picker", picker, bodies),
+      requestContender("hostBodyCopyPlugin", bodyCopyPlugin, bodies),
+      {
+        name: "jsonParse",
+        run(n) {
+          for (let i = 0; i < n; i++) sink = JSON.parse(bodies[i % bodies.length].text);
+        },
+      },
+    ],
+    { rounds: options.rounds, targetMs: options.targetMs, minIterations: 2 },
+  );
+  const s = result.samplesUs;
+  const own = s.picker.map((v, r) => v - s.hostBodyCopyPlugin[r]);
+  return {
+    bodyBytes: size,
+    pluginOwnRatioToJsonParse: medianRatio(own, s.jsonParse),
+    ratioToJsonParse: medianRatio(s.picker, s.jsonParse),
+    us: { picker: result.medianUs.picker, jsonParse: result.medianUs.jsonParse, pluginOwn: median(own) },
+  };
 }

@@ -40,6 +40,10 @@ export function formatReport(report: BenchReport): string {
     out.push(...table(rows));
     out.push("  host only = a plugin with empty callbacks / JSON.parse; plugin own = picker - (host + copying the body into wasm).");
     out.push(`  Metrics snapshot refresh (per worker once per metrics.snapshotTtlMs, not per request): +${fixed(d.snapshotRefreshUs, 1)} us`);
+    const zh = d.chineseBody;
+    if (zh) {
+      out.push(`  ${sizeLabel(zh.bodyBytes)} of Chinese (3 bytes a character): picker ${fixed(zh.us.picker, 1)} us = ${fixed(zh.ratioToJsonParse, 3)}x JSON.parse (${fixed(zh.us.jsonParse, 1)} us), plugin own ${fixed(zh.us.pluginOwn, 1)} us = ${fixed(zh.pluginOwnRatioToJsonParse, 3)}x`);
+    }
     const many = d.manyEndpoints;
     if (many) {
       out.push(`  ${sizeLabel(d.rows[0].bodyBytes)} with ${many.endpoints} endpoints: picker ${fixed(many.pickerUs, 1)} us, plugin own ${fixed(many.pluginOwnUs, 1)} us = ${fixed(many.pluginOwnRatio, 3)}x the plugin's own with ${d.endpoints}`);

@@ -50,6 +50,12 @@ test("quick run: decision cost for 1 KiB, 16 KiB, 256 KiB and 4 MiB, every reque
     assert.equal(row.hostCallsPerRequest.proxy_set_upstream_override_host, 1, `${at}: one override host per request`);
   }
   assert.ok(Number.isFinite(d.snapshotRefreshUs), "snapshotRefreshUs is finite");
+  const zh = d.chineseBody!;
+  assert.equal(zh.bodyBytes, 16 * KiB);
+  positiveFinite(zh.ratioToJsonParse, "Chinese body: ratioToJsonParse");
+  positiveFinite(zh.us.picker, "Chinese body: picker us");
+  positiveFinite(zh.us.jsonParse, "Chinese body: JSON.parse us");
+  assert.ok(Number.isFinite(zh.us.pluginOwn) && Number.isFinite(zh.pluginOwnRatioToJsonParse), "Chinese body: plugin own is finite");
 });
 
 test("quick run: the per-stage profile covers the request path for 8 and 256 endpoints", async () => {
