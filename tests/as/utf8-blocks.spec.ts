@@ -141,6 +141,46 @@ describe("wellFormedLength", () => {
   });
 });
 
+describe("wellFormedLength on blocks of 3-byte characters", () => {
+  it("agrees with the byte-by-byte definition with one or two bytes of a CJK block changed", () => {
+    if (!ASC_FEATURE_SIMD) return;
+    const buf = new Uint8Array(64);
+    const p = buf.dataStart;
+    // Leads E0..EF (E0 and ED have a second-byte rule), the continuations' edges, ASCII, other leads.
+    const swaps: u8[] = [0x41, 0x80, 0x9f, 0xa0, 0xbf, 0xc2, 0xdf, 0xe0, 0xe1, 0xe4, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xff];
+    let failures = 0;
+    let accepted = 0;
+    let cut = 0;
+    for (let round = 0; round < 20000; round++) {
+      // Characters U+1000..U+FFFF without surrogates; the block then ends with ASCII or with a character cut short
+      // (and, one round in eight, starts inside a character).
+      const skip = round % 8 == 7 ? 1 + rand(2) : 0;
+      const cutShort = rand(2) == 0;
+      let k = 0;
+      let n: i32 = -<i32>skip;
+      while (k < 64) {
+        let cp = 0x1000 + rand(0xf000);
+        if (cp >= 0xd800 && cp < 0xe000) cp -= 0x1000;
+        const seq: u8[] = [<u8>(0xe0 | (cp >> 12)), <u8>(0x80 | ((cp >> 6) & 0x3f)), <u8>(0x80 | (cp & 0x3f))];
+        if (n >= 0 && k + 3 > 64 && !cutShort) {
+          buf[k++] = 0x61;
+          continue;
+        }
+        for (let j = 0; j < 3; j++, n++) if (n >= 0 && k < 64) buf[k++] = seq[j];
+      }
+      const changes: u32 = round % 4 == 0 ? 0 : 1 + rand(2);
+      for (let c: u32 = 0; c < changes; c++) buf[rand(64)] = swaps[rand(<u32>swaps.length)];
+      const want = lengthByBytes(p);
+      if (wellFormedLength(p) != want) failures++;
+      if (want == 64) accepted++;
+      else if (want != 0) cut++;
+    }
+    expect(failures).toBe(0);
+    expect(accepted).toBeGreaterThan(1000);
+    expect(cut).toBeGreaterThan(1000);
+  });
+});
+
 describe("wellFormedLength at a block's end", () => {
   it("keeps the block up to the lead of a valid sequence that 1, 2 or 3 of its bytes end it with", () => {
     if (!ASC_FEATURE_SIMD) return;

@@ -7,6 +7,7 @@ import binaryen from "binaryen";
 import { compileAs } from "../../src-host/wasm/compile-as.ts";
 import { readBuiltPlugin } from "../../src-host/wasm/built-plugin.ts";
 import { pickerHost } from "../support/picker.ts";
+import { chatBody } from "../../src-host/bench/chat-body.ts";
 
 const HARNESS = "tests/guest/prompt-chain-harness.ts";
 
@@ -152,6 +153,28 @@ function usesSimd(wasm: Uint8Array): boolean {
   mod.dispose();
   return /\bv128\.load\b/.test(text);
 }
+
+test("Chinese chat bodies (blocks of 3-byte characters), whole and with bytes changed, agree", async () => {
+  const simd = await harness("standalone-simd");
+  const scalar = await harness("standalone");
+  simd.init(1 << 20);
+  scalar.init(1 << 20);
+  const swaps = [0x41, 0x80, 0xbf, 0xc3, 0xe0, 0xe4, 0xed, 0xef, 0xf0, 0xff];
+  let compared = 0;
+  for (const size of [700, 4096, 16 * 1024]) {
+    for (let v = 0; v < 4; v++) {
+      const whole = chatBody(size, v, 1 + v, "chinese").bytes;
+      for (let k = 0; k < 12; k++) {
+        const body = whole.slice();
+        for (let c = 0; c < k % 3; c++) body[200 + random(body.length - 400)] = swaps[random(swaps.length)];
+        const chunkChars = [16, 64, 512][k % 3];
+        assert.deepEqual(run(simd, body, chunkChars), run(scalar, body, chunkChars), `${size} B, variant ${v}, round ${k}`);
+        compared++;
+      }
+    }
+  }
+  assert.equal(compared, 144);
+});
 
 test("build/<flavor>.wasm uses SIMD and build/<flavor>.scalar.wasm does not", () => {
   for (const flavor of ["higress", "envoy"] as const) {
