@@ -4,8 +4,8 @@
 // long plain runs, so that whole blocks are plain too and a special comes after them at any offset; a third with runs
 // of multi-byte characters longer than a block (CJK text), which the block loop follows past its block up to its bound.
 // Each document lies at the very end of linear memory, so that a read past its end traps.
-import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
-import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
+import { CANONICAL_ESCAPES } from "../../assembly/json/string-decoder";
+import { decodesAlike } from "./support/decodes-alike";
 
 const PIECES: string[] = [
   "\\n", "\\\"", "\\\\", "\\/", "\\t", "\\b",
@@ -61,10 +61,6 @@ function randomDoc(len: i32, errors: bool, spaces: i32, maxRun: u32, dense: bool
   return bytes;
 }
 
-// Made once: decodesAlike allocates nothing, so the document stays at the end of memory.
-const a = new JsonScanner(4);
-const b = new JsonScanner(4);
-
 // The page at the end of linear memory the documents go in: the allocator grows memory past it, never into it.
 let ownPage: i32 = -1;
 function endOfMemory(): usize {
@@ -72,27 +68,6 @@ function endOfMemory(): usize {
   return <usize>(ownPage + 1) << 16;
 }
 
-// 1 when nextDecoded on a's first element writes what decodeJsonString does (or fails where next() does).
-function decodesAlike(doc: usize, len: usize, outA: usize, outB: usize, cap: i32, flags: i32): i32 {
-  a.reset(doc, len, 100);
-  b.reset(doc, len, 100);
-  if (a.next() != JsonToken.ArrStart || b.next() != JsonToken.ArrStart) return 0;
-  // Bytes past what is decoded may be written: fill both the same to compare everything in reach.
-  memory.fill(outA, 0xaa, 1200);
-  memory.fill(outB, 0xaa, 1200);
-  const ta = a.nextDecoded(outA, cap, flags);
-  const tb = b.next();
-  if (ta != tb) return 0;
-  if (ta != JsonToken.String) return a.pos == b.pos ? 1 : 0;
-  const r = decodeJsonString(b.start, b.end, outB, cap, flags);
-  const n = decodedBytes(r);
-  if (a.decodedLen != n || memory.compare(outA, outB, <usize>n) != 0 || a.decodeFilled != stoppedAtCap(r)) return 0;
-  if (a.start != b.start || a.end != b.end || a.hasEscapes != b.hasEscapes || a.pos != b.pos) return 0;
-  // Nothing written past the cap.
-  for (let k = max(cap, 0); k < 1200; k++) if (load<u8>(outA + <usize>k) != 0xaa) return 0;
-  if (a.next() != JsonToken.Number || a.next() != JsonToken.ArrEnd) return 0;
-  return 1;
-}
 
 describe("nextDecoded on long strings (the block loop)", () => {
   it("decodes random strings as decodeJsonString does, at every cap mode", () => {
@@ -112,7 +87,7 @@ describe("nextDecoded on long strings (the block loop)", () => {
       for (let k = 0; k < bytes.length; k++) store<u8>(docPtr + <usize>k, bytes[k]);
       for (let f = 0; f < flagsList.length; f++) {
         for (let c = 0; c < caps.length; c++) {
-          if (decodesAlike(docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), caps[c], flagsList[f]) != 1) {
+          if (decodesAlike(docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), caps[c], flagsList[f], 1200) != 1) {
             failures++;
             if (first < 0) first = round * 100 + f * 10 + c;
           }
@@ -150,7 +125,7 @@ describe("nextDecoded with one special byte near the document's end (the block l
             // Room to spare, and a cap inside the string.
             for (let c = 0; c < 2; c++) {
               const cap = c == 0 ? 1000 : before + (after * 7) % 150;
-              if (decodesAlike(docPtr, <usize>len, changetype<usize>(outA), changetype<usize>(outB), cap, flagsList[f]) != 1) {
+              if (decodesAlike(docPtr, <usize>len, changetype<usize>(outA), changetype<usize>(outB), cap, flagsList[f], 1200) != 1) {
                 failures++;
                 if (first < 0) first = k * 1000000 + before * 1000 + after;
               }

@@ -5,8 +5,8 @@
 // string's end.
 import { wellFormedLength } from "../../assembly/json/utf8-blocks";
 import { multiByteSequenceLength } from "../../assembly/json/utf8";
-import { JsonScanner, JsonToken } from "../../assembly/json/scanner";
-import { CANONICAL_ESCAPES, decodeJsonString, decodedBytes, stoppedAtCap } from "../../assembly/json/string-decoder";
+import { CANONICAL_ESCAPES } from "../../assembly/json/string-decoder";
+import { decodesAlike } from "./support/decodes-alike";
 
 // Well-formed characters, the bounds of each length and range among them.
 const GOOD: u8[][] = [
@@ -222,27 +222,6 @@ describe("wellFormedLength at a block's end", () => {
   });
 });
 
-// 1 when nextDecoded on the document's first element writes what decodeJsonString does (or fails where next() does).
-function decodesAlike(doc: usize, len: usize, outA: usize, outB: usize, cap: i32, flags: i32): i32 {
-  const a = new JsonScanner(4);
-  const b = new JsonScanner(4);
-  a.reset(doc, len, 100);
-  b.reset(doc, len, 100);
-  if (a.next() != JsonToken.ArrStart || b.next() != JsonToken.ArrStart) return 0;
-  memory.fill(outA, 0xaa, 2400);
-  memory.fill(outB, 0xaa, 2400);
-  const ta = a.nextDecoded(outA, cap, flags);
-  const tb = b.next();
-  if (ta != tb) return 0;
-  if (ta != JsonToken.String) return a.pos == b.pos ? 1 : 0;
-  const r = decodeJsonString(b.start, b.end, outB, cap, flags);
-  const n = decodedBytes(r);
-  if (a.decodedLen != n || memory.compare(outA, outB, <usize>n) != 0 || a.decodeFilled != stoppedAtCap(r)) return 0;
-  if (a.start != b.start || a.end != b.end || a.hasEscapes != b.hasEscapes || a.pos != b.pos) return 0;
-  for (let k = max(cap, 0); k < 2400; k++) if (load<u8>(outA + <usize>k) != 0xaa) return 0;
-  if (a.next() != JsonToken.Number || a.next() != JsonToken.ArrEnd) return 0;
-  return 1;
-}
 
 describe("nextDecoded on long strings of multi-byte characters", () => {
   it("decodes them as decodeJsonString does, ill-formed bytes anywhere included", () => {
@@ -281,7 +260,7 @@ describe("nextDecoded on long strings of multi-byte characters", () => {
       for (let f = 0; f < flagsList.length; f++) {
         const caps: i32[] = [2000, <i32>rand(<u32>bytes.length + 8), max(bytes.length - 30 - <i32>rand(60), 0)];
         for (let c = 0; c < caps.length; c++) {
-          if (decodesAlike(docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), caps[c], flagsList[f]) != 1) {
+          if (decodesAlike(docPtr, <usize>bytes.length, changetype<usize>(outA), changetype<usize>(outB), caps[c], flagsList[f], 2400) != 1) {
             failures++;
             if (first < 0) first = round * 100 + f * 10 + c;
           }
