@@ -383,15 +383,10 @@ export class PrefixIndex {
       const bit = <u64>1 << ((hash * SLOT_MIX) >> 58);
       // The first pass's entry, else the list's, unless evicted since or not this hash's (then a find tells, as it
       // would have): a live entry of the slot with the hash is the one find gives.
-      let existing = NIL;
-      if (lookedUp && i < RECORD_LOOKUPS) {
-        existing = unchecked(lookups[i]);
-        const recheck = existing == NIL ? (inserted & bit) != 0 : this.prevOf(existing) == FREED || this.keyOf(existing) != hash;
-        if (recheck) existing = this.find(hash, slot);
-      } else {
-        existing = before;
-        if (existing == NIL || this.prevOf(existing) == FREED || this.keyOf(existing) != hash) existing = this.find(hash, slot);
-      }
+      const firstPass = lookedUp && i < RECORD_LOOKUPS;
+      let existing = firstPass ? unchecked(lookups[i]) : before;
+      const recheck = existing == NIL ? !firstPass || (inserted & bit) != 0 : this.prevOf(existing) == FREED || this.keyOf(existing) != hash;
+      if (recheck) existing = this.find(hash, slot);
       if (existing != NIL) {
         before = this.prevOf(existing);
         this.moveToFront(existing, slot);
