@@ -620,8 +620,9 @@ export class JsonScanner {
             d += 64;
             continue;
           }
+          // Only high bytes among the specials (no quote, backslash or control byte): the mask is the block's high bytes.
           if (<i32>popcnt(m) >= VALIDATED_HIGH_BYTES && m == highBytesOfFourBlocks(p)) {
-            const kept = wellFormedLength(p);
+            const kept = wellFormedLength(p, m);
             if (kept != 0) {
               p += kept;
               d += kept;

@@ -84,16 +84,16 @@ const CONTINUATION_AB: u8 = TOO_LONG | TWO_CONTINUATIONS | OVERLONG_2 | TOO_LARG
  * sequences: 64 when they all are; the offset of the last sequence's lead (61-63) when the block is well-formed but
  * ends inside that sequence (its bytes in the block a valid start of one); 0 otherwise. Each multi-byte sequence
  * before the returned offset decodes to itself.
+ * `highs` is the mask of the block's bytes >= 0x80 (highBytesOfFourBlocks), which the decoder's loop has at hand.
  * Not inlined: in the decoder's loop its vectors made V8 spill the loop's own (16 KiB extract 1.3x slower inlined).
  */
-export function wellFormedLength(p: usize): usize {
+export function wellFormedLength(p: usize, highs: u64): usize {
   const w = v128.load(p);
   const x = v128.load(p, 16);
   const y = v128.load(p, 32);
   const z = v128.load(p, 48);
   // ASCII, continuations and the 3-byte leads without a second-byte rule (E1..EC, EE, EF: most of CJK) only: the block
   // is well-formed when the continuations are exactly the two bytes after each lead (a Chinese body's blocks 2.3x faster).
-  const highs = blockMask(w, x, y, z);
   const continuations = blockMask(i8x16.lt_s(w, i8x16.splat(<i8>0xc0)), i8x16.lt_s(x, i8x16.splat(<i8>0xc0)),
     i8x16.lt_s(y, i8x16.splat(<i8>0xc0)), i8x16.lt_s(z, i8x16.splat(<i8>0xc0)));
   const leads = blockMask(plainLead3(w), plainLead3(x), plainLead3(y), plainLead3(z));
