@@ -97,6 +97,16 @@ function requestContender(name: string, gateway: BenchGateway, bodies: ChatBody[
 
 let sink: unknown = null;
 
+/** V8's JSON.parse of each body's text in turn. */
+function jsonParseContender(bodies: ChatBody[]): Contender {
+  return {
+    name: "jsonParse",
+    run(n) {
+      for (let i = 0; i < n; i++) sink = JSON.parse(bodies[i % bodies.length].text);
+    },
+  };
+}
+
 export async function decisionCost(options: DecisionCostOptions): Promise<DecisionCostResult> {
   const picker = new BenchGateway(readBuiltPlugin("higress"), "{}");
   const baselineWasm = new WebAssembly.Module((await compileAs(BASELINE_PLUGIN_ENTRY, "release")) as Uint8Array<ArrayBuffer>);
@@ -132,12 +142,7 @@ export async function decisionCost(options: DecisionCostOptions): Promise<Decisi
     const pickerRun = requestContender("picker", picker, bodies);
     const contenders: Contender[] = [
       pickerRun,
-      {
-        name: "jsonParse",
-        run(n) {
-          for (let i = 0; i < n; i++) sink = JSON.parse(bodies[i % bodies.length].text);
-        },
-      },
+      jsonParseContender(bodies),
       {
         name: "jsonParseWithDecode",
         run(n) {
@@ -218,12 +223,7 @@ function chineseBodyCost(picker: BenchGateway, bodyCopyPlugin: BenchGateway, opt
     [
       requestContender("picker", picker, bodies),
       requestContender("hostBodyCopyPlugin", bodyCopyPlugin, bodies),
-      {
-        name: "jsonParse",
-        run(n) {
-          for (let i = 0; i < n; i++) sink = JSON.parse(bodies[i % bodies.length].text);
-        },
-      },
+      jsonParseContender(bodies),
     ],
     { rounds: options.rounds, targetMs: options.targetMs, minIterations: 2 },
   );
