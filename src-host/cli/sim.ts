@@ -1,6 +1,6 @@
 // npm run sim -- --workload FILE [--policies a,b] [--requests N] [--scale F] [--json] [--report PATH]
 //                [--wasm PATH] [--config FILE] [--health-check-ms MS] [--replicas N] [--workers N] [--redis-rtt-ms MS]
-//                [--seed N] [--diagnose]
+//                [--seed N] [--diagnose] [--request-log PREFIX]
 // Runs each policy over the workload on fresh simulated pods and prints a table (or one JSON object).
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -35,6 +35,8 @@ const USAGE = `usage: npm run sim -- --workload FILE [options]
                          recall, and why a pod holding a longer cached prefix lost (index, guard, or which signal);
                          for every policy, where it placed requests: the prompt share the chosen and the best pod
                          held, and how often a group or conversation left its previous request's pod
+  --request-log PREFIX   write one JSON line per request to PREFIX<policy>.jsonl: arrival, pick, chosen pod and its
+                         queue then, cached tokens there and on the best pod, TTFT or why it failed
   -h, --help             print this text and exit`;
 
 function die(message: string): never {
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
     workers: { type: "string" },
     "redis-rtt-ms": { type: "string" },
     diagnose: { type: "boolean", default: false },
+    "request-log": { type: "string" },
   });
   if (!args.workload) die("--workload FILE is required; see --help");
   const num = (flag: string, text: string | undefined, check: Parameters<typeof numberArg>[3]) =>
@@ -121,11 +124,18 @@ async function main(): Promise<void> {
   if (args.report) prepareReportPath("sim", "report", args.report);
 
   const result = await runPolicies(workload, policies, { wasm, wasmEnvoy, pluginConfig, maxRequests, healthCheckIntervalMs, parallel, diagnose: args.diagnose, gatewayReplicas, gatewayWorkers, redisRttMs,
+    requestLog: args["request-log"] !== undefined,
     onProgress: (line: string) => process.stderr.write(line + "\n") }, (run) => {
     if (!args.json) process.stderr.write(`sim: ${run.policy} done in ${run.summary.wall_s.toFixed(1)} s\n`);
   });
 
   if (args.report) writeFileSync(args.report, htmlReport(result));
+  const logPrefix = args["request-log"];
+  if (logPrefix !== undefined) {
+    for (const run of result.runs) {
+      writeFileSync(`${logPrefix}${run.policy}.jsonl`, (run.requests ?? []).map((r) => JSON.stringify(r) + "\n").join(""));
+    }
+  }
   if (args.json) {
     process.stdout.write(JSON.stringify({ workload: result.workload, policies: result.policies }) + "\n");
   } else {

@@ -16,6 +16,7 @@ import { SeededRandom } from "../util/seeded-random.ts";
 import { SimPod, engineConfig } from "./sim-pod.ts";
 import { SimRequest } from "./sim-request.ts";
 import { ProgressThrottle, formatProgress } from "./progress.ts";
+import { decisionRecord, type RequestLogRecord } from "./request-log.ts";
 import { PodSubsetStats, RunStats, type PolicySummary, type TimelinePoint } from "./stats.ts";
 import type { FaultSpec, Workload } from "./workload.ts";
 
@@ -46,6 +47,8 @@ export interface SimulationOptions {
   /** Where progress lines go during a long run (stderr from the CLI); at most one every `progressEveryMs`. */
   onProgress?: (line: string) => void;
   progressEveryMs?: number;
+  /** Keep one record per request (request-log.ts) in the run's `requests`. */
+  requestLog?: boolean;
   tokenizer: Tokenizer;
 }
 
@@ -55,6 +58,8 @@ export interface PolicyRun {
   timeline: TimelinePoint[];
   /** Sorted TTFTs (s), thinned to at most 400 points, for CDF plots. */
   ttftCdf: number[];
+  /** One record per request, in decision order (only with `requestLog`). */
+  requests?: RequestLogRecord[];
 }
 
 interface InFlight {
@@ -67,6 +72,8 @@ interface InFlight {
   gatewayWaitMs: number;
   /** What every candidate held at the pick (only with diagnostics on). */
   truth: DecisionTruth | null;
+  /** Its request-log line (only with `requestLog`). */
+  log: RequestLogRecord | null;
 }
 
 export async function runPolicy(workload: Workload, name: string, factory: PolicyFactory, options: SimulationOptions): Promise<PolicyRun> {
@@ -114,6 +121,9 @@ class Simulation {
   private removedLoraLoads = 0;
   /** Requests the policy sent to a pod that was down or gone (each failed). */
   private sentToDownPods = 0;
+  private readonly requestLog: RequestLogRecord[] | null;
+  /** Scheduled arrival of a logged request that waited in the backlog (request id → ms). */
+  private readonly backlogArrival = new Map<number, number>();
 
   constructor(
     readonly workload: Workload,
@@ -131,6 +141,7 @@ class Simulation {
     this.stats = new RunStats(SIM_START_MS, options.timelineBucketMs ?? Math.max(1000, span / 60));
     this.wedgedPods = new Set(workload.faults.flatMap((f) => (f.type === "wedge" ? [f.pod] : [])));
     this.healthyPodStats = this.wedgedPods.size > 0 ? new PodSubsetStats() : null;
+    this.requestLog = options.requestLog === true ? [] : null;
     for (let i = 0; i < workload.pods.count; i++) this.addPod();
     this.refreshCandidates();
   }
@@ -225,6 +236,7 @@ class Simulation {
       summary,
       timeline: this.stats.timeline(),
       ttftCdf: cdf,
+      ...(this.requestLog !== null ? { requests: this.requestLog } : {}),
     };
   }
 
@@ -260,8 +272,10 @@ class Simulation {
     else this.scheduleArrival(now, stage);
   }
 
-  private send(spec: RequestSpec, now: number): void {
+  /** `scheduledMs`: the arrival it fills, earlier than now when it waited in the backlog for a ready session. */
+  private send(spec: RequestSpec, now: number, scheduledMs = now): void {
     const req = new SimRequest(this.nextRequestId++, spec, spec.lora ?? this.workload.model, now, this.options.tokenizer, this.blockTokens);
+    if (this.requestLog !== null && scheduledMs !== now) this.backlogArrival.set(req.id, scheduledMs);
     const stats = this.stats;
     stats.requests++;
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
@@ -279,10 +293,26 @@ class Simulation {
     const spec = req.spec;
     const len = req.promptTokens.length;
     const pod = decision.pod;
-    if (pod === null) return this.fail(spec, now);
+    const log = this.requestLog === null ? null : decisionRecord(
+      req.id, spec.generator, spec.sessionKey, spec.messages.length, (req.arrivalMs - SIM_START_MS) / 1000,
+      (now - SIM_START_MS) / 1000, pod, this.candidates, req.blockHashes, len,
+    );
+    if (log !== null) {
+      const scheduled = this.backlogArrival.get(req.id);
+      if (scheduled !== undefined) {
+        log.backlogS = (now - scheduled) / 1000;
+        this.backlogArrival.delete(req.id);
+      }
+      this.requestLog!.push(log);
+    }
+    if (pod === null) {
+      if (log !== null) log.failed = "no-pod";
+      return this.fail(spec, now);
+    }
     if (!pod.up) {
       // The policy's view still holds a pod that is down or gone: the connection is refused.
       this.sentToDownPods++;
+      if (log !== null) log.failed = "sent-to-down-pod";
       this.policy.onFinished?.(decision, now, "connect-failure");
       return this.fail(spec, now);
     }
@@ -293,6 +323,7 @@ class Simulation {
       );
     } catch (e) {
       if (!(e instanceof EngineRequestError)) throw e;
+      if (log !== null) log.failed = "rejected";
       this.policy.onFinished?.(decision, now, "rejected");
       return this.fail(spec, now);
     }
@@ -300,7 +331,7 @@ class Simulation {
     const uncached = len - pod.cachedTokens(req.blockHashes, len);
     pod.inflight++;
     pod.pendingPrefillTokens += uncached;
-    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs, truth });
+    this.inflight.set(req.id, { req, pod, decision, uncached, firstToken: false, gatewayWaitMs: now - req.arrivalMs, truth, log });
     this.podHeap.update(pod);
   }
 
@@ -326,9 +357,9 @@ class Simulation {
       while (waiting.length > 0) {
         const next = gen.next(t);
         if (next === null) break;
-        waiting.shift();
+        const scheduledMs = waiting.shift()!;
         this.backlogSize--;
-        this.send(next, t);
+        this.send(next, t, scheduledMs);
       }
     });
   }
@@ -342,6 +373,10 @@ class Simulation {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
       this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
+      if (f.log !== null) {
+        f.log.ttftMs = ev.ttftMs + f.gatewayWaitMs;
+        f.log.hitTokens = ev.cachedTokens;
+      }
       if (this.healthyPodStats !== null && !this.wedgedPods.has(f.pod.id)) {
         this.healthyPodStats.firstToken(ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
       }
@@ -354,6 +389,10 @@ class Simulation {
       this.inflight.delete(ev.id as number);
       f.pod.inflight--;
       this.stats.finished(ev.time, ev.e2eMs, ev.usage.completionTokens);
+      if (f.log !== null) {
+        f.log.queuedMs = ev.queuedMs;
+        f.log.preemptions = ev.preemptions;
+      }
       this.policy.onFinished?.(f.decision, ev.time, "completed");
       this.completeSpec(f.req.spec, ev.time);
     }
@@ -376,6 +415,7 @@ class Simulation {
       if (f.pod !== pod) continue;
       this.inflight.delete(id);
       this.stats.failed++;
+      if (f.log !== null) f.log.failed = "in-flight-when-pod-went";
       this.policy.onFinished?.(f.decision, now, "connection-termination");
       this.completeSpec(f.req.spec, now);
     }
