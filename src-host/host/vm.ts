@@ -4,6 +4,7 @@ import { LogLevel } from "./abi.ts";
 import type { CallData } from "./call-data.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
+import { ContextTable } from "./context-table.ts";
 import { GuestMemory } from "./guest-memory.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 import type { ProxyProcess } from "./shared-state.ts";
@@ -109,7 +110,7 @@ export class WasmVm {
   readonly memory: GuestMemory;
   readonly instance: WebAssembly.Instance;
   readonly roots = new Map<number, RootState>();
-  readonly streams = new Map<number, StreamState>();
+  readonly streams = new ContextTable<StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
   /** The context of the callback running now (cpp-host current_context_). */
