@@ -194,11 +194,25 @@ export class WorkerVm implements StreamWorker {
     try {
       return { ok: true, value: vm.call(name, args, contextId) };
     } catch (e) {
-      if (!(e instanceof WasmTrap)) throw e;
-      this.host.log(LogLevel.Critical, e.message, vm);
-      this.host.traps++;
+      this.trapped(vm, e);
       return { ok: false, value: 0 };
     }
+  }
+
+  /** safeCallOn for a stream callback (WasmVm.callback): its result, or null after a trap. */
+  safeCallbackOn(vm: WasmVm, name: string, contextId: number, a: number, b: number): number | null {
+    try {
+      return vm.callback(name, contextId, a, b);
+    } catch (e) {
+      this.trapped(vm, e);
+      return null;
+    }
+  }
+
+  private trapped(vm: WasmVm, e: unknown): void {
+    if (!(e instanceof WasmTrap)) throw e;
+    this.host.log(LogLevel.Critical, e.message, vm);
+    this.host.traps++;
   }
 
   private hooks(): () => VmHooks {

@@ -36,5 +36,6 @@ export interface StreamWorker {
   readonly streams: ContextTable<PluginStreamCalls>;
   /** A stream of `vm` under root context `rootId` was deleted (the last one may let a replaced plugin go). */
   streamDeleted(vm: WasmVm, rootId: number): void;
-  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number): { ok: boolean; value: number };
+  /** Runs a stream callback on `vm` (WasmVm.callback): its result, or null when it trapped (logged and counted). */
+  safeCallbackOn(vm: WasmVm, name: string, contextId: number, a: number, b: number): number | null;
 }

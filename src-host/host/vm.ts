@@ -192,6 +192,17 @@ export class WasmVm {
 
   /** Calls an export; a trap marks the VM failed and surfaces as WasmTrap. */
   call(name: string, args: Array<number | bigint>, contextId = 0): number {
+    return this.run(name, contextId, args, 0, 0);
+  }
+
+  /** call() for a stream callback, (contextId, a, b), without an array per call. A wasm function called from JS drops
+   *  arguments past its parameters, so a callback of fewer parameters gets exactly its own. */
+  callback(name: string, contextId: number, a: number, b: number): number {
+    return this.run(name, contextId, null, a, b);
+  }
+
+  /** Runs the export `name` on `args`, or on (contextId, a, b) when args is null. */
+  private run(name: string, contextId: number, args: Array<number | bigint> | null, a: number, b: number): number {
     if (this.failed) throw new WasmTrap(name, new Error("VM already failed"));
     const fn = this.exports[name];
     if (typeof fn !== "function") return 0;
@@ -202,8 +213,13 @@ export class WasmVm {
     this.callDepth++;
     try {
       const f = fn as (...a: Array<number | bigint>) => unknown;
-      // Callbacks take one to three arguments: a direct call, not a spread of the array.
-      const r = args.length === 1 ? f(args[0]) : args.length === 2 ? f(args[0], args[1]) : args.length === 3 ? f(args[0], args[1], args[2]) : f(...args);
+      // Direct calls, not a spread of the array.
+      const r =
+        args === null ? f(contextId, a, b)
+        : args.length === 1 ? f(args[0])
+        : args.length === 2 ? f(args[0], args[1])
+        : args.length === 3 ? f(args[0], args[1], args[2])
+        : f(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
     } catch (e) {
       this.failed = true;
