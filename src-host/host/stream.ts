@@ -34,8 +34,14 @@ export function normalizeHeaders(h: HeaderList, inline: ReadonlySet<string> = NO
   const out: HeaderList = [];
   for (let i = 0; i < h.length; i++) {
     const pair = h[i];
-    const key = pair[0].toLowerCase();
-    if (inline.has(key)) {
+    // An inline set holds lower-case names only: a name found in it as it is needs no lower-casing (which allocates).
+    let key = pair[0];
+    let isInline = inline.has(key);
+    if (!isInline) {
+      key = key.toLowerCase();
+      if (key !== pair[0]) isInline = inline.has(key);
+    }
+    if (isInline) {
       // The first entry of an inline header, found by a scan: a map per call cost more than scanning the few entries
       // (an inline name is in `out` at most once, and there are a few dozen inline names).
       const at = indexOfKey(out, key);
