@@ -195,8 +195,9 @@ export class WasmVm {
     return this.run(name, contextId, args, 0, 0);
   }
 
-  /** call() for a stream callback, (contextId, a, b), without an array per call. A wasm function called from JS drops
-   *  arguments past its parameters, so a callback of fewer parameters gets exactly its own. */
+  /** call() for a stream callback, (contextId, a, b), without an array per call. cpp-host calls each with its own arity
+   *  (wasm.h WasmBase: on_log_ is WasmCallVoid<1>, on_request_headers_abi_02_ WasmCallWord<3>, ...); a wasm function
+   *  called from JS drops the arguments past its parameters, so each gets exactly its own here too. */
   callback(name: string, contextId: number, a: number, b: number): number {
     return this.run(name, contextId, null, a, b);
   }
