@@ -37,6 +37,11 @@ export function sendRequest(host: PluginHost, headers: HeaderList, body: Uint8Ar
   s.decodeHeaders(headers, body.length === 0);
   const chunks = Math.max(1, Math.min(o.chunks ?? 1, body.length));
   const step = Math.ceil(body.length / chunks);
+  // One chunk is the body itself, not a view of it.
+  if (chunks === 1) {
+    if (body.length > 0 && s.requestState !== "local-reply") s.decodeData(body, true);
+    return s;
+  }
   for (let at = 0; at < body.length && s.requestState !== "local-reply"; at += step) {
     s.decodeData(body.subarray(at, at + step), at + step >= body.length);
   }

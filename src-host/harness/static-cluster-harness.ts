@@ -78,8 +78,9 @@ export class StaticClusterHarness<C extends Clock = VirtualClock> {
   }
 
   /** Sends exactly these request headers, then the body. */
-  sendWithHeaders(headers: HeaderList, body: Uint8Array, o: Pick<SendOptions, "worker" | "chunks" | "clusterName"> = {}): FilterStream {
-    return sendRequest(this.host, headers, body, { clusterName: this.cluster.name, ...o });
+  sendWithHeaders(headers: HeaderList, body: Uint8Array, o: Pick<SendOptions, "worker" | "chunks" | "clusterName" | "protocol"> = {}): FilterStream {
+    const clusterName = "clusterName" in o ? o.clusterName : this.cluster.name;
+    return sendRequest(this.host, headers, body, { worker: o.worker, chunks: o.chunks, clusterName, protocol: o.protocol });
   }
 
   /** Ends a stream the normal way: response headers, a small body, then on_log/on_done. */

@@ -123,7 +123,7 @@ export class FilterStream implements PluginStreamCalls {
   private createInVm(): void {
     if (this.createdInVm) return;
     this.createdInVm = true;
-    this.invoke("proxy_on_context_create", [this.contextId, this.state.rootId], false);
+    this.invokeLifecycle("proxy_on_context_create", this.state.rootId);
   }
 
   get localReply(): LocalReply | null {
@@ -200,7 +200,7 @@ export class FilterStream implements PluginStreamCalls {
     this.createInVm();
     // context.cc Context::decodeHeaders: the map's size, after the codec joined repeated inline headers.
     const count = this.state.requestHeaders.pairs.length;
-    const r = this.invoke("proxy_on_request_headers", [this.contextId, count, endOfStream ? 1 : 0]);
+    const r = this.invoke("proxy_on_request_headers", count, endOfStream ? 1 : 0);
     if (r === null || this.settled()) return;
     // StopAllIteration ("stalled"): stock Envoy without allow_on_headers_stop_iteration turns StopIteration into it.
     const status = headersStatus(r, this.stopIterationAllowed());
@@ -258,7 +258,7 @@ export class FilterStream implements PluginStreamCalls {
     // context.cc Context::decodeData: getBuffer(HttpRequestBody) before the call points the context's buffer_ at it.
     this.state.callData = "request-body";
     this.state.lastBodyCallback = endOfStream ? "request" : null;
-    const r = this.invoke("proxy_on_request_body", [this.contextId, this.state.requestBody.length, endOfStream ? 1 : 0]);
+    const r = this.invoke("proxy_on_request_body", this.state.requestBody.length, endOfStream ? 1 : 0);
     this.state.lastBodyCallback = null;
     const prepared = this.preparedReply;
     if (prepared) {
@@ -291,7 +291,7 @@ export class FilterStream implements PluginStreamCalls {
     const count = this.state.requestTrailers?.pairs.length ?? 0;
     // context.cc Context::decodeTrailers: request_trailers_ from the call until a Continue.
     this.state.requestTrailersHeld = true;
-    const r = this.invoke("proxy_on_request_trailers", [this.contextId, count]);
+    const r = this.invoke("proxy_on_request_trailers", count);
     if (r === null || trailersStatus(r) === HeadersStatus.Continue) this.state.requestTrailersHeld = false;
     if (r !== null && trailersStatus(r) === HeadersStatus.Continue && this.requestBodyWithFilter) this.forward();
   }
@@ -303,7 +303,7 @@ export class FilterStream implements PluginStreamCalls {
     // does not know (an earlier filter answered it before it reached this one).
     if (this.bypass || !this.createdInVm) return;
     this.state.responseHeadersHeld = true;
-    const r = this.invoke("proxy_on_response_headers", [this.contextId, this.state.responseHeaders.pairs.length, endOfStream ? 1 : 0]);
+    const r = this.invoke("proxy_on_response_headers", this.state.responseHeaders.pairs.length, endOfStream ? 1 : 0);
     const status = r === null ? HeadersStatus.Continue : headersStatus(r, this.stopIterationAllowed());
     this.response.afterHeaders(status);
     // context.cc Context::encodeHeaders: after Continue the filter no longer holds the header map.
@@ -359,7 +359,7 @@ export class FilterStream implements PluginStreamCalls {
     // context.cc Context::encodeData: getBuffer(HttpResponseBody) before the call, as decodeData.
     this.state.callData = "response-body";
     this.state.lastBodyCallback = endOfStream ? "response" : null;
-    const r = this.invoke("proxy_on_response_body", [this.contextId, this.state.responseBody.length, endOfStream ? 1 : 0]);
+    const r = this.invoke("proxy_on_response_body", this.state.responseBody.length, endOfStream ? 1 : 0);
     this.state.lastBodyCallback = null;
     const status = r === null ? DataStatus.Continue : dataStatus(r);
     const { out, crossing } = this.response.afterData(status, this.worker.host.bufferLimitBytes);
@@ -403,7 +403,7 @@ export class FilterStream implements PluginStreamCalls {
     const fateBefore = this.fate;
     const count = this.state.responseTrailers?.pairs.length ?? 0;
     this.state.responseTrailersHeld = true;
-    const r = this.invoke("proxy_on_response_trailers", [this.contextId, count]);
+    const r = this.invoke("proxy_on_response_trailers", count);
     // A local reply from the callback replaced the response (its body is what sendLocal released).
     if (this.fate !== fateBefore) return;
     // cpp-host CHECK_FAIL_HTTP under fail_open_ (bypass) continues; without it the stream got its 503 above.
@@ -464,7 +464,7 @@ export class FilterStream implements PluginStreamCalls {
     if (this.vm.failed) return;
     this.createInVm();
     this.state.accessLogPhase = true;
-    this.invoke("proxy_on_log", [this.contextId], false);
+    this.invokeLifecycle("proxy_on_log");
     this.state.accessLogPhase = false;
   }
 
@@ -472,8 +472,8 @@ export class FilterStream implements PluginStreamCalls {
    *  the VM knows. */
   private destroy(): void {
     if (!this.createdInVm || this.vm.failed) return;
-    this.invoke("proxy_on_done", [this.contextId], false);
-    this.invoke("proxy_on_delete", [this.contextId], false);
+    this.invokeLifecycle("proxy_on_done");
+    this.invokeLifecycle("proxy_on_delete");
   }
 
   /** The HTTP/1 codec refused the request before its headers reached the filter (http1-codec-error.ts): its reply (400
@@ -642,24 +642,29 @@ export class FilterStream implements PluginStreamCalls {
     if (this.inCallback === 0) this.onChange?.();
   }
 
-  /** Calls a stream callback. An HTTP callback (httpCallback) on a failed VM, or one that traps, goes
-   *  through CHECK_FAIL and returns null. */
-  private invoke(name: string, args: number[], httpCallback = true): number | null {
-    if (this.contextId === 0 || this.vm.failed) {
-      if (httpCallback) this.checkFail(name);
-      return null;
-    }
+  /** Calls an HTTP callback with the context id, then `a` and `b`. On a failed VM, or when it traps, it goes through
+   *  CHECK_FAIL and returns null. */
+  private invoke(name: string, a = 0, b = 0): number | null {
+    const r = this.callVm(name, a, b);
+    if (r === null) this.checkFail(name);
+    return r;
+  }
+
+  /** Calls a lifecycle callback (context create, log, done, delete) with the context id, then `a`: no CHECK_FAIL. */
+  private invokeLifecycle(name: string, a = 0): void {
+    this.callVm(name, a, 0);
+  }
+
+  /** The callback's result, or null on a failed VM or a trap. */
+  private callVm(name: string, a: number, b: number): number | null {
+    if (this.contextId === 0 || this.vm.failed) return null;
     this.calls.push(name);
     this.inCallback++;
-    const r = this.worker.safeCallOn(this.vm, name, args, this.contextId);
+    const r = this.worker.safeCallbackOn(this.vm, name, this.contextId, a, b);
     this.inCallback--;
     // cpp-host DeferAfterCallActions: actions the callback queued run when it returns.
     if (this.inCallback === 0) this.sendDeferredReply();
-    if (!r.ok) {
-      if (httpCallback) this.checkFail(name);
-      return null;
-    }
-    return r.value;
+    return r;
   }
 
   /** cpp-host context.cc CHECK_FAIL for a callback of this stream on a failed VM. */

@@ -87,14 +87,22 @@ export function http1RequestHeadError(head: Http1RequestHead, limits: Http1Heade
   return head.httpVersion === "1.1" ? null : HTTP1_LOW_VERSION;
 }
 
+const CONTENT_LENGTH = "content-length";
+const TRANSFER_ENCODING = "transfer-encoding";
+
 /** The codec's answer to these request headers off an HTTP/1 connection, or null when it takes them. */
 export function http1RequestHeadersError(headers: HeaderList): Http1CodecRefusal | null {
   let contentLengths = 0;
   let transferEncoding: string | null = null;
   for (let i = 0; i < headers.length; i++) {
-    const name = headers[i][0].toLowerCase();
-    if (name === "content-length" && ++contentLengths > 1) return HTTP1_CODEC_ERROR;
-    if (name === "transfer-encoding" && transferEncoding === null) transferEncoding = headers[i][1];
+    // Only a name of the same length lower-cases to either (the one length-changing lower-casing, U+0130 to "i"
+    // and U+0307, leaves a character neither has), so the others are not lower-cased.
+    const name = headers[i][0];
+    const length = name.length;
+    if (length !== CONTENT_LENGTH.length && length !== TRANSFER_ENCODING.length) continue;
+    const lower = name.toLowerCase();
+    if (lower === CONTENT_LENGTH && ++contentLengths > 1) return HTTP1_CODEC_ERROR;
+    if (lower === TRANSFER_ENCODING && transferEncoding === null) transferEncoding = headers[i][1];
   }
   if (transferEncoding === null) return null;
   if (contentLengths > 0) return HTTP1_CHUNKED_CONTENT_LENGTH;

@@ -3,6 +3,7 @@
 import { LOG_LEVEL_NAMES, LogLevel, type FailurePolicy } from "./abi.ts";
 import { RealClock, type Clock } from "./clock.ts";
 import { ClusterRegistry } from "./cluster.ts";
+import { ContextTable } from "./context-table.ts";
 import { envoyImports, type VmHooks } from "./envoy-imports.ts";
 import { FilterStream } from "./filter-stream.ts";
 import { higressImports } from "./higress-imports.ts";
@@ -72,7 +73,7 @@ const defaultLog: LogSink = (level, message, vm) => {
 export class WorkerVm implements StreamWorker {
   vm!: WasmVm;
   rootContextId = 0;
-  readonly streams = new Map<number, FilterStream>();
+  readonly streams = new ContextTable<FilterStream>();
   reloads = 0;
   /** When this worker last (re)loaded its VM (envoy wasm.cc SinglePluginHandle last_load). */
   lastLoadMs = 0;
@@ -193,11 +194,25 @@ export class WorkerVm implements StreamWorker {
     try {
       return { ok: true, value: vm.call(name, args, contextId) };
     } catch (e) {
-      if (!(e instanceof WasmTrap)) throw e;
-      this.host.log(LogLevel.Critical, e.message, vm);
-      this.host.traps++;
+      this.trapped(vm, e);
       return { ok: false, value: 0 };
     }
+  }
+
+  /** safeCallOn for a stream callback (WasmVm.callback): its result, or null after a trap. */
+  safeCallbackOn(vm: WasmVm, name: string, contextId: number, a: number, b: number): number | null {
+    try {
+      return vm.callback(name, contextId, a, b);
+    } catch (e) {
+      this.trapped(vm, e);
+      return null;
+    }
+  }
+
+  private trapped(vm: WasmVm, e: unknown): void {
+    if (!(e instanceof WasmTrap)) throw e;
+    this.host.log(LogLevel.Critical, e.message, vm);
+    this.host.traps++;
   }
 
   private hooks(): () => VmHooks {

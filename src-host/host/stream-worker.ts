@@ -3,6 +3,7 @@
 // neither module imports the other.
 import type { FailurePolicy } from "./abi.ts";
 import type { Clock } from "./clock.ts";
+import type { ContextTable } from "./context-table.ts";
 import type { LocalReply } from "./stream.ts";
 import type { Flavor, WasmVm } from "./vm.ts";
 
@@ -32,8 +33,9 @@ export interface StreamWorker {
   readonly vm: WasmVm;
   readonly host: StreamHostSettings;
   readonly rootContextId: number;
-  readonly streams: Map<number, PluginStreamCalls>;
+  readonly streams: ContextTable<PluginStreamCalls>;
   /** A stream of `vm` under root context `rootId` was deleted (the last one may let a replaced plugin go). */
   streamDeleted(vm: WasmVm, rootId: number): void;
-  safeCallOn(vm: WasmVm, name: string, args: Array<number | bigint>, contextId: number): { ok: boolean; value: number };
+  /** Runs a stream callback on `vm` (WasmVm.callback): its result, or null when it trapped (logged and counted). */
+  safeCallbackOn(vm: WasmVm, name: string, contextId: number, a: number, b: number): number | null;
 }

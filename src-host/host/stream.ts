@@ -32,23 +32,33 @@ export interface StreamInfo {
  *  insertByKey): keys lower-cased, and a repeated inline header of the map type joined to the first with ",". */
 export function normalizeHeaders(h: HeaderList, inline: ReadonlySet<string> = NO_INLINE): HeaderList {
   const out: HeaderList = [];
-  let firstAt: Map<string, number> | null = null;
   for (let i = 0; i < h.length; i++) {
     const pair = h[i];
-    const key = pair[0].toLowerCase();
-    if (inline.has(key)) {
-      firstAt ??= new Map();
-      const at = firstAt.get(key);
-      if (at !== undefined) {
+    // An inline set holds lower-case names only: a name found in it as it is needs no lower-casing (which allocates).
+    let key = pair[0];
+    let isInline = inline.has(key);
+    if (!isInline) {
+      key = key.toLowerCase();
+      if (key !== pair[0]) isInline = inline.has(key);
+    }
+    if (isInline) {
+      // The first entry of an inline header, found by a scan: a map per call cost more than scanning the few entries
+      // (an inline name is in `out` at most once, and there are a few dozen inline names).
+      const at = indexOfKey(out, key);
+      if (at >= 0) {
         const old = out[at][1];
         if (pair[1] !== "") out[at] = [key, old === "" ? pair[1] : `${old},${pair[1]}`];
         continue;
       }
-      firstAt.set(key, out.length);
     }
     out.push(key === pair[0] ? pair : [key, pair[1]]);
   }
   return out;
+}
+
+function indexOfKey(list: HeaderList, key: string): number {
+  for (let i = 0; i < list.length; i++) if (list[i][0] === key) return i;
+  return -1;
 }
 
 export class HeaderMap {

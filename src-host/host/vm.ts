@@ -4,6 +4,7 @@ import { LogLevel } from "./abi.ts";
 import type { CallData } from "./call-data.ts";
 import type { Clock } from "./clock.ts";
 import type { ClusterRegistry, HttpCallResponse } from "./cluster.ts";
+import { ContextTable } from "./context-table.ts";
 import { GuestMemory } from "./guest-memory.ts";
 import { NO_BYTES } from "./no-bytes.ts";
 import type { ProxyProcess } from "./shared-state.ts";
@@ -109,7 +110,7 @@ export class WasmVm {
   readonly memory: GuestMemory;
   readonly instance: WebAssembly.Instance;
   readonly roots = new Map<number, RootState>();
-  readonly streams = new Map<number, StreamState>();
+  readonly streams = new ContextTable<StreamState>();
   /** The context host calls act on (proxy_set_effective_context can change it). */
   effectiveContextId = 0;
   /** The context of the callback running now (cpp-host current_context_). */
@@ -191,6 +192,18 @@ export class WasmVm {
 
   /** Calls an export; a trap marks the VM failed and surfaces as WasmTrap. */
   call(name: string, args: Array<number | bigint>, contextId = 0): number {
+    return this.run(name, contextId, args, 0, 0);
+  }
+
+  /** call() for a stream callback, (contextId, a, b), without an array per call. cpp-host calls each with its own arity
+   *  (wasm.h WasmBase: on_log_ is WasmCallVoid<1>, on_request_headers_abi_02_ WasmCallWord<3>, ...); a wasm function
+   *  called from JS drops the arguments past its parameters, so each gets exactly its own here too. */
+  callback(name: string, contextId: number, a: number, b: number): number {
+    return this.run(name, contextId, null, a, b);
+  }
+
+  /** Runs the export `name` on `args`, or on (contextId, a, b) when args is null. */
+  private run(name: string, contextId: number, args: Array<number | bigint> | null, a: number, b: number): number {
     if (this.failed) throw new WasmTrap(name, new Error("VM already failed"));
     const fn = this.exports[name];
     if (typeof fn !== "function") return 0;
@@ -201,8 +214,13 @@ export class WasmVm {
     this.callDepth++;
     try {
       const f = fn as (...a: Array<number | bigint>) => unknown;
-      // Callbacks take one to three arguments: a direct call, not a spread of the array.
-      const r = args.length === 1 ? f(args[0]) : args.length === 2 ? f(args[0], args[1]) : args.length === 3 ? f(args[0], args[1], args[2]) : f(...args);
+      // Direct calls, not a spread of the array.
+      const r =
+        args === null ? f(contextId, a, b)
+        : args.length === 1 ? f(args[0])
+        : args.length === 2 ? f(args[0], args[1])
+        : args.length === 3 ? f(args[0], args[1], args[2])
+        : f(...args);
       return typeof r === "number" ? r : r === undefined ? 0 : Number(r);
     } catch (e) {
       this.failed = true;

@@ -6,6 +6,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bodyRequest as request, bodyResultsHost } from "../support/body-results-host.ts";
 import { RESPONSE_FLAG_BITS } from "../../src-host/host/response-flags.ts";
+import {
+  HTTP1_CHUNKED_CONTENT_LENGTH,
+  HTTP1_CODEC_ERROR,
+  HTTP1_INVALID_TRANSFER_ENCODING,
+  http1RequestHeadersError,
+} from "../../src-host/host/http1-codec-error.ts";
 
 const dec = new TextDecoder();
 
@@ -60,4 +66,13 @@ test("a chunked request without a Content-Length is taken as it is", async () =>
   const s = host.newStream();
   s.decodeHeaders(request([["transfer-encoding", "Chunked"]]), false);
   assert.equal(s.requestState, "forwarded");
+});
+
+test("the codec matches the framing fields' names in any case", () => {
+  assert.equal(http1RequestHeadersError([["Content-Length", "2"], ["CONTENT-LENGTH", "2"]]), HTTP1_CODEC_ERROR);
+  assert.equal(http1RequestHeadersError([["Transfer-Encoding", "gzip"]]), HTTP1_INVALID_TRANSFER_ENCODING);
+  assert.equal(http1RequestHeadersError([["TRANSFER-ENCODING", "chunked"], ["Content-length", "2"]]), HTTP1_CHUNKED_CONTENT_LENGTH);
+  // Names of other lengths, and of the same length but another text, are not framing fields.
+  assert.equal(http1RequestHeadersError([["content-lengthx", "2"], ["content-lenGTX", "3"], ["transfer-encodinx", "gzip"]]), null);
+  assert.equal(http1RequestHeadersError([["Content-Lengths", "2"], ["content-length", "3"]]), null);
 });

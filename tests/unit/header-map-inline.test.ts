@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HeaderMap, StreamState, normalizeHeaders } from "../../src-host/host/stream.ts";
-import { RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE } from "../../src-host/host/inline-headers.ts";
+import { REQUEST_HEADERS_INLINE, RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE } from "../../src-host/host/inline-headers.ts";
 
 test("request headers: a second x-forwarded-for or :path joins the first, a second x-custom is an entry of its own", () => {
   const s = new StreamState(2, {}, 0);
@@ -52,4 +52,10 @@ test("off the wire, the codec joins a repeated inline header to the first (http1
   assert.deepEqual(h.pairs, [[":method", "POST"], ["x-forwarded-for", "1.1.1.1,2.2.2.2"], ["x-custom", "1"], ["x-custom", "2"], ["user-agent", "curl"]]);
   const r = new HeaderMap(normalizeHeaders([[":status", "200"], ["server", "a"], ["Server", "b"], ["set-cookie", "x"], ["set-cookie", "y"]], RESPONSE_HEADERS_INLINE), RESPONSE_HEADERS_INLINE);
   assert.deepEqual(r.pairs, [[":status", "200"], ["server", "a,b"], ["set-cookie", "x"], ["set-cookie", "y"]]);
+});
+
+test("the inline sets hold lower-case names only (normalizeHeaders takes a name found in one as it is)", () => {
+  for (const set of [REQUEST_HEADERS_INLINE, RESPONSE_HEADERS_INLINE, RESPONSE_TRAILERS_INLINE]) {
+    for (const name of set) assert.equal(name, name.toLowerCase());
+  }
 });

@@ -106,7 +106,9 @@ export function bufferCalls(scope: ImportScope): HostFunctions {
       start >>>= 0;
       maxSize >>>= 0;
       if (start >= b.length) return ret(retPtr, retLen, "");
-      return ret(retPtr, retLen, b.subarray(start, Math.min(b.length, start + maxSize)));
+      // The whole buffer (what a module reading the body asks for) needs no view of its own.
+      const whole = start === 0 && maxSize >= b.length;
+      return ret(retPtr, retLen, whole ? b : b.subarray(start, Math.min(b.length, start + maxSize)));
     },
     "env.proxy_get_buffer_status": (type: number, retSize: number, retFlags: number) => {
       const b = buffer(type);
