@@ -1,6 +1,6 @@
 // The figures of one demo run: request and error counts, the backends' token-weighted prefix-cache hit rate,
 // client-side TTFT percentiles and output throughput.
-import { quantile } from "../sim/stats.ts";
+import { quantile } from "../sim/quantile.ts";
 import type { RequestSample } from "./conversation-runner.ts";
 import type { PrefixCacheCounters } from "./demo-cluster.ts";
 

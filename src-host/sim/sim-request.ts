@@ -21,6 +21,8 @@ export class SimRequest {
     readonly arrivalMs: number,
     tokenizer: Tokenizer,
     blockTokens: number,
+    /** How long the arrival it fills waited in the backlog for a ready session before it was sent (ms). */
+    readonly backlogMs = 0,
   ) {
     this.promptTokens = segmentsToTokens(renderChatPrompt(spec.messages), tokenizer);
     // An adapter's blocks chain from a root keyed by its name, as vLLM keys them: no KV is shared across adapters.

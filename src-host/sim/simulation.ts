@@ -122,8 +122,6 @@ class Simulation {
   /** Requests the policy sent to a pod that was down or gone (each failed). */
   private sentToDownPods = 0;
   private readonly requestLog: RequestLogRecord[] | null;
-  /** Scheduled arrival of a logged request that waited in the backlog (request id → ms). */
-  private readonly backlogArrival = new Map<number, number>();
 
   constructor(
     readonly workload: Workload,
@@ -274,10 +272,12 @@ class Simulation {
 
   /** `scheduledMs`: the arrival it fills, earlier than now when it waited in the backlog for a ready session. */
   private send(spec: RequestSpec, now: number, scheduledMs = now): void {
-    const req = new SimRequest(this.nextRequestId++, spec, spec.lora ?? this.workload.model, now, this.options.tokenizer, this.blockTokens);
-    if (this.requestLog !== null && scheduledMs !== now) this.backlogArrival.set(req.id, scheduledMs);
+    const req = new SimRequest(
+      this.nextRequestId++, spec, spec.lora ?? this.workload.model, now, this.options.tokenizer, this.blockTokens, now - scheduledMs,
+    );
     const stats = this.stats;
     stats.requests++;
+    stats.closedLoop.sent(req.backlogMs);
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
     if (this.candidates.length === 0) return this.fail(spec, now);
     const truth = this.diagnosing ? this.truthAt(req) : null;
@@ -298,11 +298,7 @@ class Simulation {
       (now - SIM_START_MS) / 1000, pod, this.candidates, req.blockHashes, len,
     );
     if (log !== null) {
-      const scheduled = this.backlogArrival.get(req.id);
-      if (scheduled !== undefined) {
-        log.backlogS = (now - scheduled) / 1000;
-        this.backlogArrival.delete(req.id);
-      }
+      log.backlogS = req.backlogMs / 1000;
       this.requestLog!.push(log);
     }
     if (pod === null) {
@@ -373,6 +369,7 @@ class Simulation {
       f.firstToken = true;
       f.pod.pendingPrefillTokens -= f.uncached;
       this.stats.firstToken(ev.time, ev.ttftMs + f.gatewayWaitMs, ev.cachedTokens, ev.promptTokens);
+      this.stats.closedLoop.firstToken(ev.ttftMs + f.gatewayWaitMs, f.req.backlogMs);
       if (f.log !== null) {
         f.log.ttftMs = ev.ttftMs + f.gatewayWaitMs;
         f.log.hitTokens = ev.cachedTokens;

@@ -1,6 +1,8 @@
 // What one policy run measured, and its summary figures.
+import { ClosedLoopStats, type ClosedLoopSummary } from "./closed-loop-stats.ts";
 import type { IndexDiagnosticsSummary } from "./index-diagnostics.ts";
 import type { PlacementSummary } from "./placement-diagnostics.ts";
+import { quantile } from "./quantile.ts";
 
 export interface PolicySummary {
   requests: number;
@@ -19,6 +21,8 @@ export interface PolicySummary {
   sim_duration_s: number;
   wall_s: number;
   extra: Record<string, number>;
+  /** Arrivals that waited for a ready session, and TTFT counted from the scheduled arrival. */
+  closed_loop: ClosedLoopSummary;
   /** Index accuracy of policies that explain their decisions (the picker). */
   index?: IndexDiagnosticsSummary;
   /** Where the policy placed requests against the pods' real caches (every policy, with --diagnose). */
@@ -72,6 +76,7 @@ export interface TimelinePoint {
 export class RunStats {
   readonly ttftMs: number[] = [];
   readonly e2eMs: number[] = [];
+  readonly closedLoop = new ClosedLoopStats();
   requests = 0;
   failed = 0;
   promptTokens = 0;
@@ -150,6 +155,7 @@ export class RunStats {
       sim_duration_s: Number.isFinite(span) ? span : 0,
       wall_s: wallS,
       extra,
+      closed_loop: this.closedLoop.summary(ttft, this.requests),
       ...(index !== undefined ? { index } : {}),
       ...(placement !== undefined ? { placement } : {}),
     };
@@ -161,11 +167,4 @@ function mean(sorted: Float64Array): number {
   let s = 0;
   for (let i = 0; i < sorted.length; i++) s += sorted[i];
   return s / sorted.length;
-}
-
-/** Nearest-rank quantile of sorted values (0 when empty). */
-export function quantile(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[rank];
 }
