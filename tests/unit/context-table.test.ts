@@ -57,3 +57,10 @@ test("an id that is not a non-negative integer is refused", () => {
   assert.equal(table.get(-1), undefined);
   assert.equal(table.has(-1), false);
 });
+
+test("a capacity that is not a power of two is refused (its mask would leave slots out of every probe run)", () => {
+  for (const capacity of [0, 3, 6, 10, 1.5]) assert.throws(() => new ContextTable<string>(capacity), RangeError, `capacity ${capacity}`);
+  const table = new ContextTable<string>(1);
+  for (let id = 0; id < 20; id++) table.set(id, `v${id}`);
+  assert.deepEqual([...table.keys()], Array.from({ length: 20 }, (_, id) => id));
+});
