@@ -64,3 +64,16 @@ test("a capacity that is not a power of two is refused (its mask would leave slo
   for (let id = 0; id < 20; id++) table.set(id, `v${id}`);
   assert.deepEqual([...table.keys()], Array.from({ length: 20 }, (_, id) => id));
 });
+
+test("ids at and above 2^31 (context ids are uint32) hash, collide and delete as small ones do", () => {
+  const table = new ContextTable<string>(4);
+  const map = new Map<number, string>();
+  const ids = [2 ** 31, 2 ** 31 + 4, 2 ** 32 - 1, 2 ** 32 - 5, 3, 7, 2 ** 31 - 1];
+  for (const id of ids) {
+    table.set(id, `v${id}`);
+    map.set(id, `v${id}`);
+  }
+  assertSame(table, map, ids);
+  for (const id of [2 ** 31, 3, 2 ** 32 - 1]) assert.equal(table.delete(id), map.delete(id));
+  assertSame(table, map, ids);
+});
