@@ -16,7 +16,11 @@ export class ContextTable<T> {
   private count = 0;
   private nextOrder = 0;
 
+  /** `capacity`: a power of two (a slot is the id masked by capacity - 1, and probing wraps with the same mask). */
   constructor(capacity = 16) {
+    if (!Number.isInteger(capacity) || capacity < 1 || (capacity & (capacity - 1)) !== 0) {
+      throw new RangeError(`context table capacity ${capacity} is not a power of two`);
+    }
     this.ids = new Array<number>(capacity).fill(EMPTY);
     this.items = new Array<T | undefined>(capacity).fill(undefined);
     this.order = new Array<number>(capacity).fill(0);

@@ -35,7 +35,8 @@ export interface RequestLogRecord {
   /** From the pod's receipt to its first scheduling (ms), and preemptions: known once the request finished. */
   queuedMs: number | null;
   preemptions: number | null;
-  /** Why it failed, when it did. */
+  /** Why it failed, when it did: no-candidates (no pod was up at the send), no-pod, sent-to-down-pod, rejected,
+   *  in-flight-when-pod-went. */
   failed: string | null;
 }
 

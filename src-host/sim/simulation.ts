@@ -279,7 +279,11 @@ class Simulation {
     stats.requests++;
     stats.closedLoop.sent(req.backlogMs);
     if (now < stats.firstArrivalMs) stats.firstArrivalMs = now;
-    if (this.candidates.length === 0) return this.fail(spec, now);
+    if (this.candidates.length === 0) {
+      const log = this.logDecision(req, null, now);
+      if (log !== null) log.failed = "no-candidates";
+      return this.fail(spec, now);
+    }
     const truth = this.diagnosing ? this.truthAt(req) : null;
     const decision = this.policy.pick(req, this.candidates, now);
     if (decision.deferred) {
@@ -289,18 +293,24 @@ class Simulation {
     this.dispatch(req, decision, now, truth);
   }
 
+  /** The request's log line, added to the log (null without `requestLog`). */
+  private logDecision(req: SimRequest, pod: SimPod | null, now: number): RequestLogRecord | null {
+    if (this.requestLog === null) return null;
+    const spec = req.spec;
+    const log = decisionRecord(
+      req.id, spec.generator, spec.sessionKey, spec.messages.length, (req.arrivalMs - SIM_START_MS) / 1000,
+      (now - SIM_START_MS) / 1000, pod, this.candidates, req.blockHashes, req.promptTokens.length,
+    );
+    log.backlogS = req.backlogMs / 1000;
+    this.requestLog.push(log);
+    return log;
+  }
+
   private dispatch(req: SimRequest, decision: Decision, now: number, truth: DecisionTruth | null): void {
     const spec = req.spec;
     const len = req.promptTokens.length;
     const pod = decision.pod;
-    const log = this.requestLog === null ? null : decisionRecord(
-      req.id, spec.generator, spec.sessionKey, spec.messages.length, (req.arrivalMs - SIM_START_MS) / 1000,
-      (now - SIM_START_MS) / 1000, pod, this.candidates, req.blockHashes, len,
-    );
-    if (log !== null) {
-      log.backlogS = req.backlogMs / 1000;
-      this.requestLog!.push(log);
-    }
+    const log = this.logDecision(req, pod, now);
     if (pod === null) {
       if (log !== null) log.failed = "no-pod";
       return this.fail(spec, now);

@@ -75,4 +75,11 @@ test("the codec matches the framing fields' names in any case", () => {
   // Names of other lengths, and of the same length but another text, are not framing fields.
   assert.equal(http1RequestHeadersError([["content-lengthx", "2"], ["content-lenGTX", "3"], ["transfer-encodinx", "gzip"]]), null);
   assert.equal(http1RequestHeadersError([["Content-Lengths", "2"], ["content-length", "3"]]), null);
+  // Non-ASCII: U+0130 lower-cases to two code units ("i" and U+0307), U+212A (Kelvin) to "k"; neither name is a framing
+  // field (Envoy lower-cases ASCII only), whatever the length shortcut skips.
+  const te = "transfer-encoding";
+  for (const name of ["Transfer-Encod\u0130ng", "Transfer-Encod\u0130n", "Content-Lengt\u0130", "Content-Len\u212Ath"]) {
+    assert.equal(http1RequestHeadersError([[name, "gzip"], [te, "chunked"], ["content-length", "2"]]), HTTP1_CHUNKED_CONTENT_LENGTH, name);
+    assert.equal(http1RequestHeadersError([[name, "2"], ["Content-Length", "2"]]), null, name);
+  }
 });

@@ -44,3 +44,24 @@ test("sim request log: a run decides the same with the log on", async () => {
   const { wall_s: _b, ...b } = withLog.summary;
   assert.deepEqual(b, a);
 });
+
+test("sim request log: a request sent when no pod is left gets a record too", async () => {
+  // Every pod leaves mid-run: later arrivals have no candidate and fail before any pick.
+  const noneLeft = parseWorkload({
+    seed: 5,
+    pods: { count: 2, kvTokens: 32768, prefillTokensPerSec: 20_000, decodeStepMs: { baseMs: 5, perSequenceMs: 0.1 } },
+    arrival: { qps: 20, durationS: 6 },
+    traffic: [{
+      type: "multi-turn", conversations: 200, turns: [1, 2], systemPrompts: 1, systemTokens: 200, firstUserTokens: [20, 50],
+      userTokens: [20, 50], assistantTokens: [5, 10], thinkTimeS: [0.1, 0.2],
+    }],
+    faults: [{ type: "remove", atS: 2, pod: 0 }, { type: "remove", atS: 2, pod: 1 }],
+  });
+  const run = await runPolicy(noneLeft, "least-request", leastRequestPolicy, { tokenizer: new VocabularyTokenizer(), requestLog: true });
+  const log = run.requests!;
+  assert.equal(log.length, run.summary.requests);
+  assert.equal(log.filter((r) => r.failed !== null).length, run.summary.failed);
+  const unplaced = log.filter((r) => r.failed === "no-candidates");
+  assert.ok(unplaced.length > 0, "arrivals after the removal find no pod");
+  for (const r of unplaced) assert.ok(r.pod === -1 && r.minWaiting === -1 && r.ttftMs === null && r.arrivalS >= 2, `record ${r.id}`);
+});

@@ -57,3 +57,23 @@ test("an id that is not a non-negative integer is refused", () => {
   assert.equal(table.get(-1), undefined);
   assert.equal(table.has(-1), false);
 });
+
+test("a capacity that is not a power of two is refused (its mask would leave slots out of every probe run)", () => {
+  for (const capacity of [0, 3, 6, 10, 1.5]) assert.throws(() => new ContextTable<string>(capacity), RangeError, `capacity ${capacity}`);
+  const table = new ContextTable<string>(1);
+  for (let id = 0; id < 20; id++) table.set(id, `v${id}`);
+  assert.deepEqual([...table.keys()], Array.from({ length: 20 }, (_, id) => id));
+});
+
+test("ids at and above 2^31 (context ids are uint32) hash, collide and delete as small ones do", () => {
+  const table = new ContextTable<string>(4);
+  const map = new Map<number, string>();
+  const ids = [2 ** 31, 2 ** 31 + 4, 2 ** 32 - 1, 2 ** 32 - 5, 3, 7, 2 ** 31 - 1];
+  for (const id of ids) {
+    table.set(id, `v${id}`);
+    map.set(id, `v${id}`);
+  }
+  assertSame(table, map, ids);
+  for (const id of [2 ** 31, 3, 2 ** 32 - 1]) assert.equal(table.delete(id), map.delete(id));
+  assertSame(table, map, ids);
+});

@@ -35,6 +35,8 @@ export function streamControlCalls(scope: ImportScope): HostFunctions {
     // cpp-host exports.cc set_effective_context: any context the VM has (getContext), the VM context 0 included, which
     // as an effective id means the callback's own context (contextOrEffectiveContext: current_context_).
     "env.proxy_set_effective_context": (contextId: number) => {
+      // exports.cc set_effective_context: static_cast<uint32_t>(context_id); an i32 at or above 2^31 reaches JS negative.
+      contextId >>>= 0;
       if (contextId === 0) {
         vm.effectiveContextId = vm.currentContextId;
         return Status.Ok;
