@@ -20,10 +20,22 @@ export interface SharedValue {
 export class SharedData {
   private byVm = new Map<string, Map<string, SharedEntry>>();
   private casCounter = 0;
+  /** The vm_id looked up last and its entries: a worker's calls all name its own (a map, once made, stays). */
+  private lastVmId: string | null = null;
+  private lastEntries: Map<string, SharedEntry> | undefined = undefined;
+
+  private entriesOf(vmId: string): Map<string, SharedEntry> | undefined {
+    if (vmId !== this.lastVmId) {
+      this.lastEntries = this.byVm.get(vmId);
+      // An absent vm_id is looked up again next time (a set may add it).
+      this.lastVmId = this.lastEntries === undefined ? null : vmId;
+    }
+    return this.lastEntries;
+  }
 
   /** The value, which no later set changes, and its cas. */
   get(vmId: string, key: string): { status: number; value?: Uint8Array; cas?: number } {
-    const e = this.byVm.get(vmId)?.get(key);
+    const e = this.entriesOf(vmId)?.get(key);
     if (!e) return { status: Status.NotFound };
     e.handedOut = true;
     return { status: Status.Ok, value: e.value, cas: e.cas };
@@ -33,7 +45,7 @@ export class SharedData {
    *  get_shared_data copies SharedData::get's copy into the module): the stored bytes in place, not handed out, so
    *  the next set may write over them. */
   peek(vmId: string, key: string): SharedValue | undefined {
-    return this.byVm.get(vmId)?.get(key);
+    return this.entriesOf(vmId)?.get(key);
   }
 
   /** A cas of 0 and a new key always succeed; otherwise the cas must match (cpp-host src/shared_data.cc
@@ -45,7 +57,7 @@ export class SharedData {
 
   /** As set, for the value at [ptr, ptr + len) of `src` (the module's memory, read in place). */
   setFrom(vmId: string, key: string, src: DataView, ptr: number, len: number, cas: number): number {
-    let m = this.byVm.get(vmId);
+    let m = this.entriesOf(vmId);
     if (!m) this.byVm.set(vmId, (m = new Map()));
     const e = m.get(key);
     if (e && cas !== 0 && cas !== e.cas) return Status.CasMismatch;

@@ -63,6 +63,30 @@ test("shared data: the first cas is 1, each set takes the next, cas 0 always wri
   assert.equal(u32(308), 3);
 });
 
+test("shared data is per vm_id: VMs of one process that take turns, one of them new, see only their own keys (shared_data.cc SharedData keyed by vm_id)", () => {
+  const process = new ProxyProcess();
+  const a = bareVm({ vmId: "a", process });
+  const b = bareVm({ vmId: "b", process });
+  const read = (vm: typeof a, k: number, kl: number) => {
+    const status = vm.calls["env.proxy_get_shared_data"](k, kl, 300, 304, 308);
+    return status === Status.Ok ? new TextDecoder().decode(vm.u8().subarray(vm.u32(300), vm.u32(300) + vm.u32(304))) : status;
+  };
+  const [ka, kal] = a.put(100, "key");
+  const [va, val] = a.put(200, "from a");
+  const [kb, kbl] = b.put(100, "key");
+  const [vb, vbl] = b.put(200, "from b");
+  assert.equal(a.calls["env.proxy_set_shared_data"](ka, kal, va, val, 0), Status.Ok);
+  assert.equal(read(b, kb, kbl), Status.NotFound, "b has no data yet");
+  assert.equal(read(a, ka, kal), "from a");
+  assert.equal(b.calls["env.proxy_set_shared_data"](kb, kbl, vb, vbl, 0), Status.Ok);
+  assert.equal(read(b, kb, kbl), "from b");
+  assert.equal(read(a, ka, kal), "from a");
+  const [va2, va2l] = a.put(250, "a again");
+  assert.equal(a.calls["env.proxy_set_shared_data"](ka, kal, va2, va2l, 0), Status.Ok);
+  assert.equal(read(b, kb, kbl), "from b");
+  assert.equal(read(a, ka, kal), "a again");
+});
+
 test("shared queues: an empty vm_id resolves this VM's own queue (context.cc ContextBase::lookupSharedQueue)", () => {
   const { calls, put, u32 } = bareVm({ vmId: "own" });
   const [n, nl] = put(100, "q");

@@ -19,8 +19,9 @@ export function sharedDataCalls(scope: ImportScope): HostFunctions {
       return Status.Ok;
     },
     "env.proxy_set_shared_data": (kPtr: number, kLen: number, vPtr: number, vLen: number, cas: number) => {
-      const key = mem().readString(kPtr, kLen);
-      return proc.sharedData.setFrom(vm.options.vmId, key, mem().checkedView(vPtr, vLen), vPtr >>> 0, vLen >>> 0, cas >>> 0);
+      const m = mem();
+      const key = m.readString(kPtr, kLen);
+      return proc.sharedData.setFrom(vm.options.vmId, key, m.checkedView(vPtr, vLen), vPtr >>> 0, vLen >>> 0, cas >>> 0);
     },
 
     "env.proxy_register_shared_queue": (nPtr: number, nLen: number, retId: number) => {
