@@ -143,16 +143,20 @@ export const FIRST_BLOCK: i32 = 16;
   const c = stopOrHighLanes(y);
   const e = stopOrHighLanes(z);
   if (!v128.any_true(v128.or(v128.or(a, b), v128.or(c, e)))) return 0;
-  const lo = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
-  const hi = <u32>i8x16.bitmask(c) | (<u32>i8x16.bitmask(e) << 16);
-  return <u64>lo | (<u64>hi << 32);
+  return signMaskOfFour(a, b, c, e);
 }
 
 /** The mask of the bytes >= 0x80 among the 64 at p (SIMD builds only; bit i: byte i), as copyFourBlocks numbers them. */
 // @ts-ignore: decorator
 @inline export function highBytesOfFourBlocks(p: usize): u64 {
-  const lo = <u32>i8x16.bitmask(v128.load(p)) | (<u32>i8x16.bitmask(v128.load(p, 16)) << 16);
-  const hi = <u32>i8x16.bitmask(v128.load(p, 32)) | (<u32>i8x16.bitmask(v128.load(p, 48)) << 16);
+  return signMaskOfFour(v128.load(p), v128.load(p, 16), v128.load(p, 32), v128.load(p, 48));
+}
+
+/** The sign bits of the 64 lanes of four vectors as one mask, a's first (bit i: byte i of a 64-byte block). */
+// @ts-ignore: decorator
+@inline export function signMaskOfFour(a: v128, b: v128, c: v128, d: v128): u64 {
+  const lo = <u32>i8x16.bitmask(a) | (<u32>i8x16.bitmask(b) << 16);
+  const hi = <u32>i8x16.bitmask(c) | (<u32>i8x16.bitmask(d) << 16);
   return <u64>lo | (<u64>hi << 32);
 }
 

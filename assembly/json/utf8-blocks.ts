@@ -4,6 +4,8 @@
 // bit left set in all three names an error. The one rule a pair cannot see, that the second and third bytes after a
 // 3- or 4-byte lead are continuations, is checked from the bytes two and three back.
 
+import { signMaskOfFour } from "./string-runs";
+
 // The error each bit stands for, as (previous byte, this byte).
 const TOO_SHORT: u8 = 1 << 0; // a lead, then no continuation
 const TOO_LONG: u8 = 1 << 1; // ASCII, then a continuation
@@ -66,12 +68,6 @@ const CONTINUATION_AB: u8 = TOO_LONG | TWO_CONTINUATIONS | OVERLONG_2 | TOO_LARG
   return v128.xor(pairErrors(cur, prev1), required);
 }
 
-/** The sign bits of four vectors as one 64-bit mask, w's first. */
-// @ts-ignore: decorator
-@inline function blockMask(w: v128, x: v128, y: v128, z: v128): u64 {
-  return <u64>i8x16.bitmask(w) | (<u64>i8x16.bitmask(x) << 16) | (<u64>i8x16.bitmask(y) << 32) | (<u64>i8x16.bitmask(z) << 48);
-}
-
 /** 0xFF in the lanes of a 3-byte lead that any two continuations complete: E1..EC, EE, EF (not E0 or ED). */
 // @ts-ignore: decorator
 @inline function plainLead3(v: v128): v128 {
@@ -94,9 +90,9 @@ export function wellFormedLength(p: usize, highs: u64): usize {
   const z = v128.load(p, 48);
   // ASCII, continuations and the 3-byte leads without a second-byte rule (E1..EC, EE, EF: most of CJK) only: the block
   // is well-formed when the continuations are exactly the two bytes after each lead (a Chinese body's blocks 2.3x faster).
-  const continuations = blockMask(i8x16.lt_s(w, i8x16.splat(<i8>0xc0)), i8x16.lt_s(x, i8x16.splat(<i8>0xc0)),
+  const continuations = signMaskOfFour(i8x16.lt_s(w, i8x16.splat(<i8>0xc0)), i8x16.lt_s(x, i8x16.splat(<i8>0xc0)),
     i8x16.lt_s(y, i8x16.splat(<i8>0xc0)), i8x16.lt_s(z, i8x16.splat(<i8>0xc0)));
-  const leads = blockMask(plainLead3(w), plainLead3(x), plainLead3(y), plainLead3(z));
+  const leads = signMaskOfFour(plainLead3(w), plainLead3(x), plainLead3(y), plainLead3(z));
   if ((highs & ~(continuations | leads)) == 0) {
     if (continuations != ((leads << 1) | (leads << 2))) return 0;
     const cut = leads >> 62;
