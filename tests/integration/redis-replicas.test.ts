@@ -244,10 +244,13 @@ test("one tenant's hints are invisible to another", { skip }, async () => {
 test("every key carries a TTL no longer than redis.ttlMs, and the key count is bounded by what was published", { skip }, async () => {
   await command(server.port, "FLUSHALL");
   const a = replica(tcpRedis(server.port), { keyPrefix: "ttl:", ttlMs: 5000 });
-  const start = Date.now();
+  // The plugin stamps hints with the host's wall clock (RealClock.nowNs), which Date.now can drift from by milliseconds
+  // in a long test process: the window is read on the clock the plugin reads.
+  const wallMs = () => Number(a.clock.nowNs() / 1_000_000n);
+  const start = wallMs();
   for (let i = 0; i < 10; i++) await route(a, conversation(300 + i, i % 3), [], i % 3);
   await landed(a);
-  const end = Date.now();
+  const end = wallMs();
   const keys = await server.keys("ttl:");
   assert.ok(keys.size > 0);
   assert.ok(keys.size <= a.counter("redis.publishes") * 9, `${keys.size} keys`);
